@@ -1,0 +1,93 @@
+#include "api/aggregate.h"
+
+#include <algorithm>
+#include <set>
+
+namespace ergobench {
+namespace {
+
+template <typename T, typename Fold>
+std::optional<T> FoldPresent(const std::vector<RankResult>& ranks,
+                             std::optional<T> Figures::*field, Fold fold) {
+  std::optional<T> out;
+  for (const RankResult& r : ranks) {
+    const std::optional<T>& v = r.figures.*field;
+    if (!v) continue;
+    out = out ? fold(*out, *v) : *v;
+  }
+  return out;
+}
+
+double Plus(double a, double b) { return a + b; }
+double Max(double a, double b) { return std::max(a, b); }
+
+Figures CombineFigures(const std::vector<RankResult>& ranks) {
+  Figures f;
+  for (const RankResult& r : ranks) {
+    // The job is as slow as its slowest rank.
+    f.init_seconds = std::max(f.init_seconds, r.figures.init_seconds);
+    f.run_seconds = std::max(f.run_seconds, r.figures.run_seconds);
+    for (const auto& [phase, seconds] : r.figures.phase_seconds) f.phase_seconds[phase] += seconds;
+  }
+  const double n = static_cast<double>(ranks.size());
+  for (auto& [phase, seconds] : f.phase_seconds) seconds /= n;  // mean per rank
+
+  // Every rank evaluates the same all-reduced metric, so rank 0 speaks for the goal.
+  const RankResult& first = ranks.front();
+  f.goal_reached = first.figures.goal_reached;
+  f.epochs = first.figures.epochs;
+  f.time_to_accuracy_seconds = FoldPresent(ranks, &Figures::time_to_accuracy_seconds, Max);
+  f.samples_per_second = FoldPresent(ranks, &Figures::samples_per_second, Plus);
+  f.energy_joules = FoldPresent(ranks, &Figures::energy_joules, Plus);
+  auto compute = FoldPresent(ranks, &Figures::compute_seconds, Plus);
+  auto communication = FoldPresent(ranks, &Figures::communication_seconds, Plus);
+  if (compute) f.compute_seconds = *compute / n;
+  if (communication) f.communication_seconds = *communication / n;
+  if (compute && communication && *compute + *communication > 0) {
+    f.communication_ratio = *communication / (*compute + *communication);
+  }
+  // Task 0a: rank tables already hold the max over ranks per repetition.
+  f.allreduce = first.figures.allreduce;
+  return f;
+}
+
+}  // namespace
+
+RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t world_size) {
+  RunOutcome outcome;
+  std::set<int64_t> seen;
+  const RankResult* failed = nullptr;
+  const RankResult* cancelled = nullptr;
+  for (const RankResult& r : ranks) {
+    seen.insert(r.rank);
+    if (r.status == kRankFailed && failed == nullptr) failed = &r;
+    if (r.status == kRankCancelled && cancelled == nullptr) cancelled = &r;
+  }
+  std::vector<int64_t> missing;
+  for (int64_t rank = 0; rank < world_size; ++rank) {
+    if (!seen.contains(rank)) missing.push_back(rank);
+  }
+
+  if (failed != nullptr) {
+    outcome = {kPhaseFailed, "RankFailed", "rank " + std::to_string(failed->rank) + ": " + failed->error, {}};
+  } else if (cancelled != nullptr) {
+    outcome = {kPhaseFailed, "Cancelled", "rank " + std::to_string(cancelled->rank) + ": " + cancelled->error, {}};
+  } else if (!missing.empty()) {
+    outcome = {kPhaseFailed, "ResultMissing", "rank " + std::to_string(missing.front()) + " reported no result", {}};
+  } else {
+    outcome = {kPhaseSucceeded, "Succeeded", "all " + std::to_string(world_size) + " ranks succeeded", {}};
+  }
+
+  std::vector<RankResult> succeeded;
+  for (const RankResult& r : ranks) {
+    if (r.status == kRankSucceeded) succeeded.push_back(r);
+  }
+  std::sort(succeeded.begin(), succeeded.end(), [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });
+  if (!succeeded.empty()) {
+    outcome.results.figures = CombineFigures(succeeded);
+    outcome.results.environment = succeeded.front().environment;
+  }
+  return outcome;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,133 @@
+// The Benchmark resource (ergobench.io/v1alpha1) as plain C++ types: what a user writes
+// (spec) and what the operator or `ergobench run` reports (status). Shared by every binary;
+// the JSON form lives in benchmark_codec.h, defaults in defaults.h, checks in validation.h.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/result.h"
+
+namespace ergobench {
+
+inline constexpr char kGroup[] = "ergobench.io";
+inline constexpr char kApiVersion[] = "ergobench.io/v1alpha1";
+inline constexpr char kKind[] = "Benchmark";
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_name;
+  std::string uid;
+  std::string resource_version;
+  int64_t generation = 0;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  // Every other metadata field as the API server sent it (ownerReferences, managedFields,
+  // ...), kept so that writing the object back loses nothing.
+  nlohmann::json other = nlohmann::json::object();
+};
+
+struct Goal {
+  std::string metric;             // "accuracy"
+  std::optional<double> target;   // 0.80; defaults from the catalog
+  bool light = false;             // take the catalog's light target instead of the reference one
+};
+
+struct DatasetSpec {
+  std::string source;  // synthetic | path | url
+  std::string path;
+  std::string url;
+  std::string sha256;
+};
+
+struct Resources {
+  std::string cpu;     // Kubernetes quantity: "3", "500m"
+  std::string memory;  // Kubernetes quantity: "8Gi"
+  int64_t gpu = 0;
+};
+
+struct Scheduling {
+  std::map<std::string, std::string> node_selector;
+  nlohmann::json tolerations = nlohmann::json::array();  // core/v1 Tolerations, passed through
+  std::string scheduler_name;
+  std::string priority_class_name;
+};
+
+struct Pricing {
+  std::string currency;  // ISO 4217: "USD"
+  std::optional<double> worker_hour;
+  std::optional<double> preemptible_worker_hour;
+  std::optional<double> accelerator_hour;
+  std::string label;  // "n1-standard-4"
+};
+
+struct RunPolicy {
+  int64_t backoff_limit = 0;
+  std::optional<int64_t> active_deadline_seconds;
+  std::optional<int64_t> ttl_seconds_after_finished;
+  std::string clean_pod_policy;  // All | Running | None
+};
+
+struct BenchmarkSpec {
+  std::string task;
+  std::optional<int64_t> workers;  // k ranks; 1 when absent
+  std::string backend;  // gloo | mpi | nccl
+  std::string device;   // cpu | cuda
+  std::optional<Goal> goal;
+  std::optional<int64_t> max_epochs;
+  DatasetSpec dataset;
+  nlohmann::json hyperparameters = nlohmann::json::object();
+  std::string image;
+  Resources resources;
+  Scheduling scheduling;
+  std::optional<Pricing> pricing;
+  RunPolicy run_policy;
+};
+
+struct Condition {
+  std::string type;    // Created | Running | Succeeded | Failed
+  std::string status;  // "True" | "False" | "Unknown"
+  std::string reason;  // CamelCase: PodFailed, DeadlineExceeded, Invalid, ...
+  std::string message;
+  std::string last_transition_time;  // RFC 3339
+  int64_t observed_generation = 0;
+};
+
+struct WorkerCounts {
+  int64_t ready = 0;
+  int64_t running = 0;
+  int64_t succeeded = 0;
+  int64_t failed = 0;
+};
+
+struct Progress {
+  std::optional<int64_t> epoch;
+  std::optional<int64_t> step;
+  std::string metric;
+  std::optional<double> value;
+};
+
+struct BenchmarkStatus {
+  std::string phase;  // Pending | Running | Succeeded | Failed
+  std::vector<Condition> conditions;
+  std::string start_time;
+  std::string completion_time;
+  WorkerCounts workers;
+  std::optional<Progress> progress;
+  std::optional<BenchmarkResults> results;
+};
+
+struct Benchmark {
+  std::string api_version;
+  std::string kind;
+  ObjectMeta metadata;
+  BenchmarkSpec spec;
+  BenchmarkStatus status;
+};
+
+}  // namespace ergobench

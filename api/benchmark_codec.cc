@@ -1,0 +1,275 @@
+#include "api/benchmark_codec.h"
+
+#include "api/json_reader.h"
+
+namespace ergobench {
+namespace {
+
+template <typename T>
+void PutIf(nlohmann::json* out, const char* key, const std::optional<T>& value) {
+  if (value) (*out)[key] = *value;
+}
+
+void PutIfNotEmpty(nlohmann::json* out, const char* key, const std::string& value) {
+  if (!value.empty()) (*out)[key] = value;
+}
+
+ObjectMeta DecodeMetadata(const nlohmann::json* json, FieldErrors* errors) {
+  ObjectMeta meta;
+  ObjectReader r(json, "metadata", errors);
+  r.String("name", &meta.name);
+  r.String("namespace", &meta.namespace_name);
+  r.String("uid", &meta.uid);
+  r.String("resourceVersion", &meta.resource_version);
+  r.Int("generation", &meta.generation);
+  r.StringMap("labels", &meta.labels);
+  r.StringMap("annotations", &meta.annotations);
+  // metadata belongs to the API server's schema, not ours: keep the rest as it came.
+  r.AllowUnknown();
+  for (const std::string& key : r.UnreadKeys()) meta.other[key] = json->at(key);
+  return meta;
+}
+
+nlohmann::json EncodeMetadata(const ObjectMeta& meta) {
+  nlohmann::json out = meta.other;
+  PutIfNotEmpty(&out, "name", meta.name);
+  PutIfNotEmpty(&out, "namespace", meta.namespace_name);
+  PutIfNotEmpty(&out, "uid", meta.uid);
+  PutIfNotEmpty(&out, "resourceVersion", meta.resource_version);
+  if (meta.generation != 0) out["generation"] = meta.generation;
+  if (!meta.labels.empty()) out["labels"] = meta.labels;
+  if (!meta.annotations.empty()) out["annotations"] = meta.annotations;
+  return out;
+}
+
+BenchmarkSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
+  BenchmarkSpec spec;
+  ObjectReader r(json, "spec", errors);
+  r.String("task", &spec.task);
+  r.Int("workers", &spec.workers);
+  r.String("backend", &spec.backend);
+  r.String("device", &spec.device);
+  if (const nlohmann::json* goal = r.Object("goal")) {
+    ObjectReader g(goal, "spec.goal", errors);
+    spec.goal = Goal{};
+    g.String("metric", &spec.goal->metric);
+    g.Number("target", &spec.goal->target);
+    g.Bool("light", &spec.goal->light);
+  }
+  r.Int("maxEpochs", &spec.max_epochs);
+  {
+    ObjectReader d(r.Object("dataset"), "spec.dataset", errors);
+    d.String("source", &spec.dataset.source);
+    d.String("path", &spec.dataset.path);
+    d.String("url", &spec.dataset.url);
+    d.String("sha256", &spec.dataset.sha256);
+  }
+  if (const nlohmann::json* h = r.Raw("hyperparameters")) {
+    if (h->is_object()) {
+      spec.hyperparameters = *h;
+    } else {
+      errors->Add("spec.hyperparameters", "must be an object, got " + JsonTypeName(*h));
+    }
+  }
+  r.String("image", &spec.image);
+  {
+    ObjectReader res(r.Object("resources"), "spec.resources", errors);
+    // Quantities may be written as numbers (cpu: 2) as in Kubernetes manifests.
+    for (auto [key, out] : {std::pair{"cpu", &spec.resources.cpu}, std::pair{"memory", &spec.resources.memory}}) {
+      const nlohmann::json* q = res.Raw(key);
+      if (q == nullptr) continue;
+      if (q->is_string()) {
+        *out = q->get<std::string>();
+      } else if (q->is_number()) {
+        *out = q->dump();
+      } else {
+        errors->Add(res.PathOf(key), "must be a quantity such as \"2\" or \"8Gi\", got " + JsonTypeName(*q));
+      }
+    }
+    res.Int("gpu", &spec.resources.gpu);
+  }
+  {
+    ObjectReader s(r.Object("scheduling"), "spec.scheduling", errors);
+    s.StringMap("nodeSelector", &spec.scheduling.node_selector);
+    if (const nlohmann::json* t = s.Raw("tolerations")) {
+      if (t->is_array()) {
+        spec.scheduling.tolerations = *t;
+      } else {
+        errors->Add(s.PathOf("tolerations"), "must be a list, got " + JsonTypeName(*t));
+      }
+    }
+    s.String("schedulerName", &spec.scheduling.scheduler_name);
+    s.String("priorityClassName", &spec.scheduling.priority_class_name);
+  }
+  if (const nlohmann::json* pricing = r.Object("pricing")) {
+    ObjectReader p(pricing, "spec.pricing", errors);
+    spec.pricing = Pricing{};
+    p.String("currency", &spec.pricing->currency);
+    p.Number("workerHour", &spec.pricing->worker_hour);
+    p.Number("preemptibleWorkerHour", &spec.pricing->preemptible_worker_hour);
+    p.Number("acceleratorHour", &spec.pricing->accelerator_hour);
+    p.String("label", &spec.pricing->label);
+  }
+  {
+    ObjectReader rp(r.Object("runPolicy"), "spec.runPolicy", errors);
+    rp.Int("backoffLimit", &spec.run_policy.backoff_limit);
+    rp.Int("activeDeadlineSeconds", &spec.run_policy.active_deadline_seconds);
+    rp.Int("ttlSecondsAfterFinished", &spec.run_policy.ttl_seconds_after_finished);
+    rp.String("cleanPodPolicy", &spec.run_policy.clean_pod_policy);
+  }
+  return spec;
+}
+
+BenchmarkStatus DecodeStatus(const nlohmann::json* json, FieldErrors* errors) {
+  BenchmarkStatus status;
+  ObjectReader r(json, "status", errors);
+  r.String("phase", &status.phase);
+  if (const nlohmann::json* conditions = r.Raw("conditions")) {
+    if (!conditions->is_array()) {
+      errors->Add("status.conditions", "must be a list, got " + JsonTypeName(*conditions));
+    } else {
+      for (size_t i = 0; i < conditions->size(); ++i) {
+        ObjectReader c(&(*conditions)[i], IndexPath("status.conditions", i), errors);
+        Condition condition;
+        c.String("type", &condition.type);
+        c.String("status", &condition.status);
+        c.String("reason", &condition.reason);
+        c.String("message", &condition.message);
+        c.String("lastTransitionTime", &condition.last_transition_time);
+        c.Int("observedGeneration", &condition.observed_generation);
+        status.conditions.push_back(std::move(condition));
+      }
+    }
+  }
+  r.String("startTime", &status.start_time);
+  r.String("completionTime", &status.completion_time);
+  {
+    ObjectReader w(r.Object("workers"), "status.workers", errors);
+    w.Int("ready", &status.workers.ready);
+    w.Int("running", &status.workers.running);
+    w.Int("succeeded", &status.workers.succeeded);
+    w.Int("failed", &status.workers.failed);
+  }
+  if (const nlohmann::json* progress = r.Object("progress")) {
+    ObjectReader p(progress, "status.progress", errors);
+    status.progress = Progress{};
+    p.Int("epoch", &status.progress->epoch);
+    p.Int("step", &status.progress->step);
+    p.String("metric", &status.progress->metric);
+    p.Number("value", &status.progress->value);
+  }
+  if (const nlohmann::json* results = r.Object("results")) {
+    status.results = DecodeBenchmarkResults(*results, "status.results", errors);
+  }
+  return status;
+}
+
+}  // namespace
+
+Benchmark DecodeBenchmark(const nlohmann::json& json, FieldErrors* errors) {
+  Benchmark benchmark;
+  ObjectReader r(&json, "", errors);
+  r.String("apiVersion", &benchmark.api_version);
+  r.String("kind", &benchmark.kind);
+  benchmark.metadata = DecodeMetadata(r.Object("metadata"), errors);
+  benchmark.spec = DecodeSpec(r.Object("spec"), errors);
+  benchmark.status = DecodeStatus(r.Object("status"), errors);
+  return benchmark;
+}
+
+nlohmann::json EncodeSpec(const BenchmarkSpec& spec) {
+  nlohmann::json out = nlohmann::json::object();
+  PutIfNotEmpty(&out, "task", spec.task);
+  PutIf(&out, "workers", spec.workers);
+  PutIfNotEmpty(&out, "backend", spec.backend);
+  PutIfNotEmpty(&out, "device", spec.device);
+  if (spec.goal) {
+    nlohmann::json goal = nlohmann::json::object();
+    PutIfNotEmpty(&goal, "metric", spec.goal->metric);
+    PutIf(&goal, "target", spec.goal->target);
+    if (spec.goal->light) goal["light"] = true;
+    out["goal"] = goal;
+  }
+  PutIf(&out, "maxEpochs", spec.max_epochs);
+  nlohmann::json dataset = nlohmann::json::object();
+  PutIfNotEmpty(&dataset, "source", spec.dataset.source);
+  PutIfNotEmpty(&dataset, "path", spec.dataset.path);
+  PutIfNotEmpty(&dataset, "url", spec.dataset.url);
+  PutIfNotEmpty(&dataset, "sha256", spec.dataset.sha256);
+  if (!dataset.empty()) out["dataset"] = dataset;
+  if (!spec.hyperparameters.empty()) out["hyperparameters"] = spec.hyperparameters;
+  PutIfNotEmpty(&out, "image", spec.image);
+  nlohmann::json resources = nlohmann::json::object();
+  PutIfNotEmpty(&resources, "cpu", spec.resources.cpu);
+  PutIfNotEmpty(&resources, "memory", spec.resources.memory);
+  if (spec.resources.gpu != 0) resources["gpu"] = spec.resources.gpu;
+  if (!resources.empty()) out["resources"] = resources;
+  nlohmann::json scheduling = nlohmann::json::object();
+  if (!spec.scheduling.node_selector.empty()) scheduling["nodeSelector"] = spec.scheduling.node_selector;
+  if (!spec.scheduling.tolerations.empty()) scheduling["tolerations"] = spec.scheduling.tolerations;
+  PutIfNotEmpty(&scheduling, "schedulerName", spec.scheduling.scheduler_name);
+  PutIfNotEmpty(&scheduling, "priorityClassName", spec.scheduling.priority_class_name);
+  if (!scheduling.empty()) out["scheduling"] = scheduling;
+  if (spec.pricing) {
+    nlohmann::json pricing = nlohmann::json::object();
+    PutIfNotEmpty(&pricing, "currency", spec.pricing->currency);
+    PutIf(&pricing, "workerHour", spec.pricing->worker_hour);
+    PutIf(&pricing, "preemptibleWorkerHour", spec.pricing->preemptible_worker_hour);
+    PutIf(&pricing, "acceleratorHour", spec.pricing->accelerator_hour);
+    PutIfNotEmpty(&pricing, "label", spec.pricing->label);
+    out["pricing"] = pricing;
+  }
+  nlohmann::json run_policy = {{"backoffLimit", spec.run_policy.backoff_limit}};
+  PutIf(&run_policy, "activeDeadlineSeconds", spec.run_policy.active_deadline_seconds);
+  PutIf(&run_policy, "ttlSecondsAfterFinished", spec.run_policy.ttl_seconds_after_finished);
+  PutIfNotEmpty(&run_policy, "cleanPodPolicy", spec.run_policy.clean_pod_policy);
+  out["runPolicy"] = run_policy;
+  return out;
+}
+
+nlohmann::json EncodeStatus(const BenchmarkStatus& status) {
+  nlohmann::json out = nlohmann::json::object();
+  PutIfNotEmpty(&out, "phase", status.phase);
+  if (!status.conditions.empty()) {
+    nlohmann::json conditions = nlohmann::json::array();
+    for (const Condition& c : status.conditions) {
+      nlohmann::json condition = {{"type", c.type}, {"status", c.status}};
+      PutIfNotEmpty(&condition, "reason", c.reason);
+      PutIfNotEmpty(&condition, "message", c.message);
+      PutIfNotEmpty(&condition, "lastTransitionTime", c.last_transition_time);
+      if (c.observed_generation != 0) condition["observedGeneration"] = c.observed_generation;
+      conditions.push_back(std::move(condition));
+    }
+    out["conditions"] = conditions;
+  }
+  PutIfNotEmpty(&out, "startTime", status.start_time);
+  PutIfNotEmpty(&out, "completionTime", status.completion_time);
+  if (!out.empty()) {
+    out["workers"] = {{"ready", status.workers.ready},
+                      {"running", status.workers.running},
+                      {"succeeded", status.workers.succeeded},
+                      {"failed", status.workers.failed}};
+  }
+  if (status.progress) {
+    nlohmann::json progress = nlohmann::json::object();
+    PutIf(&progress, "epoch", status.progress->epoch);
+    PutIf(&progress, "step", status.progress->step);
+    PutIfNotEmpty(&progress, "metric", status.progress->metric);
+    PutIf(&progress, "value", status.progress->value);
+    out["progress"] = progress;
+  }
+  if (status.results) out["results"] = EncodeBenchmarkResults(*status.results);
+  return out;
+}
+
+nlohmann::json EncodeBenchmark(const Benchmark& benchmark) {
+  nlohmann::json out = {{"apiVersion", benchmark.api_version},
+                        {"kind", benchmark.kind},
+                        {"metadata", EncodeMetadata(benchmark.metadata)},
+                        {"spec", EncodeSpec(benchmark.spec)}};
+  nlohmann::json status = EncodeStatus(benchmark.status);
+  if (!status.empty()) out["status"] = status;
+  return out;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,21 @@
+// JSON form of the Benchmark resource, the way the Kubernetes API serves it. Decoding is
+// strict: unknown fields and wrong types are reported with their paths, never dropped.
+// YAML input goes through yaml_json.h first.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "api/benchmark.h"
+#include "api/field_errors.h"
+
+namespace ergobench {
+
+// Decodes what it can and adds every problem to `errors`.
+Benchmark DecodeBenchmark(const nlohmann::json& json, FieldErrors* errors);
+
+// Omits unset optional fields and an empty status.
+nlohmann::json EncodeBenchmark(const Benchmark& benchmark);
+nlohmann::json EncodeSpec(const BenchmarkSpec& spec);
+nlohmann::json EncodeStatus(const BenchmarkStatus& status);
+
+}  // namespace ergobench

@@ -1,0 +1,52 @@
+// The task catalog: every benchmark task ergobench knows, with its reference recipe. The
+// catalog is the single source of defaults (defaults.h) and of the hyperparameters a task
+// accepts (validation.h); the runner looks tasks up here by id.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ergobench {
+
+enum class ParamType { kInteger, kNumber, kString, kBoolean };
+
+struct HyperparameterDef {
+  std::string name;
+  ParamType type;
+  nlohmann::json default_value;
+  std::optional<double> min;
+  std::optional<double> max;
+  std::vector<std::string> choices;  // for kString; empty means any string
+  std::string description;
+};
+
+struct TaskDef {
+  std::string id;     // "0a"
+  std::string title;  // "All-reduce bandwidth sweep"
+  std::string origin;  // where the recipe comes from: "MLBench task 0a"
+  // Training tasks have an accuracy goal and epochs; 0a only measures communication.
+  bool trains = false;
+  std::string goal_metric;
+  double reference_target = 0;
+  double light_target = 0;
+  int64_t default_max_epochs = 0;
+  std::vector<std::string> backends;
+  std::vector<std::string> dataset_sources;  // the first is the default
+  std::vector<HyperparameterDef> hyperparameters;
+
+  const HyperparameterDef* FindHyperparameter(std::string_view name) const;
+};
+
+const std::vector<TaskDef>& TaskCatalog();
+// nullptr when no task has that id.
+const TaskDef* FindTask(std::string_view id);
+// "0a" or "0a, 1a, 2a": for error messages.
+std::string KnownTaskIds();
+
+const char* ParamTypeName(ParamType type);
+
+}  // namespace ergobench

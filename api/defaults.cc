@@ -1,0 +1,34 @@
+#include "api/defaults.h"
+
+#include "api/catalog.h"
+
+namespace ergobench {
+
+std::string DefaultRunnerImage() { return std::string("ergobench-runner:") + ERGOBENCH_VERSION; }
+
+void ApplyDefaults(Benchmark* benchmark) {
+  BenchmarkSpec& spec = benchmark->spec;
+  if (!spec.workers) spec.workers = 1;
+  if (spec.backend.empty()) spec.backend = "gloo";
+  if (spec.device.empty()) spec.device = "cpu";
+  if (spec.image.empty()) spec.image = DefaultRunnerImage();
+  if (spec.run_policy.clean_pod_policy.empty()) spec.run_policy.clean_pod_policy = "All";
+
+  const TaskDef* task = FindTask(spec.task);
+  if (task == nullptr) return;
+  if (spec.dataset.source.empty() && !task->dataset_sources.empty()) {
+    spec.dataset.source = task->dataset_sources.front();
+  }
+  if (spec.hyperparameters.is_object()) {
+    for (const HyperparameterDef& h : task->hyperparameters) {
+      if (!spec.hyperparameters.contains(h.name)) spec.hyperparameters[h.name] = h.default_value;
+    }
+  }
+  if (!task->trains) return;
+  if (!spec.goal) spec.goal = Goal{};
+  if (spec.goal->metric.empty()) spec.goal->metric = task->goal_metric;
+  if (!spec.goal->target) spec.goal->target = spec.goal->light ? task->light_target : task->reference_target;
+  if (!spec.max_epochs) spec.max_epochs = task->default_max_epochs;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,14 @@
+// Kubernetes resource quantities ("500m", "3", "8Gi", "1e3") as numbers, for validating
+// spec.resources and for deriving thread counts from a CPU request.
+#pragma once
+
+#include <string>
+
+#include "api/status.h"
+
+namespace ergobench {
+
+// The quantity's value in base units: ParseQuantity("500m") == 0.5, ("8Gi") == 8·2^30.
+StatusOr<double> ParseQuantity(const std::string& text);
+
+}  // namespace ergobench

@@ -1,0 +1,167 @@
+#include "api/result.h"
+
+#include "api/json_reader.h"
+
+namespace ergobench {
+namespace {
+
+template <typename T>
+void PutIf(nlohmann::json* out, const char* key, const std::optional<T>& value) {
+  if (value) (*out)[key] = *value;
+}
+
+nlohmann::json EncodeAllreduce(const AllreduceSummary& a) {
+  return {{"sizes", a.sizes},
+          {"repetitions", a.repetitions},
+          {"dtype", a.dtype},
+          {"peakBusBandwidthBytesPerSecond", a.peak_bus_bandwidth_bytes_per_second},
+          {"peakBusBandwidthBytes", a.peak_bus_bandwidth_bytes},
+          {"minLatencySeconds", a.min_latency_seconds}};
+}
+
+AllreduceSummary DecodeAllreduce(const nlohmann::json* json, const std::string& path,
+                                 FieldErrors* errors) {
+  AllreduceSummary a;
+  ObjectReader r(json, path, errors);
+  r.Int("sizes", &a.sizes);
+  r.Int("repetitions", &a.repetitions);
+  r.String("dtype", &a.dtype);
+  r.Number("peakBusBandwidthBytesPerSecond", &a.peak_bus_bandwidth_bytes_per_second);
+  r.Int("peakBusBandwidthBytes", &a.peak_bus_bandwidth_bytes);
+  r.Number("minLatencySeconds", &a.min_latency_seconds);
+  return a;
+}
+
+std::string Truncate(const std::string& s, size_t max) {
+  if (s.size() <= max) return s;
+  if (max <= 3) return s.substr(0, max);
+  return s.substr(0, max - 3) + "...";
+}
+
+}  // namespace
+
+void EncodeFigures(const Figures& f, nlohmann::json* out) {
+  (*out)["initSeconds"] = f.init_seconds;
+  (*out)["runSeconds"] = f.run_seconds;
+  PutIf(out, "goalReached", f.goal_reached);
+  PutIf(out, "timeToAccuracySeconds", f.time_to_accuracy_seconds);
+  PutIf(out, "epochs", f.epochs);
+  PutIf(out, "samplesPerSecond", f.samples_per_second);
+  if (!f.phase_seconds.empty()) (*out)["phaseSeconds"] = f.phase_seconds;
+  PutIf(out, "computeSeconds", f.compute_seconds);
+  PutIf(out, "communicationSeconds", f.communication_seconds);
+  PutIf(out, "communicationRatio", f.communication_ratio);
+  PutIf(out, "energyJoules", f.energy_joules);
+  if (f.allreduce) (*out)["allreduce"] = EncodeAllreduce(*f.allreduce);
+}
+
+Figures DecodeFigures(ObjectReader* r) {
+  Figures f;
+  r->Number("initSeconds", &f.init_seconds);
+  r->Number("runSeconds", &f.run_seconds);
+  bool goal = false;
+  if (r->Bool("goalReached", &goal)) f.goal_reached = goal;
+  r->Number("timeToAccuracySeconds", &f.time_to_accuracy_seconds);
+  r->Int("epochs", &f.epochs);
+  r->Number("samplesPerSecond", &f.samples_per_second);
+  if (const nlohmann::json* phases = r->Object("phaseSeconds")) {
+    ObjectReader pr(phases, r->PathOf("phaseSeconds"), r->errors());
+    for (const std::string& phase : pr.UnreadKeys()) pr.Number(phase, &f.phase_seconds[phase]);
+  }
+  r->Number("computeSeconds", &f.compute_seconds);
+  r->Number("communicationSeconds", &f.communication_seconds);
+  r->Number("communicationRatio", &f.communication_ratio);
+  r->Number("energyJoules", &f.energy_joules);
+  if (const nlohmann::json* a = r->Object("allreduce")) {
+    f.allreduce = DecodeAllreduce(a, r->PathOf("allreduce"), r->errors());
+  }
+  return f;
+}
+
+nlohmann::json EncodeRankResult(const RankResult& result) {
+  nlohmann::json out = {{"benchmark", result.benchmark},
+                        {"task", result.task},
+                        {"backend", result.backend},
+                        {"rank", result.rank},
+                        {"worldSize", result.world_size},
+                        {"status", result.status}};
+  if (!result.error.empty()) out["error"] = result.error;
+  EncodeFigures(result.figures, &out);
+  out["environment"] = result.environment;
+  return out;
+}
+
+RankResult DecodeRankResult(const nlohmann::json& json, FieldErrors* errors) {
+  RankResult result;
+  ObjectReader r(&json, "", errors);
+  r.String("benchmark", &result.benchmark);
+  r.String("task", &result.task);
+  r.String("backend", &result.backend);
+  r.Int("rank", &result.rank);
+  r.Int("worldSize", &result.world_size);
+  if (!r.String("status", &result.status)) errors->Add("status", "is required");
+  r.String("error", &result.error);
+  result.figures = DecodeFigures(&r);
+  if (const nlohmann::json* env = r.Object("environment")) result.environment = *env;
+  return result;
+}
+
+std::string SerializeRankResult(const RankResult& result, size_t limit) {
+  auto render = [](const RankResult& r) {
+    return EncodeRankResult(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+           "\n" + r.summary + "\n";
+  };
+  std::string text = render(result);
+  if (text.size() <= limit) return text;
+  // Environment first: the figures and the error are what a reader came for.
+  RankResult trimmed = result;
+  trimmed.environment = {{"truncated", true}};
+  trimmed.summary = Truncate(trimmed.summary, 200);
+  text = render(trimmed);
+  // JSON escaping makes the encoded error longer than the raw one, hence the loop.
+  while (text.size() > limit && !trimmed.error.empty()) {
+    size_t excess = text.size() - limit + 3;
+    trimmed.error = Truncate(trimmed.error, trimmed.error.size() > excess ? trimmed.error.size() - excess : 0);
+    text = render(trimmed);
+  }
+  return text;
+}
+
+StatusOr<RankResult> ParseRankResult(const std::string& text) {
+  std::string first_line = text.substr(0, text.find('\n'));
+  nlohmann::json json = nlohmann::json::parse(first_line, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    return Status::InvalidArgument("result is not JSON: " + Truncate(first_line, 120));
+  }
+  FieldErrors errors;
+  RankResult result = DecodeRankResult(json, &errors);
+  if (!errors.empty()) return Status::InvalidArgument("malformed result: " + errors.ToString());
+  size_t newline = text.find('\n');
+  if (newline != std::string::npos) {
+    std::string rest = text.substr(newline + 1);
+    result.summary = rest.substr(0, rest.find('\n'));
+  }
+  return result;
+}
+
+nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) {
+  nlohmann::json out = nlohmann::json::object();
+  EncodeFigures(results.figures, &out);
+  PutIf(&out, "joulesPerSample", results.joules_per_sample);
+  PutIf(&out, "costUSD", results.cost_usd);
+  if (!results.environment.empty()) out["environment"] = results.environment;
+  return out;
+}
+
+BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::string& path,
+                                        FieldErrors* errors) {
+  BenchmarkResults results;
+  ObjectReader r(&json, path, errors);
+  results.figures = DecodeFigures(&r);
+  r.Number("joulesPerSample", &results.joules_per_sample);
+  r.Number("costUSD", &results.cost_usd);
+  if (const nlohmann::json* env = r.Object("environment")) results.environment = *env;
+  return results;
+}
+
+}  // namespace ergobench

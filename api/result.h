@@ -1,0 +1,92 @@
+// The result schema. Each runner rank writes a RankResult (the Kubernetes termination
+// message, so at most 4 KiB); the operator and `ergobench run` read them back and fold
+// them into BenchmarkResults, the `status.results` of a Benchmark (aggregate.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/field_errors.h"
+#include "api/status.h"
+
+namespace ergobench {
+
+// Kubernetes truncates termination messages beyond this size.
+inline constexpr size_t kTerminationMessageLimit = 4096;
+
+inline constexpr char kRankSucceeded[] = "Succeeded";
+inline constexpr char kRankFailed[] = "Failed";
+inline constexpr char kRankCancelled[] = "Cancelled";
+
+// Task 0a's headline figures; the per-size table is written beside the result.
+struct AllreduceSummary {
+  int64_t sizes = 0;
+  int64_t repetitions = 0;
+  std::string dtype;
+  double peak_bus_bandwidth_bytes_per_second = 0;
+  int64_t peak_bus_bandwidth_bytes = 0;   // message size at which the peak was reached
+  double min_latency_seconds = 0;         // median latency of the smallest message
+  bool operator==(const AllreduceSummary&) const = default;
+};
+
+// Figures every task may report; each is absent when the task does not measure it.
+struct Figures {
+  double init_seconds = 0;  // rendezvous and set-up, before run_start
+  double run_seconds = 0;   // run_start .. run_stop
+  std::optional<bool> goal_reached;
+  std::optional<double> time_to_accuracy_seconds;
+  std::optional<int64_t> epochs;
+  std::optional<double> samples_per_second;
+  std::map<std::string, double> phase_seconds;  // data, forward, ..., communication, eval
+  std::optional<double> compute_seconds;
+  std::optional<double> communication_seconds;
+  std::optional<double> communication_ratio;
+  std::optional<double> energy_joules;
+  std::optional<AllreduceSummary> allreduce;
+  bool operator==(const Figures&) const = default;
+};
+
+struct RankResult {
+  std::string benchmark;
+  std::string task;
+  std::string backend;
+  int64_t rank = 0;
+  int64_t world_size = 0;
+  std::string status;  // kRankSucceeded | kRankFailed | kRankCancelled
+  std::string error;   // why, when not Succeeded
+  Figures figures;
+  nlohmann::json environment = nlohmann::json::object();
+  std::string summary;  // one human line
+};
+
+// status.results of a Benchmark: the ranks folded together.
+struct BenchmarkResults {
+  Figures figures;
+  std::optional<double> joules_per_sample;
+  std::optional<double> cost_usd;
+  nlohmann::json environment = nlohmann::json::object();
+};
+
+// The result file: one line of compact JSON, then the human summary line. Kept within
+// `limit` bytes by shortening the environment and then the error if needed.
+std::string SerializeRankResult(const RankResult& result, size_t limit = kTerminationMessageLimit);
+// Reads a result file or termination message (only its first line is JSON).
+StatusOr<RankResult> ParseRankResult(const std::string& text);
+
+nlohmann::json EncodeRankResult(const RankResult& result);
+RankResult DecodeRankResult(const nlohmann::json& json, FieldErrors* errors);
+
+// Figures are flattened into the enclosing object, matching status.results in DESIGN.md.
+void EncodeFigures(const Figures& figures, nlohmann::json* out);
+class ObjectReader;
+Figures DecodeFigures(ObjectReader* reader);
+
+nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results);
+BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::string& path,
+                                        FieldErrors* errors);
+
+}  // namespace ergobench

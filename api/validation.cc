@@ -1,0 +1,253 @@
+#include "api/validation.h"
+
+#include <cmath>
+#include <regex>
+#include <sstream>
+
+#include "api/catalog.h"
+#include "api/json_reader.h"
+#include "api/quantity.h"
+
+namespace ergobench {
+namespace {
+
+std::string Quote(const std::string& s) { return "\"" + s + "\""; }
+
+std::string FormatNumber(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+std::string OneOf(const std::vector<std::string>& choices) {
+  std::string out;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (i > 0) out += i + 1 == choices.size() ? " or " : ", ";
+    out += choices[i];
+  }
+  return out;
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& value) {
+  for (const std::string& item : list) {
+    if (item == value) return true;
+  }
+  return false;
+}
+
+void CheckEnum(const std::string& path, const std::string& value,
+               const std::vector<std::string>& choices, FieldErrors* errors) {
+  if (!Contains(choices, value)) {
+    errors->Add(path, "must be one of " + OneOf(choices) + ", got " + Quote(value));
+  }
+}
+
+void CheckRange(const std::string& path, double value, double min, double max, FieldErrors* errors) {
+  if (value < min || value > max || std::isnan(value)) {
+    errors->Add(path, "must be between " + FormatNumber(min) + " and " + FormatNumber(max) +
+                          ", got " + FormatNumber(value));
+  }
+}
+
+void ValidateMetadata(const Benchmark& b, FieldErrors* errors) {
+  static const std::regex kDnsLabel("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  const std::string& name = b.metadata.name;
+  if (name.empty()) {
+    errors->Add("metadata.name", "is required");
+    return;
+  }
+  if (!std::regex_match(name, kDnsLabel)) {
+    errors->Add("metadata.name",
+                "must be lowercase letters, digits and '-', starting and ending with a letter or "
+                "digit, got " + Quote(name));
+  }
+  const int64_t workers = b.spec.workers.value_or(1);
+  if (workers >= 1 && workers <= kMaxWorkers && name.size() > MaxNameLength(workers)) {
+    errors->Add("metadata.name", "must be at most " + std::to_string(MaxNameLength(workers)) +
+                                     " characters so that worker pod names fit in 63, got " +
+                                     std::to_string(name.size()));
+  }
+}
+
+void ValidateHyperparameters(const BenchmarkSpec& spec, const TaskDef& task, FieldErrors* errors) {
+  const std::string base = "spec.hyperparameters";
+  for (const auto& [name, value] : spec.hyperparameters.items()) {
+    const std::string path = JoinPath(base, name);
+    const HyperparameterDef* def = task.FindHyperparameter(name);
+    if (def == nullptr) {
+      std::vector<std::string> known;
+      for (const HyperparameterDef& h : task.hyperparameters) known.push_back(h.name);
+      errors->Add(path, "unknown hyperparameter for task " + task.id +
+                            (known.empty() ? " (it takes none)" : "; known: " + OneOf(known)));
+      continue;
+    }
+    bool typed = false;
+    switch (def->type) {
+      case ParamType::kInteger:
+        typed = value.is_number_integer() ||
+                (value.is_number_float() && std::floor(value.get<double>()) == value.get<double>());
+        break;
+      case ParamType::kNumber: typed = value.is_number(); break;
+      case ParamType::kString: typed = value.is_string(); break;
+      case ParamType::kBoolean: typed = value.is_boolean(); break;
+    }
+    if (!typed) {
+      errors->Add(path, std::string("must be ") + ParamTypeName(def->type) + ", got " +
+                            JsonTypeName(value) + " " + value.dump());
+      continue;
+    }
+    if (value.is_number() && (def->min || def->max)) {
+      CheckRange(path, value.get<double>(), def->min.value_or(-INFINITY), def->max.value_or(INFINITY), errors);
+    }
+    if (value.is_string() && !def->choices.empty()) {
+      CheckEnum(path, value.get<std::string>(), def->choices, errors);
+    }
+  }
+}
+
+void ValidateTask(const BenchmarkSpec& spec, const TaskDef& task, FieldErrors* errors) {
+  if (!Contains(task.backends, spec.backend) && Contains({"gloo", "mpi", "nccl"}, spec.backend)) {
+    errors->Add("spec.backend", "task " + task.id + " supports " + OneOf(task.backends) +
+                                    ", got " + Quote(spec.backend));
+  }
+  if (!task.trains) {
+    if (spec.goal) errors->Add("spec.goal", "task " + task.id + " has no accuracy goal");
+    if (spec.max_epochs) errors->Add("spec.maxEpochs", "task " + task.id + " does not train");
+  } else {
+    if (spec.goal && spec.goal->metric != task.goal_metric) {
+      errors->Add("spec.goal.metric", "task " + task.id + " measures " + task.goal_metric +
+                                          ", got " + Quote(spec.goal->metric));
+    }
+    if (spec.goal && spec.goal->target) CheckRange("spec.goal.target", *spec.goal->target, 0, 1, errors);
+    if (spec.max_epochs) CheckRange("spec.maxEpochs", static_cast<double>(*spec.max_epochs), 1, 100000, errors);
+  }
+  if (!Contains(task.dataset_sources, spec.dataset.source) &&
+      Contains({"synthetic", "path", "url"}, spec.dataset.source)) {
+    errors->Add("spec.dataset.source", "task " + task.id + " supports " +
+                                           OneOf(task.dataset_sources) + ", got " + Quote(spec.dataset.source));
+  }
+  if (spec.hyperparameters.is_object()) ValidateHyperparameters(spec, task, errors);
+}
+
+void ValidateTaskSpecific(const BenchmarkSpec& spec, FieldErrors* errors) {
+  if (spec.task != "0a") return;
+  const nlohmann::json& h = spec.hyperparameters;
+  const nlohmann::json min = h.value("minElements", nlohmann::json());
+  const nlohmann::json max = h.value("maxElements", nlohmann::json());
+  if (min.is_number() && max.is_number() && min.get<double>() > max.get<double>()) {
+    errors->Add("spec.hyperparameters.minElements",
+                "must not exceed maxElements (" + max.dump() + "), got " + min.dump());
+  }
+  if (h.value("dtype", nlohmann::json()) == "float16" && spec.backend == "mpi") {
+    errors->Add("spec.hyperparameters.dtype",
+                "float16 is not supported by backend mpi (MPI has no half-precision sum)");
+  }
+}
+
+void ValidateDataset(const DatasetSpec& d, FieldErrors* errors) {
+  CheckEnum("spec.dataset.source", d.source, {"synthetic", "path", "url"}, errors);
+  if (d.source == "path" && d.path.empty()) errors->Add("spec.dataset.path", "is required when source is path");
+  if (d.source == "url") {
+    if (d.url.empty()) errors->Add("spec.dataset.url", "is required when source is url");
+    static const std::regex kSha256("[0-9a-f]{64}");
+    if (!std::regex_match(d.sha256, kSha256)) {
+      errors->Add("spec.dataset.sha256", "must be 64 lowercase hex digits when source is url, got " + Quote(d.sha256));
+    }
+  }
+}
+
+void ValidateResources(const BenchmarkSpec& spec, FieldErrors* errors) {
+  for (auto [field, value] : {std::pair{"cpu", &spec.resources.cpu}, std::pair{"memory", &spec.resources.memory}}) {
+    if (value->empty()) continue;
+    StatusOr<double> quantity = ParseQuantity(*value);
+    const std::string path = std::string("spec.resources.") + field;
+    if (!quantity.ok()) {
+      errors->Add(path, quantity.status().message());
+    } else if (*quantity <= 0) {
+      errors->Add(path, "must be positive, got " + Quote(*value));
+    }
+  }
+  if (spec.resources.gpu < 0) errors->Add("spec.resources.gpu", "must be 0 or more, got " + std::to_string(spec.resources.gpu));
+  if (spec.device == "cuda" && spec.resources.gpu < 1) {
+    errors->Add("spec.resources.gpu", "must be at least 1 when device is cuda, got " + std::to_string(spec.resources.gpu));
+  }
+  if (spec.backend == "nccl" && spec.device != "cuda") {
+    errors->Add("spec.backend", "nccl needs device cuda, got device " + Quote(spec.device));
+  }
+}
+
+void ValidateScheduling(const Scheduling& s, FieldErrors* errors) {
+  for (size_t i = 0; i < s.tolerations.size(); ++i) {
+    if (!s.tolerations[i].is_object()) {
+      errors->Add(IndexPath("spec.scheduling.tolerations", i), "must be an object, got " + JsonTypeName(s.tolerations[i]));
+    }
+  }
+}
+
+void ValidatePricing(const Pricing& p, FieldErrors* errors) {
+  static const std::regex kCurrency("[A-Z]{3}");
+  if (!std::regex_match(p.currency, kCurrency)) {
+    errors->Add("spec.pricing.currency", "must be a three-letter ISO 4217 code such as USD, got " + Quote(p.currency));
+  }
+  for (auto [field, value] : {std::pair{"workerHour", &p.worker_hour},
+                              std::pair{"preemptibleWorkerHour", &p.preemptible_worker_hour},
+                              std::pair{"acceleratorHour", &p.accelerator_hour}}) {
+    if (*value && (**value < 0 || !std::isfinite(**value))) {
+      errors->Add(std::string("spec.pricing.") + field, "must be 0 or more, got " + FormatNumber(**value));
+    }
+  }
+  if (!p.worker_hour && !p.accelerator_hour) {
+    errors->Add("spec.pricing.workerHour", "is required when pricing is given");
+  }
+}
+
+void ValidateRunPolicy(const RunPolicy& rp, FieldErrors* errors) {
+  CheckRange("spec.runPolicy.backoffLimit", static_cast<double>(rp.backoff_limit), 0, 100, errors);
+  if (rp.active_deadline_seconds && *rp.active_deadline_seconds < 1) {
+    errors->Add("spec.runPolicy.activeDeadlineSeconds", "must be at least 1, got " + std::to_string(*rp.active_deadline_seconds));
+  }
+  if (rp.ttl_seconds_after_finished && *rp.ttl_seconds_after_finished < 0) {
+    errors->Add("spec.runPolicy.ttlSecondsAfterFinished", "must be 0 or more, got " + std::to_string(*rp.ttl_seconds_after_finished));
+  }
+  CheckEnum("spec.runPolicy.cleanPodPolicy", rp.clean_pod_policy, {"All", "Running", "None"}, errors);
+}
+
+}  // namespace
+
+size_t MaxNameLength(int64_t workers) {
+  const size_t index_digits = std::to_string(std::max<int64_t>(workers - 1, 0)).size();
+  return 63 - std::string("-worker-").size() - index_digits;
+}
+
+FieldErrors ValidateBenchmark(const Benchmark& b) {
+  FieldErrors errors;
+  if (b.api_version != kApiVersion) {
+    errors.Add("apiVersion", std::string("must be ") + kApiVersion + ", got " + Quote(b.api_version));
+  }
+  if (b.kind != kKind) errors.Add("kind", std::string("must be ") + kKind + ", got " + Quote(b.kind));
+  ValidateMetadata(b, &errors);
+
+  const BenchmarkSpec& spec = b.spec;
+  const TaskDef* task = FindTask(spec.task);
+  if (spec.task.empty()) {
+    errors.Add("spec.task", "is required; known tasks: " + KnownTaskIds());
+  } else if (task == nullptr) {
+    errors.Add("spec.task", "unknown task " + Quote(spec.task) + "; known tasks: " + KnownTaskIds());
+  }
+  const int64_t workers = spec.workers.value_or(1);
+  CheckRange("spec.workers", static_cast<double>(workers), 1, kMaxWorkers, &errors);
+  CheckEnum("spec.backend", spec.backend, {"gloo", "mpi", "nccl"}, &errors);
+  CheckEnum("spec.device", spec.device, {"cpu", "cuda"}, &errors);
+  if (task != nullptr) {
+    ValidateTask(spec, *task, &errors);
+    ValidateTaskSpecific(spec, &errors);
+  }
+  ValidateDataset(spec.dataset, &errors);
+  ValidateResources(spec, &errors);
+  ValidateScheduling(spec.scheduling, &errors);
+  if (spec.pricing) ValidatePricing(*spec.pricing, &errors);
+  ValidateRunPolicy(spec.run_policy, &errors);
+  return errors;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs ergobench's build and run dependencies from Debian's archive. Idempotent: it
+# asks apt only for what is missing, and refreshes the package lists at most once.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libtorch-dev libgloo-dev
+  libopenmpi-dev openmpi-bin
+  libcpprest-dev nlohmann-json3-dev libyaml-cpp-dev prometheus-cpp-dev libcivetweb-dev
+  libgtest-dev libgmock-dev libcli11-dev
+  python3 procps curl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

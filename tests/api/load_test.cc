@@ -1,0 +1,69 @@
+#include "api/load.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace ergobench {
+namespace {
+
+constexpr const char* kTwo = R"(apiVersion: ergobench.io/v1alpha1
+kind: Benchmark
+metadata: {name: a}
+spec: {task: 0a, workers: 2}
+---
+apiVersion: ergobench.io/v1alpha1
+kind: Benchmark
+metadata: {name: b}
+spec: {task: 0a, backend: mpi, hyperparameters: {maxElements: 1024}}
+)";
+
+TEST(LoadTest, LoadsEveryDocumentResolved) {
+  auto benchmarks = LoadBenchmarks(kTwo, "two.yaml");
+  ASSERT_TRUE(benchmarks.ok()) << benchmarks.status().ToString();
+  ASSERT_EQ(benchmarks->size(), 2u);
+  EXPECT_EQ((*benchmarks)[0].metadata.name, "a");
+  EXPECT_EQ((*benchmarks)[0].spec.workers, 2);
+  EXPECT_EQ((*benchmarks)[1].spec.backend, "mpi");
+  EXPECT_EQ((*benchmarks)[1].spec.hyperparameters["maxElements"], 1024);
+  EXPECT_EQ((*benchmarks)[1].spec.hyperparameters["sizes"], 80);  // defaulted
+}
+
+TEST(LoadTest, ReportsEveryInvalidDocumentWithItsErrors) {
+  std::string text = std::string(kTwo) +
+                     "---\napiVersion: v1\nkind: Pod\nmetadata: {name: c}\nspec: {task: 0a, workers: 0}\n";
+  auto benchmarks = LoadBenchmarks(text, "three.yaml");
+  ASSERT_FALSE(benchmarks.ok());
+  const std::string m = benchmarks.status().message();
+  EXPECT_NE(m.find("three.yaml, document 3 (Benchmark \"c\") is invalid:"), std::string::npos) << m;
+  EXPECT_NE(m.find("  apiVersion: must be ergobench.io/v1alpha1, got \"v1\""), std::string::npos) << m;
+  EXPECT_NE(m.find("  kind: must be Benchmark, got \"Pod\""), std::string::npos) << m;
+  EXPECT_NE(m.find("  spec.workers: must be between 1 and 1024, got 0"), std::string::npos) << m;
+}
+
+TEST(LoadTest, EmptyInputIsAnError) {
+  auto benchmarks = LoadBenchmarks("---\n", "empty.yaml");
+  ASSERT_FALSE(benchmarks.ok());
+  EXPECT_EQ(benchmarks.status().message(), "empty.yaml: holds no Benchmark document");
+}
+
+TEST(LoadTest, MissingFileNamesThePath) {
+  auto benchmarks = LoadBenchmarkFile("/nonexistent/task.yaml");
+  ASSERT_FALSE(benchmarks.ok());
+  EXPECT_EQ(benchmarks.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(benchmarks.status().message().find("/nonexistent/task.yaml: cannot open"), std::string::npos);
+}
+
+TEST(LoadTest, ResolvedJsonLoadsToo) {
+  std::string path = ::testing::TempDir() + "/resolved.json";
+  std::ofstream(path) << R"({"apiVersion":"ergobench.io/v1alpha1","kind":"Benchmark",)"
+                         R"("metadata":{"name":"j"},"spec":{"task":"0a","workers":3}})";
+  auto benchmarks = LoadBenchmarkFile(path);
+  ASSERT_TRUE(benchmarks.ok()) << benchmarks.status().ToString();
+  EXPECT_EQ(benchmarks->front().spec.workers, 3);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace ergobench
