@@ -1,0 +1,14 @@
+// Human formatting of the figures ergobench prints: sizes in binary units (4.0 MiB),
+// rates in decimal units as bandwidth tools print them (2.35 GB/s), durations (1.5 ms).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ergobench {
+
+std::string FormatBytes(double bytes);            // "512 B", "4.0 KiB", "95.4 MiB"
+std::string FormatBytesPerSecond(double rate);    // "850 MB/s", "2.35 GB/s"
+std::string FormatSeconds(double seconds);        // "12 us", "1.50 ms", "2.3 s", "1h02m"
+
+}  // namespace ergobench

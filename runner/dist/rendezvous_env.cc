@@ -1,0 +1,47 @@
+#include "runner/dist/rendezvous_env.h"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace ergobench {
+namespace {
+
+StatusOr<int> ParseInt(const EnvLookup& env, const std::string& name, int min, int max) {
+  std::optional<std::string> text = env(name);
+  if (!text) return Status::InvalidArgument(name + " is not set");
+  int value = 0;
+  auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size() || value < min || value > max) {
+    return Status::InvalidArgument(name + " must be an integer between " + std::to_string(min) + " and " +
+                                   std::to_string(max) + ", got \"" + *text + "\"");
+  }
+  return value;
+}
+
+}  // namespace
+
+EnvLookup ProcessEnv() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+StatusOr<RendezvousOptions> RendezvousFromEnv(const EnvLookup& env) {
+  RendezvousOptions options;
+  if (!env("RANK") && !env("WORLD_SIZE") && !env("MASTER_ADDR") && !env("MASTER_PORT")) {
+    options.master_addr = "127.0.0.1";
+    options.bind_address = "127.0.0.1";
+    return options;
+  }
+  ASSIGN_OR_RETURN(options.world_size, ParseInt(env, "WORLD_SIZE", 1, 1 << 20));
+  ASSIGN_OR_RETURN(options.rank, ParseInt(env, "RANK", 0, options.world_size - 1));
+  std::optional<std::string> master = env("MASTER_ADDR");
+  if (!master || master->empty()) return Status::InvalidArgument("MASTER_ADDR is not set");
+  options.master_addr = *master;
+  ASSIGN_OR_RETURN(options.master_port, ParseInt(env, "MASTER_PORT", 1, 65535));
+  return options;
+}
+
+}  // namespace ergobench

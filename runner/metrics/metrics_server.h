@@ -1,0 +1,31 @@
+// MetricsServer: the runner's HTTP endpoint. GET /metrics returns the Prometheus text
+// format, GET /healthz returns "ok". Built on civetweb, the server prometheus-cpp's own
+// exposer wraps, so that /healthz can live on the same port.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "api/status.h"
+
+namespace ergobench {
+
+class MetricsServer {
+ public:
+  // Port 0 picks a free port (see port()). A port already in use is a FailedPrecondition
+  // naming it.
+  static StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& bind_address, int port,
+                                                        std::function<std::string()> render_metrics);
+  ~MetricsServer();
+
+  int port() const { return port_; }
+
+ private:
+  struct Impl;
+  MetricsServer(std::unique_ptr<Impl> impl, int port);
+  std::unique_ptr<Impl> impl_;
+  int port_;
+};
+
+}  // namespace ergobench

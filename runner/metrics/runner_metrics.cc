@@ -1,0 +1,90 @@
+#include "runner/metrics/runner_metrics.h"
+
+#include <map>
+#include <mutex>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+namespace ergobench {
+
+struct RunnerMetrics::Families {
+  explicit Families(const MetricLabels& l)
+      : registry(std::make_shared<prometheus::Registry>()),
+        labels({{"benchmark", l.benchmark},
+                {"task", l.task},
+                {"rank", std::to_string(l.rank)},
+                {"world_size", std::to_string(l.world_size)},
+                {"backend", l.backend}}),
+        samples(Counter("ergobench_samples_total", "Training samples processed by this rank.")),
+        tokens(Counter("ergobench_tokens_total", "Training tokens processed by this rank.")),
+        phase_family(prometheus::BuildCounter()
+                         .Name("ergobench_phase_seconds_total")
+                         .Help("Wall time spent in each phase of a step, by phase.")
+                         .Labels(labels)
+                         .Register(*registry)),
+        step_duration(prometheus::BuildHistogram()
+                          .Name("ergobench_step_duration_seconds")
+                          .Help("Duration of one training step.")
+                          .Labels(labels)
+                          .Register(*registry)
+                          .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                                                           0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30})),
+        epoch(Gauge("ergobench_epoch", "Current training epoch (1-based).")),
+        train_loss(Gauge("ergobench_train_loss", "Mean training loss of the last epoch.")),
+        eval_accuracy(Gauge("ergobench_eval_accuracy_ratio", "Validation accuracy of the last evaluation.")),
+        goal_reached(Gauge("ergobench_goal_reached", "1 once an evaluation reached the goal.")),
+        bus_bandwidth_family(prometheus::BuildGauge()
+                                 .Name("ergobench_allreduce_bus_bandwidth_bytes_per_second")
+                                 .Help("All-reduce bus bandwidth (nccl-tests definition) by message size.")
+                                 .Labels(labels)
+                                 .Register(*registry)) {
+    for (const char* phase : kPhases) phase_family.Add({{"phase", phase}});
+  }
+
+  prometheus::Counter& Counter(const std::string& name, const std::string& help) {
+    return prometheus::BuildCounter().Name(name).Help(help).Labels(labels).Register(*registry).Add({});
+  }
+  prometheus::Gauge& Gauge(const std::string& name, const std::string& help) {
+    return prometheus::BuildGauge().Name(name).Help(help).Labels(labels).Register(*registry).Add({});
+  }
+
+  std::shared_ptr<prometheus::Registry> registry;
+  std::map<std::string, std::string> labels;
+  prometheus::Counter& samples;
+  prometheus::Counter& tokens;
+  prometheus::Family<prometheus::Counter>& phase_family;
+  prometheus::Histogram& step_duration;
+  prometheus::Gauge& epoch;
+  prometheus::Gauge& train_loss;
+  prometheus::Gauge& eval_accuracy;
+  prometheus::Gauge& goal_reached;
+  prometheus::Family<prometheus::Gauge>& bus_bandwidth_family;
+};
+
+RunnerMetrics::RunnerMetrics(const MetricLabels& labels) : families_(std::make_unique<Families>(labels)) {}
+RunnerMetrics::~RunnerMetrics() = default;
+
+void RunnerMetrics::AddPhaseSeconds(const std::string& phase, double seconds) {
+  families_->phase_family.Add({{"phase", phase}}).Increment(seconds);
+}
+void RunnerMetrics::ObserveStep(double seconds) { families_->step_duration.Observe(seconds); }
+void RunnerMetrics::AddSamples(double samples) { families_->samples.Increment(samples); }
+void RunnerMetrics::AddTokens(double tokens) { families_->tokens.Increment(tokens); }
+void RunnerMetrics::SetEpoch(int64_t epoch) { families_->epoch.Set(static_cast<double>(epoch)); }
+void RunnerMetrics::SetTrainLoss(double loss) { families_->train_loss.Set(loss); }
+void RunnerMetrics::SetEvalAccuracy(double accuracy) { families_->eval_accuracy.Set(accuracy); }
+void RunnerMetrics::SetGoalReached(bool reached) { families_->goal_reached.Set(reached ? 1 : 0); }
+void RunnerMetrics::SetBusBandwidth(int64_t bytes, double bytes_per_second) {
+  families_->bus_bandwidth_family.Add({{"bytes", std::to_string(bytes)}}).Set(bytes_per_second);
+}
+
+std::string RunnerMetrics::Render() const {
+  return prometheus::TextSerializer().Serialize(families_->registry->Collect());
+}
+
+}  // namespace ergobench

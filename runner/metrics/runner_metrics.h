@@ -1,0 +1,49 @@
+// RunnerMetrics owns the runner's Prometheus registry and every metric family named in
+// DESIGN.md §Metrics, labelled with benchmark, task, rank, world_size and backend. Tasks
+// record through these methods; MetricsServer serves Render() on /metrics.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace ergobench {
+
+struct MetricLabels {
+  std::string benchmark;
+  std::string task;
+  std::string backend;
+  int rank = 0;
+  int world_size = 1;
+};
+
+// The phases of a step, in the order they run; each is exported from the start (at 0) so
+// that rate() over the communication share works from the first scrape.
+inline constexpr const char* kPhases[] = {"data", "forward", "backward", "optimizer", "communication", "eval"};
+
+class RunnerMetrics {
+ public:
+  explicit RunnerMetrics(const MetricLabels& labels);
+  ~RunnerMetrics();
+  RunnerMetrics(const RunnerMetrics&) = delete;
+  RunnerMetrics& operator=(const RunnerMetrics&) = delete;
+
+  void AddPhaseSeconds(const std::string& phase, double seconds);
+  void ObserveStep(double seconds);
+  void AddSamples(double samples);
+  void AddTokens(double tokens);
+  void SetEpoch(int64_t epoch);
+  void SetTrainLoss(double loss);
+  void SetEvalAccuracy(double accuracy);
+  void SetGoalReached(bool reached);
+  void SetBusBandwidth(int64_t bytes, double bytes_per_second);
+
+  // The Prometheus text exposition format (0.0.4) of every family.
+  std::string Render() const;
+
+ private:
+  struct Families;
+  std::unique_ptr<Families> families_;
+};
+
+}  // namespace ergobench

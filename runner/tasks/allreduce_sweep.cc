@@ -1,0 +1,331 @@
+#include "runner/tasks/allreduce_sweep.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <new>
+
+#include "api/units.h"
+#include "runner/metrics/runner_metrics.h"
+#include "runner/progress_writer.h"
+#include "runner/stop_signal.h"
+
+namespace ergobench {
+
+std::vector<int64_t> SweepSizes(int64_t min_elements, int64_t max_elements, int count) {
+  std::vector<int64_t> sizes;
+  const double lo = std::log10(static_cast<double>(min_elements));
+  const double hi = std::log10(static_cast<double>(max_elements));
+  for (int i = 0; i < count; ++i) {
+    const double exponent = count == 1 ? lo : lo + (hi - lo) * i / (count - 1);
+    sizes.push_back(std::llround(std::pow(10.0, exponent)));
+  }
+  return sizes;
+}
+
+SizeStats ComputeSizeStats(int64_t elements, size_t element_size, int world_size, std::vector<double> seconds) {
+  SizeStats s;
+  s.elements = elements;
+  s.bytes = elements * static_cast<int64_t>(element_size);
+  s.repetitions = static_cast<int64_t>(seconds.size());
+  if (seconds.empty()) return s;
+  std::sort(seconds.begin(), seconds.end());
+  s.min_seconds = seconds.front();
+  s.max_seconds = seconds.back();
+  const size_t n = seconds.size();
+  s.median_seconds = n % 2 == 1 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
+  if (s.median_seconds > 0) s.algbw = static_cast<double>(s.bytes) / s.median_seconds;
+  s.busbw = s.algbw * 2.0 * (world_size - 1) / world_size;
+  return s;
+}
+
+uint16_t FloatToHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  const uint32_t sign = (bits >> 16) & 0x8000u;
+  const int32_t exponent = static_cast<int32_t>((bits >> 23) & 0xff) - 127 + 15;
+  uint32_t mantissa = bits & 0x7fffffu;
+  if (exponent <= 0) return static_cast<uint16_t>(sign);              // underflow to zero
+  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7c00u);   // overflow to inf
+  // Round to nearest even on the 13 dropped bits.
+  uint32_t half = sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
+  const uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
+  return static_cast<uint16_t>(half);
+}
+
+float HalfToFloat(uint16_t half) {
+  const uint32_t sign = (half & 0x8000u) << 16;
+  const uint32_t exponent = (half >> 10) & 0x1fu;
+  const uint32_t mantissa = half & 0x3ffu;
+  float magnitude;
+  if (exponent == 0) {
+    magnitude = std::ldexp(static_cast<float>(mantissa), -24);
+  } else if (exponent == 31) {
+    magnitude = mantissa == 0 ? INFINITY : NAN;
+  } else {
+    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
+  }
+  return sign ? -magnitude : magnitude;
+}
+
+namespace {
+
+double InputValue(DType dtype, int rank, size_t i) {
+  if (dtype == DType::kFloat16) return 1.0 + static_cast<double>(i % 2);
+  return (rank + 1) + static_cast<double>(i % 7);
+}
+
+}  // namespace
+
+double ExpectedSum(DType dtype, int world_size, size_t i) {
+  if (dtype == DType::kFloat16) return world_size * (1.0 + static_cast<double>(i % 2));
+  return world_size * (world_size + 1) / 2.0 + world_size * static_cast<double>(i % 7);
+}
+
+void FillInput(void* data, size_t count, DType dtype, int rank) {
+  switch (dtype) {
+    case DType::kFloat32: {
+      auto* p = static_cast<float*>(data);
+      for (size_t i = 0; i < count; ++i) p[i] = static_cast<float>(InputValue(dtype, rank, i));
+      break;
+    }
+    case DType::kFloat64: {
+      auto* p = static_cast<double*>(data);
+      for (size_t i = 0; i < count; ++i) p[i] = InputValue(dtype, rank, i);
+      break;
+    }
+    case DType::kFloat16: {
+      auto* p = static_cast<uint16_t*>(data);
+      const uint16_t one = FloatToHalf(1.0f);
+      const uint16_t two = FloatToHalf(2.0f);
+      for (size_t i = 0; i < count; ++i) p[i] = i % 2 ? two : one;
+      break;
+    }
+    case DType::kInt64: {
+      auto* p = static_cast<int64_t*>(data);
+      for (size_t i = 0; i < count; ++i) p[i] = static_cast<int64_t>(InputValue(dtype, rank, i));
+      break;
+    }
+  }
+}
+
+double ElementAsDouble(const void* data, DType dtype, size_t i) {
+  switch (dtype) {
+    case DType::kFloat32: return static_cast<const float*>(data)[i];
+    case DType::kFloat64: return static_cast<const double*>(data)[i];
+    case DType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::kInt64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+  }
+  return NAN;
+}
+
+int64_t FirstMismatch(const void* data, size_t count, DType dtype, int world_size) {
+  if (dtype == DType::kFloat32) {
+    // The hot case: a tight loop over the 7-periodic expected values.
+    const auto* p = static_cast<const float*>(data);
+    float expected[7];
+    for (size_t j = 0; j < 7; ++j) expected[j] = static_cast<float>(ExpectedSum(dtype, world_size, j));
+    for (size_t i = 0; i < count; ++i) {
+      if (p[i] != expected[i % 7]) return static_cast<int64_t>(i);
+    }
+    return -1;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (ElementAsDouble(data, dtype, i) != ExpectedSum(dtype, world_size, i)) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
+std::string SweepTableCsv(const std::vector<SizeStats>& rows, const std::string& dtype) {
+  std::string out = "elements,bytes,dtype,repetitions,min_seconds,median_seconds,max_seconds,"
+                    "algbw_bytes_per_second,busbw_bytes_per_second\n";
+  char line[256];
+  for (const SizeStats& r : rows) {
+    std::snprintf(line, sizeof line, "%lld,%lld,%s,%lld,%.9g,%.9g,%.9g,%.6g,%.6g\n",
+                  static_cast<long long>(r.elements), static_cast<long long>(r.bytes), dtype.c_str(),
+                  static_cast<long long>(r.repetitions), r.min_seconds, r.median_seconds, r.max_seconds,
+                  r.algbw, r.busbw);
+    out += line;
+  }
+  return out;
+}
+
+nlohmann::json SweepTableJson(const std::vector<SizeStats>& rows, const std::string& dtype, int world_size,
+                              const std::string& backend) {
+  nlohmann::json table = nlohmann::json::array();
+  for (const SizeStats& r : rows) {
+    table.push_back({{"elements", r.elements},
+                     {"bytes", r.bytes},
+                     {"repetitions", r.repetitions},
+                     {"minSeconds", r.min_seconds},
+                     {"medianSeconds", r.median_seconds},
+                     {"maxSeconds", r.max_seconds},
+                     {"algbwBytesPerSecond", r.algbw},
+                     {"busbwBytesPerSecond", r.busbw}});
+  }
+  return {{"dtype", dtype}, {"worldSize", world_size}, {"backend", backend}, {"rows", table}};
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class AllreduceSweepTask : public Task {
+ public:
+  StatusOr<TaskOutcome> Run(TaskContext& context) override {
+    const nlohmann::json& h = context.benchmark.spec.hyperparameters;
+    Communicator& comm = context.communicator;
+    ASSIGN_OR_RETURN(const DType dtype, ParseDType(h.at("dtype").get<std::string>()));
+    if (!comm.Supports(dtype)) {
+      return Status::InvalidArgument(std::string("spec.hyperparameters.dtype: ") + DTypeName(dtype) +
+                                     " is not supported by backend " + comm.backend());
+    }
+    const std::vector<int64_t> sizes = SweepSizes(h.at("minElements").get<int64_t>(),
+                                                  h.at("maxElements").get<int64_t>(), h.at("sizes").get<int>());
+    const int warmup = h.at("warmup").get<int>();
+    const int repetitions = h.at("repetitions").get<int>();
+    const size_t element_size = DTypeSize(dtype);
+    const int64_t largest = *std::max_element(sizes.begin(), sizes.end());
+
+    std::unique_ptr<std::byte[]> buffer;
+    try {
+      buffer.reset(new std::byte[static_cast<size_t>(largest) * element_size]);
+    } catch (const std::bad_alloc&) {
+      return Status::Unavailable("cannot allocate " + FormatBytes(static_cast<double>(largest * element_size)) +
+                                 " for spec.hyperparameters.maxElements=" + std::to_string(largest));
+    }
+    void* data = buffer.get();
+
+    const auto start = Clock::now();
+    std::vector<SizeStats> rows;
+    double communication_seconds = 0;
+    for (size_t index = 0; index < sizes.size(); ++index) {
+      RETURN_IF_ERROR(AgreeToContinue(comm));
+      const size_t count = static_cast<size_t>(sizes[index]);
+      for (int w = 0; w < warmup; ++w) {
+        FillInput(data, count, dtype, comm.rank());
+        RETURN_IF_ERROR(comm.AllReduce(data, count, dtype, ReduceOp::kSum));
+        RETURN_IF_ERROR(Verify(data, count, dtype, comm.world_size()));
+      }
+      std::vector<double> seconds;
+      for (int r = 0; r < repetitions; ++r) {
+        FillInput(data, count, dtype, comm.rank());
+        RETURN_IF_ERROR(comm.Barrier());
+        const auto t0 = Clock::now();
+        RETURN_IF_ERROR(comm.AllReduce(data, count, dtype, ReduceOp::kSum));
+        const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+        seconds.push_back(elapsed);
+        communication_seconds += elapsed;
+        RETURN_IF_ERROR(Verify(data, count, dtype, comm.world_size()));
+      }
+      context.metrics.AddPhaseSeconds("communication", Sum(seconds));
+      // A collective has finished when its slowest rank has.
+      RETURN_IF_ERROR(comm.AllReduce(seconds.data(), seconds.size(), DType::kFloat64, ReduceOp::kMax));
+      SizeStats stats = ComputeSizeStats(sizes[index], element_size, comm.world_size(), std::move(seconds));
+      context.metrics.SetBusBandwidth(stats.bytes, stats.busbw);
+      ReportSize(context, stats, index, sizes.size());
+      rows.push_back(stats);
+    }
+
+    TaskOutcome outcome;
+    outcome.figures.run_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    outcome.figures.communication_seconds = communication_seconds;
+    outcome.figures.phase_seconds["communication"] = communication_seconds;
+    outcome.figures.allreduce = Summarize(rows, dtype, repetitions);
+    outcome.summary = SummaryLine(*outcome.figures.allreduce, rows);
+    if (comm.rank() == 0 && !context.output_dir.empty()) {
+      RETURN_IF_ERROR(WriteTables(context, rows, dtype));
+    }
+    return outcome;
+  }
+
+ private:
+  static double Sum(const std::vector<double>& v) {
+    double total = 0;
+    for (double x : v) total += x;
+    return total;
+  }
+
+  // Every rank must leave the sweep at the same size, or the others would wait in a
+  // collective for a peer that has gone; so the stop request is itself all-reduced.
+  static Status AgreeToContinue(Communicator& comm) {
+    int64_t stop = StopRequested() ? 1 : 0;
+    RETURN_IF_ERROR(comm.AllReduce(&stop, 1, DType::kInt64, ReduceOp::kMax));
+    if (stop != 0) return Status::Cancelled("stopped by a signal before the sweep finished");
+    return Status::Ok();
+  }
+
+  static Status Verify(const void* data, size_t count, DType dtype, int world_size) {
+    const int64_t bad = FirstMismatch(data, count, dtype, world_size);
+    if (bad < 0) return Status::Ok();
+    char message[256];
+    std::snprintf(message, sizeof message,
+                  "wrong all-reduce result: %zu %s elements, element %lld is %g but the sum over %d ranks is %g",
+                  count, DTypeName(dtype), static_cast<long long>(bad), ElementAsDouble(data, dtype, bad),
+                  world_size, ExpectedSum(dtype, world_size, static_cast<size_t>(bad)));
+    return Status::Internal(message);
+  }
+
+  static void ReportSize(TaskContext& context, const SizeStats& s, size_t index, size_t total) {
+    const std::string note = FormatBytes(static_cast<double>(s.bytes)) + ": median " +
+                             FormatSeconds(s.median_seconds) + ", busbw " + FormatBytesPerSecond(s.busbw);
+    ProgressEvent event;
+    event.stage = "run";
+    event.done = static_cast<int64_t>(index + 1);
+    event.total = static_cast<int64_t>(total);
+    event.note = note;
+    context.progress.Report(event);
+    if (context.communicator.rank() == 0) {
+      std::cout << "[0a] " << index + 1 << "/" << total << " " << note << std::endl;
+    }
+  }
+
+  static AllreduceSummary Summarize(const std::vector<SizeStats>& rows, DType dtype, int repetitions) {
+    AllreduceSummary summary;
+    summary.sizes = static_cast<int64_t>(rows.size());
+    summary.repetitions = repetitions;
+    summary.dtype = DTypeName(dtype);
+    for (const SizeStats& r : rows) {
+      if (r.busbw > summary.peak_bus_bandwidth_bytes_per_second) {
+        summary.peak_bus_bandwidth_bytes_per_second = r.busbw;
+        summary.peak_bus_bandwidth_bytes = r.bytes;
+      }
+    }
+    if (!rows.empty()) summary.min_latency_seconds = rows.front().median_seconds;
+    return summary;
+  }
+
+  static std::string SummaryLine(const AllreduceSummary& s, const std::vector<SizeStats>& rows) {
+    std::string line = std::to_string(s.sizes) + " sizes of " + s.dtype;
+    if (!rows.empty()) {
+      line += " (" + FormatBytes(static_cast<double>(rows.front().bytes)) + " to " +
+              FormatBytes(static_cast<double>(rows.back().bytes)) + ")";
+    }
+    line += ", all sums correct; peak busbw " + FormatBytesPerSecond(s.peak_bus_bandwidth_bytes_per_second) +
+            " at " + FormatBytes(static_cast<double>(s.peak_bus_bandwidth_bytes)) + ", latency " +
+            FormatSeconds(s.min_latency_seconds) + " at the smallest size";
+    return line;
+  }
+
+  static Status WriteTables(const TaskContext& context, const std::vector<SizeStats>& rows, DType dtype) {
+    const std::string base = context.output_dir + "/allreduce";
+    std::ofstream csv(base + ".csv");
+    csv << SweepTableCsv(rows, DTypeName(dtype));
+    std::ofstream json(base + ".json");
+    json << SweepTableJson(rows, DTypeName(dtype), context.communicator.world_size(),
+                           context.communicator.backend()).dump(2) << "\n";
+    if (!csv || !json) return Status::Unavailable("cannot write " + base + ".csv/.json");
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Task> NewAllreduceSweepTask() { return std::make_unique<AllreduceSweepTask>(); }
+
+}  // namespace ergobench

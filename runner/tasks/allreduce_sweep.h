@@ -1,0 +1,55 @@
+// Task 0a (MLBench): the all-reduce bandwidth sweep. For each of `sizes` message sizes
+// log-spaced from minElements to maxElements, every rank all-reduces a tensor `warmup`
+// times untimed and `repetitions` times timed, checking every result against the exact
+// expected sum. Latency is per completed operation, the max over ranks of each repetition;
+// algbw and busbw follow nccl-tests. The pure pieces are declared here for tests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/dist/communicator.h"
+#include "runner/tasks/task.h"
+
+namespace ergobench {
+
+std::unique_ptr<Task> NewAllreduceSweepTask();
+
+// round(logspace(log10(min), log10(max), count)), as MLBench computes its sizes; repeats
+// at the small end are kept so that the table has exactly `count` rows.
+std::vector<int64_t> SweepSizes(int64_t min_elements, int64_t max_elements, int count);
+
+struct SizeStats {
+  int64_t elements = 0;
+  int64_t bytes = 0;
+  int64_t repetitions = 0;
+  double min_seconds = 0;
+  double median_seconds = 0;
+  double max_seconds = 0;
+  double algbw = 0;  // bytes / median latency
+  double busbw = 0;  // algbw · 2(n−1)/n
+};
+
+SizeStats ComputeSizeStats(int64_t elements, size_t element_size, int world_size, std::vector<double> seconds);
+
+// Each rank's input is chosen so that every sum is an exact small integer in its dtype,
+// whatever the reduction order: float16 stays within 2048 for up to 1024 ranks.
+void FillInput(void* data, size_t count, DType dtype, int rank);
+double ExpectedSum(DType dtype, int world_size, size_t index);
+// The first index whose value differs from ExpectedSum, or -1.
+int64_t FirstMismatch(const void* data, size_t count, DType dtype, int world_size);
+double ElementAsDouble(const void* data, DType dtype, size_t index);
+
+// IEEE binary16 conversions, for float16 buffers without a compiler extension.
+uint16_t FloatToHalf(float value);
+float HalfToFloat(uint16_t half);
+
+std::string SweepTableCsv(const std::vector<SizeStats>& rows, const std::string& dtype);
+nlohmann::json SweepTableJson(const std::vector<SizeStats>& rows, const std::string& dtype, int world_size,
+                              const std::string& backend);
+
+}  // namespace ergobench

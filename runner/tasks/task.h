@@ -1,0 +1,41 @@
+// Task: one benchmark workload run by every rank. The runner connects the communicator,
+// starts metrics and then calls Run(); a task reports its figures and one summary line.
+// Tasks register in the table in task_factory.cc under their catalog id.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "api/benchmark.h"
+#include "api/result.h"
+#include "api/status.h"
+
+namespace ergobench {
+
+class Communicator;
+class ProgressWriter;
+class RunnerMetrics;
+
+struct TaskContext {
+  const Benchmark& benchmark;
+  Communicator& communicator;
+  RunnerMetrics& metrics;
+  ProgressWriter& progress;
+  std::string output_dir;  // where rank 0 writes tables; may be empty
+};
+
+struct TaskOutcome {
+  Figures figures;      // run_seconds and the task's own figures; init is the runner's
+  std::string summary;  // "80 sizes, peak busbw 2.35 GB/s at 64.0 MiB"
+};
+
+class Task {
+ public:
+  virtual ~Task() = default;
+  // Returns Cancelled when every rank agreed to stop after a signal.
+  virtual StatusOr<TaskOutcome> Run(TaskContext& context) = 0;
+};
+
+StatusOr<std::unique_ptr<Task>> CreateTask(const std::string& id);
+
+}  // namespace ergobench
