@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.threads, "torch threads; 0 derives them from the CPU quota")
       ->envname("ERGOBENCH_THREADS")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--ranks-per-host", options.ranks_per_host, "ranks sharing this host's CPUs, for the thread count")
+      ->check(CLI::PositiveNumber);
   app.add_option("--stop-grace", options.stop_grace_seconds, "seconds between SIGTERM and a forced exit")
       ->check(CLI::NonNegativeNumber);
   try {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <functional>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -106,27 +107,27 @@ StatusOr<std::unique_ptr<Communicator>> Connect(const Benchmark& benchmark, cons
 
 // Ends the process once a stop was requested and the main thread has not finished within
 // the grace period: a rank blocked in a rendezvous or a collective cannot poll for it.
+// Before the rendezvous completes there is nothing to finish, so no grace is given.
 class StopWatchdog {
  public:
   StopWatchdog(double grace_seconds, std::function<void()> on_expiry)
       : thread_([this, grace_seconds, on_expiry = std::move(on_expiry)] {
-          while (!done_.load()) {
-            if (StopRequested()) {
-              const auto deadline = Clock::now() + std::chrono::duration<double>(grace_seconds);
-              while (!done_.load() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-              if (!done_.load()) on_expiry();
-              return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-          }
+          while (!done_.load() && !StopRequested()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          if (done_.load()) return;
+          const double grace = connected_.load() ? grace_seconds : 0;
+          const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace));
+          while (!done_.load() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          if (!done_.load()) on_expiry();
         }) {}
   ~StopWatchdog() {
     done_.store(true);
     thread_.join();
   }
+  void MarkConnected() { connected_.store(true); }
 
  private:
   std::atomic<bool> done_{false};
+  std::atomic<bool> connected_{false};
   std::thread thread_;
 };
 
@@ -178,7 +179,7 @@ int RunRunner(const RunnerOptions& options) {
   if (!task.ok()) return fail(task.status(), kExitBadConfig);
 
   const CpuBudget budget = ReadCpuBudget();
-  const int threads = options.threads > 0 ? options.threads : budget.Usable();
+  const int threads = options.threads > 0 ? options.threads : ThreadsPerRank(budget, options.ranks_per_host);
   at::set_num_threads(threads);
   result.environment = DescribeEnvironment({budget, threads, benchmark.spec.backend, 0});
 
@@ -196,7 +197,7 @@ int RunRunner(const RunnerOptions& options) {
   }
 
   StopWatchdog watchdog(options.stop_grace_seconds, [&] {
-    fail(Status::Cancelled("stopped by signal " + std::to_string(StopSignal()) + " while blocked in communication"), 0);
+    fail(Status::Cancelled("stopped by signal " + std::to_string(StopSignal()) + " while waiting for other ranks"), 0);
     std::_Exit(128 + StopSignal());
   });
 
@@ -204,6 +205,7 @@ int RunRunner(const RunnerOptions& options) {
   progress.ReportStage("init");
   StatusOr<std::unique_ptr<Communicator>> communicator = Connect(benchmark, options);
   if (!communicator.ok()) return fail(communicator.status(), kExitFailed);
+  watchdog.MarkConnected();
   result.rank = (*communicator)->rank();
   result.figures.init_seconds = std::chrono::duration<double>(Clock::now() - process_start).count();
   Log(result.rank, "joined " + std::to_string((*communicator)->world_size()) + " ranks over " + benchmark.spec.backend +

@@ -21,7 +21,8 @@ struct RunnerOptions {
   std::string bind_address;  // the gloo device's address; empty: this host's name
   double rendezvous_timeout_seconds = 300;
   double collective_timeout_seconds = 1800;
-  int threads = 0;  // 0: from the CPU budget
+  int threads = 0;  // 0: from the CPU budget, shared by ranks_per_host ranks
+  int ranks_per_host = 1;
   double stop_grace_seconds = 10;
 };
 

@@ -146,7 +146,7 @@ std::string SweepTableCsv(const std::vector<SizeStats>& rows, const std::string&
                     "algbw_bytes_per_second,busbw_bytes_per_second\n";
   char line[256];
   for (const SizeStats& r : rows) {
-    std::snprintf(line, sizeof line, "%lld,%lld,%s,%lld,%.9g,%.9g,%.9g,%.6g,%.6g\n",
+    std::snprintf(line, sizeof line, "%lld,%lld,%s,%lld,%.9g,%.9g,%.9g,%.9g,%.9g\n",
                   static_cast<long long>(r.elements), static_cast<long long>(r.bytes), dtype.c_str(),
                   static_cast<long long>(r.repetitions), r.min_seconds, r.median_seconds, r.max_seconds,
                   r.algbw, r.busbw);

@@ -1,0 +1,80 @@
+// ergobench: the command line. `run` executes Benchmarks on this machine; `validate`
+// checks them and prints the resolved spec; `tasks` lists the catalog.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "api/benchmark_codec.h"
+#include "api/catalog.h"
+#include "api/load.h"
+#include "operator/cli/run_command.h"
+
+namespace {
+
+int Validate(const std::vector<std::string>& files) {
+  int exit_code = 0;
+  for (const std::string& file : files) {
+    auto loaded = ergobench::LoadBenchmarkFile(file);
+    if (!loaded.ok()) {
+      std::cerr << "ergobench: " << loaded.status().message() << "\n";
+      exit_code = 2;
+      continue;
+    }
+    for (const ergobench::Benchmark& b : *loaded) std::cout << ergobench::EncodeBenchmark(b).dump(2) << "\n";
+  }
+  return exit_code;
+}
+
+void ListTasks() {
+  for (const ergobench::TaskDef& task : ergobench::TaskCatalog()) {
+    std::cout << task.id << "\t" << task.title << " (" << task.origin << ")\n";
+    for (const ergobench::HyperparameterDef& h : task.hyperparameters) {
+      std::cout << "\t  " << h.name << " = " << h.default_value.dump() << "\t" << h.description << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ergobench: benchmarks how well machines and clusters train real models"};
+  app.require_subcommand(1);
+
+  ergobench::RunCommandOptions run;
+  CLI::App* run_cmd = app.add_subcommand("run", "run Benchmarks on this machine with k local ranks");
+  run_cmd->add_option("files", run.files, "Benchmark YAML files ('-' for stdin)")->required();
+  run_cmd->add_option("--results-dir", run.local.results_root, "where results go, under <dir>/<name>/")
+      ->capture_default_str();
+  run_cmd->add_option("--metrics-port", run.local.metrics_port,
+                      "rank i serves /metrics on this port + i; 0 picks free ports, -1 disables")
+      ->capture_default_str();
+  run_cmd->add_option("--rendezvous-timeout", run.local.rendezvous_timeout_seconds, "seconds for all ranks to join")
+      ->capture_default_str();
+  run_cmd->add_option("--runner", run.local.runner_path, "ergobench-runner binary (default: next to ergobench)");
+  run_cmd->add_option("--mpirun", run.local.mpirun_path, "mpirun binary for backend mpi")->capture_default_str();
+  run_cmd->add_flag("-q,--quiet", run.quiet, "no progress line");
+
+  std::vector<std::string> validate_files;
+  CLI::App* validate_cmd = app.add_subcommand("validate", "check Benchmarks and print them resolved, as JSON");
+  validate_cmd->add_option("files", validate_files, "Benchmark YAML files")->required();
+
+  CLI::App* tasks_cmd = app.add_subcommand("tasks", "list the task catalog and each task's hyperparameters");
+  CLI::App* version_cmd = app.add_subcommand("version", "print the version");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (*run_cmd) {
+    if (run.local.runner_path.empty()) run.local.runner_path = ergobench::FindRunner();
+    return ergobench::RunCommand(run);
+  }
+  if (*validate_cmd) return Validate(validate_files);
+  if (*tasks_cmd) {
+    ListTasks();
+    return 0;
+  }
+  if (*version_cmd) std::cout << "ergobench " << ERGOBENCH_VERSION << "\n";
+  return 0;
+}

@@ -1,0 +1,92 @@
+#include "operator/cli/run_display.h"
+
+#include <cstdio>
+
+#include "api/units.h"
+
+namespace ergobench {
+namespace {
+
+std::string Clock(double seconds) {
+  char buffer[32];
+  const long s = static_cast<long>(seconds);
+  std::snprintf(buffer, sizeof buffer, "%ld:%02ld", s / 60, s % 60);
+  return buffer;
+}
+
+std::string Fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+}  // namespace
+
+std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, double elapsed_seconds) {
+  std::string line = b.metadata.name + " · " + b.spec.task + " " + b.spec.backend + " k=" +
+                     std::to_string(b.spec.workers.value_or(1));
+  if (e.stage.empty() || e.stage == "init") {
+    line += " · starting ranks";
+  } else if (e.stage == "done") {
+    line += " · finishing";
+  } else {
+    if (e.epoch) line += " · epoch " + std::to_string(*e.epoch);
+    if (e.total > 0) line += " · " + std::to_string(e.done) + "/" + std::to_string(e.total);
+    if (e.loss) line += " · loss " + Fixed(*e.loss, 4);
+    if (e.value) line += " · " + (e.metric.empty() ? std::string("value") : e.metric) + " " + Fixed(*e.value, 4);
+    if (!e.note.empty()) line += " · " + e.note;
+  }
+  return line + " · " + Clock(elapsed_seconds);
+}
+
+std::string FormatAllreduceTable(const nlohmann::json& table) {
+  std::string out;
+  char line[160];
+  std::snprintf(line, sizeof line, "%12s %12s %12s %12s %12s %12s %12s\n", "elements", "size", "min",
+                "median", "max", "algbw", "busbw");
+  out += line;
+  for (const nlohmann::json& row : table.value("rows", nlohmann::json::array())) {
+    std::snprintf(line, sizeof line, "%12lld %12s %12s %12s %12s %12s %12s\n",
+                  static_cast<long long>(row.value("elements", 0LL)),
+                  FormatBytes(row.value("bytes", 0.0)).c_str(), FormatSeconds(row.value("minSeconds", 0.0)).c_str(),
+                  FormatSeconds(row.value("medianSeconds", 0.0)).c_str(),
+                  FormatSeconds(row.value("maxSeconds", 0.0)).c_str(),
+                  FormatBytesPerSecond(row.value("algbwBytesPerSecond", 0.0)).c_str(),
+                  FormatBytesPerSecond(row.value("busbwBytesPerSecond", 0.0)).c_str());
+    out += line;
+  }
+  return out;
+}
+
+std::string FormatRunReport(const LocalRunReport& report) {
+  const Benchmark& b = report.benchmark;
+  const Figures& f = report.outcome.results.figures;
+  std::string out = b.metadata.name + ": " + report.outcome.phase;
+  if (report.outcome.phase != "Succeeded") out += " (" + report.outcome.reason + ")";
+  out += "\n";
+  auto row = [&out](const std::string& name, const std::string& value) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-22s %s\n", name.c_str(), value.c_str());
+    out += line;
+  };
+  if (report.outcome.phase != "Succeeded") row("reason", report.outcome.message);
+  row("task", b.spec.task + " on " + std::to_string(*b.spec.workers) + " " + b.spec.backend + " ranks");
+  if (b.status.workers.succeeded + b.status.workers.failed > 0) {
+    row("ranks", std::to_string(b.status.workers.succeeded) + " succeeded, " +
+                     std::to_string(b.status.workers.failed) + " failed");
+  }
+  if (f.run_seconds > 0) row("run time", FormatSeconds(f.run_seconds) + " (init " + FormatSeconds(f.init_seconds) + ")");
+  if (f.samples_per_second) row("throughput", Fixed(*f.samples_per_second, 1) + " samples/s");
+  if (f.communication_ratio) row("communication share", Fixed(100 * *f.communication_ratio, 1) + " %");
+  if (f.goal_reached) row("goal reached", *f.goal_reached ? "yes" : "no");
+  if (f.time_to_accuracy_seconds) row("time to accuracy", FormatSeconds(*f.time_to_accuracy_seconds));
+  if (f.allreduce) {
+    row("peak bus bandwidth", FormatBytesPerSecond(f.allreduce->peak_bus_bandwidth_bytes_per_second) + " at " +
+                                  FormatBytes(static_cast<double>(f.allreduce->peak_bus_bandwidth_bytes)));
+    row("small-message latency", FormatSeconds(f.allreduce->min_latency_seconds));
+  }
+  row("results", report.results_dir + "/");
+  return out;
+}
+
+}  // namespace ergobench

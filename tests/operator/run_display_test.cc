@@ -1,0 +1,67 @@
+#include "operator/cli/run_display.h"
+
+#include <gtest/gtest.h>
+
+#include "api/defaults.h"
+
+namespace ergobench {
+namespace {
+
+Benchmark Bench() {
+  Benchmark b;
+  b.metadata.name = "task0a-k2";
+  b.spec.task = "0a";
+  b.spec.workers = 2;
+  ApplyDefaults(&b);
+  return b;
+}
+
+TEST(RunDisplayTest, ProgressLine) {
+  ProgressEvent e;
+  EXPECT_EQ(FormatProgressLine(Bench(), e, 1.2), "task0a-k2 · 0a gloo k=2 · starting ranks · 0:01");
+  e.stage = "run";
+  e.done = 34;
+  e.total = 80;
+  e.note = "64.0 KiB: median 120 us, busbw 1.10 GB/s";
+  EXPECT_EQ(FormatProgressLine(Bench(), e, 65),
+            "task0a-k2 · 0a gloo k=2 · 34/80 · 64.0 KiB: median 120 us, busbw 1.10 GB/s · 1:05");
+  ProgressEvent train;
+  train.stage = "run";
+  train.epoch = 3;
+  train.loss = 0.51234;
+  train.metric = "accuracy";
+  train.value = 0.8;
+  EXPECT_EQ(FormatProgressLine(Bench(), train, 5),
+            "task0a-k2 · 0a gloo k=2 · epoch 3 · loss 0.5123 · accuracy 0.8000 · 0:05");
+}
+
+TEST(RunDisplayTest, AllreduceTable) {
+  nlohmann::json row = {{"elements", 1024},       {"bytes", 4096},
+                        {"minSeconds", 1e-4},      {"medianSeconds", 2e-4},
+                        {"maxSeconds", 3e-3},      {"algbwBytesPerSecond", 2.048e7},
+                        {"busbwBytesPerSecond", 2.048e7}};
+  nlohmann::json table = {{"rows", nlohmann::json::array({row})}};
+  const std::string text = FormatAllreduceTable(table);
+  EXPECT_NE(text.find("    elements         size          min       median          max        algbw        busbw\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("        1024      4.0 KiB       100 us       200 us      3.00 ms      20 MB/s      20 MB/s\n"),
+            std::string::npos) << text;
+}
+
+TEST(RunDisplayTest, ReportOfAFailure) {
+  LocalRunReport report;
+  report.benchmark = Bench();
+  report.benchmark.status.workers.succeeded = 1;
+  report.benchmark.status.workers.failed = 1;
+  report.outcome = {"Failed", "RankFailed", "rank 1: metrics port 19601 is already in use", {}};
+  report.results_dir = "ergobench-results/task0a-k2";
+  EXPECT_EQ(FormatRunReport(report),
+            "task0a-k2: Failed (RankFailed)\n"
+            "  reason                 rank 1: metrics port 19601 is already in use\n"
+            "  task                   0a on 2 gloo ranks\n"
+            "  ranks                  1 succeeded, 1 failed\n"
+            "  results                ergobench-results/task0a-k2/\n");
+}
+
+}  // namespace
+}  // namespace ergobench

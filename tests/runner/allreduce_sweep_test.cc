@@ -1,0 +1,110 @@
+#include "runner/tasks/allreduce_sweep.h"
+
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+namespace ergobench {
+namespace {
+
+TEST(SweepSizesTest, MatchesMlbenchLogspace) {
+  // Ground truth from round(10 ** (8 * i / 79)) for i in range(80), as MLBench computes it.
+  std::vector<int64_t> sizes = SweepSizes(1, 100000000, 80);
+  ASSERT_EQ(sizes.size(), 80u);
+  EXPECT_EQ(std::vector<int64_t>(sizes.begin(), sizes.begin() + 12),
+            (std::vector<int64_t>{1, 1, 2, 2, 3, 3, 4, 5, 6, 8, 10, 13}));
+  EXPECT_EQ(sizes[39], 8900);
+  EXPECT_EQ(sizes[40], 11237);
+  EXPECT_EQ(sizes[41], 14187);
+  EXPECT_EQ(sizes[77], 62728999);
+  EXPECT_EQ(sizes[78], 79201641);
+  EXPECT_EQ(sizes[79], 100000000);
+  for (size_t i = 1; i < sizes.size(); ++i) EXPECT_GE(sizes[i], sizes[i - 1]);
+}
+
+TEST(SweepSizesTest, NarrowedRange) {
+  std::vector<int64_t> sizes = SweepSizes(1, 262144, 80);
+  EXPECT_EQ(sizes.front(), 1);
+  EXPECT_EQ(sizes[78], 223847);
+  EXPECT_EQ(sizes.back(), 262144);
+  EXPECT_EQ(SweepSizes(1000, 1000, 3), (std::vector<int64_t>{1000, 1000, 1000}));
+  EXPECT_EQ(SweepSizes(16, 1024, 1), (std::vector<int64_t>{16}));
+}
+
+TEST(SizeStatsTest, LatencyAndNcclTestsBandwidth) {
+  // 1 MiB of float32 over 4 ranks; median of {1, 2, 3, 4, 5} ms is 3 ms.
+  SizeStats s = ComputeSizeStats(262144, 4, 4, {0.005, 0.001, 0.003, 0.004, 0.002});
+  EXPECT_EQ(s.bytes, 1048576);
+  EXPECT_EQ(s.repetitions, 5);
+  EXPECT_DOUBLE_EQ(s.min_seconds, 0.001);
+  EXPECT_DOUBLE_EQ(s.median_seconds, 0.003);
+  EXPECT_DOUBLE_EQ(s.max_seconds, 0.005);
+  EXPECT_DOUBLE_EQ(s.algbw, 1048576 / 0.003);
+  EXPECT_DOUBLE_EQ(s.busbw, s.algbw * 2 * 3 / 4);  // 2(n-1)/n = 1.5
+  // Even count: mean of the middle two.
+  EXPECT_DOUBLE_EQ(ComputeSizeStats(1, 4, 2, {4, 1, 3, 2}).median_seconds, 2.5);
+  // One rank: nothing crosses a bus.
+  EXPECT_DOUBLE_EQ(ComputeSizeStats(1, 4, 1, {1}).busbw, 0);
+}
+
+// Simulates an all-reduce by summing every rank's input, then checks the verifier.
+template <typename T>
+std::vector<T> SumOfInputs(DType dtype, size_t count, int world_size) {
+  std::vector<T> sum(count, 0);
+  std::vector<T> input(count);
+  for (int rank = 0; rank < world_size; ++rank) {
+    FillInput(input.data(), count, dtype, rank);
+    for (size_t i = 0; i < count; ++i) sum[i] += input[i];
+  }
+  return sum;
+}
+
+TEST(VerifyTest, ExactSumsPassAndCorruptionIsFound) {
+  for (int world : {1, 2, 3, 1024}) {
+    std::vector<float> sum = SumOfInputs<float>(DType::kFloat32, 1000, world);
+    EXPECT_EQ(FirstMismatch(sum.data(), sum.size(), DType::kFloat32, world), -1) << world;
+    sum[617] += 1;
+    EXPECT_EQ(FirstMismatch(sum.data(), sum.size(), DType::kFloat32, world), 617) << world;
+    EXPECT_EQ(FirstMismatch(sum.data(), sum.size(), DType::kFloat32, world + 1), 0) << world;
+  }
+  std::vector<double> dsum = SumOfInputs<double>(DType::kFloat64, 100, 5);
+  EXPECT_EQ(FirstMismatch(dsum.data(), dsum.size(), DType::kFloat64, 5), -1);
+  std::vector<int64_t> isum = SumOfInputs<int64_t>(DType::kInt64, 100, 5);
+  EXPECT_EQ(FirstMismatch(isum.data(), isum.size(), DType::kInt64, 5), -1);
+}
+
+TEST(VerifyTest, Float16SumsStayExactUpTo1024Ranks) {
+  const int world = 1024;
+  std::vector<uint16_t> input(64);
+  FillInput(input.data(), input.size(), DType::kFloat16, 7);
+  std::vector<uint16_t> sum(input.size());
+  for (size_t i = 0; i < sum.size(); ++i) sum[i] = FloatToHalf(HalfToFloat(input[i]) * world);
+  EXPECT_EQ(FirstMismatch(sum.data(), sum.size(), DType::kFloat16, world), -1);
+  EXPECT_DOUBLE_EQ(ExpectedSum(DType::kFloat16, world, 1), 2048.0);
+}
+
+TEST(HalfTest, KnownEncodings) {
+  EXPECT_EQ(FloatToHalf(1.0f), 0x3c00);
+  EXPECT_EQ(FloatToHalf(2.0f), 0x4000);
+  EXPECT_EQ(FloatToHalf(-2.0f), 0xc000);
+  EXPECT_EQ(FloatToHalf(65504.0f), 0x7bff);
+  EXPECT_EQ(FloatToHalf(1e6f), 0x7c00);  // overflow to infinity
+  EXPECT_EQ(FloatToHalf(0.0f), 0x0000);
+  EXPECT_FLOAT_EQ(HalfToFloat(0x3555), 0.333251953125f);
+  EXPECT_FLOAT_EQ(HalfToFloat(0x0001), 5.960464477539063e-08f);  // smallest subnormal
+  for (int i = 0; i <= 2048; ++i) EXPECT_EQ(HalfToFloat(FloatToHalf(static_cast<float>(i))), i);
+}
+
+TEST(SweepTableTest, CsvAndJsonHoldEveryRow) {
+  std::vector<SizeStats> rows = {ComputeSizeStats(1, 4, 2, {0.001}), ComputeSizeStats(1024, 4, 2, {0.002})};
+  std::string csv = SweepTableCsv(rows, "float32");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
+  EXPECT_NE(csv.find("\n1024,4096,float32,1,0.002,0.002,0.002,2048000,2048000\n"), std::string::npos) << csv;
+  nlohmann::json json = SweepTableJson(rows, "float32", 2, "gloo");
+  EXPECT_EQ(json["rows"].size(), 2u);
+  EXPECT_EQ(json["rows"][1]["bytes"], 4096);
+  EXPECT_EQ(json["worldSize"], 2);
+}
+
+}  // namespace
+}  // namespace ergobench

@@ -1,0 +1,86 @@
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "runner/metrics/metrics_server.h"
+#include "runner/metrics/runner_metrics.h"
+
+namespace ergobench {
+namespace {
+
+// A plain HTTP/1.0 GET against loopback: the whole response, headers included.
+std::string HttpGet(int port, const std::string& path) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return "";
+  }
+  const std::string request = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+  EXPECT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+  std::string response;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) response.append(buffer, n);
+  close(fd);
+  return response;
+}
+
+MetricLabels Labels() { return {"task0a-k2", "0a", "gloo", 1, 2}; }
+
+TEST(RunnerMetricsTest, RendersDesignNamesWithLabels) {
+  RunnerMetrics metrics(Labels());
+  metrics.AddPhaseSeconds("communication", 1.5);
+  metrics.AddPhaseSeconds("communication", 0.5);
+  metrics.AddSamples(256);
+  metrics.SetBusBandwidth(4096, 1.25e9);
+  metrics.ObserveStep(0.02);
+  metrics.SetEvalAccuracy(0.81);
+  const std::string text = metrics.Render();
+  const std::string labels = "backend=\"gloo\",benchmark=\"task0a-k2\",rank=\"1\",task=\"0a\",world_size=\"2\"";
+  EXPECT_NE(text.find("ergobench_phase_seconds_total{" + labels + ",phase=\"communication\"} 2"), std::string::npos)
+      << text;
+  // Every phase exists from the start.
+  EXPECT_NE(text.find("ergobench_phase_seconds_total{" + labels + ",phase=\"forward\"} 0"), std::string::npos);
+  EXPECT_NE(text.find("ergobench_samples_total{" + labels + "} 256"), std::string::npos);
+  EXPECT_NE(text.find("ergobench_allreduce_bus_bandwidth_bytes_per_second{" + labels + ",bytes=\"4096\"} 1250000000"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("ergobench_step_duration_seconds_count{" + labels + "} 1"), std::string::npos);
+  EXPECT_NE(text.find("ergobench_eval_accuracy_ratio{" + labels + "} 0.81"), std::string::npos);
+  for (const char* name : {"ergobench_tokens_total", "ergobench_train_loss", "ergobench_epoch", "ergobench_goal_reached"}) {
+    EXPECT_NE(text.find(std::string("# TYPE ") + name), std::string::npos) << name;
+  }
+}
+
+TEST(MetricsServerTest, ServesMetricsAndHealth) {
+  RunnerMetrics metrics(Labels());
+  metrics.AddSamples(3);
+  auto server = MetricsServer::Start("127.0.0.1", 0, [&metrics] { return metrics.Render(); });
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  ASSERT_GT((*server)->port(), 0);
+  const std::string scrape = HttpGet((*server)->port(), "/metrics");
+  EXPECT_NE(scrape.find("200 OK"), std::string::npos) << scrape;
+  EXPECT_NE(scrape.find("text/plain; version=0.0.4"), std::string::npos);
+  EXPECT_NE(scrape.find("ergobench_samples_total{"), std::string::npos);
+  const std::string health = HttpGet((*server)->port(), "/healthz");
+  EXPECT_NE(health.find("200 OK"), std::string::npos);
+  EXPECT_NE(health.find("\r\n\r\nok\n"), std::string::npos) << health;
+}
+
+TEST(MetricsServerTest, PortInUseIsNamed) {
+  auto first = MetricsServer::Start("127.0.0.1", 0, [] { return std::string(); });
+  ASSERT_TRUE(first.ok());
+  const int port = (*first)->port();
+  auto second = MetricsServer::Start("127.0.0.1", port, [] { return std::string(); });
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().message(),
+            "metrics port " + std::to_string(port) + " is already in use (127.0.0.1:" + std::to_string(port) + ")");
+}
+
+}  // namespace
+}  // namespace ergobench
