@@ -7,7 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <map>
+#include <set>
 #include <thread>
 
 #include "api/benchmark_codec.h"
@@ -92,11 +92,11 @@ struct RankReading {
 };
 
 // Each rank's result; a rank without a readable one gets a Failed result that quotes the
-// end of its log. Sorted by when the result was written, or the rank was seen to exit
-// without one (`exit_times`, by rank, where known), so that the first failure, usually
-// the cause, comes first.
+// end of its log. Ordered so that the cause of a failure comes first: ranks that died on
+// their own (`crashed`: gone without a result before anyone was told to stop; a rank that
+// loses a peer writes a result instead), then by when the result was written.
 std::vector<RankResult> CollectResults(const Benchmark& benchmark, const std::string& dir, int launcher_exit_code,
-                                       const std::map<int, fs::file_time_type>& exit_times) {
+                                       const std::set<int>& crashed) {
   std::vector<RankReading> readings;
   const int workers = static_cast<int>(*benchmark.spec.workers);
   for (int rank = 0; rank < workers; ++rank) {
@@ -117,8 +117,7 @@ std::vector<RankResult> CollectResults(const Benchmark& benchmark, const std::st
     missing.error = "exited (code " + std::to_string(launcher_exit_code) + ") without a result";
     const std::string log_tail = LastLines(RankLogPath(dir, rank), 5);
     if (!log_tail.empty()) missing.error += "; last log lines:\n" + log_tail;
-    auto exited = exit_times.find(rank);
-    readings.push_back({missing, exited != exit_times.end() ? exited->second : fs::file_time_type::max()});
+    readings.push_back({missing, crashed.contains(rank) ? fs::file_time_type::min() : fs::file_time_type::max()});
   }
   std::stable_sort(readings.begin(), readings.end(),
                    [](const RankReading& a, const RankReading& b) { return a.written < b.written; });
@@ -182,7 +181,7 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   auto last_progress = Clock::now();
   int launcher_exit_code = 0;
   // Child i is rank i for gloo; mpirun is one child for all ranks, so mpi has none.
-  std::map<int, fs::file_time_type> exit_times;
+  std::set<int> exited_unasked;
   auto stop_all = [&](int signal_number) {
     for (const ChildProcess& c : children) c.SignalGroup(signal_number);
   };
@@ -193,8 +192,8 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
       ChildProcess& child = children[i];
       const bool was_running = child.running();
       std::optional<int> code = child.Poll();
-      if (was_running && code && benchmark.spec.backend == "gloo") {
-        exit_times[static_cast<int>(i)] = fs::file_time_type::clock::now();
+      if (was_running && code && !stop_deadline && benchmark.spec.backend == "gloo") {
+        exited_unasked.insert(static_cast<int>(i));
       }
       if (code && *code != 0) {
         launcher_exit_code = launcher_exit_code ? launcher_exit_code : *code;
@@ -235,7 +234,7 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   // mpirun has gone; its ranks were in its group and get no chance to linger.
   stop_all(SIGKILL);
 
-  std::vector<RankResult> ranks = CollectResults(benchmark, dir, launcher_exit_code, exit_times);
+  std::vector<RankResult> ranks = CollectResults(benchmark, dir, launcher_exit_code, exited_unasked);
   report.outcome = AggregateRankResults(ranks, *benchmark.spec.workers);
   report.benchmark.status = FinalStatus(report.outcome, ranks, started);
   RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(report.benchmark)));

@@ -1,0 +1,106 @@
+"""Helpers for integration tests: they drive the real ergobench and ergobench-runner
+binaries (ERGOBENCH_BIN_DIR) in a scratch directory and read what they leave behind."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.request
+
+BIN_DIR = os.environ.get("ERGOBENCH_BIN_DIR", os.path.join(os.path.dirname(__file__), "../../build/bin"))
+ERGOBENCH = os.path.join(BIN_DIR, "ergobench")
+RUNNER = os.path.join(BIN_DIR, "ergobench-runner")
+
+
+def benchmark_yaml(name, workers=2, backend="gloo", task="0a", **hyperparameters):
+    """A Benchmark document; hyperparameters default to a quick 80-size sweep."""
+    hp = {"maxElements": 4096, "repetitions": 5, "warmup": 1}
+    hp.update(hyperparameters)
+    lines = [
+        "apiVersion: ergobench.io/v1alpha1",
+        "kind: Benchmark",
+        f"metadata: {{name: {name}}}",
+        "spec:",
+        f"  task: {task}",
+        f"  workers: {workers}",
+        f"  backend: {backend}",
+        "  hyperparameters:",
+    ] + [f"    {k}: {v}" for k, v in hp.items()]
+    return "\n".join(lines) + "\n"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def runner_pids(directory):
+    """PIDs of the processes (ranks, mpirun, ergobench) working in `directory`."""
+    directory = os.path.realpath(directory)
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            if os.readlink(f"/proc/{entry}/cwd") == directory:
+                pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
+def http_get(url, timeout=2):
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return response.status, response.read().decode()
+
+
+class ErgobenchTestCase(unittest.TestCase):
+    """Each test gets a scratch directory that `ergobench run` uses as its cwd."""
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="ergobench-it-")
+        self.dir = self._tmp.name
+
+    def tearDown(self):
+        for pid in runner_pids(self.dir):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self._tmp.cleanup()
+
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def ergobench(self, *args, timeout=180, **kwargs):
+        return subprocess.run([ERGOBENCH, *args], cwd=self.dir, capture_output=True, text=True,
+                              timeout=timeout, **kwargs)
+
+    def results(self, name):
+        return os.path.join(self.dir, "ergobench-results", name)
+
+    def read_json(self, path):
+        with open(path) as f:
+            return json.load(f)
+
+    def rank_result(self, name, rank):
+        with open(os.path.join(self.results(name), f"rank-{rank}.json")) as f:
+            first, summary = f.read().split("\n")[:2]
+        return json.loads(first), summary
+
+    def wait_for(self, predicate, timeout=30, what="condition"):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            value = predicate()
+            if value:
+                return value
+            time.sleep(0.1)
+        self.fail(f"timed out after {timeout} s waiting for {what}")
