@@ -1,0 +1,199 @@
+// How much does ergobench's 0a harness add to an all-reduce? For each message size this
+// runs, interleaved, (a) a minimal OSU-style loop straight on the library — a raw gloo
+// context or raw MPI_Allreduce: barrier, time one all-reduce, repeat — and (b) the real
+// task 0a code on the same communicator, and prints the ratio of median latencies (max
+// over ranks per repetition in both). Target: under 3% overhead at >= 1 MiB.
+//
+// Start it with bench/allreduce_overhead.sh, which launches the ranks.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/math.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/transport/tcp/device.h>
+#include <mpi.h>
+
+#include "api/defaults.h"
+#include "api/units.h"
+#include "runner/dist/gloo_communicator.h"
+#include "runner/dist/mpi_communicator.h"
+#include "runner/dist/rendezvous_env.h"
+#include "runner/metrics/runner_metrics.h"
+#include "runner/progress_writer.h"
+#include "runner/tasks/task.h"
+
+namespace ergobench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kRepetitions = 30;
+constexpr int kWarmup = 3;
+constexpr int kRounds = 5;
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// One raw all-reduce loop on the library itself; returns per-repetition seconds.
+class RawLoop {
+ public:
+  virtual ~RawLoop() = default;
+  virtual std::vector<double> Run(std::vector<float>& data) = 0;
+};
+
+class RawMpiLoop : public RawLoop {
+ public:
+  std::vector<double> Run(std::vector<float>& data) override {
+    std::vector<double> seconds;
+    for (int r = 0; r < kWarmup + kRepetitions; ++r) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      const auto t0 = Clock::now();
+      MPI_Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(data.size()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      if (r >= kWarmup) seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    return seconds;
+  }
+};
+
+class RawGlooLoop : public RawLoop {
+ public:
+  RawGlooLoop(int rank, int size, const std::string& store_dir) {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = "127.0.0.1";
+    auto device = gloo::transport::tcp::CreateDevice(attr);
+    gloo::rendezvous::FileStore store(store_dir);
+    context_ = std::make_shared<gloo::rendezvous::Context>(rank, size);
+    context_->connectFullMesh(store, device);
+  }
+
+  std::vector<double> Run(std::vector<float>& data) override {
+    std::vector<double> seconds;
+    for (int r = 0; r < kWarmup + kRepetitions; ++r) {
+      gloo::BarrierOptions barrier(context_);
+      barrier.setTag(tag_++);
+      gloo::barrier(barrier);
+      const auto t0 = Clock::now();
+      gloo::AllreduceOptions options(context_);
+      options.setOutput(data.data(), data.size());
+      options.setReduceFunction(
+          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+      options.setTag(tag_++);
+      gloo::allreduce(options);
+      if (r >= kWarmup) seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    return seconds;
+  }
+
+ private:
+  std::shared_ptr<gloo::rendezvous::Context> context_;
+  uint32_t tag_ = 0;
+};
+
+// The same minimal loop through ergobench's Communicator (c10d for gloo): what the
+// adapter adds, without the task's fill and verify.
+std::vector<double> CommunicatorLoop(Communicator& comm, std::vector<float>& data) {
+  std::vector<double> seconds;
+  for (int r = 0; r < kWarmup + kRepetitions; ++r) {
+    if (!comm.Barrier().ok()) std::exit(1);
+    const auto t0 = Clock::now();
+    if (!comm.AllReduce(data.data(), data.size(), DType::kFloat32, ReduceOp::kSum).ok()) std::exit(1);
+    if (r >= kWarmup) seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  return seconds;
+}
+
+// The median latency the 0a task reports for one size, run through the Task interface.
+double HarnessMedian(Communicator& comm, int64_t elements) {
+  Benchmark b;
+  b.api_version = kApiVersion;
+  b.kind = kKind;
+  b.metadata.name = "overhead";
+  b.spec.task = "0a";
+  b.spec.workers = comm.world_size();
+  b.spec.backend = comm.backend();
+  b.spec.hyperparameters = {{"minElements", elements}, {"maxElements", elements}, {"sizes", 1},
+                            {"repetitions", kRepetitions}, {"warmup", kWarmup}};
+  ApplyDefaults(&b);
+  RunnerMetrics metrics({"overhead", "0a", comm.backend(), comm.rank(), comm.world_size()});
+  ProgressWriter progress("", comm.rank());
+  TaskContext context{b, comm, metrics, progress, ""};
+  auto task = CreateTask("0a");
+  auto outcome = (*task)->Run(context);
+  if (!outcome.ok()) {
+    std::fprintf(stderr, "harness failed: %s\n", outcome.status().ToString().c_str());
+    std::exit(1);
+  }
+  return outcome->figures.allreduce->min_latency_seconds;
+}
+
+int Main(int argc, char** argv) {
+  const std::string backend = argc > 1 ? argv[1] : "gloo";
+  std::unique_ptr<Communicator> comm;
+  std::unique_ptr<RawLoop> raw;
+  if (backend == "mpi") {
+    int size = 0;
+    comm = std::move(ConnectMpi(std::atoi(std::getenv("OMPI_COMM_WORLD_SIZE"))).value());
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    raw = std::make_unique<RawMpiLoop>();
+  } else {
+    RendezvousOptions options = *RendezvousFromEnv(ProcessEnv());
+    options.bind_address = "127.0.0.1";
+    auto connected = ConnectGloo(options);
+    if (!connected.ok()) {
+      std::fprintf(stderr, "%s\n", connected.status().ToString().c_str());
+      return 1;
+    }
+    comm = std::move(connected).value();
+    raw = std::make_unique<RawGlooLoop>(options.rank, options.world_size, argc > 2 ? argv[2] : "/tmp");
+  }
+
+  const std::vector<int64_t> sizes = {256, 4096, 65536, 262144, 1048576, 4194304, 16777216};
+  if (comm->rank() == 0) {
+    std::printf("all-reduce harness overhead: %s, %d ranks, float32, median of %d x %d repetitions\n",
+                backend.c_str(), comm->world_size(), kRounds, kRepetitions);
+    std::printf("%10s %12s %12s %12s %12s\n", "size", "raw", "communicator", "task 0a", "0a/raw");
+  }
+  double worst_large = 0;
+  for (int64_t elements : sizes) {
+    std::vector<double> raw_seconds;
+    std::vector<double> comm_seconds;
+    std::vector<double> harness_medians;
+    std::vector<float> data(static_cast<size_t>(elements), 1.0f);
+    for (int round = 0; round < kRounds; ++round) {
+      std::vector<double> r = raw->Run(data);
+      std::vector<double> c = CommunicatorLoop(*comm, data);
+      if (!comm->AllReduce(r.data(), r.size(), DType::kFloat64, ReduceOp::kMax).ok()) return 1;
+      if (!comm->AllReduce(c.data(), c.size(), DType::kFloat64, ReduceOp::kMax).ok()) return 1;
+      raw_seconds.insert(raw_seconds.end(), r.begin(), r.end());
+      comm_seconds.insert(comm_seconds.end(), c.begin(), c.end());
+      harness_medians.push_back(HarnessMedian(*comm, elements));
+    }
+    const double raw_median = Median(raw_seconds);
+    const double harness = Median(harness_medians);
+    const double ratio = harness / raw_median;
+    if (elements * 4 >= (1 << 20)) worst_large = std::max(worst_large, ratio);
+    if (comm->rank() == 0) {
+      std::printf("%10s %12s %12s %12s %12.3f\n", FormatBytes(static_cast<double>(elements * 4)).c_str(),
+                  FormatSeconds(raw_median).c_str(), FormatSeconds(Median(comm_seconds)).c_str(),
+                  FormatSeconds(harness).c_str(), ratio);
+      std::fflush(stdout);
+    }
+  }
+  if (comm->rank() == 0) {
+    std::printf("worst overhead at >= 1 MiB: %+.1f%% (target < 3%%)\n", (worst_large - 1) * 100);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace ergobench
+
+int main(int argc, char** argv) { return ergobench::Main(argc, argv); }
