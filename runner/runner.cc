@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -64,17 +65,33 @@ std::string HostName() {
   return host;
 }
 
-// Writes the result file in one go; it must exist whatever happens, since on Kubernetes
-// it is the only message that survives the pod.
-void WriteResult(const std::string& path, const RankResult& result) {
-  if (path.empty()) return;
-  const std::string text = SerializeRankResult(result);
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0 || write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-    std::cerr << "cannot write result file " << path << ": " << std::strerror(errno) << std::endl;
+// Writes the result file once, in one go, from whichever thread gets there first (the
+// main thread, or the stop watchdog). It must exist whatever happens: on Kubernetes it is
+// the only message that survives the pod.
+class ResultOnce {
+ public:
+  explicit ResultOnce(std::string path) : path_(std::move(path)) {}
+
+  // False when a result was already written; this one is then dropped.
+  bool Write(const RankResult& result) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (written_) return false;
+    written_ = true;
+    if (path_.empty()) return true;
+    const std::string text = SerializeRankResult(result);
+    const int fd = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+      std::cerr << "cannot write result file " << path_ << ": " << std::strerror(errno) << std::endl;
+    }
+    if (fd >= 0) close(fd);
+    return true;
   }
-  if (fd >= 0) close(fd);
-}
+
+ private:
+  std::mutex mutex_;
+  bool written_ = false;
+  std::string path_;
+};
 
 StatusOr<std::unique_ptr<Communicator>> Connect(const Benchmark& benchmark, const RunnerOptions& options) {
   const std::string& backend = benchmark.spec.backend;
@@ -147,18 +164,23 @@ int RunRunner(const RunnerOptions& options) {
   InstallStopHandlers();
   const int launch_rank = LaunchRank();
   if (!options.log_file.empty()) RedirectOutput(ExpandRank(options.log_file, launch_rank));
-  const std::string result_path = ExpandRank(options.result_file, launch_rank);
+  ResultOnce result_file(ExpandRank(options.result_file, launch_rank));
 
+  // What is known of this rank so far; a failure at any point reports it with the error.
   RankResult result;
   result.rank = launch_rank;
-  result.status = kRankFailed;
+  std::mutex result_mutex;  // the stop watchdog reads `result` from its thread
   auto fail = [&](const Status& status, int exit_code) {
-    result.status = status.code() == StatusCode::kCancelled ? kRankCancelled : kRankFailed;
-    result.error = status.message();
-    result.summary = "rank " + std::to_string(result.rank) + " " + result.status + ": " +
-                     result.error.substr(0, result.error.find('\n'));
-    WriteResult(result_path, result);
-    std::cout << result.summary << std::endl;
+    RankResult failed;
+    {
+      std::lock_guard<std::mutex> lock(result_mutex);
+      failed = result;
+    }
+    failed.status = status.code() == StatusCode::kCancelled ? kRankCancelled : kRankFailed;
+    failed.error = status.message();
+    failed.summary = "rank " + std::to_string(failed.rank) + " " + failed.status + ": " +
+                     failed.error.substr(0, failed.error.find('\n'));
+    if (result_file.Write(failed)) std::cout << failed.summary << std::endl;
     return status.code() == StatusCode::kCancelled && StopSignal() != 0 ? 128 + StopSignal() : exit_code;
   };
 
@@ -206,8 +228,11 @@ int RunRunner(const RunnerOptions& options) {
   StatusOr<std::unique_ptr<Communicator>> communicator = Connect(benchmark, options);
   if (!communicator.ok()) return fail(communicator.status(), kExitFailed);
   watchdog.MarkConnected();
-  result.rank = (*communicator)->rank();
-  result.figures.init_seconds = std::chrono::duration<double>(Clock::now() - process_start).count();
+  {
+    std::lock_guard<std::mutex> lock(result_mutex);
+    result.rank = (*communicator)->rank();
+    result.figures.init_seconds = std::chrono::duration<double>(Clock::now() - process_start).count();
+  }
   Log(result.rank, "joined " + std::to_string((*communicator)->world_size()) + " ranks over " + benchmark.spec.backend +
                        " in " + FormatSeconds(result.figures.init_seconds) + "; " +
                        std::to_string(threads) + " threads");
@@ -216,14 +241,14 @@ int RunRunner(const RunnerOptions& options) {
   StatusOr<TaskOutcome> outcome = (*task)->Run(context);
   if (!outcome.ok()) return fail(outcome.status(), kExitFailed);
 
-  const double init_seconds = result.figures.init_seconds;
-  result.figures = outcome->figures;
-  result.figures.init_seconds = init_seconds;
-  result.status = kRankSucceeded;
-  result.summary = "rank " + std::to_string(result.rank) + " succeeded: " + outcome->summary;
-  WriteResult(result_path, result);
+  RankResult succeeded = result;
+  succeeded.figures = outcome->figures;
+  succeeded.figures.init_seconds = result.figures.init_seconds;
+  succeeded.status = kRankSucceeded;
+  succeeded.summary = "rank " + std::to_string(result.rank) + " succeeded: " + outcome->summary;
+  if (!result_file.Write(succeeded)) return 128 + StopSignal();  // the watchdog reported a stop first
   progress.ReportStage("done");
-  std::cout << result.summary << std::endl;
+  std::cout << succeeded.summary << std::endl;
   return kExitOk;
 }
 

@@ -231,8 +231,9 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  // mpirun has gone; its ranks were in its group and get no chance to linger.
-  stop_all(SIGKILL);
+  // mpirun has gone, but a rank it started may linger in its process group. (A gloo rank
+  // starts nothing, and its reaped PID must not be signalled again.)
+  if (benchmark.spec.backend == "mpi") stop_all(SIGKILL);
 
   std::vector<RankResult> ranks = CollectResults(benchmark, dir, launcher_exit_code, exited_unasked);
   report.outcome = AggregateRankResults(ranks, *benchmark.spec.workers);
