@@ -141,6 +141,26 @@ int64_t FirstMismatch(const void* data, size_t count, DType dtype, int world_siz
   return -1;
 }
 
+int64_t VerifyAndRefill(void* data, size_t count, DType dtype, int world_size, int rank) {
+  if (dtype == DType::kFloat32) {
+    auto* p = static_cast<float*>(data);
+    float expected[7];
+    float input[7];
+    for (size_t j = 0; j < 7; ++j) {
+      expected[j] = static_cast<float>(ExpectedSum(dtype, world_size, j));
+      input[j] = static_cast<float>(InputValue(dtype, rank, j));
+    }
+    for (size_t i = 0; i < count; ++i) {
+      if (p[i] != expected[i % 7]) return static_cast<int64_t>(i);
+      p[i] = input[i % 7];
+    }
+    return -1;
+  }
+  const int64_t bad = FirstMismatch(data, count, dtype, world_size);
+  if (bad < 0) FillInput(data, count, dtype, rank);
+  return bad;
+}
+
 std::string SweepTableCsv(const std::vector<SizeStats>& rows, const std::string& dtype) {
   std::string out = "elements,bytes,dtype,repetitions,min_seconds,median_seconds,max_seconds,"
                     "algbw_bytes_per_second,busbw_bytes_per_second\n";
@@ -207,21 +227,21 @@ class AllreduceSweepTask : public Task {
     for (size_t index = 0; index < sizes.size(); ++index) {
       RETURN_IF_ERROR(AgreeToContinue(comm));
       const size_t count = static_cast<size_t>(sizes[index]);
+      // Every result is checked, and the check refills the input for the next repetition.
+      FillInput(data, count, dtype, comm.rank());
       for (int w = 0; w < warmup; ++w) {
-        FillInput(data, count, dtype, comm.rank());
         RETURN_IF_ERROR(comm.AllReduce(data, count, dtype, ReduceOp::kSum));
-        RETURN_IF_ERROR(Verify(data, count, dtype, comm.world_size()));
+        RETURN_IF_ERROR(VerifyAndRefill(data, count, dtype, comm));
       }
       std::vector<double> seconds;
       for (int r = 0; r < repetitions; ++r) {
-        FillInput(data, count, dtype, comm.rank());
         RETURN_IF_ERROR(comm.Barrier());
         const auto t0 = Clock::now();
         RETURN_IF_ERROR(comm.AllReduce(data, count, dtype, ReduceOp::kSum));
         const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
         seconds.push_back(elapsed);
         communication_seconds += elapsed;
-        RETURN_IF_ERROR(Verify(data, count, dtype, comm.world_size()));
+        RETURN_IF_ERROR(VerifyAndRefill(data, count, dtype, comm));
       }
       context.metrics.AddPhaseSeconds("communication", Sum(seconds));
       // A collective has finished when its slowest rank has.
@@ -260,14 +280,14 @@ class AllreduceSweepTask : public Task {
     return Status::Ok();
   }
 
-  static Status Verify(const void* data, size_t count, DType dtype, int world_size) {
-    const int64_t bad = FirstMismatch(data, count, dtype, world_size);
+  static Status VerifyAndRefill(void* data, size_t count, DType dtype, const Communicator& comm) {
+    const int64_t bad = ergobench::VerifyAndRefill(data, count, dtype, comm.world_size(), comm.rank());
     if (bad < 0) return Status::Ok();
     char message[256];
     std::snprintf(message, sizeof message,
                   "wrong all-reduce result: %zu %s elements, element %lld is %g but the sum over %d ranks is %g",
                   count, DTypeName(dtype), static_cast<long long>(bad), ElementAsDouble(data, dtype, bad),
-                  world_size, ExpectedSum(dtype, world_size, static_cast<size_t>(bad)));
+                  comm.world_size(), ExpectedSum(dtype, comm.world_size(), static_cast<size_t>(bad)));
     return Status::Internal(message);
   }
 

@@ -42,6 +42,10 @@ void FillInput(void* data, size_t count, DType dtype, int rank);
 double ExpectedSum(DType dtype, int world_size, size_t index);
 // The first index whose value differs from ExpectedSum, or -1.
 int64_t FirstMismatch(const void* data, size_t count, DType dtype, int world_size);
+// FirstMismatch and FillInput in one pass over the buffer: between timed repetitions
+// every extra pass evicts the library's own buffers from cache and slows the next one.
+// Stops refilling at the first mismatch.
+int64_t VerifyAndRefill(void* data, size_t count, DType dtype, int world_size, int rank);
 double ElementAsDouble(const void* data, DType dtype, size_t index);
 
 // IEEE binary16 conversions, for float16 buffers without a compiler extension.

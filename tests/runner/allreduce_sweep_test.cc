@@ -73,6 +73,38 @@ TEST(VerifyTest, ExactSumsPassAndCorruptionIsFound) {
   EXPECT_EQ(FirstMismatch(isum.data(), isum.size(), DType::kInt64, 5), -1);
 }
 
+TEST(VerifyTest, VerifyAndRefillRestoresTheInput) {
+  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt64}) {
+    const size_t count = 100;
+    std::vector<std::byte> sum(count * DTypeSize(dtype));
+    // The sum over 3 ranks of their inputs, built from the inputs themselves.
+    std::vector<double> total(count, 0);
+    std::vector<std::byte> input(sum.size());
+    for (int rank = 0; rank < 3; ++rank) {
+      FillInput(input.data(), count, dtype, rank);
+      for (size_t i = 0; i < count; ++i) total[i] += ElementAsDouble(input.data(), dtype, i);
+    }
+    FillInput(sum.data(), count, dtype, 0);  // any buffer of the right type
+    for (size_t i = 0; i < count; ++i) ASSERT_EQ(total[i], ExpectedSum(dtype, 3, i)) << DTypeName(dtype);
+    // Write the expected sums in the buffer's type, then verify-and-refill as rank 1.
+    std::vector<std::byte> expected(sum.size());
+    for (size_t i = 0; i < count; ++i) {
+      const double v = ExpectedSum(dtype, 3, i);
+      switch (dtype) {
+        case DType::kFloat32: reinterpret_cast<float*>(expected.data())[i] = static_cast<float>(v); break;
+        case DType::kFloat64: reinterpret_cast<double*>(expected.data())[i] = v; break;
+        case DType::kFloat16: reinterpret_cast<uint16_t*>(expected.data())[i] = FloatToHalf(static_cast<float>(v)); break;
+        case DType::kInt64: reinterpret_cast<int64_t*>(expected.data())[i] = static_cast<int64_t>(v); break;
+      }
+    }
+    EXPECT_EQ(VerifyAndRefill(expected.data(), count, dtype, 3, 1), -1) << DTypeName(dtype);
+    FillInput(input.data(), count, dtype, 1);
+    EXPECT_EQ(expected, input) << DTypeName(dtype) << ": the buffer holds rank 1's input again";
+    // A wrong element is found, and refilling stops there.
+    EXPECT_EQ(VerifyAndRefill(expected.data(), count, dtype, 3, 1), 0) << DTypeName(dtype);
+  }
+}
+
 TEST(VerifyTest, Float16SumsStayExactUpTo1024Ranks) {
   const int world = 1024;
   std::vector<uint16_t> input(64);
