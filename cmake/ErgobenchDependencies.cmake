@@ -1,6 +1,7 @@
 # Finds every third-party dependency once, as imported targets. All come from Debian
 # packages (scripts/install-deps.sh).
 find_package(Threads REQUIRED)
+find_package(ZLIB REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(prometheus-cpp REQUIRED COMPONENTS core)

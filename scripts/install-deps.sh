@@ -8,7 +8,8 @@ packages=(
   libtorch-dev libgloo-dev
   libopenmpi-dev openmpi-bin
   libcpprest-dev nlohmann-json3-dev libyaml-cpp-dev prometheus-cpp-dev libcivetweb-dev
-  libgtest-dev libgmock-dev libcli11-dev
+  libgtest-dev libgmock-dev libcli11-dev zlib1g-dev
+  dataset-fashion-mnist
   python3 procps curl
 )
 

@@ -1,0 +1,34 @@
+#include "runner/metrics/mllog.h"
+
+namespace ergobench {
+
+MlLog::MlLog(const std::string& path, WallClock clock) : clock_(std::move(clock)) {
+  if (!clock_) {
+    clock_ = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+  if (!path.empty()) out_.open(path, std::ios::app);
+}
+
+std::string MlLog::Line(int64_t time_ms, const std::string& event_type, const std::string& key,
+                        const nlohmann::json& value, const nlohmann::json& metadata) {
+  nlohmann::json event = {{"namespace", ""}, {"time_ms", time_ms}, {"event_type", event_type},
+                          {"key", key},      {"value", value},     {"metadata", metadata}};
+  return ":::MLLOG " + event.dump();
+}
+
+void MlLog::Write(const std::string& event_type, const std::string& key, const nlohmann::json& value,
+                  const nlohmann::json& metadata) {
+  if (!out_.is_open()) return;
+  out_ << Line(clock_(), event_type, key, value, metadata) << std::endl;
+}
+
+void MlLog::Point(const std::string& key, const nlohmann::json& value, nlohmann::json metadata) {
+  Write("POINT_IN_TIME", key, value, metadata);
+}
+void MlLog::Start(const std::string& key, nlohmann::json metadata) { Write("INTERVAL_START", key, nullptr, metadata); }
+void MlLog::Stop(const std::string& key, nlohmann::json metadata) { Write("INTERVAL_END", key, nullptr, metadata); }
+
+}  // namespace ergobench

@@ -1,0 +1,39 @@
+// MlLog writes MLPerf-style ":::MLLOG {...}" lines, one file per rank, with the mlcommons
+// logging keys (init_start, run_start, epoch_start, eval_accuracy, run_stop, ...), so that
+// a run can be checked with the MLPerf tooling and compared with MLPerf submissions.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ergobench {
+
+class MlLog {
+ public:
+  using WallClock = std::function<int64_t()>;  // milliseconds since the epoch
+
+  // An empty path writes nothing.
+  explicit MlLog(const std::string& path, WallClock clock = {});
+
+  void Point(const std::string& key, const nlohmann::json& value, nlohmann::json metadata = nlohmann::json::object());
+  void Start(const std::string& key, nlohmann::json metadata = nlohmann::json::object());
+  void Stop(const std::string& key, nlohmann::json metadata = nlohmann::json::object());
+
+  // The line for one event, without writing it.
+  static std::string Line(int64_t time_ms, const std::string& event_type, const std::string& key,
+                          const nlohmann::json& value, const nlohmann::json& metadata);
+
+ private:
+  void Write(const std::string& event_type, const std::string& key, const nlohmann::json& value,
+             const nlohmann::json& metadata);
+
+  std::ofstream out_;
+  WallClock clock_;
+};
+
+}  // namespace ergobench

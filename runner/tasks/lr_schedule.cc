@@ -1,0 +1,36 @@
+#include "runner/tasks/lr_schedule.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ergobench {
+
+LrSchedule::LrSchedule(double base_lr, int world_size, double plateau_factor, int plateau_patience)
+    : base_lr_(base_lr),
+      target_lr_(base_lr * world_size),
+      warmup_epochs_(std::log2(static_cast<double>(world_size))),
+      factor_(plateau_factor),
+      patience_(plateau_patience),
+      best_loss_(std::numeric_limits<double>::infinity()) {}
+
+double LrSchedule::At(double epoch_progress) const {
+  double lr = target_lr_;
+  if (epoch_progress < warmup_epochs_) {
+    lr = base_lr_ + (target_lr_ - base_lr_) * epoch_progress / warmup_epochs_;
+  }
+  return lr * multiplier_;
+}
+
+bool LrSchedule::OnValidationLoss(double loss) {
+  if (loss < best_loss_) {
+    best_loss_ = loss;
+    bad_epochs_ = 0;
+    return false;
+  }
+  if (++bad_epochs_ < patience_) return false;
+  multiplier_ *= factor_;
+  bad_epochs_ = 0;
+  return true;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,34 @@
+// The learning-rate schedule of MLBench's reference recipes (tasks 1a and 2a): the base
+// rate is scaled linearly to base·k over the first log2(k) epochs (per step, Goyal et al.'s
+// gradual warm-up), then divided by 10 each time the validation loss fails to improve for
+// `patience` consecutive epochs.
+#pragma once
+
+#include <cstdint>
+
+namespace ergobench {
+
+class LrSchedule {
+ public:
+  LrSchedule(double base_lr, int world_size, double plateau_factor = 0.1, int plateau_patience = 2);
+
+  // The rate `epoch_progress` epochs into training (2.5: halfway through the third epoch).
+  double At(double epoch_progress) const;
+  // Feeds one epoch's validation loss; returns true when the rate was reduced.
+  bool OnValidationLoss(double loss);
+
+  double warmup_epochs() const { return warmup_epochs_; }
+  double plateau_multiplier() const { return multiplier_; }
+
+ private:
+  double base_lr_;
+  double target_lr_;
+  double warmup_epochs_;
+  double factor_;
+  int patience_;
+  double multiplier_ = 1.0;
+  double best_loss_;
+  int bad_epochs_ = 0;
+};
+
+}  // namespace ergobench

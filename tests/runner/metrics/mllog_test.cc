@@ -1,0 +1,41 @@
+#include "runner/metrics/mllog.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace ergobench {
+namespace {
+
+TEST(MlLogTest, WritesMlperfLines) {
+  const std::string path = ::testing::TempDir() + "/mllog.txt";
+  std::remove(path.c_str());
+  {
+    int64_t now = 1000;
+    MlLog log(path, [&now] { return now++; });
+    log.Start("run_start");
+    log.Point("eval_accuracy", 0.81, {{"epoch_num", 3}});
+    log.Stop("run_stop", {{"status", "success"}});
+  }
+  std::ifstream in(path);
+  std::string line;
+  std::vector<nlohmann::json> events;
+  while (std::getline(in, line)) {
+    ASSERT_EQ(line.rfind(":::MLLOG ", 0), 0u) << line;
+    events.push_back(nlohmann::json::parse(line.substr(9)));
+  }
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0]["event_type"], "INTERVAL_START");
+  EXPECT_EQ(events[0]["key"], "run_start");
+  EXPECT_EQ(events[0]["time_ms"], 1000);
+  EXPECT_EQ(events[1]["event_type"], "POINT_IN_TIME");
+  EXPECT_EQ(events[1]["value"], 0.81);
+  EXPECT_EQ(events[1]["metadata"]["epoch_num"], 3);
+  EXPECT_EQ(events[2]["key"], "run_stop");
+  EXPECT_EQ(events[2]["metadata"]["status"], "success");
+  EXPECT_EQ(events[2]["namespace"], "");
+}
+
+}  // namespace
+}  // namespace ergobench

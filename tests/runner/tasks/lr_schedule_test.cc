@@ -1,0 +1,43 @@
+#include "runner/tasks/lr_schedule.h"
+
+#include <gtest/gtest.h>
+
+namespace ergobench {
+namespace {
+
+TEST(LrScheduleTest, WarmupForOneTwoAndFourWorkers) {
+  // k = 1: no warm-up, 0.02 throughout.
+  LrSchedule one(0.02, 1);
+  EXPECT_DOUBLE_EQ(one.At(0), 0.02);
+  EXPECT_DOUBLE_EQ(one.At(10), 0.02);
+  // k = 2: 0.02 -> 0.04 over log2(2) = 1 epoch.
+  LrSchedule two(0.02, 2);
+  EXPECT_DOUBLE_EQ(two.At(0), 0.02);
+  EXPECT_DOUBLE_EQ(two.At(0.5), 0.03);
+  EXPECT_DOUBLE_EQ(two.At(1), 0.04);
+  EXPECT_DOUBLE_EQ(two.At(50), 0.04);
+  // k = 4: 0.02 -> 0.08 over 2 epochs.
+  LrSchedule four(0.02, 4);
+  EXPECT_DOUBLE_EQ(four.warmup_epochs(), 2);
+  EXPECT_DOUBLE_EQ(four.At(0), 0.02);
+  EXPECT_DOUBLE_EQ(four.At(1), 0.05);
+  EXPECT_DOUBLE_EQ(four.At(2), 0.08);
+  EXPECT_DOUBLE_EQ(four.At(3), 0.08);
+}
+
+TEST(LrScheduleTest, PlateauDividesByTenAfterTwoEpochsWithoutImprovement) {
+  LrSchedule s(0.02, 4);
+  EXPECT_FALSE(s.OnValidationLoss(1.0));
+  EXPECT_FALSE(s.OnValidationLoss(0.9));
+  EXPECT_FALSE(s.OnValidationLoss(0.95));  // one bad epoch
+  EXPECT_TRUE(s.OnValidationLoss(0.9));    // two: not strictly better than 0.9
+  EXPECT_DOUBLE_EQ(s.At(10), 0.008);
+  EXPECT_FALSE(s.OnValidationLoss(0.8));   // improvement resets the count
+  EXPECT_FALSE(s.OnValidationLoss(0.85));
+  EXPECT_TRUE(s.OnValidationLoss(0.81));
+  EXPECT_NEAR(s.At(10), 0.0008, 1e-15);
+  EXPECT_NEAR(s.At(1), 0.05 * 0.01, 1e-15);  // the plateau also scales a warm-up in progress
+}
+
+}  // namespace
+}  // namespace ergobench
