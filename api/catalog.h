@@ -36,6 +36,7 @@ struct TaskDef {
   int64_t default_max_epochs = 0;
   std::vector<std::string> backends;
   std::vector<std::string> dataset_sources;  // the first is the default
+  std::string default_dataset_path;          // for source "path", where a Debian package puts it
   std::vector<HyperparameterDef> hyperparameters;
 
   const HyperparameterDef* FindHyperparameter(std::string_view name) const;

@@ -19,6 +19,7 @@ void ApplyDefaults(Benchmark* benchmark) {
   if (spec.dataset.source.empty() && !task->dataset_sources.empty()) {
     spec.dataset.source = task->dataset_sources.front();
   }
+  if (spec.dataset.source == "path" && spec.dataset.path.empty()) spec.dataset.path = task->default_dataset_path;
   if (spec.hyperparameters.is_object()) {
     for (const HyperparameterDef& h : task->hyperparameters) {
       if (!spec.hyperparameters.contains(h.name)) spec.hyperparameters[h.name] = h.default_value;

@@ -29,6 +29,7 @@
 #include "runner/dist/gloo_communicator.h"
 #include "runner/dist/mpi_communicator.h"
 #include "runner/dist/rendezvous_env.h"
+#include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
 #include "runner/tasks/task.h"
@@ -129,7 +130,8 @@ double HarnessMedian(Communicator& comm, int64_t elements) {
   ApplyDefaults(&b);
   RunnerMetrics metrics({"overhead", "0a", comm.backend(), comm.rank(), comm.world_size()});
   ProgressWriter progress("", comm.rank());
-  TaskContext context{b, comm, metrics, progress, ""};
+  MlLog mllog("");
+  TaskContext context{b, comm, metrics, progress, "", mllog};
   auto task = CreateTask("0a");
   auto outcome = (*task)->Run(context);
   if (!outcome.ok()) {

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
       ->envname("ERGOBENCH_OUTPUT_DIR");
   app.add_option("--progress-file", options.progress_file, "append progress events here; {rank} is replaced");
   app.add_option("--log-file", options.log_file, "send stdout and stderr here; {rank} is replaced");
+  app.add_option("--mllog-file", options.mllog_file, "write MLPerf :::MLLOG lines here; {rank} is replaced")
+      ->envname("ERGOBENCH_MLLOG_FILE");
   app.add_option("--metrics-port", options.metrics_port, "Prometheus /metrics and /healthz port; -1 disables, 0 picks")
       ->envname("ERGOBENCH_METRICS_PORT");
   app.add_flag("--metrics-port-per-rank", options.metrics_port_per_rank, "serve on metrics-port + rank");

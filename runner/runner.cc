@@ -25,6 +25,7 @@
 #include "runner/dist/rendezvous_env.h"
 #include "runner/environment.h"
 #include "runner/metrics/metrics_server.h"
+#include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
 #include "runner/stop_signal.h"
@@ -165,6 +166,8 @@ int RunRunner(const RunnerOptions& options) {
   const int launch_rank = LaunchRank();
   if (!options.log_file.empty()) RedirectOutput(ExpandRank(options.log_file, launch_rank));
   ResultOnce result_file(ExpandRank(options.result_file, launch_rank));
+  MlLog mllog(ExpandRank(options.mllog_file, launch_rank));
+  mllog.Start("init_start");
 
   // What is known of this rank so far; a failure at any point reports it with the error.
   RankResult result;
@@ -237,7 +240,7 @@ int RunRunner(const RunnerOptions& options) {
                        " in " + FormatSeconds(result.figures.init_seconds) + "; " +
                        std::to_string(threads) + " threads");
 
-  TaskContext context{benchmark, **communicator, metrics, progress, options.output_dir};
+  TaskContext context{benchmark, **communicator, metrics, progress, options.output_dir, mllog};
   StatusOr<TaskOutcome> outcome = (*task)->Run(context);
   if (!outcome.ok()) return fail(outcome.status(), kExitFailed);
 

@@ -14,6 +14,7 @@ struct RunnerOptions {
   std::string result_file;
   std::string progress_file;
   std::string log_file;
+  std::string mllog_file;
   std::string output_dir;
   int metrics_port = 9400;  // -1 disables metrics, 0 picks a free port
   bool metrics_port_per_rank = false;  // serve on metrics_port + rank (several ranks on one host)

@@ -16,6 +16,7 @@ std::vector<std::string> RunnerArgs(const Benchmark& benchmark, const LaunchPlan
       "--config", plan.config_path,
       "--result-file", RankPath(plan.results_dir, "{rank}", ".json"),
       "--progress-file", RankPath(plan.results_dir, "{rank}", ".progress"),
+      "--mllog-file", RankPath(plan.results_dir, "{rank}", ".mllog"),
       "--output-dir", plan.results_dir,
       "--metrics-bind", "127.0.0.1",
       "--metrics-port", std::to_string(plan.metrics_port),

@@ -13,6 +13,7 @@
 namespace ergobench {
 
 class Communicator;
+class MlLog;
 class ProgressWriter;
 class RunnerMetrics;
 
@@ -22,6 +23,7 @@ struct TaskContext {
   RunnerMetrics& metrics;
   ProgressWriter& progress;
   std::string output_dir;  // where rank 0 writes tables; may be empty
+  MlLog& mllog;            // this rank's ":::MLLOG" lines; init_start is already logged
 };
 
 struct TaskOutcome {

@@ -42,7 +42,7 @@ TEST(LocalLaunchTest, GlooStartsOneRunnerPerRank) {
   ASSERT_EQ(specs.size(), 3u);
   EXPECT_EQ(Join(specs[2].argv),
             "/opt/ergobench-runner --config out/t/benchmark.json --result-file out/t/rank-{rank}.json "
-            "--progress-file out/t/rank-{rank}.progress --output-dir out/t --metrics-bind 127.0.0.1 "
+            "--progress-file out/t/rank-{rank}.progress --mllog-file out/t/rank-{rank}.mllog --output-dir out/t --metrics-bind 127.0.0.1 "
             "--metrics-port 19400 --rendezvous-timeout 30.000000 --stop-grace 5.000000 --ranks-per-host 3 "
             "--metrics-port-per-rank --bind-address 127.0.0.1");
   EXPECT_EQ(specs[2].env, (std::vector<std::pair<std::string, std::string>>{

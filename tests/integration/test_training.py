@@ -1,0 +1,79 @@
+"""Training tasks end to end on real data: fmnist on Debian's Fashion-MNIST reaches its
+goal over gloo, and a fixed seed gives the same accuracy curve twice."""
+
+import json
+import os
+import unittest
+
+from harness import ErgobenchTestCase
+
+FASHION_MNIST = "/usr/share/datasets/fashion-mnist"
+
+
+def training_yaml(name, workers=2, backend="gloo", max_epochs=3, **hyperparameters):
+    lines = [
+        "apiVersion: ergobench.io/v1alpha1",
+        "kind: Benchmark",
+        f"metadata: {{name: {name}}}",
+        "spec:",
+        "  task: fmnist",
+        f"  workers: {workers}",
+        f"  backend: {backend}",
+        f"  maxEpochs: {max_epochs}",
+    ]
+    if hyperparameters:
+        lines.append("  hyperparameters:")
+        lines += [f"    {k}: {v}" for k, v in hyperparameters.items()]
+    return "\n".join(lines) + "\n"
+
+
+def mllog(path):
+    with open(path) as f:
+        return [json.loads(line[len(":::MLLOG "):]) for line in f if line.startswith(":::MLLOG ")]
+
+
+@unittest.skipUnless(os.path.isdir(FASHION_MNIST), "dataset-fashion-mnist is not installed")
+class FmnistTest(ErgobenchTestCase):
+
+    def test_reaches_its_goal_over_gloo(self):
+        path = self.write("f.yaml", training_yaml("fmnist-k2"))
+        run = self.ergobench("run", "-q", path, timeout=600)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        status = self.read_json(os.path.join(self.results("fmnist-k2"), "benchmark.json"))["status"]
+        results = status["results"]
+        self.assertTrue(results["goalReached"], results)
+        self.assertLessEqual(results["epochs"], 3)
+        self.assertGreater(results["timeToAccuracySeconds"], 0)
+        self.assertLessEqual(results["timeToAccuracySeconds"], results["runSeconds"])
+        self.assertGreater(results["samplesPerSecond"], 0)
+        self.assertGreater(results["communicationRatio"], 0)
+        self.assertLess(results["communicationRatio"], 1)
+        for phase in ("data", "forward", "backward", "optimizer", "communication", "eval"):
+            self.assertGreater(results["phaseSeconds"][phase], 0, phase)
+
+        events = mllog(os.path.join(self.results("fmnist-k2"), "rank-0.mllog"))
+        keys = [e["key"] for e in events]
+        for key in ("init_start", "init_stop", "run_start", "epoch_start", "epoch_stop", "eval_accuracy", "run_stop"):
+            self.assertIn(key, keys)
+        self.assertLess(keys.index("init_stop"), keys.index("run_start"))
+        run_stop = next(e for e in events if e["key"] == "run_stop")
+        self.assertEqual(run_stop["metadata"]["status"], "success")
+        accuracies = [e["value"] for e in events if e["key"] == "eval_accuracy"]
+        self.assertGreaterEqual(accuracies[-1], 0.85)
+        self.assertEqual(len(accuracies), results["epochs"])
+
+    def test_same_seed_same_curve(self):
+        curves = []
+        for attempt in range(2):
+            name = f"det-{attempt}"
+            path = self.write(f"{name}.yaml", training_yaml(name, max_epochs=2, trainSamples=4096))
+            run = self.ergobench("run", "-q", path, timeout=600)
+            self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+            events = mllog(os.path.join(self.results(name), "rank-0.mllog"))
+            curves.append([e["value"] for e in events if e["key"] == "eval_accuracy"])
+        self.assertEqual(len(curves[0]), 2)
+        self.assertEqual(curves[0], curves[1])
+
+
+if __name__ == "__main__":
+    unittest.main()
