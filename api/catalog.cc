@@ -25,8 +25,8 @@ std::vector<TaskDef> BuildCatalog() {
   };
   tasks.push_back(std::move(allreduce));
 
-  // The recipe shared by the image-classification tasks; each task sets its own values.
-  auto image_recipe = [](int64_t batch, double lr, double momentum, bool nesterov, double weight_decay) {
+  // The synchronous-SGD recipe every training task shares; each sets its own values.
+  auto sgd_recipe = [](int64_t batch, double lr, double momentum, bool nesterov, double weight_decay) {
     return std::vector<HyperparameterDef>{
         {"batchSize", ParamType::kInteger, batch, 1, 65536, {}, "samples per worker per step"},
         {"learningRate", ParamType::kNumber, lr, 0, 100, {}, "base rate, scaled linearly to k times over log2(k) epochs"},
@@ -35,7 +35,6 @@ std::vector<TaskDef> BuildCatalog() {
         {"weightDecay", ParamType::kNumber, weight_decay, 0, 1, {}, "L2 weight decay"},
         {"plateauFactor", ParamType::kNumber, 0.1, 0, 1, {}, "learning-rate factor on a validation-loss plateau"},
         {"plateauPatience", ParamType::kInteger, 2, 1, 1000, {}, "epochs without a better validation loss"},
-        {"augment", ParamType::kBoolean, true, std::nullopt, std::nullopt, {}, "random crop and flip (CIFAR only)"},
         {"seed", ParamType::kInteger, 42, 0, 2147483647, {}, "initialisation, shuffling and augmentation"},
         {"warmupSteps", ParamType::kInteger, 20, 0, 1000000, {}, "steps left out of the throughput window"},
         {"trainSamples", ParamType::kInteger, 0, 0, 1e9, {}, "use only the first N training samples (0: all)"},
@@ -54,7 +53,10 @@ std::vector<TaskDef> BuildCatalog() {
   resnet.default_max_epochs = 164;
   resnet.backends = {"gloo", "mpi", "nccl"};
   resnet.dataset_sources = {"path", "synthetic"};
-  resnet.hyperparameters = image_recipe(128, 0.02, 0.9, true, 1e-4);
+  const HyperparameterDef augment = {"augment", ParamType::kBoolean, true, std::nullopt, std::nullopt, {},
+                                     "random crop and flip (CIFAR only)"};
+  resnet.hyperparameters = sgd_recipe(128, 0.02, 0.9, true, 1e-4);
+  resnet.hyperparameters.push_back(augment);
   tasks.push_back(std::move(resnet));
 
   // A small CNN on the real Fashion-MNIST, from Debian's dataset-fashion-mnist: time to
@@ -71,8 +73,29 @@ std::vector<TaskDef> BuildCatalog() {
   fmnist.backends = {"gloo", "mpi", "nccl"};
   fmnist.dataset_sources = {"path", "synthetic"};
   fmnist.default_dataset_path = "/usr/share/datasets/fashion-mnist";
-  fmnist.hyperparameters = image_recipe(64, 0.05, 0.9, true, 5e-4);
+  fmnist.hyperparameters = sgd_recipe(64, 0.05, 0.9, true, 5e-4);
+  fmnist.hyperparameters.push_back(augment);
   tasks.push_back(std::move(fmnist));
+
+  // MLBench task 2a: L2-regularised logistic regression on epsilon (libsvm format).
+  TaskDef logreg;
+  logreg.id = "2a";
+  logreg.title = "Logistic regression on epsilon";
+  logreg.origin = "MLBench task 2a";
+  logreg.trains = true;
+  logreg.goal_metric = "accuracy";
+  logreg.reference_target = 0.89;
+  logreg.light_target = 0.80;
+  logreg.default_max_epochs = 20;
+  logreg.backends = {"gloo", "mpi", "nccl"};
+  logreg.dataset_sources = {"path", "synthetic"};
+  logreg.hyperparameters = sgd_recipe(128, 4.0, 0.0, false, 2.5e-6);
+  logreg.hyperparameters.push_back({"trainFile", ParamType::kString, "epsilon_normalized", std::nullopt,
+                                    std::nullopt, {}, "training file under dataset.path"});
+  logreg.hyperparameters.push_back({"testFile", ParamType::kString, "epsilon_normalized.t", std::nullopt,
+                                    std::nullopt, {}, "test file under dataset.path"});
+  logreg.hyperparameters.push_back({"features", ParamType::kInteger, 2000, 1, 1e8, {}, "feature count"});
+  tasks.push_back(std::move(logreg));
 
   return tasks;
 }

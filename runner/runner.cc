@@ -206,7 +206,9 @@ int RunRunner(const RunnerOptions& options) {
   const CpuBudget budget = ReadCpuBudget();
   const int threads = options.threads > 0 ? options.threads : ThreadsPerRank(budget, options.ranks_per_host);
   at::set_num_threads(threads);
-  result.environment = DescribeEnvironment({budget, threads, benchmark.spec.backend, 0});
+  const nlohmann::json& seed = benchmark.spec.hyperparameters.value("seed", nlohmann::json(0));
+  result.environment =
+      DescribeEnvironment({budget, threads, benchmark.spec.backend, seed.is_number_integer() ? seed.get<int64_t>() : 0});
 
   RunnerMetrics metrics({benchmark.metadata.name, benchmark.spec.task, benchmark.spec.backend, launch_rank,
                          static_cast<int>(*benchmark.spec.workers)});

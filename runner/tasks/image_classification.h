@@ -9,9 +9,25 @@
 #include <memory>
 #include <string>
 
+#include "runner/data/image_dataset.h"
+#include "runner/data/shard.h"
 #include "runner/tasks/task.h"
 
 namespace ergobench {
+
+struct Normalization {
+  float mean[3];
+  float std[3];
+};
+
+// Turns uint8 samples into a normalised float NCHW batch, with CIFAR's random crop of the
+// 4-pixel zero-padded image and horizontal flip when `augment` is given. Plain loops: this
+// is the data path, and it must stay far from being the bottleneck (bench/data_path).
+void FillImageBatch(const ImageDataset& data, const Normalization& norm, const int64_t* indices, int64_t n,
+                    SplitMix64* augment, float* out_images, int64_t* out_labels);
+
+// Random pixels and labels of the given shape, for throughput-only runs.
+ImageDataset SyntheticImages(int64_t count, int64_t channels, int64_t side, int64_t classes, uint64_t seed);
 
 // `model`: "resnet20" or "small_cnn".
 std::unique_ptr<Task> NewImageClassificationTask(const std::string& model);

@@ -1,5 +1,6 @@
 #include "runner/tasks/allreduce_sweep.h"
 #include "runner/tasks/image_classification.h"
+#include "runner/tasks/logistic_regression.h"
 #include "runner/tasks/task.h"
 
 namespace ergobench {
@@ -8,6 +9,7 @@ StatusOr<std::unique_ptr<Task>> CreateTask(const std::string& id) {
   if (id == "0a") return NewAllreduceSweepTask();
   if (id == "1a") return NewImageClassificationTask("resnet20");
   if (id == "fmnist") return NewImageClassificationTask("small_cnn");
+  if (id == "2a") return NewLogisticRegressionTask();
   return Status::Unimplemented("this runner has no implementation of task \"" + id + "\"");
 }
 

@@ -55,9 +55,9 @@ TEST(ValidationTest, Name) {
 TEST(ValidationTest, Task) {
   Benchmark b = Valid();
   b.spec.task = "9z";
-  EXPECT_EQ(OnlyError(b), "spec.task: unknown task \"9z\"; known tasks: 0a, 1a, fmnist");
+  EXPECT_EQ(OnlyError(b), "spec.task: unknown task \"9z\"; known tasks: 0a, 1a, fmnist, 2a");
   b.spec.task = "";
-  EXPECT_EQ(OnlyError(b), "spec.task: is required; known tasks: 0a, 1a, fmnist");
+  EXPECT_EQ(OnlyError(b), "spec.task: is required; known tasks: 0a, 1a, fmnist, 2a");
 }
 
 TEST(ValidationTest, Workers) {

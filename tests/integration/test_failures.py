@@ -45,7 +45,7 @@ class BadInputTest(ErgobenchTestCase):
                              'kind: must be Benchmark, got "Job"')
 
     def test_unknown_task(self):
-        self.assert_rejected(benchmark_yaml("x", task="9z"), 'spec.task: unknown task "9z"; known tasks: 0a, 1a, fmnist')
+        self.assert_rejected(benchmark_yaml("x", task="9z"), 'spec.task: unknown task "9z"; known tasks: 0a, 1a, fmnist, 2a')
 
     def test_workers_below_one(self):
         self.assert_rejected(benchmark_yaml("x", workers=0), "spec.workers: must be between 1 and 1024, got 0")
@@ -58,6 +58,12 @@ class BadInputTest(ErgobenchTestCase):
         run = self.ergobench("run", "nope.yaml", timeout=30)
         self.assertEqual(run.returncode, 2)
         self.assertIn("nope.yaml: cannot open: No such file or directory", run.stderr)
+
+    def test_every_example_manifest_is_valid(self):
+        examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../manifests/examples")
+        for name in sorted(os.listdir(examples)):
+            run = self.ergobench("validate", os.path.join(examples, name), timeout=30)
+            self.assertEqual(run.returncode, 0, name + ": " + run.stderr)
 
     def test_validate_prints_the_resolved_spec(self):
         path = self.write("ok.yaml", benchmark_yaml("ok"))

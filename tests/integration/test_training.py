@@ -75,5 +75,47 @@ class FmnistTest(ErgobenchTestCase):
         self.assertEqual(curves[0], curves[1])
 
 
+class LogisticRegressionTest(ErgobenchTestCase):
+
+    def write_separable(self, name, count, weights, rng):
+        """libsvm lines whose labels are the sign of a fixed linear function, with a margin."""
+        lines = []
+        while len(lines) < count:
+            x = [rng.uniform(-1, 1) for _ in weights]
+            score = sum(w * v for w, v in zip(weights, x))
+            if abs(score) < 0.1:
+                continue
+            features = " ".join(f"{i + 1}:{v:.5f}" for i, v in enumerate(x) if abs(v) > 0.05)
+            lines.append(f"{'+1' if score > 0 else '-1'} {features}")
+        self.write(name, "\n".join(lines) + "\n")
+
+    def test_2a_reaches_95_percent_on_separable_data(self):
+        import random
+        rng = random.Random(5)
+        weights = [rng.uniform(-1, 1) for _ in range(20)]
+        self.write_separable("train.svm", 4000, weights, rng)
+        self.write_separable("test.svm", 1000, weights, rng)
+        doc = "\n".join([
+            "apiVersion: ergobench.io/v1alpha1",
+            "kind: Benchmark",
+            "metadata: {name: logreg-k2}",
+            "spec:",
+            "  task: 2a",
+            "  workers: 2",
+            "  backend: gloo",
+            "  maxEpochs: 10",
+            "  goal: {target: 0.95}",
+            f"  dataset: {{source: path, path: {self.dir}}}",
+            "  hyperparameters: {trainFile: train.svm, testFile: test.svm, features: 20}",
+        ]) + "\n"
+        run = self.ergobench("run", "-q", self.write("l.yaml", doc), timeout=300)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        results = self.read_json(os.path.join(self.results("logreg-k2"), "benchmark.json"))["status"]["results"]
+        self.assertTrue(results["goalReached"], results)
+        accuracies = [e["value"] for e in mllog(os.path.join(self.results("logreg-k2"), "rank-1.mllog"))
+                      if e["key"] == "eval_accuracy"]
+        self.assertGreaterEqual(accuracies[-1], 0.95)
+
+
 if __name__ == "__main__":
     unittest.main()
