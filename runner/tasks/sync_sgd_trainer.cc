@@ -40,41 +40,6 @@ Status BroadcastFromRankZero(Communicator& comm, std::vector<torch::Tensor> tens
   return Status::Ok();
 }
 
-// All gradients in one contiguous buffer, so that a step costs one all-reduce.
-class FlatGradients {
- public:
-  explicit FlatGradients(std::vector<torch::Tensor> params) : params_(std::move(params)) {
-    int64_t total = 0;
-    for (const torch::Tensor& p : params_) total += p.numel();
-    flat_ = torch::zeros({total});
-  }
-
-  float* data() { return flat_.data_ptr<float>(); }
-  size_t size() const { return static_cast<size_t>(flat_.numel()); }
-
-  void Pack() {
-    int64_t offset = 0;
-    for (const torch::Tensor& p : params_) {
-      torch::Tensor slice = flat_.slice(0, offset, offset + p.numel());
-      p.grad().defined() ? slice.copy_(p.grad().reshape({-1})) : slice.zero_();
-      offset += p.numel();
-    }
-  }
-
-  void UnpackAveraged(int world_size) {
-    flat_.div_(world_size);
-    int64_t offset = 0;
-    for (torch::Tensor& p : params_) {
-      if (p.grad().defined()) p.mutable_grad().copy_(flat_.slice(0, offset, offset + p.numel()).view(p.sizes()));
-      offset += p.numel();
-    }
-  }
-
- private:
-  std::vector<torch::Tensor> params_;
-  torch::Tensor flat_;
-};
-
 // The full test set, sharded across ranks (each a contiguous slice), summed with one
 // all-reduce. Buffers (batch-norm statistics) come from rank 0 first, as DDP does, so
 // every rank evaluates the same model.
@@ -118,6 +83,30 @@ void ReportEpochProgress(ProgressWriter& progress, int64_t epoch, int64_t done, 
 }
 
 }  // namespace
+
+GradientBuffer::GradientBuffer(std::vector<torch::Tensor> params) : params_(std::move(params)) {
+  int64_t total = 0;
+  for (const torch::Tensor& p : params_) total += p.numel();
+  flat_ = torch::zeros({total});
+}
+
+void GradientBuffer::Pack() {
+  int64_t offset = 0;
+  for (const torch::Tensor& p : params_) {
+    torch::Tensor slice = flat_.slice(0, offset, offset + p.numel());
+    p.grad().defined() ? slice.copy_(p.grad().reshape({-1})) : slice.zero_();
+    offset += p.numel();
+  }
+}
+
+void GradientBuffer::UnpackAveraged(int world_size) {
+  flat_.div_(world_size);
+  int64_t offset = 0;
+  for (torch::Tensor& p : params_) {
+    if (p.grad().defined()) p.mutable_grad().copy_(flat_.slice(0, offset, offset + p.numel()).view(p.sizes()));
+    offset += p.numel();
+  }
+}
 
 SgdRecipe ReadSgdRecipe(const BenchmarkSpec& spec) {
   const nlohmann::json& h = spec.hyperparameters;
@@ -171,7 +160,7 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
                                           .nesterov(recipe.nesterov)
                                           .weight_decay(recipe.weight_decay));
   LrSchedule schedule(recipe.lr, k, recipe.plateau_factor, recipe.plateau_patience);
-  FlatGradients gradients(params);
+  GradientBuffer gradients(params);
 
   std::map<std::string, double> phases;
   for (const char* phase : kPhases) phases[phase] = 0;

@@ -54,6 +54,24 @@ class TrainingProblem {
   virtual torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;
 };
 
+// All gradients of a model in one contiguous buffer, so that a step costs one all-reduce.
+class GradientBuffer {
+ public:
+  explicit GradientBuffer(std::vector<torch::Tensor> params);
+
+  float* data() { return flat_.data_ptr<float>(); }
+  size_t size() const { return static_cast<size_t>(flat_.numel()); }
+
+  // Copies each parameter's gradient in (zeros where there is none).
+  void Pack();
+  // Divides the all-reduced sum by `world_size` and copies it back into the gradients.
+  void UnpackAveraged(int world_size);
+
+ private:
+  std::vector<torch::Tensor> params_;
+  torch::Tensor flat_;
+};
+
 StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& problem, const SgdRecipe& recipe);
 
 }  // namespace ergobench
