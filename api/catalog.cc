@@ -52,7 +52,7 @@ std::vector<TaskDef> BuildCatalog() {
   resnet.light_target = 0.70;
   resnet.default_max_epochs = 164;
   resnet.backends = {"gloo", "mpi", "nccl"};
-  resnet.dataset_sources = {"path", "synthetic"};
+  resnet.dataset_sources = {"path", "url", "synthetic"};
   const HyperparameterDef augment = {"augment", ParamType::kBoolean, true, std::nullopt, std::nullopt, {},
                                      "random crop and flip (CIFAR only)"};
   resnet.hyperparameters = sgd_recipe(128, 0.02, 0.9, true, 1e-4);
@@ -71,7 +71,7 @@ std::vector<TaskDef> BuildCatalog() {
   fmnist.light_target = 0.80;
   fmnist.default_max_epochs = 10;
   fmnist.backends = {"gloo", "mpi", "nccl"};
-  fmnist.dataset_sources = {"path", "synthetic"};
+  fmnist.dataset_sources = {"path", "url", "synthetic"};
   fmnist.default_dataset_path = "/usr/share/datasets/fashion-mnist";
   fmnist.hyperparameters = sgd_recipe(64, 0.05, 0.9, true, 5e-4);
   fmnist.hyperparameters.push_back(augment);
@@ -88,7 +88,7 @@ std::vector<TaskDef> BuildCatalog() {
   logreg.light_target = 0.80;
   logreg.default_max_epochs = 20;
   logreg.backends = {"gloo", "mpi", "nccl"};
-  logreg.dataset_sources = {"path", "synthetic"};
+  logreg.dataset_sources = {"path", "url", "synthetic"};
   logreg.hyperparameters = sgd_recipe(128, 4.0, 0.0, false, 2.5e-6);
   logreg.hyperparameters.push_back({"trainFile", ParamType::kString, "epsilon_normalized", std::nullopt,
                                     std::nullopt, {}, "training file under dataset.path"});

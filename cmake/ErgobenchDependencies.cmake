@@ -2,6 +2,9 @@
 # packages (scripts/install-deps.sh).
 find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)
+find_package(CURL REQUIRED)
+find_package(OpenSSL REQUIRED)
+find_package(LibArchive REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(prometheus-cpp REQUIRED COMPONENTS core)

@@ -9,6 +9,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libcpprest-dev nlohmann-json3-dev libyaml-cpp-dev prometheus-cpp-dev libcivetweb-dev
   libgtest-dev libgmock-dev libcli11-dev zlib1g-dev
+  libcurl4-openssl-dev libssl-dev libarchive-dev bzip2
   dataset-fashion-mnist
   python3 procps curl
 )

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "runner/data/cifar10_reader.h"
+#include "runner/data/dataset_fetch.h"
 #include "runner/data/idx_reader.h"
 #include "runner/models/models.h"
 #include "runner/tasks/sync_sgd_trainer.h"
@@ -75,13 +76,15 @@ class ImageProblem : public TrainingProblem {
       train_ = SyntheticImages(cifar() ? 50000 : 60000, cifar() ? 3 : 1, cifar() ? 32 : 28, 10, seed_);
       test_ = SyntheticImages(10000, cifar() ? 3 : 1, cifar() ? 32 : 28, 10, seed_ + 1);
     } else if (cifar()) {
-      ASSIGN_OR_RETURN(train_, LoadCifar10(dataset_.path, true));
-      ASSIGN_OR_RETURN(test_, LoadCifar10(dataset_.path, false));
+      ASSIGN_OR_RETURN(const std::string dir, ResolveDatasetDir(dataset_, "data_batch_1.bin"));
+      ASSIGN_OR_RETURN(train_, LoadCifar10(dir, true));
+      ASSIGN_OR_RETURN(test_, LoadCifar10(dir, false));
     } else {
-      ASSIGN_OR_RETURN(train_, LoadIdxImages(IdxPath(dataset_.path, "train-images-idx3-ubyte"),
-                                             IdxPath(dataset_.path, "train-labels-idx1-ubyte"), 10));
-      ASSIGN_OR_RETURN(test_, LoadIdxImages(IdxPath(dataset_.path, "t10k-images-idx3-ubyte"),
-                                            IdxPath(dataset_.path, "t10k-labels-idx1-ubyte"), 10));
+      ASSIGN_OR_RETURN(const std::string dir, ResolveDatasetDir(dataset_, "train-labels-idx1-ubyte.gz"));
+      ASSIGN_OR_RETURN(train_, LoadIdxImages(IdxPath(dir, "train-images-idx3-ubyte"),
+                                             IdxPath(dir, "train-labels-idx1-ubyte"), 10));
+      ASSIGN_OR_RETURN(test_, LoadIdxImages(IdxPath(dir, "t10k-images-idx3-ubyte"),
+                                            IdxPath(dir, "t10k-labels-idx1-ubyte"), 10));
     }
     return Status::Ok();
   }

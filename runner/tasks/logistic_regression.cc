@@ -1,5 +1,6 @@
 #include "runner/tasks/logistic_regression.h"
 
+#include "runner/data/dataset_fetch.h"
 #include "runner/data/libsvm_reader.h"
 #include "runner/tasks/sync_sgd_trainer.h"
 
@@ -40,8 +41,9 @@ class LibsvmProblem : public TrainingProblem {
       test_ = SyntheticLinear(10000, features_, seed_ + 1);
       return Status::Ok();
     }
-    ASSIGN_OR_RETURN(train_, ReadLibsvm(dataset_.path + "/" + train_file_, features_));
-    ASSIGN_OR_RETURN(test_, ReadLibsvm(dataset_.path + "/" + test_file_, features_));
+    ASSIGN_OR_RETURN(const std::string dir, ResolveDatasetDir(dataset_, train_file_));
+    ASSIGN_OR_RETURN(train_, ReadLibsvm(dir + "/" + train_file_, features_));
+    ASSIGN_OR_RETURN(test_, ReadLibsvm(dir + "/" + test_file_, features_));
     return Status::Ok();
   }
 

@@ -75,6 +75,30 @@ class FmnistTest(ErgobenchTestCase):
         self.assertEqual(curves[0], curves[1])
 
 
+    def test_dataset_from_a_url_is_fetched_checked_and_cached(self):
+        import hashlib
+        import subprocess
+        archive = os.path.join(self.dir, "fashion-mnist.tar.gz")
+        subprocess.run(["tar", "-C", os.path.dirname(FASHION_MNIST), "-czf", archive,
+                        os.path.basename(FASHION_MNIST)], check=True)
+        with open(archive, "rb") as f:
+            sha256 = hashlib.sha256(f.read()).hexdigest()
+        doc = training_yaml("fmnist-url", workers=1, max_epochs=1, trainSamples=2048).replace(
+            "  maxEpochs: 1\n", f"  maxEpochs: 1\n  dataset: {{source: url, url: 'file://{archive}', sha256: '{sha256}'}}\n")
+        env = dict(os.environ, ERGOBENCH_DATA_DIR=os.path.join(self.dir, "cache"))
+        run = self.ergobench("run", "-q", self.write("u.yaml", doc), timeout=300, env=env)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "cache", sha256, ".complete")))
+        accuracies = [e["value"] for e in mllog(os.path.join(self.results("fmnist-url"), "rank-0.mllog"))
+                      if e["key"] == "eval_accuracy"]
+        self.assertGreater(accuracies[-1], 0.5)  # trained on the real images from the archive
+
+        bad = doc.replace(sha256, "f" * 64).replace("fmnist-url", "fmnist-bad")
+        run = self.ergobench("run", "-q", self.write("b.yaml", bad), timeout=300, env=env)
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("spec.dataset.sha256: file://", run.stdout)
+
+
 class LogisticRegressionTest(ErgobenchTestCase):
 
     def write_separable(self, name, count, weights, rng):
