@@ -41,61 +41,48 @@ std::vector<TaskDef> BuildCatalog() {
     };
   };
 
-  // MLBench task 1a: ResNet-20 (He et al. 2015, CIFAR variant) on CIFAR-10.
-  TaskDef resnet;
-  resnet.id = "1a";
-  resnet.title = "ResNet-20 on CIFAR-10";
-  resnet.origin = "MLBench task 1a";
-  resnet.trains = true;
-  resnet.goal_metric = "accuracy";
-  resnet.reference_target = 0.80;
-  resnet.light_target = 0.70;
-  resnet.default_max_epochs = 164;
-  resnet.backends = {"gloo", "mpi", "nccl"};
-  resnet.dataset_sources = {"path", "url", "synthetic"};
+  // What every training task shares: an accuracy goal, epochs, and data from a path, a
+  // url or a synthetic stand-in.
+  auto training_task = [](std::string id, std::string title, std::string origin, double reference_target,
+                          double light_target, int64_t max_epochs, std::vector<HyperparameterDef> recipe) {
+    TaskDef task;
+    task.id = std::move(id);
+    task.title = std::move(title);
+    task.origin = std::move(origin);
+    task.trains = true;
+    task.goal_metric = "accuracy";
+    task.reference_target = reference_target;
+    task.light_target = light_target;
+    task.default_max_epochs = max_epochs;
+    task.backends = {"gloo", "mpi", "nccl"};
+    task.dataset_sources = {"path", "url", "synthetic"};
+    task.hyperparameters = std::move(recipe);
+    return task;
+  };
   const HyperparameterDef augment = {"augment", ParamType::kBoolean, true, std::nullopt, std::nullopt, {},
                                      "random crop and flip (CIFAR only)"};
-  resnet.hyperparameters = sgd_recipe(128, 0.02, 0.9, true, 1e-4);
-  resnet.hyperparameters.push_back(augment);
-  tasks.push_back(std::move(resnet));
+
+  // MLBench task 1a: ResNet-20 (He et al. 2015, CIFAR variant) on CIFAR-10.
+  tasks.push_back(training_task("1a", "ResNet-20 on CIFAR-10", "MLBench task 1a", 0.80, 0.70, 164,
+                                sgd_recipe(128, 0.02, 0.9, true, 1e-4)));
+  tasks.back().hyperparameters.push_back(augment);
 
   // A small CNN on the real Fashion-MNIST, from Debian's dataset-fashion-mnist: time to
   // accuracy measured for real on a 2-core machine in about a minute.
-  TaskDef fmnist;
-  fmnist.id = "fmnist";
-  fmnist.title = "Small CNN on Fashion-MNIST";
-  fmnist.origin = "ergobench";
-  fmnist.trains = true;
-  fmnist.goal_metric = "accuracy";
-  fmnist.reference_target = 0.85;
-  fmnist.light_target = 0.80;
-  fmnist.default_max_epochs = 10;
-  fmnist.backends = {"gloo", "mpi", "nccl"};
-  fmnist.dataset_sources = {"path", "url", "synthetic"};
-  fmnist.default_dataset_path = "/usr/share/datasets/fashion-mnist";
-  fmnist.hyperparameters = sgd_recipe(64, 0.05, 0.9, true, 5e-4);
-  fmnist.hyperparameters.push_back(augment);
-  tasks.push_back(std::move(fmnist));
+  tasks.push_back(training_task("fmnist", "Small CNN on Fashion-MNIST", "ergobench", 0.85, 0.80, 10,
+                                sgd_recipe(64, 0.05, 0.9, true, 5e-4)));
+  tasks.back().hyperparameters.push_back(augment);
+  tasks.back().default_dataset_path = "/usr/share/datasets/fashion-mnist";
 
   // MLBench task 2a: L2-regularised logistic regression on epsilon (libsvm format).
-  TaskDef logreg;
-  logreg.id = "2a";
-  logreg.title = "Logistic regression on epsilon";
-  logreg.origin = "MLBench task 2a";
-  logreg.trains = true;
-  logreg.goal_metric = "accuracy";
-  logreg.reference_target = 0.89;
-  logreg.light_target = 0.80;
-  logreg.default_max_epochs = 20;
-  logreg.backends = {"gloo", "mpi", "nccl"};
-  logreg.dataset_sources = {"path", "url", "synthetic"};
-  logreg.hyperparameters = sgd_recipe(128, 4.0, 0.0, false, 2.5e-6);
-  logreg.hyperparameters.push_back({"trainFile", ParamType::kString, "epsilon_normalized", std::nullopt,
-                                    std::nullopt, {}, "training file under dataset.path"});
-  logreg.hyperparameters.push_back({"testFile", ParamType::kString, "epsilon_normalized.t", std::nullopt,
-                                    std::nullopt, {}, "test file under dataset.path"});
-  logreg.hyperparameters.push_back({"features", ParamType::kInteger, 2000, 1, 1e8, {}, "feature count"});
-  tasks.push_back(std::move(logreg));
+  std::vector<HyperparameterDef> logreg = sgd_recipe(128, 4.0, 0.0, false, 2.5e-6);
+  logreg.push_back({"trainFile", ParamType::kString, "epsilon_normalized", std::nullopt, std::nullopt, {},
+                    "training file under dataset.path"});
+  logreg.push_back({"testFile", ParamType::kString, "epsilon_normalized.t", std::nullopt, std::nullopt, {},
+                    "test file under dataset.path"});
+  logreg.push_back({"features", ParamType::kInteger, 2000, 1, 1e8, {}, "feature count"});
+  tasks.push_back(training_task("2a", "Logistic regression on epsilon", "MLBench task 2a", 0.89, 0.80, 20,
+                                std::move(logreg)));
 
   return tasks;
 }

@@ -2,47 +2,16 @@
 // on loopback: the same code path as two processes, without a launcher.
 #include "runner/dist/gloo_communicator.h"
 
-#include <future>
-#include <thread>
-
 #include <gtest/gtest.h>
 
-#include "api/free_port.h"
 #include "runner/tasks/allreduce_sweep.h"
+#include "tests/testing/loopback_ranks.h"
 
 namespace ergobench {
 namespace {
 
-RendezvousOptions Options(int rank, int world_size, int port) {
-  RendezvousOptions o;
-  o.rank = rank;
-  o.world_size = world_size;
-  o.master_addr = "127.0.0.1";
-  o.master_port = port;
-  o.bind_address = "127.0.0.1";
-  o.timeout = std::chrono::seconds(20);
-  o.collective_timeout = std::chrono::seconds(20);
-  return o;
-}
-
-// Runs `body` on `world_size` connected ranks at once and returns each rank's status.
-std::vector<Status> OnRanks(int world_size, const std::function<Status(Communicator&)>& body) {
-  const int port = *FreePort();
-  std::vector<std::future<Status>> ranks;
-  for (int rank = 0; rank < world_size; ++rank) {
-    ranks.push_back(std::async(std::launch::async, [=] {
-      auto comm = ConnectGloo(Options(rank, world_size, port));
-      if (!comm.ok()) return comm.status();
-      return body(**comm);
-    }));
-  }
-  std::vector<Status> statuses;
-  for (auto& r : ranks) statuses.push_back(r.get());
-  return statuses;
-}
-
 TEST(GlooCommunicatorTest, AllReduceSumMaxMinOverThreeRanks) {
-  auto statuses = OnRanks(3, [](Communicator& comm) -> Status {
+  auto statuses = OnLoopbackRanks(3, [](Communicator& comm) -> Status {
     EXPECT_EQ(comm.world_size(), 3);
     EXPECT_STREQ(comm.backend(), "gloo");
     std::vector<float> sum = {1.0f * (comm.rank() + 1), 10.0f};
@@ -64,7 +33,7 @@ TEST(GlooCommunicatorTest, AllReduceSumMaxMinOverThreeRanks) {
 }
 
 TEST(GlooCommunicatorTest, Broadcast) {
-  auto statuses = OnRanks(2, [](Communicator& comm) -> Status {
+  auto statuses = OnLoopbackRanks(2, [](Communicator& comm) -> Status {
     std::vector<double> values = comm.rank() == 1 ? std::vector<double>{3.5, -1} : std::vector<double>{0, 0};
     RETURN_IF_ERROR(comm.Broadcast(values.data(), values.size(), DType::kFloat64, 1));
     EXPECT_EQ(values, (std::vector<double>{3.5, -1}));
@@ -75,7 +44,7 @@ TEST(GlooCommunicatorTest, Broadcast) {
 
 TEST(GlooCommunicatorTest, RendezvousTimeoutNamesTheMaster) {
   const int port = *FreePort();  // nobody serves it
-  RendezvousOptions options = Options(1, 2, port);
+  RendezvousOptions options = LoopbackRendezvous(1, 2, port);
   options.timeout = std::chrono::milliseconds(1500);
   const auto start = std::chrono::steady_clock::now();
   auto comm = ConnectGloo(options);

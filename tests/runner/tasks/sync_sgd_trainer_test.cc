@@ -3,13 +3,10 @@
 // gradient of the whole batch (up to float rounding).
 #include "runner/tasks/sync_sgd_trainer.h"
 
-#include <future>
-
 #include <gtest/gtest.h>
 
-#include "api/free_port.h"
-#include "runner/dist/gloo_communicator.h"
 #include "runner/models/models.h"
+#include "tests/testing/loopback_ranks.h"
 
 namespace ergobench {
 namespace {
@@ -36,31 +33,19 @@ void ExpectAveragedGradientsMatchSingleProcess(int world_size) {
   torch::nn::functional::cross_entropy(single->forward(inputs), labels).backward();
   const std::vector<torch::Tensor> expected = Gradients(single);
 
-  const int port = *FreePort();
   const int64_t per_rank = kBatch / world_size;
-  std::vector<std::future<Status>> ranks;
-  for (int rank = 0; rank < world_size; ++rank) {
-    ranks.push_back(std::async(std::launch::async, [&, rank]() -> Status {
-      RendezvousOptions options;
-      options.rank = rank;
-      options.world_size = world_size;
-      options.master_addr = "127.0.0.1";
-      options.master_port = port;
-      options.bind_address = "127.0.0.1";
-      options.timeout = std::chrono::seconds(20);
-      ASSIGN_OR_RETURN(std::unique_ptr<Communicator> comm, ConnectGloo(options));
-      SmallCnn& model = models[static_cast<size_t>(rank)];
-      const torch::Tensor x = inputs.slice(0, rank * per_rank, (rank + 1) * per_rank);
-      const torch::Tensor y = labels.slice(0, rank * per_rank, (rank + 1) * per_rank);
-      torch::nn::functional::cross_entropy(model->forward(x), y).backward();
-      GradientBuffer buffer(model->parameters());
-      buffer.Pack();
-      RETURN_IF_ERROR(comm->AllReduce(buffer.data(), buffer.size(), DType::kFloat32, ReduceOp::kSum));
-      buffer.UnpackAveraged(world_size);
-      return Status::Ok();
-    }));
-  }
-  for (auto& r : ranks) ASSERT_TRUE(r.get().ok());
+  std::vector<Status> statuses = OnLoopbackRanks(world_size, [&](Communicator& comm) -> Status {
+    SmallCnn& model = models[static_cast<size_t>(comm.rank())];
+    const torch::Tensor x = inputs.slice(0, comm.rank() * per_rank, (comm.rank() + 1) * per_rank);
+    const torch::Tensor y = labels.slice(0, comm.rank() * per_rank, (comm.rank() + 1) * per_rank);
+    torch::nn::functional::cross_entropy(model->forward(x), y).backward();
+    GradientBuffer buffer(model->parameters());
+    buffer.Pack();
+    RETURN_IF_ERROR(comm.AllReduce(buffer.data(), buffer.size(), DType::kFloat32, ReduceOp::kSum));
+    buffer.UnpackAveraged(world_size);
+    return Status::Ok();
+  });
+  for (const Status& s : statuses) ASSERT_TRUE(s.ok()) << s.ToString();
   for (int rank = 0; rank < world_size; ++rank) {
     const std::vector<torch::Tensor> got = Gradients(models[static_cast<size_t>(rank)]);
     ASSERT_EQ(got.size(), expected.size());
