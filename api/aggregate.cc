@@ -38,6 +38,8 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   f.epochs = first.figures.epochs;
   f.time_to_accuracy_seconds = FoldPresent(ranks, &Figures::time_to_accuracy_seconds, Max);
   f.samples_per_second = FoldPresent(ranks, &Figures::samples_per_second, Plus);
+  f.throughput_window_steps = first.figures.throughput_window_steps;
+  f.throughput_window_seconds = FoldPresent(ranks, &Figures::throughput_window_seconds, Max);
   f.energy_joules = FoldPresent(ranks, &Figures::energy_joules, Plus);
   auto compute = FoldPresent(ranks, &Figures::compute_seconds, Plus);
   auto communication = FoldPresent(ranks, &Figures::communication_seconds, Plus);

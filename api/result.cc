@@ -47,6 +47,8 @@ void EncodeFigures(const Figures& f, nlohmann::json* out) {
   PutIf(out, "timeToAccuracySeconds", f.time_to_accuracy_seconds);
   PutIf(out, "epochs", f.epochs);
   PutIf(out, "samplesPerSecond", f.samples_per_second);
+  PutIf(out, "throughputWindowSteps", f.throughput_window_steps);
+  PutIf(out, "throughputWindowSeconds", f.throughput_window_seconds);
   if (!f.phase_seconds.empty()) (*out)["phaseSeconds"] = f.phase_seconds;
   PutIf(out, "computeSeconds", f.compute_seconds);
   PutIf(out, "communicationSeconds", f.communication_seconds);
@@ -64,6 +66,8 @@ Figures DecodeFigures(ObjectReader* r) {
   r->Number("timeToAccuracySeconds", &f.time_to_accuracy_seconds);
   r->Int("epochs", &f.epochs);
   r->Number("samplesPerSecond", &f.samples_per_second);
+  r->Int("throughputWindowSteps", &f.throughput_window_steps);
+  r->Number("throughputWindowSeconds", &f.throughput_window_seconds);
   if (const nlohmann::json* phases = r->Object("phaseSeconds")) {
     ObjectReader pr(phases, r->PathOf("phaseSeconds"), r->errors());
     for (const std::string& phase : pr.UnreadKeys()) pr.Number(phase, &f.phase_seconds[phase]);

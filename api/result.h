@@ -41,6 +41,9 @@ struct Figures {
   std::optional<double> time_to_accuracy_seconds;
   std::optional<int64_t> epochs;
   std::optional<double> samples_per_second;
+  // The window samples_per_second covers: the steps after the warm-up, and their time.
+  std::optional<int64_t> throughput_window_steps;
+  std::optional<double> throughput_window_seconds;
   std::map<std::string, double> phase_seconds;  // data, forward, ..., communication, eval
   std::optional<double> compute_seconds;
   std::optional<double> communication_seconds;

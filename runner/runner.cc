@@ -248,7 +248,7 @@ int RunRunner(const RunnerOptions& options) {
 
   RankResult succeeded = result;
   succeeded.figures = outcome->figures;
-  succeeded.figures.init_seconds = result.figures.init_seconds;
+  succeeded.figures.init_seconds = result.figures.init_seconds + outcome->figures.init_seconds;
   succeeded.status = kRankSucceeded;
   succeeded.summary = "rank " + std::to_string(result.rank) + " succeeded: " + outcome->summary;
   if (!result_file.Write(succeeded)) return 128 + StopSignal();  // the watchdog reported a stop first

@@ -63,6 +63,10 @@ void FillImageBatch(const ImageDataset& data, const Normalization& norm, const i
 
 namespace {
 
+// CIFAR-10 and Fashion-MNIST both have ten classes; the model is built before the data
+// is read, so this is fixed here rather than taken from the files.
+constexpr int64_t kClasses = 10;
+
 class ImageProblem : public TrainingProblem {
  public:
   ImageProblem(std::string model, DatasetSpec dataset, bool augment, uint64_t seed)
@@ -73,8 +77,8 @@ class ImageProblem : public TrainingProblem {
 
   Status Load() override {
     if (dataset_.source == "synthetic") {
-      train_ = SyntheticImages(cifar() ? 50000 : 60000, cifar() ? 3 : 1, cifar() ? 32 : 28, 10, seed_);
-      test_ = SyntheticImages(10000, cifar() ? 3 : 1, cifar() ? 32 : 28, 10, seed_ + 1);
+      train_ = SyntheticImages(cifar() ? 50000 : 60000, cifar() ? 3 : 1, cifar() ? 32 : 28, kClasses, seed_);
+      test_ = SyntheticImages(10000, cifar() ? 3 : 1, cifar() ? 32 : 28, kClasses, seed_ + 1);
     } else if (cifar()) {
       ASSIGN_OR_RETURN(const std::string dir, ResolveDatasetDir(dataset_, "data_batch_1.bin"));
       ASSIGN_OR_RETURN(train_, LoadCifar10(dir, true));
@@ -82,14 +86,14 @@ class ImageProblem : public TrainingProblem {
     } else {
       ASSIGN_OR_RETURN(const std::string dir, ResolveDatasetDir(dataset_, "train-labels-idx1-ubyte.gz"));
       ASSIGN_OR_RETURN(train_, LoadIdxImages(IdxPath(dir, "train-images-idx3-ubyte"),
-                                             IdxPath(dir, "train-labels-idx1-ubyte"), 10));
+                                             IdxPath(dir, "train-labels-idx1-ubyte"), kClasses));
       ASSIGN_OR_RETURN(test_, LoadIdxImages(IdxPath(dir, "t10k-images-idx3-ubyte"),
-                                            IdxPath(dir, "t10k-labels-idx1-ubyte"), 10));
+                                            IdxPath(dir, "t10k-labels-idx1-ubyte"), kClasses));
     }
     return Status::Ok();
   }
 
-  torch::nn::AnyModule BuildModel() override { return MakeImageModel(model_, train_.classes); }
+  torch::nn::AnyModule BuildModel() override { return MakeImageModel(model_, kClasses); }
   int64_t train_count() const override { return train_.count; }
   int64_t test_count() const override { return test_.count; }
 

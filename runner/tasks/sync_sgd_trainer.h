@@ -37,10 +37,11 @@ class TrainingProblem {
  public:
   virtual ~TrainingProblem() = default;
 
+  // Builds the model before the clock starts (MLPerf counts it as initialisation), after
+  // the seed is set, identically on every rank: it must not depend on the data.
+  virtual torch::nn::AnyModule BuildModel() = 0;
   // Reads the data; called after run_start, since loading is part of time to accuracy.
   virtual Status Load() = 0;
-  // Builds the model; called after the seed is set, identically on every rank.
-  virtual torch::nn::AnyModule BuildModel() = 0;
 
   virtual int64_t train_count() const = 0;
   virtual int64_t test_count() const = 0;

@@ -27,7 +27,9 @@ struct TaskContext {
 };
 
 struct TaskOutcome {
-  Figures figures;      // run_seconds and the task's own figures; init is the runner's
+  // run_seconds and the task's own figures. init_seconds is the task's own set-up before
+  // run_start (model build); the runner adds its start-up and rendezvous to it.
+  Figures figures;
   std::string summary;  // "80 sizes, peak busbw 2.35 GB/s at 64.0 MiB"
 };
 

@@ -14,6 +14,8 @@ RankResult Rank(int64_t rank, const std::string& status, const std::string& erro
   r.figures.init_seconds = 1.0 + rank;
   r.figures.run_seconds = 10.0 + rank;
   r.figures.samples_per_second = 100.0;
+  r.figures.throughput_window_steps = 50;
+  r.figures.throughput_window_seconds = 4.0 + rank;
   r.figures.compute_seconds = 6.0;
   r.figures.communication_seconds = 2.0 + rank;  // 2, 3, 4
   r.figures.phase_seconds = {{"communication", 2.0 + rank}, {"forward", 3.0}};
@@ -31,6 +33,8 @@ TEST(AggregateTest, AllSucceeded) {
   EXPECT_DOUBLE_EQ(f.init_seconds, 3.0);        // slowest rank
   EXPECT_DOUBLE_EQ(f.run_seconds, 12.0);        // slowest rank
   EXPECT_DOUBLE_EQ(*f.samples_per_second, 300.0);  // summed
+  EXPECT_EQ(f.throughput_window_steps, 50);
+  EXPECT_DOUBLE_EQ(*f.throughput_window_seconds, 6.0);  // the slowest rank's window
   EXPECT_DOUBLE_EQ(*f.compute_seconds, 6.0);     // mean
   EXPECT_DOUBLE_EQ(*f.communication_seconds, 3.0);
   EXPECT_DOUBLE_EQ(*f.communication_ratio, 3.0 / 9.0);

@@ -17,6 +17,9 @@ RankResult Sample() {
   r.figures.run_seconds = 12.5;
   r.figures.phase_seconds = {{"communication", 10.0}};
   r.figures.communication_seconds = 10.0;
+  r.figures.samples_per_second = 512.0;
+  r.figures.throughput_window_steps = 40;
+  r.figures.throughput_window_seconds = 10.0;
   r.figures.allreduce = AllreduceSummary{80, 100, "float32", 2.5e9, 400000000, 1.5e-5};
   r.environment = {{"host", "node-1"}, {"threads", 1}};
   r.summary = "rank 1: 80 sizes, peak busbw 2.50 GB/s";
@@ -45,7 +48,8 @@ TEST(ResultTest, AbsentFiguresStayAbsent) {
   RankResult r = Sample();
   nlohmann::json json = EncodeRankResult(r);
   EXPECT_FALSE(json.contains("goalReached"));
-  EXPECT_FALSE(json.contains("samplesPerSecond"));
+  EXPECT_FALSE(json.contains("timeToAccuracySeconds"));
+  EXPECT_EQ(json["throughputWindowSteps"], 40);
   EXPECT_FALSE(json.contains("error"));
   EXPECT_EQ(json["allreduce"]["peakBusBandwidthBytes"], 400000000);
 }

@@ -46,6 +46,9 @@ class FmnistTest(ErgobenchTestCase):
         self.assertGreater(results["timeToAccuracySeconds"], 0)
         self.assertLessEqual(results["timeToAccuracySeconds"], results["runSeconds"])
         self.assertGreater(results["samplesPerSecond"], 0)
+        self.assertGreater(results["throughputWindowSteps"], 0)
+        self.assertGreater(results["throughputWindowSeconds"], 0)
+        self.assertGreater(results["initSeconds"], 0)
         self.assertGreater(results["communicationRatio"], 0)
         self.assertLess(results["communicationRatio"], 1)
         for phase in ("data", "forward", "backward", "optimizer", "communication", "eval"):
@@ -61,6 +64,17 @@ class FmnistTest(ErgobenchTestCase):
         accuracies = [e["value"] for e in events if e["key"] == "eval_accuracy"]
         self.assertGreaterEqual(accuracies[-1], 0.85)
         self.assertEqual(len(accuracies), results["epochs"])
+
+    def test_trains_over_mpi(self):
+        path = self.write("m.yaml", training_yaml("fmnist-mpi", backend="mpi", max_epochs=1, trainSamples=8192))
+        run = self.ergobench("run", "-q", path, timeout=600)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        results = self.read_json(os.path.join(self.results("fmnist-mpi"), "benchmark.json"))["status"]["results"]
+        self.assertEqual(results["epochs"], 1)
+        self.assertGreater(results["communicationSeconds"], 0)
+        accuracies = [e["value"] for e in mllog(os.path.join(self.results("fmnist-mpi"), "rank-1.mllog"))
+                      if e["key"] == "eval_accuracy"]
+        self.assertGreater(accuracies[-1], 0.6)
 
     def test_same_seed_same_curve(self):
         curves = []
