@@ -142,6 +142,8 @@ class StopWatchdog {
     thread_.join();
   }
   void MarkConnected() { connected_.store(true); }
+  // After the result is written, a late stop must not turn a success into an exit code.
+  void Disarm() { done_.store(true); }
 
  private:
   std::atomic<bool> done_{false};
@@ -244,7 +246,12 @@ int RunRunner(const RunnerOptions& options) {
 
   TaskContext context{benchmark, **communicator, metrics, progress, options.output_dir, mllog};
   StatusOr<TaskOutcome> outcome = (*task)->Run(context);
-  if (!outcome.ok()) return fail(outcome.status(), kExitFailed);
+  if (!outcome.ok()) {
+    const int exit_code = fail(outcome.status(), kExitFailed);
+    // Ranks that agreed to stop all leave together; a lone failure must take the others down.
+    if (outcome.status().code() != StatusCode::kCancelled) (*communicator)->AbortJob(exit_code);
+    return exit_code;
+  }
 
   RankResult succeeded = result;
   succeeded.figures = outcome->figures;
@@ -252,6 +259,7 @@ int RunRunner(const RunnerOptions& options) {
   succeeded.status = kRankSucceeded;
   succeeded.summary = "rank " + std::to_string(result.rank) + " succeeded: " + outcome->summary;
   if (!result_file.Write(succeeded)) return 128 + StopSignal();  // the watchdog reported a stop first
+  watchdog.Disarm();
   progress.ReportStage("done");
   std::cout << succeeded.summary << std::endl;
   return kExitOk;

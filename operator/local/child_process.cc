@@ -18,8 +18,16 @@ StatusOr<ChildProcess> ChildProcess::Start(const ChildSpec& spec) {
   std::vector<char*> argv;
   for (const std::string& arg : spec.argv) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
+  // The parent's environment, less the variables the spec sets: glibc's getenv returns the
+  // first match, so an inherited RANK or MASTER_PORT would shadow the rank's own.
   std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    bool overridden = false;
+    for (const auto& [set_name, value] : spec.env) overridden = overridden || set_name == name;
+    if (!overridden) env_strings.push_back(entry);
+  }
   for (const auto& [name, value] : spec.env) env_strings.push_back(name + "=" + value);
   std::vector<char*> envp;
   for (std::string& e : env_strings) envp.push_back(e.data());
@@ -67,6 +75,19 @@ std::optional<int> ChildProcess::Poll() {
   if (done != pid_) return std::nullopt;
   exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return exit_code_;
+}
+
+int ChildProcess::Wait() {
+  while (!exit_code_) {
+    int status = 0;
+    const pid_t done = waitpid(pid_, &status, 0);
+    if (done == pid_) {
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    } else if (done < 0 && errno != EINTR) {
+      exit_code_ = -1;
+    }
+  }
+  return *exit_code_;
 }
 
 void ChildProcess::SignalGroup(int signal_number) const {

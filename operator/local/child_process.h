@@ -27,6 +27,8 @@ class ChildProcess {
   pid_t pid() const { return pid_; }
   // Reaps the child if it has ended: its exit code, or 128 + signal. Never blocks.
   std::optional<int> Poll();
+  // Blocks until the child has ended; its exit code as Poll gives it.
+  int Wait();
   bool running() const { return !exit_code_; }
   std::optional<int> exit_code() const { return exit_code_; }
   // Signals the child's whole process group.

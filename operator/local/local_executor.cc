@@ -95,8 +95,10 @@ struct RankReading {
 // end of its log. Ordered so that the cause of a failure comes first: ranks that died on
 // their own (`crashed`: gone without a result before anyone was told to stop; a rank that
 // loses a peer writes a result instead), then by when the result was written.
-std::vector<RankResult> CollectResults(const Benchmark& benchmark, const std::string& dir, int launcher_exit_code,
-                                       const std::set<int>& crashed) {
+// `exit_codes` holds each rank's own exit code where known (gloo: one process per rank),
+// else the launcher's (mpirun).
+std::vector<RankResult> CollectResults(const Benchmark& benchmark, const std::string& dir,
+                                       const std::vector<int>& exit_codes, const std::set<int>& crashed) {
   std::vector<RankReading> readings;
   const int workers = static_cast<int>(*benchmark.spec.workers);
   for (int rank = 0; rank < workers; ++rank) {
@@ -114,7 +116,8 @@ std::vector<RankResult> CollectResults(const Benchmark& benchmark, const std::st
     missing.rank = rank;
     missing.world_size = workers;
     missing.status = kRankFailed;
-    missing.error = "exited (code " + std::to_string(launcher_exit_code) + ") without a result";
+    const int code = exit_codes.size() == 1 ? exit_codes.front() : exit_codes[static_cast<size_t>(rank)];
+    missing.error = "exited (code " + std::to_string(code) + ") without a result";
     const std::string log_tail = LastLines(RankLogPath(dir, rank), 5);
     if (!log_tail.empty()) missing.error += "; last log lines:\n" + log_tail;
     readings.push_back({missing, crashed.contains(rank) ? fs::file_time_type::min() : fs::file_time_type::max()});
@@ -169,7 +172,10 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   for (const ChildSpec& spec : BuildLocalLaunch(benchmark, plan)) {
     StatusOr<ChildProcess> child = ChildProcess::Start(spec);
     if (!child.ok()) {
-      for (ChildProcess& c : children) c.SignalGroup(SIGKILL);
+      for (ChildProcess& c : children) {
+        c.SignalGroup(SIGKILL);
+        c.Wait();
+      }
       return child.status();
     }
     children.push_back(std::move(child).value());
@@ -179,11 +185,12 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   std::optional<Clock::time_point> stop_deadline;     // after SIGTERM, SIGKILL at this time
   std::optional<Clock::time_point> failure_deadline;  // after a rank failed, SIGTERM at this time
   auto last_progress = Clock::now();
-  int launcher_exit_code = 0;
   // Child i is rank i for gloo; mpirun is one child for all ranks, so mpi has none.
   std::set<int> exited_unasked;
   auto stop_all = [&](int signal_number) {
-    for (const ChildProcess& c : children) c.SignalGroup(signal_number);
+    for (const ChildProcess& c : children) {
+      if (c.running()) c.SignalGroup(signal_number);  // a reaped PID may belong to someone else by now
+    }
   };
 
   while (true) {
@@ -196,7 +203,6 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
         exited_unasked.insert(static_cast<int>(i));
       }
       if (code && *code != 0) {
-        launcher_exit_code = launcher_exit_code ? launcher_exit_code : *code;
         if (!failure_deadline) failure_deadline = After(Clock::now(), options.failure_grace_seconds);
       }
       any_running = any_running || child.running();
@@ -231,11 +237,13 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  // mpirun has gone, but a rank it started may linger in its process group. (A gloo rank
-  // starts nothing, and its reaped PID must not be signalled again.)
-  if (benchmark.spec.backend == "mpi") stop_all(SIGKILL);
+  // mpirun has gone, but a rank it started may linger in its process group, which outlives
+  // its leader while it has members. (A gloo rank starts nothing.)
+  if (benchmark.spec.backend == "mpi") children.front().SignalGroup(SIGKILL);
 
-  std::vector<RankResult> ranks = CollectResults(benchmark, dir, launcher_exit_code, exited_unasked);
+  std::vector<int> exit_codes;
+  for (const ChildProcess& c : children) exit_codes.push_back(c.exit_code().value_or(-1));
+  std::vector<RankResult> ranks = CollectResults(benchmark, dir, exit_codes, exited_unasked);
   report.outcome = AggregateRankResults(ranks, *benchmark.spec.workers);
   report.benchmark.status = FinalStatus(report.outcome, ranks, started);
   RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(report.benchmark)));

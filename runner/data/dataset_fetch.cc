@@ -22,8 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Writes to path.part and renames it into place only once complete, so that an
+// interrupted download is never mistaken for the archive.
 Status Download(const std::string& url, const std::string& path) {
-  FILE* out = std::fopen(path.c_str(), "wb");
+  const std::string partial = path + ".part";
+  FILE* out = std::fopen(partial.c_str(), "wb");
   if (out == nullptr) return Status::Unavailable(path + ": cannot write: " + std::strerror(errno));
   CURL* curl = curl_easy_init();
   char error[CURL_ERROR_SIZE] = "";
@@ -37,9 +40,12 @@ Status Download(const std::string& url, const std::string& path) {
   curl_easy_cleanup(curl);
   std::fclose(out);
   if (code != CURLE_OK) {
-    fs::remove(path);
+    fs::remove(partial);
     return Status::Unavailable("cannot download " + url + ": " + (error[0] ? error : curl_easy_strerror(code)));
   }
+  std::error_code renamed;
+  fs::rename(partial, path, renamed);
+  if (renamed) return Status::Unavailable(path + ": cannot move the download into place: " + renamed.message());
   return Status::Ok();
 }
 
@@ -83,6 +89,13 @@ Status Extract(const std::string& archive_path, const std::string& into) {
       break;
     }
     archive_entry_set_pathname(entry, (fs::path(into) / name).c_str());
+    if (const char* link = archive_entry_hardlink(entry)) {  // relative to the archive, like names
+      if (!IsSafeEntryName(link)) {
+        status = Status::InvalidArgument(archive_path + ": refusing hard link to \"" + link + "\"");
+        break;
+      }
+      archive_entry_set_hardlink(entry, (fs::path(into) / link).c_str());
+    }
     if (archive_write_header(out, entry) != ARCHIVE_OK) {
       status = Status::Unavailable(archive_path + ": cannot extract " + name + ": " + archive_error_string(out));
       break;
@@ -106,7 +119,15 @@ Status Extract(const std::string& archive_path, const std::string& into) {
 class FileLock {
  public:
   explicit FileLock(const std::string& path) : fd_(open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)) {
-    if (fd_ >= 0) flock(fd_, LOCK_EX);
+    if (fd_ < 0) return;
+    int r;
+    do {
+      r = flock(fd_, LOCK_EX);
+    } while (r != 0 && errno == EINTR);  // a stop signal must not let us in unlocked
+    if (r != 0) {
+      close(fd_);
+      fd_ = -1;
+    }
   }
   ~FileLock() {
     if (fd_ >= 0) close(fd_);
@@ -160,8 +181,14 @@ StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sh
 
   const std::string file_name = fs::path(url).filename().empty() ? "archive" : fs::path(url).filename().string();
   const fs::path archive = entry / file_name;
-  if (!fs::exists(archive)) RETURN_IF_ERROR(Download(url, archive.string()));
+  const bool cached = fs::exists(archive);
+  if (!cached) RETURN_IF_ERROR(Download(url, archive.string()));
   ASSIGN_OR_RETURN(std::string actual, Sha256OfFile(archive.string()));
+  if (actual != sha256 && cached) {  // a stale or damaged copy: fetch it afresh once
+    fs::remove(archive, error);
+    RETURN_IF_ERROR(Download(url, archive.string()));
+    ASSIGN_OR_RETURN(actual, Sha256OfFile(archive.string()));
+  }
   if (actual != sha256) {
     fs::remove(archive, error);
     return Status::InvalidArgument("spec.dataset.sha256: " + url + " has sha256 " + actual + ", expected " + sha256);

@@ -34,6 +34,11 @@ class Communicator {
   // Copies `count` elements at `data` from `root` to every rank.
   virtual Status Broadcast(void* data, size_t count, DType dtype, int root) = 0;
   virtual Status Barrier() = 0;
+
+  // Ends every rank of the job after this one failed outside a collective. MPI needs it:
+  // MPI_Finalize waits for peers that are blocked in a collective with no timeout. Gloo
+  // peers see the connection close and fail on their own, so there it does nothing.
+  virtual void AbortJob(int /*exit_code*/) {}
 };
 
 // Where ranks meet: the environment of a Kubeflow-style launch (RANK, WORLD_SIZE,

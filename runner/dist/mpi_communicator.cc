@@ -58,6 +58,10 @@ class MpiCommunicator : public Communicator {
 
   Status Barrier() override { return FromMpi(MPI_Barrier(MPI_COMM_WORLD), "barrier"); }
 
+  void AbortJob(int exit_code) override {
+    if (world_size_ > 1) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  }
+
  private:
   Status CheckType(DType dtype) const {
     if (Supports(dtype)) return Status::Ok();

@@ -47,14 +47,20 @@ uint16_t FloatToHalf(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
   const uint32_t sign = (bits >> 16) & 0x8000u;
-  const int32_t exponent = static_cast<int32_t>((bits >> 23) & 0xff) - 127 + 15;
-  uint32_t mantissa = bits & 0x7fffffu;
-  if (exponent <= 0) return static_cast<uint16_t>(sign);              // underflow to zero
-  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7c00u);   // overflow to inf
-  // Round to nearest even on the 13 dropped bits.
-  uint32_t half = sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
-  const uint32_t rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
+  const uint32_t raw_exponent = (bits >> 23) & 0xff;
+  const uint32_t mantissa = bits & 0x7fffffu;
+  if (raw_exponent == 0xff) return static_cast<uint16_t>(sign | (mantissa ? 0x7e00u : 0x7c00u));  // NaN, inf
+  const int32_t exponent = static_cast<int32_t>(raw_exponent) - 127 + 15;
+  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow to inf
+  // Normal halves drop 13 mantissa bits; subnormal ones also shift in the implicit 1.
+  const uint32_t significand = exponent > 0 ? mantissa : (mantissa | 0x800000u);
+  const int shift = exponent > 0 ? 13 : 14 - exponent;
+  if (shift > 24) return static_cast<uint16_t>(sign);  // underflow to zero
+  uint32_t half = sign | (exponent > 0 ? static_cast<uint32_t>(exponent) << 10 : 0u) | (significand >> shift);
+  // Round to nearest even on the dropped bits; a carry may step into the next exponent.
+  const uint32_t rest = significand & ((1u << shift) - 1);
+  const uint32_t halfway = 1u << (shift - 1);
+  if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
   return static_cast<uint16_t>(half);
 }
 

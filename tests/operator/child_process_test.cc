@@ -35,6 +35,21 @@ TEST(ChildProcessTest, ExitCodeEnvironmentAndOutput) {
   EXPECT_EQ(text.str(), "hi\noops\n");
 }
 
+TEST(ChildProcessTest, SpecVariablesReplaceInheritedOnes) {
+  // A shell that already exports RANK (common where torchrun is used) must not leak it.
+  setenv("RANK", "9", 1);
+  const std::string out = ::testing::TempDir() + "/child_env.txt";
+  std::remove(out.c_str());
+  auto child = ChildProcess::Start({{"sh", "-c", "env | grep '^RANK='"}, {{"RANK", "1"}}, out});
+  unsetenv("RANK");
+  ASSERT_TRUE(child.ok());
+  EXPECT_EQ(WaitFor(*child), 0);
+  std::ifstream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "RANK=1\n");
+}
+
 TEST(ChildProcessTest, MissingProgramExits127) {
   auto child = ChildProcess::Start({{"/nonexistent/program"}, {}, ""});
   ASSERT_TRUE(child.ok());

@@ -122,6 +122,14 @@ TEST(HalfTest, KnownEncodings) {
   EXPECT_EQ(FloatToHalf(65504.0f), 0x7bff);
   EXPECT_EQ(FloatToHalf(1e6f), 0x7c00);  // overflow to infinity
   EXPECT_EQ(FloatToHalf(0.0f), 0x0000);
+  EXPECT_EQ(FloatToHalf(NAN) & 0x7c00, 0x7c00);  // NaN stays NaN, not infinity
+  EXPECT_NE(FloatToHalf(NAN) & 0x03ff, 0);
+  EXPECT_EQ(FloatToHalf(INFINITY), 0x7c00);
+  EXPECT_EQ(FloatToHalf(5.960464477539063e-08f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(FloatToHalf(6.097555160522461e-05f), 0x03ff);  // largest subnormal
+  EXPECT_EQ(FloatToHalf(6.103515625e-05f), 0x0400);        // smallest normal
+  EXPECT_EQ(FloatToHalf(2.0e-08f), 0x0000);                // below half the smallest subnormal
+  for (uint16_t h = 1; h < 0x7c00; h += 37) EXPECT_EQ(FloatToHalf(HalfToFloat(h)), h) << h;
   EXPECT_FLOAT_EQ(HalfToFloat(0x3555), 0.333251953125f);
   EXPECT_FLOAT_EQ(HalfToFloat(0x0001), 5.960464477539063e-08f);  // smallest subnormal
   for (int i = 0; i <= 2048; ++i) EXPECT_EQ(HalfToFloat(FloatToHalf(static_cast<float>(i))), i);

@@ -61,6 +61,16 @@ TEST_F(DatasetFetchTest, DownloadsChecksExtractsAndCaches) {
   EXPECT_EQ(*again, *data);
 }
 
+TEST_F(DatasetFetchTest, DamagedCachedArchiveIsFetchedAgain) {
+  const std::string sha = *Sha256OfFile(Archive().string());
+  fs::create_directories(fs::path(cache_) / sha);
+  std::ofstream(fs::path(cache_) / sha / "cifar-10-binary.tar.gz") << "half a download";
+  auto data = FetchDataset(Url(), sha, cache_);
+  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  EXPECT_TRUE(FindDirectoryHolding(*data, "test_batch.bin").ok());
+  EXPECT_FALSE(fs::exists(fs::path(cache_) / sha / "cifar-10-binary.tar.gz.part"));
+}
+
 TEST_F(DatasetFetchTest, ChecksumMismatchIsRefused) {
   const std::string wrong(64, '0');
   auto data = FetchDataset(Url(), wrong, cache_);
