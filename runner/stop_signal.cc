@@ -3,6 +3,8 @@
 #include <atomic>
 #include <csignal>
 
+#include "runner/dist/communicator.h"
+
 namespace ergobench {
 namespace {
 
@@ -23,5 +25,12 @@ void InstallStopHandlers() {
 bool StopRequested() { return g_stop_signal.load() != 0; }
 int StopSignal() { return g_stop_signal.load(); }
 void RequestStop(int signal_number) { g_stop_signal.store(signal_number); }
+
+Status AgreeToContinue(Communicator& comm, const std::string& when) {
+  int64_t stop = StopRequested() ? 1 : 0;
+  RETURN_IF_ERROR(comm.AllReduce(&stop, 1, DType::kInt64, ReduceOp::kMax));
+  if (stop != 0) return Status::Cancelled("stopped by a signal " + when);
+  return Status::Ok();
+}
 
 }  // namespace ergobench

@@ -2,7 +2,13 @@
 // loops poll StopRequested() at points where every rank can agree to stop together.
 #pragma once
 
+#include <string>
+
+#include "api/status.h"
+
 namespace ergobench {
+
+class Communicator;
 
 void InstallStopHandlers();
 bool StopRequested();
@@ -10,5 +16,10 @@ bool StopRequested();
 int StopSignal();
 // For tests and for stops that do not come from a signal.
 void RequestStop(int signal_number);
+
+// Every rank must leave a loop at the same point, or the others would wait in a
+// collective for a peer that has gone; so the stop request is itself all-reduced.
+// Cancelled ("stopped by a signal <when>") once any rank was asked to stop.
+Status AgreeToContinue(Communicator& comm, const std::string& when);
 
 }  // namespace ergobench

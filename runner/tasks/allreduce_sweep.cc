@@ -231,7 +231,7 @@ class AllreduceSweepTask : public Task {
     std::vector<SizeStats> rows;
     double communication_seconds = 0;
     for (size_t index = 0; index < sizes.size(); ++index) {
-      RETURN_IF_ERROR(AgreeToContinue(comm));
+      RETURN_IF_ERROR(AgreeToContinue(comm, "before the sweep finished"));
       const size_t count = static_cast<size_t>(sizes[index]);
       // Every result is checked, and the check refills the input for the next repetition.
       FillInput(data, count, dtype, comm.rank());
@@ -275,15 +275,6 @@ class AllreduceSweepTask : public Task {
     double total = 0;
     for (double x : v) total += x;
     return total;
-  }
-
-  // Every rank must leave the sweep at the same size, or the others would wait in a
-  // collective for a peer that has gone; so the stop request is itself all-reduced.
-  static Status AgreeToContinue(Communicator& comm) {
-    int64_t stop = StopRequested() ? 1 : 0;
-    RETURN_IF_ERROR(comm.AllReduce(&stop, 1, DType::kInt64, ReduceOp::kMax));
-    if (stop != 0) return Status::Cancelled("stopped by a signal before the sweep finished");
-    return Status::Ok();
   }
 
   static Status VerifyAndRefill(void* data, size_t count, DType dtype, const Communicator& comm) {

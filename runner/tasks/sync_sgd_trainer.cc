@@ -19,15 +19,6 @@ using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Every rank must leave the loop at the same step, or the others would wait in an
-// all-reduce for a peer that has gone; so the stop request is itself all-reduced.
-Status AgreeToContinue(Communicator& comm) {
-  int64_t stop = StopRequested() ? 1 : 0;
-  RETURN_IF_ERROR(comm.AllReduce(&stop, 1, DType::kInt64, ReduceOp::kMax));
-  if (stop != 0) return Status::Cancelled("stopped by a signal during training");
-  return Status::Ok();
-}
-
 Status BroadcastFromRankZero(Communicator& comm, std::vector<torch::Tensor> tensors) {
   torch::NoGradGuard no_grad;
   for (torch::Tensor& t : tensors) {
@@ -192,7 +183,7 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
     model.ptr()->train();
     double loss_sum = 0;
     for (int64_t step = 0; step < steps_per_epoch; ++step) {
-      if (step % 25 == 0) RETURN_IF_ERROR(AgreeToContinue(comm));
+      if (step % 25 == 0) RETURN_IF_ERROR(AgreeToContinue(comm, "during training"));
       const auto step_start = Clock::now();
       timed("data", [&] { problem.TrainBatch(shard.data() + step * recipe.batch, recipe.batch, rng, &inputs, &targets); });
       const double lr = schedule.At(static_cast<double>(epoch - 1) + static_cast<double>(step) / steps_per_epoch);
