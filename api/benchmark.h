@@ -118,6 +118,7 @@ struct BenchmarkStatus {
   std::string start_time;
   std::string completion_time;
   WorkerCounts workers;
+  int64_t restarts = 0;  // gang restarts so far (runPolicy.backoffLimit caps them)
   std::optional<Progress> progress;
   std::optional<BenchmarkResults> results;
 };

@@ -150,6 +150,7 @@ BenchmarkStatus DecodeStatus(const nlohmann::json* json, FieldErrors* errors) {
     w.Int("succeeded", &status.workers.succeeded);
     w.Int("failed", &status.workers.failed);
   }
+  r.Int("restarts", &status.restarts);
   if (const nlohmann::json* progress = r.Object("progress")) {
     ObjectReader p(progress, "status.progress", errors);
     status.progress = Progress{};
@@ -250,6 +251,7 @@ nlohmann::json EncodeStatus(const BenchmarkStatus& status) {
                       {"succeeded", status.workers.succeeded},
                       {"failed", status.workers.failed}};
   }
+  if (status.restarts != 0) out["restarts"] = status.restarts;
   if (status.progress) {
     nlohmann::json progress = nlohmann::json::object();
     PutIf(&progress, "epoch", status.progress->epoch);

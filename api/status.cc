@@ -12,6 +12,10 @@ const char* StatusCodeName(StatusCode code) {
     case StatusCode::kUnavailable: return "Unavailable";
     case StatusCode::kDeadlineExceeded: return "DeadlineExceeded";
     case StatusCode::kCancelled: return "Cancelled";
+    case StatusCode::kAborted: return "Aborted";
+    case StatusCode::kOutOfRange: return "OutOfRange";
+    case StatusCode::kUnauthenticated: return "Unauthenticated";
+    case StatusCode::kPermissionDenied: return "PermissionDenied";
     case StatusCode::kUnimplemented: return "Unimplemented";
     case StatusCode::kInternal: return "Internal";
   }

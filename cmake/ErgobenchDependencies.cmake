@@ -9,6 +9,7 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(prometheus-cpp REQUIRED COMPONENTS core)
 find_package(CLI11 REQUIRED)
+find_package(cpprestsdk REQUIRED)
 find_package(MPI REQUIRED COMPONENTS CXX)
 
 # Debian's TorchConfig.cmake drags in CUDA probing; the CPU libraries are all we link.

@@ -24,7 +24,7 @@
 #include "runner/dist/mpi_communicator.h"
 #include "runner/dist/rendezvous_env.h"
 #include "runner/environment.h"
-#include "runner/metrics/metrics_server.h"
+#include "api/metrics_server.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runner/metrics/metrics_server.h"
+#include "api/metrics_server.h"
 #include "runner/metrics/runner_metrics.h"
 
 namespace ergobench {

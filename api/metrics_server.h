@@ -1,6 +1,7 @@
-// MetricsServer: the runner's HTTP endpoint. GET /metrics returns the Prometheus text
-// format, GET /healthz returns "ok". Built on civetweb, the server prometheus-cpp's own
-// exposer wraps, so that /healthz can live on the same port.
+// MetricsServer: the HTTP endpoint of the runner and the operator. GET /metrics returns the
+// Prometheus text format, GET /healthz returns "ok", GET /readyz returns 200 while `ready`
+// says so and 503 otherwise. Built on civetweb, the server prometheus-cpp's own exposer
+// wraps, so that the probes can live on the same port.
 #pragma once
 
 #include <functional>
@@ -16,7 +17,8 @@ class MetricsServer {
   // Port 0 picks a free port (see port()). A port already in use is a FailedPrecondition
   // naming it.
   static StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& bind_address, int port,
-                                                        std::function<std::string()> render_metrics);
+                                                        std::function<std::string()> render_metrics,
+                                                        std::function<bool()> ready = nullptr);
   ~MetricsServer();
 
   int port() const { return port_; }

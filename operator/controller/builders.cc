@@ -1,0 +1,159 @@
+#include "operator/controller/builders.h"
+
+#include "api/benchmark_codec.h"
+#include "api/defaults.h"
+
+namespace ergobench::controller {
+namespace {
+
+using nlohmann::json;
+
+json OwnerReference(const Benchmark& benchmark) {
+  return {{"apiVersion", kApiVersion},        {"kind", kKind},
+          {"name", benchmark.metadata.name},  {"uid", benchmark.metadata.uid},
+          {"controller", true},               {"blockOwnerDeletion", true}};
+}
+
+json Labels(const Benchmark& benchmark) {
+  return {{"app.kubernetes.io/name", "ergobench-runner"},
+          {"app.kubernetes.io/managed-by", "ergobench-operator"},
+          {"app.kubernetes.io/instance", benchmark.metadata.name},
+          {kBenchmarkLabel, benchmark.metadata.name}};
+}
+
+json ChildMetadata(const Benchmark& benchmark, const std::string& name) {
+  return {{"name", name},
+          {"namespace", benchmark.metadata.namespace_name},
+          {"labels", Labels(benchmark)},
+          {"ownerReferences", json::array({OwnerReference(benchmark)})}};
+}
+
+json EnvVar(const std::string& name, const std::string& value) { return {{"name", name}, {"value", value}}; }
+
+json Resources(const Benchmark& benchmark) {
+  // Requests equal limits: Guaranteed QoS, so a benchmark is not measured on borrowed CPU.
+  json amounts = json::object();
+  const auto& r = benchmark.spec.resources;
+  if (!r.cpu.empty()) amounts["cpu"] = r.cpu;
+  if (!r.memory.empty()) amounts["memory"] = r.memory;
+  json out = json::object();
+  if (!amounts.empty()) out["requests"] = amounts;
+  if (r.gpu > 0) amounts["nvidia.com/gpu"] = std::to_string(r.gpu);
+  if (!amounts.empty()) out["limits"] = amounts;
+  return out;
+}
+
+}  // namespace
+
+std::string WorkerServiceName(const Benchmark& b) { return b.metadata.name + "-workers"; }
+std::string ConfigMapName(const Benchmark& b) { return b.metadata.name + "-config"; }
+std::string WorkerPodName(const Benchmark& b, int64_t rank) { return b.metadata.name + "-worker-" + std::to_string(rank); }
+std::string MasterAddress(const Benchmark& b) { return WorkerPodName(b, 0) + "." + WorkerServiceName(b); }
+
+json BuildWorkerService(const Benchmark& benchmark) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", ChildMetadata(benchmark, WorkerServiceName(benchmark))},
+          {"spec",
+           {{"clusterIP", "None"},
+            // Ranks resolve each other before they are ready: rendezvous is what makes them so.
+            {"publishNotReadyAddresses", true},
+            {"selector", {{kBenchmarkLabel, benchmark.metadata.name}}},
+            {"ports",
+             {{{"name", "rendezvous"}, {"port", kRendezvousPort}, {"targetPort", kRendezvousPort}, {"protocol", "TCP"}},
+              {{"name", "metrics"}, {"port", kMetricsPort}, {"targetPort", kMetricsPort}, {"protocol", "TCP"}}}}}}};
+}
+
+json BuildConfigMap(const Benchmark& benchmark) {
+  // The runner reads the resolved spec, not the user's: every rank runs the same explicit
+  // recipe even if the catalog's defaults change in a later release.
+  Benchmark config;
+  config.api_version = kApiVersion;
+  config.kind = kKind;
+  config.metadata.name = benchmark.metadata.name;
+  config.metadata.namespace_name = benchmark.metadata.namespace_name;
+  config.spec = benchmark.spec;
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata", ChildMetadata(benchmark, ConfigMapName(benchmark))},
+          {"data", {{"benchmark.json", EncodeBenchmark(config).dump(2) + "\n"}}}};
+}
+
+json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, int64_t attempt) {
+  const BenchmarkSpec& spec = benchmark.spec;
+  json metadata = ChildMetadata(benchmark, WorkerPodName(benchmark, rank));
+  metadata["labels"][kRankLabel] = std::to_string(rank);
+  metadata["labels"][kAttemptLabel] = std::to_string(attempt);
+  metadata["annotations"] = {{"prometheus.io/scrape", "true"},
+                             {"prometheus.io/port", std::to_string(kMetricsPort)},
+                             {"prometheus.io/path", "/metrics"}};
+
+  const std::string scratch = kScratchMountPath;
+  json container = {
+      {"name", "runner"},
+      {"image", spec.image.empty() ? DefaultRunnerImage() : spec.image},
+      {"command", {"ergobench-runner"}},
+      {"args",
+       {"--config", std::string(kConfigMountPath) + "/benchmark.json", "--result-file", kTerminationMessagePath,
+        "--output-dir", scratch + "/output", "--metrics-bind", "0.0.0.0", "--metrics-port", std::to_string(kMetricsPort),
+        "--rendezvous-timeout", "300"}},
+      {"env",
+       {EnvVar("RANK", std::to_string(rank)), EnvVar("WORLD_SIZE", std::to_string(*spec.workers)),
+        EnvVar("MASTER_ADDR", MasterAddress(benchmark)), EnvVar("MASTER_PORT", std::to_string(kRendezvousPort)),
+        EnvVar("ERGOBENCH_DATA_DIR", scratch + "/datasets")}},
+      {"ports",
+       {{{"name", "rendezvous"}, {"containerPort", kRendezvousPort}, {"protocol", "TCP"}},
+        {{"name", "metrics"}, {"containerPort", kMetricsPort}, {"protocol", "TCP"}}}},
+      {"resources", Resources(benchmark)},
+      {"readinessProbe", {{"httpGet", {{"path", "/healthz"}, {"port", "metrics"}}}, {"periodSeconds", 5}}},
+      {"volumeMounts",
+       {{{"name", "config"}, {"mountPath", kConfigMountPath}, {"readOnly", true}},
+        {{"name", "scratch"}, {"mountPath", scratch}}}},
+      {"terminationMessagePath", kTerminationMessagePath},
+      // A rank killed before it wrote its result still leaves its last log lines.
+      {"terminationMessagePolicy", "FallbackToLogsOnError"},
+  };
+
+  json pod_spec = {
+      {"hostname", WorkerPodName(benchmark, rank)},
+      {"subdomain", WorkerServiceName(benchmark)},
+      // The operator restarts the whole gang (runPolicy.backoffLimit): a rank restarted alone
+      // could never rejoin its peers' collective.
+      {"restartPolicy", "Never"},
+      {"containers", json::array({container})},
+      {"volumes",
+       {{{"name", "config"}, {"configMap", {{"name", ConfigMapName(benchmark)}}}},
+        {{"name", "scratch"}, {"emptyDir", json::object()}}}},
+  };
+  const Scheduling& scheduling = spec.scheduling;
+  if (!scheduling.node_selector.empty()) pod_spec["nodeSelector"] = scheduling.node_selector;
+  if (scheduling.tolerations.is_array() && !scheduling.tolerations.empty()) pod_spec["tolerations"] = scheduling.tolerations;
+  if (!scheduling.scheduler_name.empty()) pod_spec["schedulerName"] = scheduling.scheduler_name;
+  if (!scheduling.priority_class_name.empty()) pod_spec["priorityClassName"] = scheduling.priority_class_name;
+
+  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", pod_spec}};
+}
+
+json BuildEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
+                const std::string& message, const std::string& timestamp) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Event"},
+          {"metadata", {{"generateName", benchmark.metadata.name + "."}, {"namespace", benchmark.metadata.namespace_name}}},
+          {"involvedObject",
+           {{"apiVersion", kApiVersion},
+            {"kind", kKind},
+            {"name", benchmark.metadata.name},
+            {"namespace", benchmark.metadata.namespace_name},
+            {"uid", benchmark.metadata.uid},
+            {"resourceVersion", benchmark.metadata.resource_version}}},
+          {"type", type},
+          {"reason", reason},
+          {"message", message.substr(0, 1024)},
+          {"source", {{"component", "ergobench-operator"}}},
+          {"reportingComponent", "ergobench-operator"},
+          {"firstTimestamp", timestamp},
+          {"lastTimestamp", timestamp},
+          {"count", 1}};
+}
+
+}  // namespace ergobench::controller

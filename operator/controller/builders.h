@@ -1,0 +1,45 @@
+// Pure builders of the objects a Benchmark owns, in the manner of Kubeflow trainer v2: the
+// same Benchmark always gives the same JSON, so golden tests pin every field.
+//
+// Workers find each other as Kubeflow's do: a headless Service "<name>-workers" that
+// publishes not-ready addresses, pods "<name>-worker-<i>" with hostname and subdomain, and
+// RANK, WORLD_SIZE, MASTER_ADDR (rank 0's DNS name) and MASTER_PORT in the environment.
+// Each rank writes its result as its termination message; the resolved config comes from a
+// ConfigMap.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/benchmark.h"
+
+namespace ergobench::controller {
+
+inline constexpr int kRendezvousPort = 29500;
+inline constexpr int kMetricsPort = 9400;
+inline constexpr char kConfigMountPath[] = "/etc/ergobench";
+inline constexpr char kScratchMountPath[] = "/var/lib/ergobench";
+inline constexpr char kTerminationMessagePath[] = "/dev/termination-log";
+
+// Labels on every child; the selector of the pod watch and of the Service.
+inline constexpr char kBenchmarkLabel[] = "ergobench.io/benchmark";
+inline constexpr char kRankLabel[] = "ergobench.io/rank";
+inline constexpr char kAttemptLabel[] = "ergobench.io/attempt";
+
+std::string WorkerServiceName(const Benchmark& benchmark);
+std::string ConfigMapName(const Benchmark& benchmark);
+std::string WorkerPodName(const Benchmark& benchmark, int64_t rank);
+std::string MasterAddress(const Benchmark& benchmark);  // "<name>-worker-0.<name>-workers"
+
+// `benchmark` is defaulted and valid.
+nlohmann::json BuildWorkerService(const Benchmark& benchmark);
+nlohmann::json BuildConfigMap(const Benchmark& benchmark);
+// `attempt` is status.restarts: every gang restart creates a fresh set of pods.
+nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, int64_t attempt);
+
+// A core/v1 Event about the Benchmark. `type` is Normal or Warning.
+nlohmann::json BuildEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
+                          const std::string& message, const std::string& timestamp);
+
+}  // namespace ergobench::controller

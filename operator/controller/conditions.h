@@ -1,0 +1,24 @@
+// Status conditions with Kubernetes semantics: one per type; lastTransitionTime moves only
+// when the status flips, so it says when something became true, not when it was last seen.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api/benchmark.h"
+
+namespace ergobench::controller {
+
+inline constexpr char kConditionCreated[] = "Created";
+inline constexpr char kConditionRunning[] = "Running";
+inline constexpr char kConditionSucceeded[] = "Succeeded";
+inline constexpr char kConditionFailed[] = "Failed";
+
+// Sets (or adds) the condition of `type`. `now` stamps lastTransitionTime on a flip.
+void SetCondition(std::vector<Condition>* conditions, const std::string& type, bool value, const std::string& reason,
+                  const std::string& message, int64_t observed_generation, const std::string& now);
+
+const Condition* FindCondition(const std::vector<Condition>& conditions, const std::string& type);
+bool IsConditionTrue(const std::vector<Condition>& conditions, const std::string& type);
+
+}  // namespace ergobench::controller

@@ -1,0 +1,239 @@
+#include "operator/controller/plan.h"
+
+#include <algorithm>
+#include <map>
+
+#include "api/aggregate.h"
+#include "api/rfc3339.h"
+#include "operator/controller/conditions.h"
+
+namespace ergobench::controller {
+namespace {
+
+using std::chrono::seconds;
+using std::chrono::system_clock;
+
+bool IsFinished(const BenchmarkStatus& status) {
+  return status.phase == kPhaseSucceeded || status.phase == kPhaseFailed;
+}
+
+// What cleanPodPolicy removes once the Benchmark has finished.
+std::vector<std::string> PodsToClean(const std::string& policy, const std::vector<WorkerPod>& pods) {
+  std::vector<std::string> out;
+  for (const WorkerPod& pod : pods) {
+    if (pod.terminating) continue;
+    const bool active = pod.phase == "Pending" || pod.phase == "Running" || pod.phase == "Unknown";
+    if (policy == "All" || (policy == "Running" && active)) out.push_back(pod.name);
+  }
+  return out;
+}
+
+void MergeUnique(std::vector<std::string>* into, const std::vector<std::string>& more) {
+  for (const auto& name : more) {
+    if (std::find(into->begin(), into->end(), name) == into->end()) into->push_back(name);
+  }
+}
+
+class Planner {
+ public:
+  Planner(const Benchmark& benchmark, const std::vector<WorkerPod>& pods, system_clock::time_point now)
+      : b_(benchmark), pods_(pods), now_(now), now_text_(Rfc3339(now)), generation_(benchmark.metadata.generation) {
+    plan_.status = benchmark.status;
+  }
+
+  ReconcilePlan Run() {
+    if (IsFinished(plan_.status)) return AfterFinish();
+    BenchmarkStatus& status = plan_.status;
+    const int64_t workers = *b_.spec.workers;
+    if (status.phase.empty()) status.phase = "Pending";
+    if (status.start_time.empty()) status.start_time = now_text_;
+
+    // Pods of the current attempt; those of earlier attempts only go away.
+    std::vector<WorkerPod> current;
+    for (const WorkerPod& pod : pods_) {
+      if (pod.attempt == status.restarts && pod.rank >= 0 && pod.rank < workers) {
+        current.push_back(pod);
+      } else if (!pod.terminating) {
+        plan_.delete_pods.push_back(pod.name);
+      }
+    }
+    status.workers = CountWorkers(current);
+
+    if (DeadlineExceeded()) return plan_;
+    if (HandleFailures(current)) return plan_;
+
+    const auto succeeded = std::count_if(current.begin(), current.end(),
+                                         [](const WorkerPod& p) { return p.phase == "Succeeded"; });
+    if (succeeded == workers) {
+      const RunOutcome outcome = AggregateRankResults(ResultsOf(current), workers);
+      Finish(outcome.phase, outcome.reason, outcome.message, outcome.results, current);
+      return plan_;
+    }
+
+    CreateMissing(current);
+    const bool all_running = static_cast<int64_t>(current.size()) == workers &&
+                             std::all_of(current.begin(), current.end(),
+                                         [](const WorkerPod& p) { return p.phase == "Running" || p.phase == "Succeeded"; });
+    if (all_running && status.phase != "Running") {
+      status.phase = "Running";
+      SetCondition(&status.conditions, kConditionRunning, true, "WorkersRunning",
+                   "all " + std::to_string(workers) + " workers are running", generation_, now_text_);
+      plan_.events.push_back({"Normal", "Running", "all " + std::to_string(workers) + " workers are running"});
+    }
+    if (all_running) Requeue(kProgressInterval);
+    return plan_;
+  }
+
+ private:
+  ReconcilePlan AfterFinish() {
+    plan_.delete_pods = PodsToClean(b_.spec.run_policy.clean_pod_policy, pods_);
+    if (const auto& ttl = b_.spec.run_policy.ttl_seconds_after_finished) {
+      const auto finished = ParseRfc3339(plan_.status.completion_time).value_or(now_);
+      const auto expires = finished + seconds(*ttl);
+      if (now_ >= expires) {
+        plan_.delete_benchmark = true;
+      } else {
+        Requeue(std::chrono::ceil<seconds>(expires - now_));
+      }
+    }
+    return plan_;
+  }
+
+  bool DeadlineExceeded() {
+    const auto& deadline = b_.spec.run_policy.active_deadline_seconds;
+    if (!deadline) return false;
+    const auto started = ParseRfc3339(plan_.status.start_time).value_or(now_);
+    const auto due = started + seconds(*deadline);
+    if (now_ < due) {
+      Requeue(std::chrono::ceil<seconds>(due - now_));
+      return false;
+    }
+    // The workers must stop whatever cleanPodPolicy says: the deadline is a hard limit.
+    std::vector<WorkerPod> active;
+    for (const WorkerPod& pod : pods_) {
+      if (pod.phase == "Pending" || pod.phase == "Running") active.push_back(pod);
+    }
+    MergeUnique(&plan_.delete_pods, PodsToClean("All", active));
+    Finish(kPhaseFailed, "DeadlineExceeded",
+           "the run exceeded activeDeadlineSeconds (" + std::to_string(*deadline) + " s)", std::nullopt, pods_);
+    return true;
+  }
+
+  // A failed rank: restart the gang while the backoff limit allows, else fail.
+  bool HandleFailures(const std::vector<WorkerPod>& current) {
+    std::vector<WorkerPod> failed;
+    for (const WorkerPod& pod : current) {
+      if (pod.phase == "Failed") failed.push_back(pod);
+    }
+    if (failed.empty()) return false;
+    // The earliest failure is the cause; its peers' failures are the echo.
+    std::stable_sort(failed.begin(), failed.end(),
+                     [](const WorkerPod& a, const WorkerPod& b) { return a.finished_at < b.finished_at; });
+    const RankResult cause = RankResultOf(failed.front(), b_);
+    const std::string why = "rank " + std::to_string(cause.rank) + " (pod " + failed.front().name +
+                            ") failed: " + cause.error;
+    BenchmarkStatus& status = plan_.status;
+    const int64_t limit = b_.spec.run_policy.backoff_limit;
+    if (status.restarts < limit) {
+      for (const WorkerPod& pod : current) {
+        if (!pod.terminating) plan_.delete_pods.push_back(pod.name);
+      }
+      ++status.restarts;
+      status.phase = "Pending";
+      const std::string message = why + "; restarting all workers (restart " + std::to_string(status.restarts) +
+                                  " of " + std::to_string(limit) + ")";
+      SetCondition(&status.conditions, kConditionRunning, false, "Restarting", message, generation_, now_text_);
+      plan_.events.push_back({"Warning", "Restarting", message});
+      return true;
+    }
+    // Results of the ranks that ended, failures first by time, so the cause is quoted.
+    std::vector<WorkerPod> ended = failed;
+    for (const WorkerPod& pod : current) {
+      if (pod.phase == "Succeeded") ended.push_back(pod);
+    }
+    RunOutcome outcome = AggregateRankResults(ResultsOf(ended), *b_.spec.workers);
+    const std::string reason = limit > 0 ? "BackoffLimitExceeded" : "PodFailed";
+    const std::string message =
+        limit > 0 ? why + " (after " + std::to_string(status.restarts) + " restarts, backoffLimit " +
+                        std::to_string(limit) + ")"
+                  : why;
+    Finish(kPhaseFailed, reason, message, outcome.results, pods_);
+    return true;
+  }
+
+  void CreateMissing(const std::vector<WorkerPod>& current) {
+    BenchmarkStatus& status = plan_.status;
+    if (!IsConditionTrue(status.conditions, kConditionCreated)) plan_.create_service_and_config = true;
+    std::map<std::string, bool> taken;  // names still held by pods of an earlier attempt
+    for (const WorkerPod& pod : pods_) taken[pod.name] = true;
+    bool blocked = false;
+    for (int64_t rank = 0; rank < *b_.spec.workers; ++rank) {
+      const bool exists = std::any_of(current.begin(), current.end(), [rank](const WorkerPod& p) { return p.rank == rank; });
+      if (exists) continue;
+      if (taken.count(b_.metadata.name + "-worker-" + std::to_string(rank)) > 0) {
+        blocked = true;  // wait for the old pod to go before reusing its name
+        continue;
+      }
+      plan_.create_ranks.push_back(rank);
+    }
+    if (blocked) Requeue(seconds(1));
+    if (!IsConditionTrue(status.conditions, kConditionCreated) && !blocked) {
+      const std::string message = "created " + std::to_string(*b_.spec.workers) + " worker pods, Service " +
+                                  b_.metadata.name + "-workers and ConfigMap " + b_.metadata.name + "-config";
+      SetCondition(&status.conditions, kConditionCreated, true, "WorkersCreated", message, generation_, now_text_);
+      plan_.events.push_back({"Normal", "Created", message});
+    } else if (!plan_.create_ranks.empty() && status.restarts > 0) {
+      plan_.events.push_back({"Normal", "Created", "created " + std::to_string(plan_.create_ranks.size()) +
+                                                       " worker pods for restart " + std::to_string(status.restarts)});
+    }
+  }
+
+  std::vector<RankResult> ResultsOf(const std::vector<WorkerPod>& pods) const {
+    std::vector<RankResult> out;
+    for (const WorkerPod& pod : pods) out.push_back(RankResultOf(pod, b_));
+    return out;
+  }
+
+  void Finish(const std::string& phase, const std::string& reason, const std::string& message,
+              const std::optional<BenchmarkResults>& results, const std::vector<WorkerPod>& pods) {
+    BenchmarkStatus& status = plan_.status;
+    status.phase = phase;
+    status.completion_time = now_text_;
+    if (results) status.results = *results;
+    const bool succeeded = phase == kPhaseSucceeded;
+    SetCondition(&status.conditions, kConditionRunning, false, reason, message, generation_, now_text_);
+    SetCondition(&status.conditions, succeeded ? kConditionSucceeded : kConditionFailed, true, reason, message,
+                 generation_, now_text_);
+    plan_.events.push_back({succeeded ? "Normal" : "Warning", succeeded ? "Succeeded" : reason, message});
+    MergeUnique(&plan_.delete_pods, PodsToClean(b_.spec.run_policy.clean_pod_policy, pods));
+    if (const auto& ttl = b_.spec.run_policy.ttl_seconds_after_finished) Requeue(seconds(std::max<int64_t>(*ttl, 0)));
+  }
+
+  void Requeue(seconds after) {
+    if (!plan_.requeue_after || after < *plan_.requeue_after) plan_.requeue_after = after;
+  }
+
+  const Benchmark& b_;
+  const std::vector<WorkerPod>& pods_;
+  system_clock::time_point now_;
+  std::string now_text_;
+  int64_t generation_;
+  ReconcilePlan plan_;
+};
+
+}  // namespace
+
+ReconcilePlan PlanReconcile(const Benchmark& benchmark, const std::vector<WorkerPod>& pods,
+                            system_clock::time_point now) {
+  return Planner(benchmark, pods, now).Run();
+}
+
+BenchmarkStatus InvalidStatus(const Benchmark& benchmark, const std::string& errors, const std::string& now) {
+  BenchmarkStatus status = benchmark.status;
+  status.phase = kPhaseFailed;
+  if (status.completion_time.empty()) status.completion_time = now;
+  SetCondition(&status.conditions, kConditionFailed, true, "Invalid", errors, benchmark.metadata.generation, now);
+  return status;
+}
+
+}  // namespace ergobench::controller

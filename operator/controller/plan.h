@@ -1,0 +1,47 @@
+// The decision at the heart of the reconciler, as a pure function: given a defaulted, valid
+// Benchmark, its worker pods and the time, which pods to create or delete, what the status
+// becomes, which Events to record, and when to look again. The reconciler only carries the
+// plan out, so every transition is tested without an API server.
+//
+// Phases: Pending (pods created, not all running) → Running (all k running) → Succeeded |
+// Failed. A failed rank restarts the whole gang while status.restarts < backoffLimit;
+// activeDeadlineSeconds counts from startTime; cleanPodPolicy picks the pods removed at the
+// end; ttlSecondsAfterFinished deletes the Benchmark itself.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/benchmark.h"
+#include "operator/controller/worker_pods.h"
+
+namespace ergobench::controller {
+
+struct PlannedEvent {
+  std::string type;  // Normal | Warning
+  std::string reason;
+  std::string message;
+};
+
+struct ReconcilePlan {
+  std::vector<int64_t> create_ranks;     // pods to create, for attempt status.restarts
+  std::vector<std::string> delete_pods;
+  bool create_service_and_config = false;
+  bool delete_benchmark = false;         // ttlSecondsAfterFinished has passed
+  BenchmarkStatus status;                // the status to write (unchanged: no write)
+  std::vector<PlannedEvent> events;
+  std::optional<std::chrono::seconds> requeue_after;
+};
+
+// How often a running Benchmark is looked at again for progress.
+inline constexpr std::chrono::seconds kProgressInterval{10};
+
+ReconcilePlan PlanReconcile(const Benchmark& benchmark, const std::vector<WorkerPod>& pods,
+                            std::chrono::system_clock::time_point now);
+
+// The terminal status of a Benchmark that failed validation: phase Failed, reason Invalid.
+BenchmarkStatus InvalidStatus(const Benchmark& benchmark, const std::string& errors, const std::string& now);
+
+}  // namespace ergobench::controller

@@ -1,0 +1,50 @@
+#include "operator/controller/progress.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace ergobench::controller {
+
+std::optional<double> FindSample(std::string_view exposition, std::string_view name) {
+  size_t start = 0;
+  while (start < exposition.size()) {
+    size_t end = exposition.find('\n', start);
+    if (end == std::string_view::npos) end = exposition.size();
+    const std::string_view line = exposition.substr(start, end - start);
+    start = end + 1;
+    if (line.size() <= name.size() || line.substr(0, name.size()) != name) continue;
+    const char next = line[name.size()];
+    if (next != '{' && next != ' ') continue;
+    size_t value_at = name.size();
+    if (next == '{') {
+      value_at = line.find("} ", value_at);
+      if (value_at == std::string_view::npos) continue;
+      value_at += 1;
+    }
+    const std::string value(line.substr(value_at + 1));
+    char* parse_end = nullptr;
+    const double number = std::strtod(value.c_str(), &parse_end);
+    if (parse_end != value.c_str() && std::isfinite(number)) return number;
+  }
+  return std::nullopt;
+}
+
+std::optional<Progress> ParseProgress(std::string_view exposition, const std::string& goal_metric) {
+  const auto epoch = FindSample(exposition, "ergobench_epoch");
+  if (!epoch) return std::nullopt;
+  Progress progress;
+  progress.epoch = static_cast<int64_t>(*epoch);
+  if (const auto steps = FindSample(exposition, "ergobench_step_duration_seconds_count")) {
+    progress.step = static_cast<int64_t>(*steps);
+  }
+  if (goal_metric == "accuracy") {
+    progress.metric = goal_metric;
+    // Zero until the first evaluation: better absent than a false 0 %.
+    const auto accuracy = FindSample(exposition, "ergobench_eval_accuracy_ratio");
+    if (accuracy && *accuracy > 0) progress.value = *accuracy;
+  }
+  return progress;
+}
+
+}  // namespace ergobench::controller

@@ -1,0 +1,157 @@
+#include "operator/controller/reconciler.h"
+
+#include "api/aggregate.h"
+#include "api/benchmark_codec.h"
+#include "api/defaults.h"
+#include "api/rfc3339.h"
+#include "api/validation.h"
+#include "operator/controller/builders.h"
+#include "operator/controller/plan.h"
+#include "operator/kube/api_error.h"
+#include "operator/runtime/log.h"
+
+namespace ergobench::controller {
+namespace {
+
+using nlohmann::json;
+
+std::string JoinErrors(const FieldErrors& errors) {
+  std::string text;
+  for (const FieldError& e : errors.errors()) {
+    if (!text.empty()) text += "; ";
+    text += e.path + ": " + e.message;
+  }
+  return text;
+}
+
+bool OwnedBy(const json& object, const std::string& uid) {
+  const json metadata = object.value("metadata", json::object());
+  for (const auto& owner : metadata.value("ownerReferences", json::array())) {
+    if (owner.value("uid", "") == uid && owner.value("controller", false)) return true;
+  }
+  return false;
+}
+
+bool IsFinished(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
+
+}  // namespace
+
+std::string ClusterValidationErrors(const Benchmark& benchmark) {
+  if (benchmark.spec.backend == "mpi") {
+    return "spec.backend: \"mpi\" runs with `ergobench run` only; in a cluster use gloo (CPU) or nccl (GPU)";
+  }
+  return "";
+}
+
+Status BenchmarkReconciler::CreateChild(const kube::ApiResource& resource, const json& object) {
+  auto created = deps_.client->Create(resource, object["metadata"].value("namespace", ""), object);
+  // Our cache may lag our own writes; an existing child is what we wanted.
+  if (kube::IsAlreadyExists(created.status())) return Status::Ok();
+  return created.status().WithContext("create " + resource.kind + " " + object["metadata"].value("name", ""));
+}
+
+Status BenchmarkReconciler::WriteStatus(const json& object, const BenchmarkStatus& status) {
+  json updated = object;
+  updated["status"] = EncodeStatus(status);
+  return deps_.client->UpdateStatus(kube::Benchmarks(), updated).status().WithContext("update status");
+}
+
+void BenchmarkReconciler::RecordEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
+                                      const std::string& message) {
+  const json event = BuildEvent(benchmark, type, reason, message, Rfc3339(deps_.now()));
+  auto created = deps_.client->Create(kube::Events(), benchmark.metadata.namespace_name, event);
+  if (!created.ok()) {
+    // Events are a courtesy; a lost one must not fail the reconcile.
+    runtime::Log(runtime::LogLevel::kWarning, "cannot record event",
+                 {{"benchmark", benchmark.metadata.namespace_name + "/" + benchmark.metadata.name},
+                  {"reason", reason},
+                  {"error", created.status().ToString()}});
+  }
+}
+
+StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(const std::string& key) {
+  // 1. Get. Gone from the cache: deleted, and garbage collection removes the children.
+  const std::optional<json> object = deps_.benchmarks->Get(key);
+  if (!object) return std::optional<std::chrono::seconds>();
+  FieldErrors errors;
+  Benchmark benchmark = DecodeBenchmark(*object, &errors);
+  const std::string now = Rfc3339(deps_.now());
+  const std::string previous_phase = benchmark.status.phase;
+
+  // 2. Validate: an invalid spec is terminal until the user edits it (a new generation).
+  ApplyDefaults(&benchmark);
+  if (errors.empty()) errors = ValidateBenchmark(benchmark);
+  std::string invalid = JoinErrors(errors);
+  if (invalid.empty()) invalid = ClusterValidationErrors(benchmark);
+  if (!invalid.empty()) {
+    if (previous_phase == kPhaseFailed) return std::optional<std::chrono::seconds>();
+    RETURN_IF_ERROR(WriteStatus(*object, InvalidStatus(benchmark, invalid, now)));
+    RecordEvent(benchmark, "Warning", "Invalid", invalid);
+    if (deps_.on_finished) deps_.on_finished(benchmark);
+    return std::optional<std::chrono::seconds>();
+  }
+
+  // 3. Plan from the pods this Benchmark owns.
+  const std::string& ns = benchmark.metadata.namespace_name;
+  const std::string& name = benchmark.metadata.name;
+  const std::string& uid = benchmark.metadata.uid;
+  std::vector<WorkerPod> pods;
+  for (const json& pod : deps_.pods->List([&](const json& p) {
+         const json metadata = p.value("metadata", json::object());
+         return metadata.value("namespace", "") == ns &&
+                metadata.value("labels", json::object()).value(kBenchmarkLabel, "") == name && OwnedBy(p, uid);
+       })) {
+    pods.push_back(ReadWorkerPod(pod));
+  }
+  ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.now());
+
+  if (plan.delete_benchmark) {
+    runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed",
+                 {{"benchmark", key}});
+    Status deleted = deps_.client->Delete(kube::Benchmarks(), ns, name);
+    if (!deleted.ok() && !kube::IsNotFound(deleted)) return deleted;
+    return std::optional<std::chrono::seconds>();
+  }
+
+  // 4. Create what is missing.
+  if (plan.create_service_and_config) {
+    RETURN_IF_ERROR(CreateChild(kube::Services(), BuildWorkerService(benchmark)));
+    RETURN_IF_ERROR(CreateChild(kube::ConfigMaps(), BuildConfigMap(benchmark)));
+  }
+  for (int64_t rank : plan.create_ranks) {
+    RETURN_IF_ERROR(CreateChild(kube::Pods(), BuildWorkerPod(benchmark, rank, plan.status.restarts)));
+  }
+
+  // 5. Progress from rank 0 while the gang runs.
+  if (plan.status.phase == "Running" && deps_.progress != nullptr) {
+    for (const WorkerPod& pod : pods) {
+      if (pod.rank != 0 || pod.pod_ip.empty() || pod.attempt != plan.status.restarts) continue;
+      const std::string metric = benchmark.spec.goal ? benchmark.spec.goal->metric : "";
+      if (auto progress = deps_.progress->Read(pod.pod_ip, kMetricsPort, metric)) plan.status.progress = progress;
+    }
+  }
+
+  // 6. Status, only when it changed, and only through /status.
+  if (EncodeStatus(plan.status) != EncodeStatus(benchmark.status)) {
+    RETURN_IF_ERROR(WriteStatus(*object, plan.status));
+  }
+
+  // 7. Deletions after the status holds the results the pods' termination messages gave.
+  for (const std::string& pod : plan.delete_pods) {
+    Status deleted = deps_.client->Delete(kube::Pods(), ns, pod);
+    if (!deleted.ok() && !kube::IsNotFound(deleted)) return deleted.WithContext("delete pod " + pod);
+  }
+  for (const PlannedEvent& event : plan.events) RecordEvent(benchmark, event.type, event.reason, event.message);
+  if (!IsFinished(previous_phase) && IsFinished(plan.status.phase)) {
+    runtime::Log(runtime::LogLevel::kInfo, "benchmark finished",
+                 {{"benchmark", key}, {"phase", plan.status.phase}});
+    if (deps_.on_finished) {
+      Benchmark finished = benchmark;
+      finished.status = plan.status;
+      deps_.on_finished(finished);
+    }
+  }
+  return plan.requeue_after;
+}
+
+}  // namespace ergobench::controller

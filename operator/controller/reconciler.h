@@ -1,0 +1,50 @@
+// The Benchmark reconciler. It reads top to bottom, as controller-runtime reconcilers do:
+// get the Benchmark and its pods from the caches, validate, plan (plan.h, pure), create what
+// is missing, write the status through /status, then delete what the plan says and record
+// Events. Errors come back to the controller loop for a rate-limited retry; an invalid
+// Benchmark is terminal (condition Failed, reason Invalid, no retry).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "api/benchmark.h"
+#include "api/status.h"
+#include "operator/controller/progress.h"
+#include "operator/kube/client.h"
+#include "operator/runtime/store.h"
+
+namespace ergobench::controller {
+
+struct ReconcilerDeps {
+  kube::KubeClient* client = nullptr;
+  const runtime::Store* benchmarks = nullptr;
+  const runtime::Store* pods = nullptr;
+  ProgressReader* progress = nullptr;  // may be null: no progress in status
+  std::function<std::chrono::system_clock::time_point()> now = std::chrono::system_clock::now;
+  // Called once when a Benchmark reaches Succeeded or Failed.
+  std::function<void(const Benchmark&)> on_finished;
+};
+
+class BenchmarkReconciler {
+ public:
+  explicit BenchmarkReconciler(ReconcilerDeps deps) : deps_(std::move(deps)) {}
+
+  // `key` is "namespace/name". The value is when to look again, if at all.
+  StatusOr<std::optional<std::chrono::seconds>> Reconcile(const std::string& key);
+
+ private:
+  Status WriteStatus(const nlohmann::json& object, const BenchmarkStatus& status);
+  Status CreateChild(const kube::ApiResource& resource, const nlohmann::json& object);
+  void RecordEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
+                   const std::string& message);
+
+  ReconcilerDeps deps_;
+};
+
+// Checks the operator adds to ValidateBenchmark's: what a cluster run cannot do.
+std::string ClusterValidationErrors(const Benchmark& benchmark);
+
+}  // namespace ergobench::controller

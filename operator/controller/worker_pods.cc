@@ -1,0 +1,77 @@
+#include "operator/controller/worker_pods.h"
+
+#include <charconv>
+
+#include "operator/controller/builders.h"
+
+namespace ergobench::controller {
+namespace {
+
+using nlohmann::json;
+
+int64_t IntLabel(const json& labels, const char* key) {
+  if (!labels.is_object() || !labels.contains(key) || !labels[key].is_string()) return -1;
+  const std::string text = labels[key];
+  int64_t value = -1;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() ? value : -1;
+}
+
+}  // namespace
+
+WorkerPod ReadWorkerPod(const json& pod) {
+  WorkerPod out;
+  const json metadata = pod.value("metadata", json::object());
+  const json labels = metadata.value("labels", json::object());
+  out.name = metadata.value("name", "");
+  out.rank = IntLabel(labels, kRankLabel);
+  out.attempt = IntLabel(labels, kAttemptLabel);
+  out.terminating = metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null();
+  const json status = pod.value("status", json::object());
+  out.phase = status.value("phase", "Pending");
+  out.pod_ip = status.value("podIP", "");
+  for (const auto& condition : status.value("conditions", json::array())) {
+    if (condition.value("type", "") == "Ready") out.ready = condition.value("status", "") == "True";
+  }
+  for (const auto& container : status.value("containerStatuses", json::array())) {
+    const json state = container.value("state", json::object());
+    if (!state.contains("terminated")) continue;
+    const json& terminated = state["terminated"];
+    out.exit_code = terminated.value("exitCode", 0);
+    out.termination_reason = terminated.value("reason", "");
+    out.termination_message = terminated.value("message", "");
+    out.finished_at = terminated.value("finishedAt", "");
+  }
+  return out;
+}
+
+WorkerCounts CountWorkers(const std::vector<WorkerPod>& pods) {
+  WorkerCounts counts;
+  for (const WorkerPod& pod : pods) {
+    if (pod.ready) ++counts.ready;
+    if (pod.phase == "Running") ++counts.running;
+    if (pod.phase == "Succeeded") ++counts.succeeded;
+    if (pod.phase == "Failed") ++counts.failed;
+  }
+  return counts;
+}
+
+RankResult RankResultOf(const WorkerPod& pod, const Benchmark& benchmark) {
+  auto parsed = ParseRankResult(pod.termination_message);
+  if (parsed.ok()) return std::move(parsed).value();
+  RankResult missing;
+  missing.benchmark = benchmark.metadata.name;
+  missing.task = benchmark.spec.task;
+  missing.backend = benchmark.spec.backend;
+  missing.rank = pod.rank;
+  missing.world_size = benchmark.spec.workers.value_or(1);
+  missing.status = kRankFailed;
+  missing.error = "pod " + pod.name + " ended";
+  if (pod.exit_code) missing.error += " with exit code " + std::to_string(*pod.exit_code);
+  if (!pod.termination_reason.empty()) missing.error += " (" + pod.termination_reason + ")";
+  missing.error += " without a result";
+  if (!pod.termination_message.empty()) missing.error += "; last log lines:\n" + pod.termination_message;
+  return missing;
+}
+
+}  // namespace ergobench::controller

@@ -1,0 +1,39 @@
+// What the controller needs to know of one worker pod, read from its status: phase,
+// readiness, and for an ended pod its exit code and termination message (the rank's
+// result, or the last log lines when the rank died before writing one).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/benchmark.h"
+#include "api/result.h"
+
+namespace ergobench::controller {
+
+struct WorkerPod {
+  std::string name;
+  int64_t rank = -1;     // from the rank label; -1 when absent or malformed
+  int64_t attempt = -1;  // from the attempt label
+  std::string phase;     // Pending | Running | Succeeded | Failed | Unknown
+  bool ready = false;
+  bool terminating = false;  // metadata.deletionTimestamp is set
+  std::string pod_ip;
+  std::optional<int> exit_code;
+  std::string termination_reason;   // "Error", "OOMKilled", ...
+  std::string termination_message;
+  std::string finished_at;          // RFC 3339, for ordering failures
+};
+
+WorkerPod ReadWorkerPod(const nlohmann::json& pod);
+
+WorkerCounts CountWorkers(const std::vector<WorkerPod>& pods);
+
+// The rank's result from its termination message; a pod that ended without one (killed,
+// out of memory, crashed before writing) gets a Failed result that says how it ended.
+RankResult RankResultOf(const WorkerPod& pod, const Benchmark& benchmark);
+
+}  // namespace ergobench::controller

@@ -1,0 +1,66 @@
+// A Kubernetes API client for the few verbs the operator needs: get, list (all pages),
+// create, JSON merge-patch, replace (the /status subresource included), delete, and watch.
+// Objects are JSON; errors are typed Status values (api_error.h). Thread-safe as far as the
+// transport is; the cpprest one is.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/status.h"
+#include "operator/kube/http_transport.h"
+#include "operator/kube/resource.h"
+#include "operator/kube/watch_framing.h"
+
+namespace ergobench::kube {
+
+struct ObjectList {
+  std::vector<nlohmann::json> items;
+  std::string resource_version;  // where a watch continues from
+};
+
+class KubeClient {
+ public:
+  // `transport` must outlive the client.
+  explicit KubeClient(HttpTransport* transport) : transport_(transport) {}
+
+  StatusOr<nlohmann::json> Get(const ApiResource& resource, const std::string& ns, const std::string& name);
+  // Follows `continue` tokens until the list is whole.
+  StatusOr<ObjectList> List(const ApiResource& resource, const std::string& ns, const ListOptions& options = {});
+  StatusOr<nlohmann::json> Create(const ApiResource& resource, const std::string& ns, const nlohmann::json& object);
+  StatusOr<nlohmann::json> MergePatch(const ApiResource& resource, const std::string& ns, const std::string& name,
+                                      const nlohmann::json& patch, const std::string& subresource = "");
+  // PUT: the object's metadata.resourceVersion makes it conditional (409 Conflict when stale).
+  StatusOr<nlohmann::json> Replace(const ApiResource& resource, const std::string& ns, const std::string& name,
+                                   const nlohmann::json& object, const std::string& subresource = "");
+  StatusOr<nlohmann::json> UpdateStatus(const ApiResource& resource, const nlohmann::json& object);
+  // propagation: Background | Foreground | Orphan. A missing object is NotFound.
+  Status Delete(const ApiResource& resource, const std::string& ns, const std::string& name,
+                const std::string& propagation = "Background");
+
+  // Streams events to on_event until the server ends the stream (OK), on_event fails, or
+  // the transport does. A non-200 answer is its API error (410 Gone included).
+  Status Watch(const ApiResource& resource, const std::string& ns, const ListOptions& options,
+               const std::function<Status(const WatchEvent&)>& on_event);
+
+  void Shutdown() { transport_->Shutdown(); }
+
+  // Requests sent so far, by verb (get, list, create, patch, update, delete, watch).
+  std::map<std::string, uint64_t> RequestCounts() const;
+
+ private:
+  StatusOr<nlohmann::json> Exchange(const std::string& verb, HttpRequest request);
+  void Count(const std::string& verb);
+
+  HttpTransport* transport_;
+  mutable std::mutex counts_mutex_;
+  std::map<std::string, uint64_t> counts_;
+};
+
+}  // namespace ergobench::kube

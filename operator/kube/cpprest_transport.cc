@@ -1,0 +1,127 @@
+#include "operator/kube/cpprest_transport.h"
+
+#include <cpprest/http_client.h>
+#include <cpprest/containerstream.h>
+
+#include "operator/kube/token_source.h"
+
+namespace ergobench::kube {
+namespace {
+
+namespace http = web::http;
+namespace client = web::http::client;
+
+class CpprestTransport final : public HttpTransport {
+ public:
+  CpprestTransport(const KubeConfig& config, const TransportOptions& options)
+      : tokens_(config.token, config.token_file),
+        requests_(utility::conversions::to_string_t(config.server), ClientConfig(config, options.request_timeout)),
+        streams_(utility::conversions::to_string_t(config.server),
+                 ClientConfig(config, options.stream_inactivity_timeout)) {}
+
+  StatusOr<HttpResponse> Send(const HttpRequest& request) override {
+    try {
+      ASSIGN_OR_RETURN(http::http_request message, Build(request));
+      http::http_response response = requests_.request(message, cancel_.get_token()).get();
+      return HttpResponse{response.status_code(), response.extract_utf8string(true).get()};
+    } catch (const std::exception& e) {
+      return Failure(request, e);
+    }
+  }
+
+  StatusOr<HttpResponse> Stream(const HttpRequest& request,
+                                const std::function<Status(std::string_view)>& on_chunk) override {
+    try {
+      ASSIGN_OR_RETURN(http::http_request message, Build(request));
+      http::http_response response = streams_.request(message, cancel_.get_token()).get();
+      if (response.status_code() != http::status_codes::OK) {
+        return HttpResponse{response.status_code(), response.extract_utf8string(true).get()};
+      }
+      // One line per read: the API server ends every watch event with a newline, and a
+      // line-sized read returns as soon as the event is complete.
+      concurrency::streams::istream body = response.body();
+      while (true) {
+        concurrency::streams::container_buffer<std::string> line;
+        const size_t read = body.read_line(line).get();
+        if (read == 0 && body.is_eof()) break;
+        std::string text = std::move(line.collection());
+        text += '\n';
+        RETURN_IF_ERROR(on_chunk(text));
+        if (body.is_eof()) break;
+      }
+      return HttpResponse{response.status_code(), ""};
+    } catch (const std::exception& e) {
+      return Failure(request, e);
+    }
+  }
+
+  void Shutdown() override { cancel_.cancel(); }
+
+ private:
+  static client::http_client_config ClientConfig(const KubeConfig& config, std::chrono::seconds timeout) {
+    client::http_client_config out;
+    out.set_timeout(timeout);
+    out.set_validate_certificates(!config.insecure_skip_tls_verify);
+    const std::string ca = config.ca_pem, cert = config.client_cert_pem, key = config.client_key_pem;
+    out.set_ssl_context_callback([ca, cert, key](boost::asio::ssl::context& context) {
+      if (!ca.empty()) context.add_certificate_authority(boost::asio::buffer(ca.data(), ca.size()));
+      if (!cert.empty()) {
+        context.use_certificate_chain(boost::asio::buffer(cert.data(), cert.size()));
+        context.use_private_key(boost::asio::buffer(key.data(), key.size()), boost::asio::ssl::context::pem);
+      }
+    });
+    return out;
+  }
+
+  StatusOr<http::http_request> Build(const HttpRequest& request) {
+    http::http_request message(utility::conversions::to_string_t(request.method));
+    message.set_request_uri(utility::conversions::to_string_t(request.path));
+    message.headers().add(U("Accept"), U("application/json"));
+    message.headers().add(U("User-Agent"), U("ergobench-operator"));
+    ASSIGN_OR_RETURN(const std::string token, tokens_.Token());
+    if (!token.empty()) message.headers().add(U("Authorization"), utility::conversions::to_string_t("Bearer " + token));
+    if (!request.body.empty()) message.set_body(request.body, request.content_type);
+    return message;
+  }
+
+  static Status Failure(const HttpRequest& request, const std::exception& e) {
+    const std::string what = request.method + " " + request.path.substr(0, request.path.find('?')) + ": " + e.what();
+    if (dynamic_cast<const pplx::task_canceled*>(&e) != nullptr) return Status::Cancelled(what);
+    return Status::Unavailable(what);
+  }
+
+  TokenSource tokens_;
+  client::http_client requests_;
+  client::http_client streams_;
+  pplx::cancellation_token_source cancel_;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<HttpTransport>> NewCpprestTransport(const KubeConfig& config, const TransportOptions& options) {
+  if (config.server.rfind("https://", 0) != 0 && config.server.rfind("http://", 0) != 0) {
+    return Status::InvalidArgument("server \"" + config.server + "\" is not an http(s) URL");
+  }
+  try {
+    return std::unique_ptr<HttpTransport>(new CpprestTransport(config, options));
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument("server \"" + config.server + "\": " + e.what());
+  }
+}
+
+StatusOr<std::string> HttpGet(const std::string& url, std::chrono::milliseconds timeout) {
+  try {
+    client::http_client_config config;
+    config.set_timeout(timeout);
+    client::http_client http(utility::conversions::to_string_t(url), config);
+    http::http_response response = http.request(http::methods::GET).get();
+    if (response.status_code() != http::status_codes::OK) {
+      return Status::Unavailable("GET " + url + ": HTTP " + std::to_string(response.status_code()));
+    }
+    return response.extract_utf8string(true).get();
+  } catch (const std::exception& e) {
+    return Status::Unavailable("GET " + url + ": " + e.what());
+  }
+}
+
+}  // namespace ergobench::kube

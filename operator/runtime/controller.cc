@@ -1,0 +1,43 @@
+#include "operator/runtime/controller.h"
+
+#include <thread>
+#include <vector>
+
+namespace ergobench::runtime {
+
+bool ProcessNextKey(WorkQueue* queue, const ReconcileFn& reconcile, const ReconcileObserver& observer) {
+  const std::optional<std::string> key = queue->Get();
+  if (!key) return false;
+  const auto started = std::chrono::steady_clock::now();
+  auto result = reconcile(*key);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::string outcome;
+  if (!result.ok()) {
+    queue->AddRateLimited(*key);
+    outcome = "error";
+  } else {
+    queue->Forget(*key);
+    if (result->has_value()) {
+      queue->AddAfter(*key, **result);
+      outcome = "requeue_after";
+    } else {
+      outcome = "success";
+    }
+  }
+  queue->Done(*key);
+  if (observer.done) observer.done(*key, outcome, seconds, result.status());
+  return true;
+}
+
+void ServeQueue(WorkQueue* queue, int workers, const ReconcileFn& reconcile, const ReconcileObserver& observer) {
+  std::vector<std::thread> threads;
+  for (int i = 0; i < workers; ++i) {
+    threads.emplace_back([&] {
+      while (ProcessNextKey(queue, reconcile, observer)) {
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+}
+
+}  // namespace ergobench::runtime

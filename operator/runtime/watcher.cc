@@ -1,0 +1,73 @@
+#include "operator/runtime/watcher.h"
+
+#include "operator/kube/api_error.h"
+
+namespace ergobench::runtime {
+
+StatusOr<kube::ObjectList> ClientListWatch::List() {
+  kube::ListOptions options;
+  options.label_selector = label_selector_;
+  return client_->List(resource_, ns_, options);
+}
+
+Status ClientListWatch::Watch(const std::string& resource_version,
+                              const std::function<Status(const kube::WatchEvent&)>& on_event) {
+  kube::ListOptions options;
+  options.label_selector = label_selector_;
+  options.resource_version = resource_version;
+  options.allow_bookmarks = true;
+  options.timeout_seconds = watch_timeout_seconds_;
+  return client_->Watch(resource_, ns_, options, on_event);
+}
+
+Status Watcher::OnEvent(const kube::WatchEvent& event) {
+  using kube::WatchEventType;
+  if (event.type == WatchEventType::kError) return kube::ApiErrorFromObject(event.object);
+  const std::string rv = kube::EventResourceVersion(event);
+  if (!rv.empty()) resource_version_ = rv;
+  switch (event.type) {
+    case WatchEventType::kAdded:
+    case WatchEventType::kModified: emit_({WatcherEvent::kApplied, {event.object}}); break;
+    case WatchEventType::kDeleted: emit_({WatcherEvent::kDeleted, {event.object}}); break;
+    case WatchEventType::kBookmark:
+    case WatchEventType::kError: break;
+  }
+  return Status::Ok();
+}
+
+Status Watcher::Step() {
+  if (state_ == State::kEmpty) {
+    ASSIGN_OR_RETURN(kube::ObjectList list, source_->List());
+    resource_version_ = list.resource_version;
+    state_ = State::kListed;
+    emit_({WatcherEvent::kRestarted, std::move(list.items)});
+    return Status::Ok();
+  }
+  Status status = source_->Watch(resource_version_, [this](const kube::WatchEvent& e) { return OnEvent(e); });
+  if (kube::IsGone(status)) {
+    // Our resourceVersion left the server's window: what happened meanwhile is lost, so
+    // start over from a list.
+    state_ = State::kEmpty;
+    resource_version_.clear();
+  }
+  return status;
+}
+
+Status Watcher::Run(const std::atomic<bool>& stop, Backoff backoff, const std::function<void(Duration)>& sleep,
+                    const std::function<void(const Status&)>& on_error) {
+  while (!stop.load()) {
+    Status status = Step();
+    if (status.ok()) {
+      backoff.Reset();
+      continue;
+    }
+    if (stop.load()) break;
+    if (kube::IsFatal(status)) return status;
+    on_error(status);
+    // A 410 is routine (the re-list follows at once); everything else waits.
+    if (!kube::IsGone(status)) sleep(backoff.Next());
+  }
+  return Status::Ok();
+}
+
+}  // namespace ergobench::runtime

@@ -1,0 +1,87 @@
+// The watcher: keeps a consumer's view of one kind in step with the API server, as kube-rs's
+// watcher does, as an explicit state machine:
+//
+//   kEmpty ──list ok──▶ kListed(rv) ──watch from rv──▶ events… ──stream ends──▶ kListed(rv')
+//     ▲                                                    │
+//     └──────────── 410 Gone (rv expired) ◀────────────────┘
+//
+// A list emits kRestarted with every object (the consumer replaces its state); watch events
+// emit kApplied or kDeleted; bookmarks only move the resourceVersion. Errors leave the state
+// as it is and make Run back off (800 ms doubling to 30 s); a 410 drops back to kEmpty for a
+// fresh list. Step is one transition, so tests drive the machine on scripted streams.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/status.h"
+#include "operator/kube/client.h"
+#include "operator/runtime/backoff.h"
+
+namespace ergobench::runtime {
+
+// Where the watcher lists and watches: the KubeClient for one resource and selector, or a
+// script in tests.
+class ListWatch {
+ public:
+  virtual ~ListWatch() = default;
+  virtual StatusOr<kube::ObjectList> List() = 0;
+  virtual Status Watch(const std::string& resource_version,
+                       const std::function<Status(const kube::WatchEvent&)>& on_event) = 0;
+};
+
+class ClientListWatch final : public ListWatch {
+ public:
+  ClientListWatch(kube::KubeClient* client, kube::ApiResource resource, std::string ns, std::string label_selector = "",
+                  int watch_timeout_seconds = 290)
+      : client_(client), resource_(std::move(resource)), ns_(std::move(ns)), label_selector_(std::move(label_selector)),
+        watch_timeout_seconds_(watch_timeout_seconds) {}
+  StatusOr<kube::ObjectList> List() override;
+  Status Watch(const std::string& resource_version,
+               const std::function<Status(const kube::WatchEvent&)>& on_event) override;
+
+ private:
+  kube::KubeClient* client_;
+  kube::ApiResource resource_;
+  std::string ns_;
+  std::string label_selector_;
+  int watch_timeout_seconds_;
+};
+
+struct WatcherEvent {
+  enum Kind { kRestarted, kApplied, kDeleted };
+  Kind kind;
+  std::vector<nlohmann::json> objects;  // all for kRestarted, one otherwise
+};
+
+class Watcher {
+ public:
+  enum class State { kEmpty, kListed };
+
+  Watcher(ListWatch* source, std::function<void(const WatcherEvent&)> emit) : source_(source), emit_(std::move(emit)) {}
+
+  // One transition: a list in kEmpty, one watch stream in kListed.
+  Status Step();
+
+  // Steps until `stop`, backing off after errors. Fatal errors (401/403) are returned: the
+  // operator cannot mend its credentials.
+  Status Run(const std::atomic<bool>& stop, Backoff backoff,
+             const std::function<void(Duration)>& sleep, const std::function<void(const Status&)>& on_error);
+
+  State state() const { return state_; }
+  const std::string& resource_version() const { return resource_version_; }
+
+ private:
+  Status OnEvent(const kube::WatchEvent& event);
+
+  ListWatch* source_;
+  std::function<void(const WatcherEvent&)> emit_;
+  State state_ = State::kEmpty;
+  std::string resource_version_;
+};
+
+}  // namespace ergobench::runtime

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Builds kube-apiserver and kube-controller-manager v1.20 from Debian's `kubernetes` source
+# package, once, into a cache outside the repository, and installs etcd, the node agent's
+# Kubernetes client and kubectl from Debian. Prints the directory holding the binaries.
+#
+# The source comes through a deb-src copy of the system's apt sources, kept in the cache, so
+# the system's apt configuration stays untouched and no archive host is written here.
+#
+# Existing binaries can be used instead: set KUBE_APISERVER_BIN and
+# KUBE_CONTROLLER_MANAGER_BIN (and ETCD_BIN) and this script builds nothing.
+set -euo pipefail
+
+cache="${ERGOBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ergobench}/kube-control-plane"
+bin="$cache/bin"
+log() { echo "build-control-plane: $*" >&2; }
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "apt-get install ${missing[*]}"
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 \
+    || { sudo_if_needed apt-get update -q >&2 && sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; }
+}
+
+# Runtime pieces every test run needs: etcd, openssl for the throwaway PKI, the node agent's
+# client library, iproute2 for per-pod network namespaces, and a kubectl.
+apt_install etcd-server openssl python3-kubernetes python3-yaml iproute2
+command -v kubectl >/dev/null || apt_install kubernetes-client
+
+if [ -n "${KUBE_APISERVER_BIN:-}" ] && [ -n "${KUBE_CONTROLLER_MANAGER_BIN:-}" ]; then
+  dirname "$KUBE_APISERVER_BIN"; exit 0
+fi
+if [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kube-controller-manager" ]; then
+  echo "$bin"; exit 0
+fi
+
+apt_install golang-go dpkg-dev make rsync golang-github-modern-go-reflect2-dev golang-github-json-iterator-go-dev
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+if [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kube-controller-manager" ]; then echo "$bin"; exit 0; fi
+
+# 1. A deb-src view of the system's own apt sources (deb822 and one-line formats).
+apt_dir="$cache/apt"
+mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial"
+rm -f "$apt_dir/sources.list.d/"*
+for f in /etc/apt/sources.list.d/*.sources; do
+  [ -f "$f" ] && sed -E 's/^Types:.*/Types: deb-src/' "$f" >"$apt_dir/sources.list.d/$(basename "$f")"
+done
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+  [ -f "$f" ] && sed -nE 's/^deb[[:space:]]/deb-src /p' "$f" >"$apt_dir/sources.list.d/$(basename "$f" .list)-src.list"
+done
+apt_opts=(-o "Dir::Etc::SourceParts=$apt_dir/sources.list.d" -o Dir::Etc::SourceList=/dev/null
+          -o "Dir::State::Lists=$apt_dir/lists")
+src="$cache/src"
+mkdir -p "$src"
+if ! ls "$src"/kubernetes_*.orig.tar.* >/dev/null 2>&1; then
+  log "fetching the kubernetes source package"
+  apt-get "${apt_opts[@]}" update -q >&2
+  (cd "$src" && apt-get "${apt_opts[@]}" source --download-only kubernetes >&2)
+fi
+
+# 2. The upstream tree in a GOPATH, with the two vendored packages that break under new Go
+#    replaced by Debian's.
+gopath="$cache/gopath"
+tree="$gopath/src/k8s.io/kubernetes"
+if [ ! -f "$tree/.extracted" ]; then
+  rm -rf "$tree"; mkdir -p "$tree"
+  log "extracting"
+  tar -xf "$(ls "$src"/kubernetes_*.orig.tar.* | head -n1)" -C "$tree" --strip-components=1
+  for pkg in github.com/modern-go/reflect2 github.com/json-iterator/go; do
+    rm -rf "$tree/vendor/$pkg"; mkdir -p "$tree/vendor/$pkg"
+    rsync -a --exclude '*_test.go' "/usr/share/gocode/src/$pkg/" "$tree/vendor/$pkg/"
+  done
+  touch "$tree/.extracted"
+fi
+
+# 3. Build in GOPATH mode, offline.
+export GOPATH="$gopath" GO111MODULE=off GOPROXY=off GOCACHE="$cache/gocache"
+cd "$tree"
+log "make gen_openapi"
+make gen_openapi >&2
+# In GOPATH mode the version package lives under vendor/; "1.20.5+really1.20.2" is 1.20.2.
+upstream=$(ls "$src"/kubernetes_*.orig.tar.* | head -n1 | sed -E 's/.*kubernetes_([^-]*)\.orig.*/\1/; s/.*really//')
+minor=$(echo "$upstream" | cut -d. -f2)
+version=k8s.io/kubernetes/vendor/k8s.io/component-base/version
+mkdir -p "$bin"
+for cmd in kube-apiserver kube-controller-manager; do
+  log "go build $cmd (a cold build takes several minutes)"
+  go build -p 2 -ldflags "-s -w -X $version.gitVersion=v$upstream -X $version.gitMajor=${upstream%%.*} -X $version.gitMinor=$minor" \
+    -o "$bin/$cmd.tmp" "./cmd/$cmd" >&2
+  mv "$bin/$cmd.tmp" "$bin/$cmd"
+done
+echo "$bin"
