@@ -125,6 +125,21 @@ class Planner {
     for (const WorkerPod& pod : current) {
       if (pod.phase == "Failed") failed.push_back(pod);
     }
+    // A worker deleted from under a running gang is lost as surely as a crashed one: its
+    // peers wait for it in a collective until they time out.
+    if (plan_.status.phase == "Running") {
+      for (int64_t rank = 0; rank < *b_.spec.workers; ++rank) {
+        if (std::none_of(current.begin(), current.end(), [rank](const WorkerPod& p) { return p.rank == rank; })) {
+          WorkerPod vanished;
+          vanished.name = b_.metadata.name + "-worker-" + std::to_string(rank);
+          vanished.rank = rank;
+          vanished.phase = "Failed";
+          vanished.termination_reason = "deleted while running";
+          vanished.finished_at = now_text_;
+          failed.push_back(vanished);
+        }
+      }
+    }
     if (failed.empty()) return false;
     // The earliest failure is the cause; its peers' failures are the echo.
     std::stable_sort(failed.begin(), failed.end(),

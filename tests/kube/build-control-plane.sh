@@ -86,11 +86,15 @@ make gen_openapi >&2
 # In GOPATH mode the version package lives under vendor/; "1.20.5+really1.20.2" is 1.20.2.
 upstream=$(ls "$src"/kubernetes_*.orig.tar.* | head -n1 | sed -E 's/.*kubernetes_([^-]*)\.orig.*/\1/; s/.*really//')
 minor=$(echo "$upstream" | cut -d. -f2)
-version=k8s.io/kubernetes/vendor/k8s.io/component-base/version
+ldflags="-s -w"
+for version in k8s.io/kubernetes/vendor/k8s.io/component-base/version k8s.io/kubernetes/vendor/k8s.io/client-go/pkg/version; do
+  ldflags+=" -X $version.gitVersion=v$upstream -X $version.gitMajor=${upstream%%.*} -X $version.gitMinor=$minor"
+  ldflags+=" -X $version.gitTreeState=clean"
+done
 mkdir -p "$bin"
 for cmd in kube-apiserver kube-controller-manager; do
   log "go build $cmd (a cold build takes several minutes)"
-  go build -p 2 -ldflags "-s -w -X $version.gitVersion=v$upstream -X $version.gitMajor=${upstream%%.*} -X $version.gitMinor=$minor" \
+  go build -p 2 -ldflags "$ldflags" \
     -o "$bin/$cmd.tmp" "./cmd/$cmd" >&2
   mv "$bin/$cmd.tmp" "$bin/$cmd"
 done

@@ -1,0 +1,245 @@
+"""A real Kubernetes control plane on 127.0.0.1 for tests: etcd, kube-apiserver and
+kube-controller-manager (the garbage collector and service-account controllers included),
+with a throwaway PKI, RBAC on and service-account tokens.
+
+Binaries come from build-control-plane.sh (built once from Debian's kubernetes source
+package and cached), or from KUBE_APISERVER_BIN, KUBE_CONTROLLER_MANAGER_BIN and ETCD_BIN
+(e.g. envtest assets).
+
+    with ControlPlane(workdir) as cp:
+        cp.kubectl("get", "namespaces")
+"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def control_plane_binaries():
+    """(kube-apiserver, kube-controller-manager, etcd), building them once if needed."""
+    apiserver = os.environ.get("KUBE_APISERVER_BIN")
+    manager = os.environ.get("KUBE_CONTROLLER_MANAGER_BIN")
+    if not (apiserver and manager):
+        out = subprocess.run([os.path.join(HERE, "build-control-plane.sh")], check=True,
+                             stdout=subprocess.PIPE, text=True).stdout.strip().splitlines()[-1]
+        apiserver = apiserver or os.path.join(out, "kube-apiserver")
+        manager = manager or os.path.join(out, "kube-controller-manager")
+    etcd = os.environ.get("ETCD_BIN") or shutil.which("etcd") or "/usr/bin/etcd"
+    return apiserver, manager, etcd
+
+
+def _openssl(*args, cwd):
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+class Pki:
+    """A CA and the certificates the control plane and its clients need."""
+
+    def __init__(self, directory):
+        self.dir = directory
+        os.makedirs(directory, exist_ok=True)
+        d = directory
+        _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt",
+                 "-days", "2", "-subj", "/CN=ergobench-test-ca", cwd=d)
+        _openssl("genrsa", "-out", "sa.key", "2048", cwd=d)
+        _openssl("rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=d)
+        self.issue("apiserver", "/CN=kube-apiserver",
+                   "subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,"
+                   "DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local",
+                   "serverAuth")
+        self.issue("admin", "/O=system:masters/CN=admin", None, "clientAuth")
+        self.issue("controller-manager", "/CN=system:kube-controller-manager", None, "clientAuth")
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def issue(self, name, subject, san, usage):
+        d = self.dir
+        _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr",
+                 "-subj", subject, cwd=d)
+        with open(os.path.join(d, f"{name}.ext"), "w") as f:
+            f.write(f"extendedKeyUsage={usage}\nkeyUsage=digitalSignature,keyEncipherment\n")
+            if san:
+                f.write(san + "\n")
+        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                 "-out", f"{name}.crt", "-days", "2", "-extfile", f"{name}.ext", cwd=d)
+
+
+def write_kubeconfig(path, server, ca, cert=None, key=None, token=None, namespace="default"):
+    user = {}
+    if cert:
+        user["client-certificate"] = cert
+        user["client-key"] = key
+    if token:
+        user["token"] = token
+    config = {
+        "apiVersion": "v1", "kind": "Config", "current-context": "test",
+        "clusters": [{"name": "test", "cluster": {"server": server, "certificate-authority": ca}}],
+        "users": [{"name": "test", "user": user}],
+        "contexts": [{"name": "test", "context": {"cluster": "test", "user": "test", "namespace": namespace}}],
+    }
+    with open(path, "w") as f:
+        json.dump(config, f, indent=1)  # JSON is YAML
+    return path
+
+
+class ControlPlane:
+    def __init__(self, workdir):
+        self.workdir = workdir
+        os.makedirs(workdir, exist_ok=True)
+        self.apiserver_bin, self.manager_bin, self.etcd_bin = control_plane_binaries()
+        self.pki = Pki(os.path.join(workdir, "pki"))
+        self.etcd_port, self.peer_port, self.api_port = free_port(), free_port(), free_port()
+        self.server = f"https://127.0.0.1:{self.api_port}"
+        self.admin_kubeconfig = write_kubeconfig(os.path.join(workdir, "admin.kubeconfig"), self.server,
+                                                 self.pki.path("ca.crt"), self.pki.path("admin.crt"),
+                                                 self.pki.path("admin.key"))
+        self.manager_kubeconfig = write_kubeconfig(os.path.join(workdir, "controller-manager.kubeconfig"),
+                                                   self.server, self.pki.path("ca.crt"),
+                                                   self.pki.path("controller-manager.crt"),
+                                                   self.pki.path("controller-manager.key"))
+        self.procs = {}
+
+    def _spawn(self, name, argv):
+        log = open(os.path.join(self.workdir, f"{name}.log"), "ab")
+        self.procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def start_etcd(self):
+        self._spawn("etcd", [
+            self.etcd_bin, "--data-dir", os.path.join(self.workdir, "etcd"), "--name", "default",
+            "--listen-client-urls", f"http://127.0.0.1:{self.etcd_port}",
+            "--advertise-client-urls", f"http://127.0.0.1:{self.etcd_port}",
+            "--listen-peer-urls", f"http://127.0.0.1:{self.peer_port}",
+            "--initial-advertise-peer-urls", f"http://127.0.0.1:{self.peer_port}",
+            "--initial-cluster", f"default=http://127.0.0.1:{self.peer_port}",
+            "--log-level", "warn"])
+
+    def start_apiserver(self):
+        p = self.pki.path
+        self._spawn("kube-apiserver", [
+            self.apiserver_bin,
+            f"--etcd-servers=http://127.0.0.1:{self.etcd_port}",
+            "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={self.api_port}",
+            "--insecure-port=0",
+            f"--tls-cert-file={p('apiserver.crt')}", f"--tls-private-key-file={p('apiserver.key')}",
+            f"--client-ca-file={p('ca.crt')}",
+            f"--service-account-key-file={p('sa.pub')}", f"--service-account-signing-key-file={p('sa.key')}",
+            "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+            "--authorization-mode=RBAC", "--service-cluster-ip-range=10.96.0.0/16", "--allow-privileged=true",
+            "--enable-priority-and-fairness=false", "--v=1"])
+        self.wait_ready()
+
+    def start_controller_manager(self):
+        p = self.pki.path
+        self._spawn("kube-controller-manager", [
+            self.manager_bin, f"--kubeconfig={self.manager_kubeconfig}",
+            f"--authentication-kubeconfig={self.manager_kubeconfig}",
+            f"--authorization-kubeconfig={self.manager_kubeconfig}",
+            "--bind-address=127.0.0.1", "--secure-port=0", "--port=0", "--leader-elect=false",
+            f"--service-account-private-key-file={p('sa.key')}", f"--root-ca-file={p('ca.crt')}",
+            "--use-service-account-credentials=true",
+            # No kubelet heartbeats here: the node agent stands in for the kubelet.
+            "--controllers=*,-nodelifecycle,-nodeipam,-bootstrapsigner,-tokencleaner",
+            "--concurrent-gc-syncs=5", "--v=1"])
+
+    def start(self):
+        self.start_etcd()
+        self.start_apiserver()
+        self.start_controller_manager()
+        # The controller manager is up once it has made the default ServiceAccount.
+        self.wait_for(lambda: self.kubectl("get", "serviceaccount", "default", check=False).returncode == 0,
+                      60, "the default ServiceAccount")
+        return self
+
+    def stop_process(self, name, sig_kill=False):
+        proc = self.procs.pop(name, None)
+        if proc is None:
+            return
+        if sig_kill:
+            proc.kill()
+        else:
+            proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def stop(self):
+        for name in ("kube-controller-manager", "kube-apiserver", "etcd"):
+            self.stop_process(name)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def wait_ready(self, timeout=90):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            proc = self.procs.get("kube-apiserver")
+            if proc is not None and proc.poll() is not None:
+                raise RuntimeError("kube-apiserver exited; see " + os.path.join(self.workdir, "kube-apiserver.log"))
+            if self.kubectl("get", "--raw", "/readyz", check=False).returncode == 0:
+                return
+            time.sleep(0.5)
+        raise RuntimeError("kube-apiserver not ready after %d s" % timeout)
+
+    @staticmethod
+    def wait_for(predicate, timeout, what):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if predicate():
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+    def kubectl(self, *args, check=True, kubeconfig=None, input=None):
+        result = subprocess.run(["kubectl", f"--kubeconfig={kubeconfig or self.admin_kubeconfig}", *args],
+                                input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if check and result.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed ({result.returncode}): {result.stderr}")
+        return result
+
+    def get_json(self, *args):
+        return json.loads(self.kubectl("get", "-o", "json", *args).stdout)
+
+    def service_account_kubeconfig(self, namespace, name, path):
+        """A kubeconfig with the token of a ServiceAccount: what an in-cluster operator holds."""
+        def token():
+            sa = self.get_json("-n", namespace, "serviceaccount", name)
+            secrets = sa.get("secrets") or []
+            if not secrets:
+                return None
+            secret = self.get_json("-n", namespace, "secret", secrets[0]["name"])
+            return secret.get("data", {}).get("token")
+        self.wait_for(lambda: token() is not None, 60, f"the token of ServiceAccount {namespace}/{name}")
+        import base64
+        return write_kubeconfig(path, self.server, self.pki.path("ca.crt"),
+                                token=base64.b64decode(token()).decode(), namespace=namespace)
+
+
+if __name__ == "__main__":
+    import argparse
+    import signal
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workdir", default="/tmp/ergobench-control-plane")
+    args = parser.parse_args()
+    cp = ControlPlane(args.workdir).start()
+    print(f"control plane up: KUBECONFIG={cp.admin_kubeconfig}", flush=True)
+    try:
+        signal.sigwait([signal.SIGINT, signal.SIGTERM])
+    finally:
+        cp.stop()
