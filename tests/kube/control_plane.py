@@ -112,8 +112,8 @@ class ControlPlane:
         self.procs = {}
 
     def _spawn(self, name, argv):
-        log = open(os.path.join(self.workdir, f"{name}.log"), "ab")
-        self.procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        with open(os.path.join(self.workdir, f"{name}.log"), "ab") as log:
+            self.procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def start_etcd(self):
         self._spawn("etcd", [

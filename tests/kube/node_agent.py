@@ -8,6 +8,8 @@
   (10.244.0.0/24, reachable from the host), its own hostname (a UTS namespace), and a hosts
   file that maps the pod DNS names of headless Services (<hostname>.<subdomain>[.<ns>.svc
   [.cluster.local]]) to pod IPs, so ranks can bind the same ports and find each other.
+- Pins a container with a whole-number CPU limit to that many CPUs, as the kubelet's
+  static CPU manager does for Guaranteed pods.
 - Mounts configMap and emptyDir volumes (bind mounts in the pod's mount namespace) and the
   terminationMessagePath file.
 - Reports through pods/status: Running with podIP and Ready, then Succeeded or Failed with
@@ -74,6 +76,7 @@ class NodeAgent:
         self.pods = {}  # uid -> Pod
         self.lock = threading.RLock()
         self.next_ip = 2
+        self.next_cpu = 0
         self.stopping = False
 
     # --- the node -------------------------------------------------------------------------
@@ -228,16 +231,31 @@ class NodeAgent:
             else:
                 script.append(f"[ -e {shlex.quote(target)} ] || touch {shlex.quote(target)}")
             script.append(f"mount --bind {shlex.quote(source)} {shlex.quote(target)}")
+        cpus = self.pin_cpus(pod, container)
+        if cpus:
+            script.append(f"taskset -pc {cpus} $$ >/dev/null")
         script.append('exec "$@"')
         wrapper = ["ip", "netns", "exec", netns, "unshare", "--uts", "--mount", "--propagation", "private",
                    "/bin/sh", "-ec", "; ".join(script), "sh"] + argv
-        log_file = open(os.path.join(pod_dir, "container.log"), "wb")
         started = now()
-        pod.proc = subprocess.Popen(wrapper, env=env, stdout=log_file, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
+        with open(os.path.join(pod_dir, "container.log"), "wb") as log_file:
+            pod.proc = subprocess.Popen(wrapper, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
         log(f"started {pod.namespace}/{pod.name} at {pod.ip} (pid {pod.proc.pid}): {' '.join(argv)}")
         self.report_running(pod, started)
-        threading.Thread(target=self.monitor, args=(pod, started, termination_file, log_file), daemon=True).start()
+        threading.Thread(target=self.monitor, args=(pod, started, termination_file), daemon=True).start()
+
+    def pin_cpus(self, pod, container):
+        """Like the kubelet's static CPU manager: a container with a whole-number CPU limit
+        gets that many CPUs of its own (round robin here), so ranks do not oversubscribe."""
+        limit = ((container.get("resources") or {}).get("limits") or {}).get("cpu")
+        if limit is None or not str(limit).isdigit():
+            return ""
+        count = max(1, min(int(limit), os.cpu_count()))
+        with self.lock:
+            first = self.next_cpu
+            self.next_cpu = (self.next_cpu + count) % os.cpu_count()
+        return ",".join(str((first + i) % os.cpu_count()) for i in range(count))
 
     def container_status(self, pod, state, ready):
         c = pod.obj["spec"]["containers"][0]
@@ -246,11 +264,22 @@ class NodeAgent:
                  "containerID": f"ergobench-node://{pod.proc.pid if pod.proc else 0}", "state": state}]
 
     def patch_status(self, pod, status):
-        try:
-            self.api.patch_namespaced_pod_status(pod.name, pod.namespace, {"status": status})
-        except ApiException as e:
-            if e.status != 404:
-                log(f"cannot update {pod.namespace}/{pod.name}: {e.status} {e.reason}")
+        # As the kubelet: keep trying through an API server outage, or a pod's end is lost.
+        deadline = time.time() + 600
+        while not self.stopping:
+            try:
+                self.api.patch_namespaced_pod_status(pod.name, pod.namespace, {"status": status})
+                return
+            except ApiException as e:
+                if e.status == 404 or (e.status < 500 and e.status != 429):
+                    if e.status != 404:
+                        log(f"cannot update {pod.namespace}/{pod.name}: {e.status} {e.reason}")
+                    return
+            except Exception as e:  # connection refused while the API server restarts
+                if time.time() > deadline:
+                    log(f"gave up updating {pod.namespace}/{pod.name}: {e}")
+                    return
+            time.sleep(1)
 
     def report_running(self, pod, started):
         conditions = [{"type": t, "status": "True", "lastTransitionTime": started}
@@ -260,9 +289,8 @@ class NodeAgent:
                                 "containerStatuses": self.container_status(pod, {"running": {"startedAt": started}},
                                                                            True)})
 
-    def monitor(self, pod, started, termination_file, log_file):
+    def monitor(self, pod, started, termination_file):
         code = pod.proc.wait()
-        log_file.close()
         finished = now()
         if code < 0:
             code = 128 - code  # killed by a signal, reported as containers report it

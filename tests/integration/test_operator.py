@@ -1,0 +1,292 @@
+"""ergobench-operator against a real control plane (etcd, kube-apiserver and
+kube-controller-manager v1.20 built from Debian's source package) with the test node agent
+standing in for kubelet and scheduler. The operator runs out of cluster with the token of a
+ServiceAccount bound only to manifests/rbac, which proves that RBAC is enough."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "../.."))
+sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
+
+from control_plane import ControlPlane, free_port  # noqa: E402
+from harness import BIN_DIR  # noqa: E402
+
+OPERATOR = os.path.join(BIN_DIR, "ergobench-operator")
+SA = "system:serviceaccount:ergobench-system:ergobench-operator"
+
+
+def fmnist(name, workers=2, run_policy=None, goal=None):
+    """The fmnist example, one CPU per worker so that ranks do not oversubscribe the node."""
+    spec = {"task": "fmnist", "workers": workers, "backend": "gloo", "resources": {"cpu": "1"}}
+    if run_policy:
+        spec["runPolicy"] = run_policy
+    if goal:
+        spec["goal"] = goal
+    return {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name}, "spec": spec}
+
+
+@unittest.skipUnless(os.geteuid() == 0, "the node agent needs root for network namespaces")
+class OperatorTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="ergobench-operator-")
+        cls.cp = ControlPlane(os.path.join(cls.tmp, "control-plane")).start()
+        for manifest in ("crd/benchmarks.ergobench.io.yaml", "rbac/namespace.yaml", "rbac/service_account.yaml",
+                         "rbac/role.yaml", "rbac/role_leader_election.yaml"):
+            cls.cp.kubectl("apply", "-f", os.path.join(ROOT, "manifests", manifest))
+        cls.cp.wait_for(lambda: cls.cp.kubectl("get", "benchmarks", check=False).returncode == 0, 30,
+                        "the Benchmark CRD to be served")
+        cls.sa_kubeconfig = cls.cp.service_account_kubeconfig("ergobench-system", "ergobench-operator",
+                                                              os.path.join(cls.tmp, "operator.kubeconfig"))
+        with open(os.path.join(cls.tmp, "node-agent.log"), "w") as log:
+            cls.agent = subprocess.Popen(
+                [sys.executable, os.path.join(ROOT, "tests/kube/node_agent.py"), "--kubeconfig",
+                 cls.cp.admin_kubeconfig, "--work-dir", os.path.join(cls.tmp, "node"), "--bin-dir", BIN_DIR],
+                stdout=log, stderr=subprocess.STDOUT)
+        cls.cp.wait_for(lambda: "True" in cls.cp.kubectl(
+            "get", "node", "ergobench-node", "-o", "jsonpath={.status.conditions[?(@.type=='Ready')].status}",
+            check=False).stdout, 30, "the node agent's Node")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.agent.send_signal(signal.SIGTERM)
+        cls.agent.wait(timeout=60)
+        cls.cp.stop()
+
+    def setUp(self):
+        self.ns = self.id().split(".")[-1].replace("_", "-")[:40]
+        self.cp.kubectl("create", "namespace", self.ns)
+        self.operator = None
+        self.operator_logs = []
+        self.start_operator()
+
+    def tearDown(self):
+        self.stop_operator()
+        self.cp.kubectl("delete", "namespace", self.ns, "--wait=false", check=False)
+        result = self._outcome.result
+        if any(test is self for test, _ in result.failures + result.errors):
+            for path in self.operator_logs + [os.path.join(self.tmp, "node-agent.log")]:
+                with open(path) as f:
+                    sys.stderr.write(f"--- {path}\n" + "".join(f.readlines()[-40:]))
+
+    # --- helpers ----------------------------------------------------------------------
+    def start_operator(self, leader_elect=True):
+        self.metrics_port = free_port()
+        path = os.path.join(self.tmp, f"operator-{self.ns}-{len(self.operator_logs)}.log")
+        self.operator_logs.append(path)
+        argv = [OPERATOR, "--kubeconfig", self.sa_kubeconfig, "--metrics-bind-address",
+                f"127.0.0.1:{self.metrics_port}", "--watch-timeout", "30"]
+        if leader_elect:
+            argv += ["--leader-elect", "--leader-election-namespace", "ergobench-system"]
+        with open(path, "w") as log:
+            self.operator = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        self.cp.wait_for(self.operator_ready, 30, "the operator's /readyz")
+
+    def operator_ready(self):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/readyz", timeout=1) as r:
+                return r.status == 200
+        except OSError:
+            return False
+
+    def stop_operator(self, sig=signal.SIGTERM):
+        if self.operator and self.operator.poll() is None:
+            self.operator.send_signal(sig)
+            self.operator.wait(timeout=30)
+
+    def apply(self, obj):
+        self.cp.kubectl("apply", "-n", self.ns, "-f", "-", input=json.dumps(obj))
+
+    def benchmark(self, name):
+        return self.cp.get_json("-n", self.ns, "benchmark", name)
+
+    def status(self, name):
+        return self.benchmark(name).get("status", {})
+
+    def wait_phase(self, name, phases, timeout=240):
+        self.cp.wait_for(lambda: self.status(name).get("phase") in phases, timeout, f"{name} to reach {phases}")
+        return self.status(name)
+
+    def pods(self, name):
+        return self.cp.get_json("-n", self.ns, "pods", "-l", f"ergobench.io/benchmark={name}")["items"]
+
+    def condition(self, status, kind):
+        return next((c for c in status.get("conditions", []) if c["type"] == kind), None)
+
+    def kill_rank(self, name, rank):
+        """SIGKILL the rank's process, as the OOM killer or a node failure would."""
+        pod = self.cp.get_json("-n", self.ns, "pod", f"{name}-worker-{rank}")
+        pid = int(pod["status"]["containerStatuses"][0]["containerID"].split("//")[1])
+        os.kill(pid, signal.SIGKILL)
+
+    def events(self):
+        return {(e["reason"], e["type"]) for e in self.cp.get_json("-n", self.ns, "events")["items"]}
+
+    # --- the tests --------------------------------------------------------------------
+    def test_rbac_is_least_privilege(self):
+        can = lambda *args: self.cp.kubectl("auth", "can-i", *args, f"--as={SA}", check=False).stdout.strip()
+        self.assertEqual(can("create", "pods", "-n", self.ns), "yes")
+        self.assertEqual(can("update", "benchmarks.ergobench.io", "--subresource=status", "-n", self.ns), "yes")
+        self.assertEqual(can("list", "secrets", "-n", self.ns), "no")
+        self.assertEqual(can("update", "benchmarks.ergobench.io", "-n", self.ns), "no")
+        self.assertEqual(can("delete", "services", "-n", self.ns), "no")
+        self.assertEqual(can("update", "leases", "-n", self.ns), "no")
+        self.assertEqual(can("update", "leases", "-n", "ergobench-system"), "yes")
+
+    def test_schema_rejects_invalid_benchmarks(self):
+        cases = {
+            "spec.workers": {"task": "0a", "workers": 0},
+            "spec.backend": {"task": "0a", "backend": "tcp"},
+            "spec.task": {"workers": 2},
+            "spec.runPolicy.cleanPodPolicy": {"task": "0a", "runPolicy": {"cleanPodPolicy": "Some"}},
+        }
+        for field, spec in cases.items():
+            obj = {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": "bad"},
+                   "spec": spec}
+            # --validate=false: the API server itself must reject it, not kubectl.
+            result = self.cp.kubectl("apply", "--validate=false", "-n", self.ns, "-f", "-", input=json.dumps(obj),
+                                     check=False)
+            self.assertNotEqual(result.returncode, 0, field)
+            self.assertIn(field, result.stderr, field)
+        explain = self.cp.kubectl("explain", "benchmark.spec.runPolicy").stdout
+        self.assertIn("backoffLimit", explain)
+        self.assertIn("Gang restarts", explain)
+
+    def test_invalid_for_the_operator_fails_with_a_condition(self):
+        obj = fmnist("typo")
+        obj["spec"]["hyperparameters"] = {"learningRat": 0.1}
+        self.apply(obj)
+        status = self.wait_phase("typo", ["Failed"], timeout=30)
+        failed = self.condition(status, "Failed")
+        self.assertEqual(failed["reason"], "Invalid")
+        self.assertIn("spec.hyperparameters.learningRat", failed["message"])
+        self.assertEqual(failed["observedGeneration"], 1)
+        self.assertEqual(self.pods("typo"), [])
+        self.assertIn(("Invalid", "Warning"), self.events())
+
+    def test_fmnist_k2_runs_to_accuracy(self):
+        with open(os.path.join(ROOT, "manifests/examples/fmnist-k2.yaml")) as f:
+            self.cp.kubectl("apply", "-n", self.ns, "-f", "-", input=f.read())
+        self.cp.wait_for(lambda: len(self.pods("fmnist-k2")) == 2, 30, "2 worker pods")
+        pod = self.cp.get_json("-n", self.ns, "pod", "fmnist-k2-worker-1")
+        env = {e["name"]: e.get("value") for e in pod["spec"]["containers"][0]["env"]}
+        self.assertEqual(env["RANK"], "1")
+        self.assertEqual(env["WORLD_SIZE"], "2")
+        self.assertEqual(env["MASTER_ADDR"], "fmnist-k2-worker-0.fmnist-k2-workers")
+        owner = pod["metadata"]["ownerReferences"][0]
+        self.assertEqual((owner["kind"], owner["controller"]), ("Benchmark", True))
+        service = self.cp.get_json("-n", self.ns, "service", "fmnist-k2-workers")
+        self.assertEqual(service["spec"]["clusterIP"], "None")
+        self.assertTrue(service["spec"]["publishNotReadyAddresses"])
+
+        self.wait_phase("fmnist-k2", ["Running"], timeout=60)
+        self.cp.wait_for(lambda: self.status("fmnist-k2").get("progress", {}).get("step", 0) > 0
+                         or self.status("fmnist-k2").get("phase") == "Succeeded", 120, "progress from rank 0")
+        status = self.wait_phase("fmnist-k2", ["Succeeded", "Failed"], timeout=300)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        results = status["results"]
+        self.assertTrue(results["goalReached"])
+        self.assertGreaterEqual(results["epochs"], 1)
+        self.assertGreater(results["samplesPerSecond"], 100)
+        self.assertGreater(results["timeToAccuracySeconds"], 0)
+        self.assertTrue(0 < results["communicationRatio"] < 1)
+        self.assertEqual(status["workers"]["succeeded"], 2)
+        self.assertEqual(self.condition(status, "Succeeded")["status"], "True")
+        self.assertEqual(self.condition(status, "Running")["status"], "False")
+        table = self.cp.kubectl("get", "-n", self.ns, "benchmarks").stdout
+        self.assertRegex(table, r"fmnist-k2\s+fmnist\s+2\s+gloo\s+Succeeded\s+\d+")
+        # cleanPodPolicy All (the default): the workers go, their results stay in status.
+        self.cp.wait_for(lambda: self.pods("fmnist-k2") == [], 60, "the workers to be cleaned up")
+        self.assertTrue({("Created", "Normal"), ("Running", "Normal"), ("Succeeded", "Normal")} <= self.events())
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=2) as r:
+            metrics = r.read().decode()
+        self.assertIn('ergobench_benchmark_time_to_accuracy_seconds{benchmark="fmnist-k2"', metrics)
+        self.assertRegex(metrics, r'ergobench_operator_reconcile_total\{result="success"\} \d+')
+
+    def test_killed_rank_restarts_the_gang_within_backoff_limit(self):
+        self.apply(fmnist("retry", run_policy={"backoffLimit": 1}))
+        self.wait_phase("retry", ["Running"], timeout=60)
+        time.sleep(2)
+        self.kill_rank("retry", 1)
+        self.cp.wait_for(lambda: self.status("retry").get("restarts") == 1, 60, "a gang restart")
+        self.cp.wait_for(lambda: {p["metadata"]["labels"]["ergobench.io/attempt"] for p in self.pods("retry")} == {"1"}
+                         and len(self.pods("retry")) == 2, 90, "two pods of attempt 1")
+        status = self.wait_phase("retry", ["Succeeded", "Failed"], timeout=300)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        self.assertEqual(status["restarts"], 1)
+        self.assertIn(("Restarting", "Warning"), self.events())
+
+    def test_killed_rank_fails_the_benchmark_without_backoff(self):
+        self.apply(fmnist("once", run_policy={"cleanPodPolicy": "None"}))
+        self.wait_phase("once", ["Running"], timeout=60)
+        time.sleep(2)
+        self.kill_rank("once", 0)
+        status = self.wait_phase("once", ["Failed"], timeout=120)
+        failed = self.condition(status, "Failed")
+        self.assertEqual(failed["reason"], "PodFailed")
+        self.assertIn("rank 0 (pod once-worker-0) failed", failed["message"])
+        self.assertIn("137", failed["message"])
+        # cleanPodPolicy None keeps the pods for a post-mortem.
+        self.assertEqual(len(self.pods("once")), 2)
+
+    def test_deadline_exceeded(self):
+        self.apply(fmnist("late", run_policy={"activeDeadlineSeconds": 5}))
+        status = self.wait_phase("late", ["Failed", "Succeeded"], timeout=60)
+        self.assertEqual(self.condition(status, "Failed")["reason"], "DeadlineExceeded")
+        self.cp.wait_for(lambda: self.pods("late") == [], 60, "the workers to be stopped")
+
+    def test_deleting_the_benchmark_collects_its_children(self):
+        self.apply(fmnist("gone"))
+        self.wait_phase("gone", ["Running"], timeout=60)
+        self.cp.kubectl("delete", "-n", self.ns, "benchmark", "gone", "--wait=false")
+        self.cp.wait_for(lambda: self.pods("gone") == [], 90, "garbage collection of the pods")
+        for kind, name in (("service", "gone-workers"), ("configmap", "gone-config")):
+            self.cp.wait_for(lambda: self.cp.kubectl("get", "-n", self.ns, kind, name, check=False).returncode != 0,
+                             60, f"garbage collection of {kind}/{name}")
+
+    def test_operator_restarted_mid_run_resumes(self):
+        self.apply(fmnist("resume", run_policy={"cleanPodPolicy": "None"}))
+        self.wait_phase("resume", ["Running"], timeout=60)
+        uids = {p["metadata"]["uid"] for p in self.pods("resume")}
+        self.stop_operator(signal.SIGKILL)
+        time.sleep(2)
+        # The killed leader's lease must expire (15 s) before the new process takes over.
+        self.start_operator()
+        status = self.wait_phase("resume", ["Succeeded", "Failed"], timeout=300)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        self.assertEqual(status.get("restarts", 0), 0)
+        # The same two pods ran to the end: nothing was created twice.
+        self.assertEqual(status["workers"]["succeeded"], 2)
+        self.assertEqual({p["metadata"]["uid"] for p in self.pods("resume")}, uids)
+
+    def test_apiserver_restarted_mid_run(self):
+        # Without leader election: an outage longer than the renew deadline rightly ends a
+        # leader (its Deployment restarts it); this test is about the watches reconnecting.
+        self.stop_operator()
+        self.start_operator(leader_elect=False)
+        self.apply(fmnist("outage", run_policy={"cleanPodPolicy": "None"}))
+        self.wait_phase("outage", ["Running"], timeout=60)
+        uids = {p["metadata"]["uid"] for p in self.pods("outage")}
+        self.cp.stop_process("kube-apiserver")
+        time.sleep(3)
+        self.cp.start_apiserver()
+        status = self.wait_phase("outage", ["Succeeded", "Failed"], timeout=300)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        self.assertEqual(status.get("restarts", 0), 0)
+        self.assertIsNone(self.operator.poll(), "the operator must survive an API server restart")
+        self.assertEqual({p["metadata"]["uid"] for p in self.pods("outage")}, uids)
+        created = [e for e in self.cp.get_json("-n", self.ns, "events")["items"] if e["reason"] == "Created"]
+        self.assertEqual(len(created), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
