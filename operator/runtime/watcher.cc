@@ -55,17 +55,28 @@ Status Watcher::Step() {
 
 Status Watcher::Run(const std::atomic<bool>& stop, Backoff backoff, const std::function<void(Duration)>& sleep,
                     const std::function<void(const Status&)>& on_error) {
+  bool ever_succeeded = false;
+  Duration denied_for = Duration::zero();
   while (!stop.load()) {
     Status status = Step();
     if (status.ok()) {
+      ever_succeeded = true;
+      denied_for = Duration::zero();
       backoff.Reset();
       continue;
     }
     if (stop.load()) break;
-    if (kube::IsFatal(status)) return status;
+    // Denied from the start, the credentials or the RBAC are wrong. Denied after working,
+    // it may be an API server whose authorizer is still loading after a restart: retry,
+    // but only for a while.
+    if (kube::IsFatal(status) && (!ever_succeeded || denied_for >= kFatalGrace)) return status;
     on_error(status);
     // A 410 is routine (the re-list follows at once); everything else waits.
-    if (!kube::IsGone(status)) sleep(backoff.Next());
+    if (!kube::IsGone(status)) {
+      const Duration delay = backoff.Next();
+      if (kube::IsFatal(status)) denied_for += delay;
+      sleep(delay);
+    }
   }
   return Status::Ok();
 }

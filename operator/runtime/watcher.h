@@ -67,8 +67,12 @@ class Watcher {
   // One transition: a list in kEmpty, one watch stream in kListed.
   Status Step();
 
+  // How long 401/403 answers are retried once the watch has worked.
+  static constexpr Duration kFatalGrace = std::chrono::seconds(60);
+
   // Steps until `stop`, backing off after errors. Fatal errors (401/403) are returned: the
-  // operator cannot mend its credentials.
+  // operator cannot mend its credentials. Only after kFatalGrace when the watch had
+  // worked before, since an API server that just restarted may deny requests briefly.
   Status Run(const std::atomic<bool>& stop, Backoff backoff,
              const std::function<void(Duration)>& sleep, const std::function<void(const Status&)>& on_error);
 

@@ -33,5 +33,15 @@ TEST(Rfc3339Test, FormatsUtc) {
   EXPECT_EQ(Rfc3339(std::chrono::system_clock::from_time_t(1795000000)), "2026-11-18T11:06:40Z");
 }
 
+TEST(Rfc3339Test, MicrosecondsAndParsing) {
+  const auto t = std::chrono::system_clock::from_time_t(1795000000) + std::chrono::microseconds(1234);
+  EXPECT_EQ(Rfc3339Micro(t), "2026-11-18T11:06:40.001234Z");
+  EXPECT_EQ(ParseRfc3339("2026-11-18T11:06:40.001234Z"), t);
+  EXPECT_EQ(ParseRfc3339("2026-11-18T11:06:40Z"), std::chrono::system_clock::from_time_t(1795000000));
+  EXPECT_EQ(ParseRfc3339("2026-11-18T13:06:40+02:00"), std::chrono::system_clock::from_time_t(1795000000));
+  EXPECT_EQ(ParseRfc3339("2026-11-18T11:06:40"), std::nullopt);
+  EXPECT_EQ(ParseRfc3339("yesterday"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace ergobench

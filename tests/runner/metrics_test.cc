@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "api/metrics_server.h"
 #include "runner/metrics/runner_metrics.h"
 
@@ -70,6 +72,15 @@ TEST(MetricsServerTest, ServesMetricsAndHealth) {
   const std::string health = HttpGet((*server)->port(), "/healthz");
   EXPECT_NE(health.find("200 OK"), std::string::npos);
   EXPECT_NE(health.find("\r\n\r\nok\n"), std::string::npos) << health;
+}
+
+TEST(MetricsServerTest, ReadinessFollowsItsProbe) {
+  std::atomic<bool> ready{false};
+  auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string(); }, [&ready] { return ready.load(); });
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  EXPECT_NE(HttpGet((*server)->port(), "/readyz").find("503 Service Unavailable"), std::string::npos);
+  ready = true;
+  EXPECT_NE(HttpGet((*server)->port(), "/readyz").find("200 OK"), std::string::npos);
 }
 
 TEST(MetricsServerTest, PortInUseIsNamed) {

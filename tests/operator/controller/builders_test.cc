@@ -1,0 +1,95 @@
+// Golden tests of the pure builders: every field of every child object is pinned in
+// testdata/*.json. After an intended change, regenerate with ERGOBENCH_UPDATE_GOLDEN=1 and
+// review the diff.
+#include "operator/controller/builders.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "api/defaults.h"
+
+namespace ergobench::controller {
+namespace {
+
+using nlohmann::json;
+
+std::string TestData(const std::string& name) {
+  return std::string(ERGOBENCH_SOURCE_DIR) + "/tests/operator/controller/testdata/" + name;
+}
+
+void ExpectGolden(const json& actual, const std::string& name) {
+  const std::string path = TestData(name);
+  if (std::getenv("ERGOBENCH_UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << actual.dump(2) << "\n";
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << "missing golden file " << path;
+  std::stringstream text;
+  text << in.rdbuf();
+  const json expected = json::parse(text.str());
+  EXPECT_EQ(actual, expected) << "diff (expected → actual): " << json::diff(expected, actual).dump(1);
+}
+
+Benchmark Task1a() {
+  Benchmark b;
+  b.api_version = kApiVersion;
+  b.kind = kKind;
+  b.metadata.name = "task1a-k4";
+  b.metadata.namespace_name = "bench";
+  b.metadata.uid = "0b9d2c1e-5f3a-4c0e-9a7b-1d2e3f405162";
+  b.metadata.generation = 3;
+  b.spec.task = "1a";
+  b.spec.workers = 4;
+  b.spec.image = "registry.example/ergobench-runner:1.0";
+  b.spec.resources = {"3", "8Gi", 0};
+  b.spec.scheduling.node_selector = {{"node.kubernetes.io/instance-type", "n1-standard-4"}};
+  b.spec.scheduling.tolerations = json::array({{{"key", "dedicated"}, {"operator", "Equal"}, {"value", "bench"},
+                                                {"effect", "NoSchedule"}}});
+  b.spec.scheduling.priority_class_name = "benchmarks";
+  ApplyDefaults(&b);
+  return b;
+}
+
+TEST(Builders, Names) {
+  const Benchmark b = Task1a();
+  EXPECT_EQ(WorkerServiceName(b), "task1a-k4-workers");
+  EXPECT_EQ(ConfigMapName(b), "task1a-k4-config");
+  EXPECT_EQ(WorkerPodName(b, 3), "task1a-k4-worker-3");
+  EXPECT_EQ(MasterAddress(b), "task1a-k4-worker-0.task1a-k4-workers");
+}
+
+TEST(Builders, HeadlessService) { ExpectGolden(BuildWorkerService(Task1a()), "service.json"); }
+
+TEST(Builders, ConfigMapHoldsTheResolvedSpec) {
+  const json cm = BuildConfigMap(Task1a());
+  ExpectGolden(cm, "configmap.json");
+  // The runner reads it back: the resolved spec, not the user's partial one.
+  const json config = json::parse(cm["data"]["benchmark.json"].get<std::string>());
+  EXPECT_EQ(config["spec"]["maxEpochs"], 164);
+  EXPECT_FALSE(config.contains("status"));
+}
+
+TEST(Builders, WorkerPod) {
+  ExpectGolden(BuildWorkerPod(Task1a(), 2, 1), "pod-rank2-attempt1.json");
+}
+
+TEST(Builders, GpuWorkersAskForDevicesInLimits) {
+  Benchmark b = Task1a();
+  b.spec.device = "cuda";
+  b.spec.backend = "nccl";
+  b.spec.resources.gpu = 2;
+  const json resources = BuildWorkerPod(b, 0, 0)["spec"]["containers"][0]["resources"];
+  EXPECT_EQ(resources["limits"]["nvidia.com/gpu"], "2");
+  EXPECT_FALSE(resources["requests"].contains("nvidia.com/gpu"));
+  EXPECT_EQ(resources["requests"]["cpu"], "3");
+}
+
+TEST(Builders, Event) {
+  ExpectGolden(BuildEvent(Task1a(), "Warning", "Restarting", "rank 1 failed", "2026-11-22T06:00:00Z"), "event.json");
+}
+
+}  // namespace
+}  // namespace ergobench::controller

@@ -1,0 +1,245 @@
+#include "operator/controller/plan.h"
+
+#include <gtest/gtest.h>
+
+#include "api/defaults.h"
+#include "api/rfc3339.h"
+#include "operator/controller/conditions.h"
+
+namespace ergobench::controller {
+namespace {
+
+using std::chrono::seconds;
+using Clock = std::chrono::system_clock;
+
+const Clock::time_point kT0 = Clock::from_time_t(1795000000);  // 2026-11-18T11:06:40Z
+
+Benchmark Bench(int workers = 2) {
+  Benchmark b;
+  b.api_version = kApiVersion;
+  b.kind = kKind;
+  b.metadata.name = "b";
+  b.metadata.namespace_name = "ns";
+  b.metadata.generation = 2;
+  b.spec.task = "fmnist";
+  b.spec.workers = workers;
+  ApplyDefaults(&b);
+  return b;
+}
+
+WorkerPod Pod(int rank, const std::string& phase, int attempt = 0) {
+  WorkerPod pod;
+  pod.name = "b-worker-" + std::to_string(rank);
+  pod.rank = rank;
+  pod.attempt = attempt;
+  pod.phase = phase;
+  pod.ready = phase == "Running";
+  return pod;
+}
+
+// A rank's termination message, as the runner writes it.
+std::string ResultMessage(int rank, const std::string& status, double tta = 12.5) {
+  RankResult r;
+  r.benchmark = "b";
+  r.task = "fmnist";
+  r.backend = "gloo";
+  r.rank = rank;
+  r.world_size = 2;
+  r.status = status;
+  if (status != kRankSucceeded) r.error = "boom";
+  r.figures.goal_reached = true;
+  r.figures.time_to_accuracy_seconds = tta;
+  r.figures.epochs = 1;
+  r.figures.samples_per_second = 1000;
+  return SerializeRankResult(r);
+}
+
+WorkerPod Ended(int rank, const std::string& phase, const std::string& message, int exit_code,
+                const std::string& finished_at, int attempt = 0) {
+  WorkerPod pod = Pod(rank, phase, attempt);
+  pod.exit_code = exit_code;
+  pod.termination_message = message;
+  pod.finished_at = finished_at;
+  return pod;
+}
+
+TEST(Plan, ANewBenchmarkCreatesEverything) {
+  ReconcilePlan plan = PlanReconcile(Bench(3), {}, kT0);
+  EXPECT_TRUE(plan.create_service_and_config);
+  EXPECT_EQ(plan.create_ranks, (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(plan.status.phase, "Pending");
+  EXPECT_EQ(plan.status.start_time, "2026-11-18T11:06:40Z");
+  const Condition* created = FindCondition(plan.status.conditions, kConditionCreated);
+  ASSERT_NE(created, nullptr);
+  EXPECT_EQ(created->status, "True");
+  EXPECT_EQ(created->observed_generation, 2);
+  ASSERT_EQ(plan.events.size(), 1u);
+  EXPECT_EQ(plan.events[0].reason, "Created");
+}
+
+TEST(Plan, RunningOnceAllWorkersRunAndLooksAgainForProgress) {
+  Benchmark b = Bench();
+  b.status = PlanReconcile(b, {}, kT0).status;
+  ReconcilePlan half = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Pending")}, kT0 + seconds(1));
+  EXPECT_EQ(half.status.phase, "Pending");
+  EXPECT_TRUE(half.create_ranks.empty());
+  EXPECT_FALSE(half.create_service_and_config);
+  EXPECT_EQ(half.status.workers.running, 1);
+  ReconcilePlan all = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running")}, kT0 + seconds(2));
+  EXPECT_EQ(all.status.phase, "Running");
+  EXPECT_EQ(all.status.workers.ready, 2);
+  EXPECT_EQ(all.requeue_after, kProgressInterval);
+  EXPECT_TRUE(IsConditionTrue(all.status.conditions, kConditionRunning));
+  // Nothing changes on a second look: no status write, no event.
+  b.status = all.status;
+  ReconcilePlan again = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running")}, kT0 + seconds(12));
+  EXPECT_TRUE(again.events.empty());
+  EXPECT_EQ(again.status.conditions[1].last_transition_time, all.status.conditions[1].last_transition_time);
+}
+
+TEST(Plan, AllSucceededAggregatesResults) {
+  Benchmark b = Bench();
+  b.status.phase = "Running";
+  b.status.start_time = Rfc3339(kT0);
+  ReconcilePlan plan = PlanReconcile(
+      b, {Ended(0, "Succeeded", ResultMessage(0, kRankSucceeded, 12.5), 0, "t1"),
+          Ended(1, "Succeeded", ResultMessage(1, kRankSucceeded, 12.0), 0, "t1")},
+      kT0 + seconds(30));
+  EXPECT_EQ(plan.status.phase, "Succeeded");
+  EXPECT_EQ(plan.status.completion_time, Rfc3339(kT0 + seconds(30)));
+  ASSERT_TRUE(plan.status.results.has_value());
+  EXPECT_TRUE(*plan.status.results->figures.goal_reached);
+  EXPECT_TRUE(IsConditionTrue(plan.status.conditions, kConditionSucceeded));
+  EXPECT_FALSE(IsConditionTrue(plan.status.conditions, kConditionRunning));
+  // cleanPodPolicy All (the default) removes the pods once the results are in status.
+  EXPECT_EQ(plan.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1"}));
+}
+
+TEST(Plan, AFailedRankFailsTheBenchmarkWithoutBackoff) {
+  Benchmark b = Bench();
+  b.status.phase = "Running";
+  ReconcilePlan plan = PlanReconcile(
+      b, {Ended(0, "Failed", "", 137, "2026-11-18T11:07:00Z"),
+          Ended(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:07:05Z")},
+      kT0);
+  EXPECT_EQ(plan.status.phase, "Failed");
+  const Condition* failed = FindCondition(plan.status.conditions, kConditionFailed);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->reason, "PodFailed");
+  // The earliest failure is the cause; rank 0 was killed and left no result.
+  EXPECT_EQ(failed->message, "rank 0 (pod b-worker-0) failed: pod b-worker-0 ended with exit code 137 without a result");
+  EXPECT_EQ(plan.events.back().type, "Warning");
+}
+
+TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
+  Benchmark b = Bench();
+  b.spec.run_policy.backoff_limit = 2;
+  b.status.phase = "Running";
+  ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), Ended(1, "Failed", "", 137, "t")}, kT0);
+  EXPECT_EQ(plan.status.restarts, 1);
+  EXPECT_EQ(plan.status.phase, "Pending");
+  EXPECT_EQ(plan.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1"}));
+  EXPECT_TRUE(plan.create_ranks.empty());
+  EXPECT_EQ(plan.events.back().reason, "Restarting");
+
+  // The old pods are terminating: their names are not free yet.
+  b.status = plan.status;
+  WorkerPod old0 = Pod(0, "Running"), old1 = Ended(1, "Failed", "", 137, "t");
+  old0.terminating = old1.terminating = true;
+  ReconcilePlan waiting = PlanReconcile(b, {old0, old1}, kT0 + seconds(1));
+  EXPECT_TRUE(waiting.create_ranks.empty());
+  EXPECT_TRUE(waiting.delete_pods.empty());
+  EXPECT_EQ(waiting.requeue_after, seconds(1));
+
+  // Gone: attempt 1 starts.
+  ReconcilePlan fresh = PlanReconcile(b, {}, kT0 + seconds(2));
+  EXPECT_EQ(fresh.create_ranks, (std::vector<int64_t>{0, 1}));
+
+  // Attempt 1 fails too, and so does attempt 2: the limit is reached.
+  b.status.restarts = 2;
+  b.status.phase = "Running";
+  ReconcilePlan last = PlanReconcile(b, {Pod(0, "Running", 2), Ended(1, "Failed", "", 1, "t", 2)}, kT0 + seconds(90));
+  EXPECT_EQ(last.status.phase, "Failed");
+  EXPECT_EQ(FindCondition(last.status.conditions, kConditionFailed)->reason, "BackoffLimitExceeded");
+}
+
+TEST(Plan, AWorkerDeletedFromARunningGangCountsAsFailed) {
+  Benchmark b = Bench();
+  b.status.phase = "Running";
+  ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running")}, kT0);
+  EXPECT_EQ(plan.status.phase, "Failed");
+  EXPECT_NE(FindCondition(plan.status.conditions, kConditionFailed)->message.find("deleted while running"),
+            std::string::npos);
+}
+
+TEST(Plan, PodsOfAnEarlierAttemptAreRemoved) {
+  Benchmark b = Bench();
+  b.status.restarts = 1;
+  ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running", 0), Pod(1, "Running", 1)}, kT0);
+  EXPECT_EQ(plan.delete_pods, std::vector<std::string>{"b-worker-0"});
+  EXPECT_TRUE(plan.create_ranks.empty());  // rank 0's name is still taken
+}
+
+TEST(Plan, DeadlineExceededStopsTheWorkers) {
+  Benchmark b = Bench();
+  b.spec.run_policy.active_deadline_seconds = 60;
+  b.spec.run_policy.clean_pod_policy = "None";
+  b.status.phase = "Running";
+  b.status.start_time = Rfc3339(kT0);
+  ReconcilePlan early = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running")}, kT0 + seconds(45));
+  EXPECT_EQ(early.status.phase, "Running");
+  EXPECT_EQ(early.requeue_after, kProgressInterval);
+  ReconcilePlan close = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running")}, kT0 + seconds(55));
+  EXPECT_EQ(close.requeue_after, seconds(5));
+  ReconcilePlan late = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running")}, kT0 + seconds(60));
+  EXPECT_EQ(late.status.phase, "Failed");
+  EXPECT_EQ(FindCondition(late.status.conditions, kConditionFailed)->reason, "DeadlineExceeded");
+  // Running workers stop even under cleanPodPolicy None.
+  EXPECT_EQ(late.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1"}));
+}
+
+TEST(Plan, CleanPodPolicyRunningKeepsEndedPods) {
+  Benchmark b = Bench();
+  b.spec.run_policy.clean_pod_policy = "Running";
+  b.status.phase = "Failed";
+  ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), Ended(1, "Failed", "", 1, "t")}, kT0);
+  EXPECT_EQ(plan.delete_pods, std::vector<std::string>{"b-worker-0"});
+}
+
+TEST(Plan, TtlDeletesTheFinishedBenchmark) {
+  Benchmark b = Bench();
+  b.spec.run_policy.ttl_seconds_after_finished = 300;
+  b.status.phase = "Succeeded";
+  b.status.completion_time = Rfc3339(kT0);
+  ReconcilePlan before = PlanReconcile(b, {}, kT0 + seconds(100));
+  EXPECT_FALSE(before.delete_benchmark);
+  EXPECT_EQ(before.requeue_after, seconds(200));
+  EXPECT_TRUE(PlanReconcile(b, {}, kT0 + seconds(300)).delete_benchmark);
+}
+
+TEST(Plan, InvalidStatusIsTerminal) {
+  Benchmark b = Bench();
+  BenchmarkStatus status = InvalidStatus(b, "spec.hyperparameters.lr: unknown", "2026-11-18T11:06:40Z");
+  EXPECT_EQ(status.phase, "Failed");
+  const Condition* failed = FindCondition(status.conditions, kConditionFailed);
+  EXPECT_EQ(failed->reason, "Invalid");
+  EXPECT_EQ(failed->observed_generation, 2);
+}
+
+TEST(Conditions, TransitionTimeMovesOnlyOnAFlip) {
+  std::vector<Condition> conditions;
+  SetCondition(&conditions, "Running", true, "A", "a", 1, "t1");
+  SetCondition(&conditions, "Running", true, "B", "b", 2, "t2");
+  ASSERT_EQ(conditions.size(), 1u);
+  EXPECT_EQ(conditions[0].last_transition_time, "t1");
+  EXPECT_EQ(conditions[0].reason, "B");
+  EXPECT_EQ(conditions[0].observed_generation, 2);
+  SetCondition(&conditions, "Running", false, "C", "c", 2, "t3");
+  EXPECT_EQ(conditions[0].last_transition_time, "t3");
+  EXPECT_EQ(conditions[0].status, "False");
+  EXPECT_FALSE(IsConditionTrue(conditions, "Running"));
+  EXPECT_EQ(FindCondition(conditions, "Failed"), nullptr);
+}
+
+}  // namespace
+}  // namespace ergobench::controller

@@ -1,0 +1,69 @@
+#include "operator/controller/worker_pods.h"
+
+#include <gtest/gtest.h>
+
+#include "api/defaults.h"
+
+namespace ergobench::controller {
+namespace {
+
+using nlohmann::json;
+
+const char kFailedPod[] = R"({
+  "metadata": {"name": "b-worker-1", "deletionTimestamp": "2026-11-22T06:00:00Z",
+               "labels": {"ergobench.io/rank": "1", "ergobench.io/attempt": "2"}},
+  "status": {"phase": "Failed", "podIP": "10.244.0.3",
+             "conditions": [{"type": "Ready", "status": "False"}],
+             "containerStatuses": [{"name": "runner", "state": {"terminated": {
+                 "exitCode": 137, "reason": "OOMKilled", "message": "Killed\n",
+                 "finishedAt": "2026-11-22T05:59:00Z"}}}]}})";
+
+TEST(WorkerPods, ReadsStatusAndLabels) {
+  const WorkerPod pod = ReadWorkerPod(json::parse(kFailedPod));
+  EXPECT_EQ(pod.name, "b-worker-1");
+  EXPECT_EQ(pod.rank, 1);
+  EXPECT_EQ(pod.attempt, 2);
+  EXPECT_EQ(pod.phase, "Failed");
+  EXPECT_FALSE(pod.ready);
+  EXPECT_TRUE(pod.terminating);
+  EXPECT_EQ(pod.pod_ip, "10.244.0.3");
+  EXPECT_EQ(pod.exit_code, 137);
+  EXPECT_EQ(pod.termination_reason, "OOMKilled");
+  EXPECT_EQ(pod.finished_at, "2026-11-22T05:59:00Z");
+}
+
+TEST(WorkerPods, MalformedLabelsAreNotRanks) {
+  const WorkerPod pod = ReadWorkerPod(json::parse(R"({"metadata":{"name":"x","labels":{"ergobench.io/rank":"1a"}}})"));
+  EXPECT_EQ(pod.rank, -1);
+  EXPECT_EQ(pod.attempt, -1);
+  EXPECT_EQ(pod.phase, "Pending");
+}
+
+TEST(WorkerPods, AResultlessPodSaysHowItEnded) {
+  Benchmark b;
+  b.metadata.name = "b";
+  b.spec.task = "fmnist";
+  b.spec.workers = 2;
+  const RankResult r = RankResultOf(ReadWorkerPod(json::parse(kFailedPod)), b);
+  EXPECT_EQ(r.status, kRankFailed);
+  EXPECT_EQ(r.rank, 1);
+  EXPECT_EQ(r.world_size, 2);
+  EXPECT_EQ(r.error, "pod b-worker-1 ended with exit code 137 (OOMKilled) without a result; last log lines:\nKilled\n");
+}
+
+TEST(WorkerPods, Counts) {
+  std::vector<WorkerPod> pods(4);
+  pods[0].phase = "Running";
+  pods[0].ready = true;
+  pods[1].phase = "Running";
+  pods[2].phase = "Succeeded";
+  pods[3].phase = "Failed";
+  const WorkerCounts counts = CountWorkers(pods);
+  EXPECT_EQ(counts.ready, 1);
+  EXPECT_EQ(counts.running, 2);
+  EXPECT_EQ(counts.succeeded, 1);
+  EXPECT_EQ(counts.failed, 1);
+}
+
+}  // namespace
+}  // namespace ergobench::controller
