@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Sets up ergobench and runs the whole test suite: unit tests, then integration tests that
-# drive the real binaries over gloo and OpenMPI. CI (.ci/run) runs exactly this.
+# drive the real binaries over gloo and OpenMPI, and the operator on a real Kubernetes
+# control plane (built once from Debian's source package, cached outside the repository).
+# CI (.ci/run) runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DERGOBENCH_WERROR=ON >/dev/null
 cmake --build build -j2
+tests/kube/build-control-plane.sh >/dev/null
 cd build
 exec ctest --output-on-failure

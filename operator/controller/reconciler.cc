@@ -73,6 +73,8 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   // 1. Get. Gone from the cache: deleted, and garbage collection removes the children.
   const std::optional<json> object = deps_.benchmarks->Get(key);
   if (!object) return std::optional<std::chrono::seconds>();
+  // Being deleted (foreground deletion waits for the children): create nothing more.
+  if (object->at("metadata").contains("deletionTimestamp")) return std::optional<std::chrono::seconds>();
   FieldErrors errors;
   Benchmark benchmark = DecodeBenchmark(*object, &errors);
   const std::string now = Rfc3339(deps_.now());
