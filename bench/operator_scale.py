@@ -84,15 +84,17 @@ def main():
         applied_at = {}
 
         def watch_pods():
-            w = watch.Watch()
-            for event in w.stream(core.list_namespaced_pod, "scale", timeout_seconds=600):
-                if event["type"] != "ADDED":
-                    continue
-                name = event["object"].metadata.labels.get("ergobench.io/benchmark")
-                with lock:
-                    seen.setdefault(name, set()).add(event["object"].metadata.name)
-                    if len(seen[name]) == k and name not in done_at:
-                        done_at[name] = time.monotonic()
+            try:
+                for event in watch.Watch().stream(core.list_namespaced_pod, "scale", timeout_seconds=600):
+                    if event["type"] != "ADDED":
+                        continue
+                    name = event["object"].metadata.labels.get("ergobench.io/benchmark")
+                    with lock:
+                        seen.setdefault(name, set()).add(event["object"].metadata.name)
+                        if len(seen[name]) == k and name not in done_at:
+                            done_at[name] = time.monotonic()
+            except Exception:
+                pass  # the control plane stopping at the end
         threading.Thread(target=watch_pods, daemon=True).start()
         time.sleep(1)
 

@@ -47,13 +47,18 @@ Status BenchmarkReconciler::CreateChild(const kube::ApiResource& resource, const
   auto created = deps_.client->Create(resource, object["metadata"].value("namespace", ""), object);
   // Our cache may lag our own writes; an existing child is what we wanted.
   if (kube::IsAlreadyExists(created.status())) return Status::Ok();
+  if (created.ok() && resource.kind == kube::Pods().kind) {
+    deps_.pods->ApplyOwnWrite(*created, "");
+  }
   return created.status().WithContext("create " + resource.kind + " " + object["metadata"].value("name", ""));
 }
 
 Status BenchmarkReconciler::WriteStatus(const json& object, const BenchmarkStatus& status) {
   json updated = object;
   updated["status"] = EncodeStatus(status);
-  return deps_.client->UpdateStatus(kube::Benchmarks(), updated).status().WithContext("update status");
+  auto written = deps_.client->UpdateStatus(kube::Benchmarks(), updated);
+  if (written.ok()) deps_.benchmarks->ApplyOwnWrite(*written, object["metadata"].value("resourceVersion", ""));
+  return written.status().WithContext("update status");
 }
 
 void BenchmarkReconciler::RecordEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,

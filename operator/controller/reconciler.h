@@ -20,8 +20,11 @@ namespace ergobench::controller {
 
 struct ReconcilerDeps {
   kube::KubeClient* client = nullptr;
-  const runtime::Store* benchmarks = nullptr;
-  const runtime::Store* pods = nullptr;
+  // The watchers' caches. The reconciler also puts its own writes in them, so the next
+  // reconcile does not act on a copy older than what it just wrote (each stale read costs a
+  // 409 or an AlreadyExists round trip).
+  runtime::Store* benchmarks = nullptr;
+  runtime::Store* pods = nullptr;
   ProgressReader* progress = nullptr;  // may be null: no progress in status
   std::function<std::chrono::system_clock::time_point()> now = std::chrono::system_clock::now;
   // Called once when a Benchmark reaches Succeeded or Failed.

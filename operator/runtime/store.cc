@@ -24,6 +24,17 @@ void Store::Apply(const WatcherEvent& event) {
   }
 }
 
+void Store::ApplyOwnWrite(const nlohmann::json& object, const std::string& based_on) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::string key = ObjectKey(object);
+  const auto it = objects_.find(key);
+  if (it == objects_.end()) {
+    if (based_on.empty()) objects_[key] = object;
+    return;
+  }
+  if (!based_on.empty() && it->second["metadata"].value("resourceVersion", "") == based_on) it->second = object;
+}
+
 std::optional<nlohmann::json> Store::Get(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto it = objects_.find(key);

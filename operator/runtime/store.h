@@ -21,6 +21,10 @@ std::string ObjectKey(const nlohmann::json& object);  // "ns/name"
 class Store {
  public:
   void Apply(const WatcherEvent& event);
+  // Our own write, put in ahead of its watch event: only over the exact version the write
+  // was based on (`based_on`; empty: only when the key is absent), so that it never hides a
+  // newer version the watch has already delivered.
+  void ApplyOwnWrite(const nlohmann::json& object, const std::string& based_on);
   std::optional<nlohmann::json> Get(const std::string& key) const;
   std::vector<nlohmann::json> List(const std::function<bool(const nlohmann::json&)>& filter = nullptr) const;
   size_t Size() const;
