@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -229,6 +230,17 @@ int RunRunner(const RunnerOptions& options) {
     fail(Status::Cancelled("stopped by signal " + std::to_string(StopSignal()) + " while waiting for other ranks"), 0);
     std::_Exit(128 + StopSignal());
   });
+
+  // On Kubernetes the output directory is a fresh emptyDir subpath: make it, as
+  // `ergobench run` does for its results directory.
+  if (!options.output_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(options.output_dir, error);
+    if (error) {
+      return fail(Status::FailedPrecondition("cannot create --output-dir " + options.output_dir + ": " + error.message()),
+                  kExitFailed);
+    }
+  }
 
   ProgressWriter progress(ExpandRank(options.progress_file, launch_rank), launch_rank);
   progress.ReportStage("init");

@@ -6,6 +6,7 @@
 #include "api/rfc3339.h"
 #include "api/validation.h"
 #include "operator/controller/builders.h"
+#include "operator/controller/conditions.h"
 #include "operator/controller/plan.h"
 #include "operator/kube/api_error.h"
 #include "operator/runtime/log.h"
@@ -82,10 +83,16 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   if (object->at("metadata").contains("deletionTimestamp")) return std::optional<std::chrono::seconds>();
   FieldErrors errors;
   Benchmark benchmark = DecodeBenchmark(*object, &errors);
+  const BenchmarkStatus stored = benchmark.status;
   const std::string now = Rfc3339(deps_.now());
-  const std::string previous_phase = benchmark.status.phase;
 
-  // 2. Validate: an invalid spec is terminal until the user edits it (a new generation).
+  // 2. Validate: an invalid spec is terminal until the user edits it (a new generation);
+  //    then it starts over.
+  const Condition* failed = FindCondition(stored.conditions, kConditionFailed);
+  if (failed != nullptr && failed->reason == "Invalid" && failed->observed_generation < benchmark.metadata.generation) {
+    benchmark.status = BenchmarkStatus{};
+  }
+  const std::string previous_phase = benchmark.status.phase;
   ApplyDefaults(&benchmark);
   if (errors.empty()) errors = ValidateBenchmark(benchmark);
   std::string invalid = JoinErrors(errors);
@@ -139,7 +146,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   }
 
   // 6. Status, only when it changed, and only through /status.
-  if (EncodeStatus(plan.status) != EncodeStatus(benchmark.status)) {
+  if (EncodeStatus(plan.status) != EncodeStatus(stored)) {
     RETURN_IF_ERROR(WriteStatus(*object, plan.status));
   }
 

@@ -172,6 +172,14 @@ class OperatorTest(unittest.TestCase):
         self.assertEqual(failed["observedGeneration"], 1)
         self.assertEqual(self.pods("typo"), [])
         self.assertIn(("Invalid", "Warning"), self.events())
+        # Terminal until the user edits it: the next generation starts over.
+        fixed = {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": "typo"},
+                 "spec": {"task": "0a", "workers": 2, "backend": "gloo",
+                          "hyperparameters": {"maxElements": 4096, "repetitions": 5, "warmup": 1}}}
+        self.cp.kubectl("replace", "-n", self.ns, "-f", "-", input=json.dumps(fixed))
+        status = self.wait_phase("typo", ["Succeeded"], timeout=120)
+        self.assertEqual(self.condition(status, "Succeeded")["observedGeneration"], 2)
+        self.assertIsNone(self.condition(status, "Failed"))
 
     def test_fmnist_k2_runs_to_accuracy(self):
         with open(os.path.join(ROOT, "manifests/examples/fmnist-k2.yaml")) as f:
