@@ -18,6 +18,18 @@ std::optional<T> FoldPresent(const std::vector<RankResult>& ranks,
   return out;
 }
 
+// A sum that is absent unless every rank has the figure: energy summed over the ranks that
+// had a meter would pass a part for the whole.
+template <typename T>
+std::optional<T> SumOfAll(const std::vector<RankResult>& ranks, std::optional<T> Figures::*field) {
+  T sum{};
+  for (const RankResult& r : ranks) {
+    if (!(r.figures.*field)) return std::nullopt;
+    sum += *(r.figures.*field);
+  }
+  return sum;
+}
+
 double Plus(double a, double b) { return a + b; }
 double Max(double a, double b) { return std::max(a, b); }
 
@@ -40,7 +52,10 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   f.samples_per_second = FoldPresent(ranks, &Figures::samples_per_second, Plus);
   f.throughput_window_steps = first.figures.throughput_window_steps;
   f.throughput_window_seconds = FoldPresent(ranks, &Figures::throughput_window_seconds, Max);
-  f.energy_joules = FoldPresent(ranks, &Figures::energy_joules, Plus);
+  f.samples = SumOfAll(ranks, &Figures::samples);
+  f.energy_joules = SumOfAll(ranks, &Figures::energy_joules);
+  f.energy_joules_whole_run = SumOfAll(ranks, &Figures::energy_joules_whole_run);
+  f.energy_to_accuracy_joules = SumOfAll(ranks, &Figures::energy_to_accuracy_joules);
   auto compute = FoldPresent(ranks, &Figures::compute_seconds, Plus);
   auto communication = FoldPresent(ranks, &Figures::communication_seconds, Plus);
   if (compute) f.compute_seconds = *compute / n;
@@ -88,6 +103,11 @@ RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t wo
   if (!succeeded.empty()) {
     outcome.results.figures = CombineFigures(succeeded);
     outcome.results.environment = succeeded.front().environment;
+    const Figures& f = outcome.results.figures;
+    if (f.energy_joules && f.samples && *f.samples > 0) {
+      outcome.results.joules_per_sample = *f.energy_joules / static_cast<double>(*f.samples);
+    }
+    if (f.energy_to_accuracy_joules) outcome.results.energy_to_accuracy_wh = *f.energy_to_accuracy_joules / 3600;
   }
   return outcome;
 }

@@ -1,6 +1,7 @@
 #include "api/defaults.h"
 
 #include "api/catalog.h"
+#include "api/cost.h"
 
 namespace ergobench {
 
@@ -13,6 +14,11 @@ void ApplyDefaults(Benchmark* benchmark) {
   if (spec.device.empty()) spec.device = "cpu";
   if (spec.image.empty()) spec.image = DefaultRunnerImage();
   if (spec.run_policy.clean_pod_policy.empty()) spec.run_policy.clean_pod_policy = "All";
+  if (spec.pricing) {
+    // A table that cannot be read leaves the prices out, and validation says why.
+    if (auto table = LoadPriceTable(); table.ok()) ApplyPriceTable(*table, &*spec.pricing);
+    if (spec.pricing->currency.empty()) spec.pricing->currency = "USD";
+  }
 
   const TaskDef* task = FindTask(spec.task);
   if (task == nullptr) return;

@@ -53,7 +53,10 @@ void EncodeFigures(const Figures& f, nlohmann::json* out) {
   PutIf(out, "computeSeconds", f.compute_seconds);
   PutIf(out, "communicationSeconds", f.communication_seconds);
   PutIf(out, "communicationRatio", f.communication_ratio);
+  PutIf(out, "samples", f.samples);
   PutIf(out, "energyJoules", f.energy_joules);
+  PutIf(out, "energyJoulesWholeRun", f.energy_joules_whole_run);
+  PutIf(out, "energyToAccuracyJoules", f.energy_to_accuracy_joules);
   if (f.allreduce) (*out)["allreduce"] = EncodeAllreduce(*f.allreduce);
 }
 
@@ -75,7 +78,10 @@ Figures DecodeFigures(ObjectReader* r) {
   r->Number("computeSeconds", &f.compute_seconds);
   r->Number("communicationSeconds", &f.communication_seconds);
   r->Number("communicationRatio", &f.communication_ratio);
+  r->Int("samples", &f.samples);
   r->Number("energyJoules", &f.energy_joules);
+  r->Number("energyJoulesWholeRun", &f.energy_joules_whole_run);
+  r->Number("energyToAccuracyJoules", &f.energy_to_accuracy_joules);
   if (const nlohmann::json* a = r->Object("allreduce")) {
     f.allreduce = DecodeAllreduce(a, r->PathOf("allreduce"), r->errors());
   }
@@ -152,7 +158,12 @@ nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) {
   nlohmann::json out = nlohmann::json::object();
   EncodeFigures(results.figures, &out);
   PutIf(&out, "joulesPerSample", results.joules_per_sample);
+  PutIf(&out, "energyToAccuracyWh", results.energy_to_accuracy_wh);
   PutIf(&out, "costUSD", results.cost_usd);
+  PutIf(&out, "costToAccuracyUSD", results.cost_to_accuracy_usd);
+  PutIf(&out, "preemptibleCostUSD", results.preemptible_cost_usd);
+  PutIf(&out, "preemptibleCostToAccuracyUSD", results.preemptible_cost_to_accuracy_usd);
+  if (!results.currency.empty()) out["currency"] = results.currency;
   if (!results.environment.empty()) out["environment"] = results.environment;
   return out;
 }
@@ -163,7 +174,12 @@ BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::s
   ObjectReader r(&json, path, errors);
   results.figures = DecodeFigures(&r);
   r.Number("joulesPerSample", &results.joules_per_sample);
+  r.Number("energyToAccuracyWh", &results.energy_to_accuracy_wh);
   r.Number("costUSD", &results.cost_usd);
+  r.Number("costToAccuracyUSD", &results.cost_to_accuracy_usd);
+  r.Number("preemptibleCostUSD", &results.preemptible_cost_usd);
+  r.Number("preemptibleCostToAccuracyUSD", &results.preemptible_cost_to_accuracy_usd);
+  r.String("currency", &results.currency);
   if (const nlohmann::json* env = r.Object("environment")) results.environment = *env;
   return results;
 }

@@ -48,7 +48,11 @@ struct Figures {
   std::optional<double> compute_seconds;
   std::optional<double> communication_seconds;
   std::optional<double> communication_ratio;
-  std::optional<double> energy_joules;
+  std::optional<int64_t> samples;  // training samples this rank processed between run_start and run_stop
+  // Energy, where a meter could read (energy_meter.h); absent, never zero, where none could.
+  std::optional<double> energy_joules;             // run_start .. run_stop
+  std::optional<double> energy_joules_whole_run;   // process start to end, initialisation included
+  std::optional<double> energy_to_accuracy_joules;  // run_start .. the evaluation that reached the goal
   std::optional<AllreduceSummary> allreduce;
   bool operator==(const Figures&) const = default;
 };
@@ -70,7 +74,14 @@ struct RankResult {
 struct BenchmarkResults {
   Figures figures;
   std::optional<double> joules_per_sample;
-  std::optional<double> cost_usd;
+  std::optional<double> energy_to_accuracy_wh;
+  // At spec.pricing's prices (cost.h), in `currency` despite the USD in the names, which
+  // DESIGN.md fixed when USD was the only currency.
+  std::optional<double> cost_usd;                          // the timed region
+  std::optional<double> cost_to_accuracy_usd;
+  std::optional<double> preemptible_cost_usd;
+  std::optional<double> preemptible_cost_to_accuracy_usd;
+  std::string currency;
   nlohmann::json environment = nlohmann::json::object();
 };
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "api/catalog.h"
+#include "api/cost.h"
 #include "api/json_reader.h"
 #include "api/quantity.h"
 
@@ -197,7 +198,13 @@ void ValidatePricing(const Pricing& p, FieldErrors* errors) {
     }
   }
   if (!p.worker_hour && !p.accelerator_hour) {
-    errors->Add("spec.pricing.workerHour", "is required when pricing is given");
+    if (p.label.empty()) {
+      errors->Add("spec.pricing.workerHour", "is required when pricing is given (or a label from the price table)");
+    } else if (auto table = LoadPriceTable(); !table.ok()) {
+      errors->Add("spec.pricing.label", "cannot look up " + Quote(p.label) + ": " + table.status().message());
+    } else {
+      errors->Add("spec.pricing.label", Quote(p.label) + " is not an instance in the price table; give workerHour");
+    }
   }
 }
 

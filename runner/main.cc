@@ -50,6 +50,12 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--stop-grace", options.stop_grace_seconds, "seconds between SIGTERM and a forced exit")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--energy-interval", options.energy_interval_ms,
+                 "milliseconds between energy samples; 0 lists the meters but reads none")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--sysfs-root", options.sysfs_root, "prefix of /sys for the energy meters (testing)")
+      ->envname("ERGOBENCH_SYSFS_ROOT");
+  app.add_option("--nvml-library", options.nvml_library, "the NVML library to load");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

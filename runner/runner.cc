@@ -26,6 +26,7 @@
 #include "runner/dist/rendezvous_env.h"
 #include "runner/environment.h"
 #include "api/metrics_server.h"
+#include "runner/energy/energy_recorder.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
@@ -215,6 +216,12 @@ int RunRunner(const RunnerOptions& options) {
 
   RunnerMetrics metrics({benchmark.metadata.name, benchmark.spec.task, benchmark.spec.backend, launch_rank,
                          static_cast<int>(*benchmark.spec.workers)});
+  EnergyRecorder energy(
+      std::make_unique<EnergySampler>(DiscoverEnergyMeters(options.sysfs_root, options.nvml_library)), &metrics,
+      options.ranks_per_host);
+  result.environment["energyMeters"] = energy.Describe();
+  energy.Start(std::chrono::milliseconds(options.energy_interval_ms));
+  mllog.SetObserver([&energy](const std::string& type, const std::string& key) { energy.OnEvent(type, key); });
   std::unique_ptr<MetricsServer> server;
   if (options.metrics_port >= 0) {
     const int port = options.metrics_port_per_rank && options.metrics_port > 0 ? options.metrics_port + launch_rank
@@ -267,6 +274,7 @@ int RunRunner(const RunnerOptions& options) {
 
   RankResult succeeded = result;
   succeeded.figures = outcome->figures;
+  energy.Finish(&succeeded.figures);
   succeeded.figures.init_seconds = result.figures.init_seconds + outcome->figures.init_seconds;
   succeeded.status = kRankSucceeded;
   succeeded.summary = "rank " + std::to_string(result.rank) + " succeeded: " + outcome->summary;

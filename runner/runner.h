@@ -25,6 +25,9 @@ struct RunnerOptions {
   int threads = 0;  // 0: from the CPU budget, shared by ranks_per_host ranks
   int ranks_per_host = 1;
   double stop_grace_seconds = 10;
+  int energy_interval_ms = 100;  // 0: list the energy meters but read none
+  std::string sysfs_root;        // prefix of /sys for the energy meters (tests)
+  std::string nvml_library = "libnvidia-ml.so.1";
 };
 
 // Exit codes.

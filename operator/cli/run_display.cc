@@ -80,6 +80,19 @@ std::string FormatRunReport(const LocalRunReport& report) {
   if (f.communication_ratio) row("communication share", Fixed(100 * *f.communication_ratio, 1) + " %");
   if (f.goal_reached) row("goal reached", *f.goal_reached ? "yes" : "no");
   if (f.time_to_accuracy_seconds) row("time to accuracy", FormatSeconds(*f.time_to_accuracy_seconds));
+  const BenchmarkResults& r = report.outcome.results;
+  if (f.energy_joules) {
+    std::string energy = Fixed(*f.energy_joules, 1) + " J";
+    if (r.joules_per_sample) energy += ", " + Fixed(*r.joules_per_sample, 4) + " J/sample";
+    if (r.energy_to_accuracy_wh) energy += ", " + Fixed(*r.energy_to_accuracy_wh, 3) + " Wh to accuracy";
+    row("energy", energy);
+  }
+  if (r.cost_usd) {
+    std::string cost = Fixed(*r.cost_usd, 4) + " " + r.currency;
+    if (r.cost_to_accuracy_usd) cost += ", " + Fixed(*r.cost_to_accuracy_usd, 4) + " to accuracy";
+    if (r.preemptible_cost_usd) cost += " (preemptible " + Fixed(*r.preemptible_cost_usd, 4) + ")";
+    row("cost", cost);
+  }
   if (f.allreduce) {
     row("peak bus bandwidth", FormatBytesPerSecond(f.allreduce->peak_bus_bandwidth_bytes_per_second) + " at " +
                                   FormatBytes(static_cast<double>(f.allreduce->peak_bus_bandwidth_bytes)));

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "api/aggregate.h"
+#include "api/cost.h"
 #include "api/rfc3339.h"
 #include "operator/controller/conditions.h"
 
@@ -214,7 +215,10 @@ class Planner {
     BenchmarkStatus& status = plan_.status;
     status.phase = phase;
     status.completion_time = now_text_;
-    if (results) status.results = *results;
+    if (results) {
+      status.results = *results;
+      PriceResults(b_.spec, &*status.results);
+    }
     const bool succeeded = phase == kPhaseSucceeded;
     SetCondition(&status.conditions, kConditionRunning, false, reason, message, generation_, now_text_);
     SetCondition(&status.conditions, succeeded ? kConditionSucceeded : kConditionFailed, true, reason, message,

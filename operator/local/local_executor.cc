@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "api/benchmark_codec.h"
+#include "api/cost.h"
 #include "api/free_port.h"
 #include "api/load.h"
 #include "api/rfc3339.h"
@@ -245,6 +246,7 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   for (const ChildProcess& c : children) exit_codes.push_back(c.exit_code().value_or(-1));
   std::vector<RankResult> ranks = CollectResults(benchmark, dir, exit_codes, exited_unasked);
   report.outcome = AggregateRankResults(ranks, *benchmark.spec.workers);
+  PriceResults(benchmark.spec, &report.outcome.results);
   report.benchmark.status = FinalStatus(report.outcome, ranks, started);
   RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(report.benchmark)));
   return report;

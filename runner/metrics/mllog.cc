@@ -21,6 +21,7 @@ std::string MlLog::Line(int64_t time_ms, const std::string& event_type, const st
 
 void MlLog::Write(const std::string& event_type, const std::string& key, const nlohmann::json& value,
                   const nlohmann::json& metadata) {
+  if (observer_) observer_(event_type, key);
   if (!out_.is_open()) return;
   out_ << Line(clock_(), event_type, key, value, metadata) << std::endl;
 }

@@ -17,8 +17,14 @@ class MlLog {
  public:
   using WallClock = std::function<int64_t()>;  // milliseconds since the epoch
 
+  // Told of every event (type INTERVAL_START | INTERVAL_END | POINT_IN_TIME, key) as it is
+  // logged, so that others can mark the same moments (the energy of the timed region).
+  using Observer = std::function<void(const std::string& event_type, const std::string& key)>;
+
   // An empty path writes nothing.
   explicit MlLog(const std::string& path, WallClock clock = {});
+
+  void SetObserver(Observer observer) { observer_ = std::move(observer); }
 
   void Point(const std::string& key, const nlohmann::json& value, nlohmann::json metadata = nlohmann::json::object());
   void Start(const std::string& key, nlohmann::json metadata = nlohmann::json::object());
@@ -34,6 +40,7 @@ class MlLog {
 
   std::ofstream out_;
   WallClock clock_;
+  Observer observer_;
 };
 
 }  // namespace ergobench

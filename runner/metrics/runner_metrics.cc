@@ -42,7 +42,17 @@ struct RunnerMetrics::Families {
                                  .Name("ergobench_allreduce_bus_bandwidth_bytes_per_second")
                                  .Help("All-reduce bus bandwidth (nccl-tests definition) by message size.")
                                  .Labels(labels)
-                                 .Register(*registry)) {
+                                 .Register(*registry)),
+        energy_family(prometheus::BuildCounter()
+                          .Name("ergobench_energy_joules_total")
+                          .Help("Energy used by this rank's devices, by device and domain.")
+                          .Labels(labels)
+                          .Register(*registry)),
+        power_family(prometheus::BuildGauge()
+                         .Name("ergobench_power_watts")
+                         .Help("Power drawn by a device over the last sampling interval.")
+                         .Labels(labels)
+                         .Register(*registry)) {
     for (const char* phase : kPhases) phase_family.Add({{"phase", phase}});
   }
 
@@ -64,6 +74,8 @@ struct RunnerMetrics::Families {
   prometheus::Gauge& eval_accuracy;
   prometheus::Gauge& goal_reached;
   prometheus::Family<prometheus::Gauge>& bus_bandwidth_family;
+  prometheus::Family<prometheus::Counter>& energy_family;
+  prometheus::Family<prometheus::Gauge>& power_family;
 };
 
 RunnerMetrics::RunnerMetrics(const MetricLabels& labels) : families_(std::make_unique<Families>(labels)) {}
@@ -81,6 +93,14 @@ void RunnerMetrics::SetEvalAccuracy(double accuracy) { families_->eval_accuracy.
 void RunnerMetrics::SetGoalReached(bool reached) { families_->goal_reached.Set(reached ? 1 : 0); }
 void RunnerMetrics::SetBusBandwidth(int64_t bytes, double bytes_per_second) {
   families_->bus_bandwidth_family.Add({{"bytes", std::to_string(bytes)}}).Set(bytes_per_second);
+}
+
+void RunnerMetrics::SetEnergy(const std::string& device, const std::string& domain, double joules) {
+  prometheus::Counter& counter = families_->energy_family.Add({{"device", device}, {"domain", domain}});
+  if (joules > counter.Value()) counter.Increment(joules - counter.Value());
+}
+void RunnerMetrics::SetPower(const std::string& device, double watts) {
+  families_->power_family.Add({{"device", device}}).Set(watts);
 }
 
 std::string RunnerMetrics::Render() const {

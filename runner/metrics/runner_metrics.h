@@ -37,6 +37,10 @@ class RunnerMetrics {
   void SetEvalAccuracy(double accuracy);
   void SetGoalReached(bool reached);
   void SetBusBandwidth(int64_t bytes, double bytes_per_second);
+  // The energy a channel has used since the run began (the counter follows it up) and a
+  // device's power.
+  void SetEnergy(const std::string& device, const std::string& domain, double joules);
+  void SetPower(const std::string& device, double watts);
 
   // The Prometheus text exposition format (0.0.4) of every family.
   std::string Render() const;

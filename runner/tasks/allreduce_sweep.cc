@@ -10,6 +10,7 @@
 #include <new>
 
 #include "api/units.h"
+#include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
 #include "runner/stop_signal.h"
@@ -228,6 +229,7 @@ class AllreduceSweepTask : public Task {
     void* data = buffer.get();
 
     const auto start = Clock::now();
+    context.mllog.Start("run_start");
     std::vector<SizeStats> rows;
     double communication_seconds = 0;
     for (size_t index = 0; index < sizes.size(); ++index) {
@@ -260,6 +262,7 @@ class AllreduceSweepTask : public Task {
 
     TaskOutcome outcome;
     outcome.figures.run_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    context.mllog.Stop("run_stop", {{"status", "success"}});
     outcome.figures.communication_seconds = communication_seconds;
     outcome.figures.phase_seconds["communication"] = communication_seconds;
     outcome.figures.allreduce = Summarize(rows, dtype, repetitions);

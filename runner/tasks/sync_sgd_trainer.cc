@@ -206,6 +206,7 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
       const double step_seconds = Since(step_start);
       context.metrics.ObserveStep(step_seconds);
       context.metrics.AddSamples(static_cast<double>(recipe.batch));
+      f.samples = f.samples.value_or(0) + recipe.batch;
       if (++global_step > recipe.warmup_steps) {
         window_seconds += step_seconds;
         ++window_steps;

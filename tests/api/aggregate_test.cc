@@ -45,6 +45,26 @@ TEST(AggregateTest, AllSucceeded) {
   EXPECT_EQ(o.results.environment["rank"], 0);  // rank 0's environment
 }
 
+TEST(AggregateTest, EnergyIsSummedOnlyWhenEveryRankMeasuredIt) {
+  std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded)};
+  for (RankResult& r : ranks) {
+    r.figures.samples = 1000;
+    r.figures.energy_joules = 500.0 + r.rank * 100;           // 500, 600
+    r.figures.energy_joules_whole_run = 700.0;
+    r.figures.energy_to_accuracy_joules = 1800.0;
+  }
+  RunOutcome o = AggregateRankResults(ranks, 2);
+  EXPECT_EQ(o.results.figures.samples, 2000);
+  EXPECT_DOUBLE_EQ(*o.results.figures.energy_joules, 1100.0);
+  EXPECT_DOUBLE_EQ(*o.results.figures.energy_joules_whole_run, 1400.0);
+  EXPECT_DOUBLE_EQ(*o.results.joules_per_sample, 0.55);
+  EXPECT_DOUBLE_EQ(*o.results.energy_to_accuracy_wh, 1.0);  // 3600 J
+  ranks[1].figures.energy_joules.reset();  // rank 1 had no meter
+  o = AggregateRankResults(ranks, 2);
+  EXPECT_FALSE(o.results.figures.energy_joules.has_value());
+  EXPECT_FALSE(o.results.joules_per_sample.has_value());
+}
+
 TEST(AggregateTest, FirstFailureInOrderIsQuoted) {
   RunOutcome o = AggregateRankResults(
       {Rank(0, kRankSucceeded), Rank(2, kRankFailed, "out of memory"), Rank(1, kRankFailed, "peer closed")}, 3);

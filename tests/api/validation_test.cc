@@ -161,7 +161,7 @@ TEST(ValidationTest, Pricing) {
   EXPECT_NE(errors.ToString().find("spec.pricing.currency: must be a three-letter ISO 4217 code"), std::string::npos);
   EXPECT_NE(errors.ToString().find("spec.pricing.preemptibleWorkerHour: must be 0 or more, got -1"), std::string::npos);
   b.spec.pricing = Pricing{"USD", std::nullopt, std::nullopt, std::nullopt, ""};
-  EXPECT_EQ(OnlyError(b), "spec.pricing.workerHour: is required when pricing is given");
+  EXPECT_EQ(OnlyError(b), "spec.pricing.workerHour: is required when pricing is given (or a label from the price table)");
 }
 
 TEST(ValidationTest, RunPolicy) {

@@ -63,5 +63,26 @@ TEST(RunDisplayTest, ReportOfAFailure) {
             "  results                ergobench-results/task0a-k2/\n");
 }
 
+TEST(RunDisplayTest, EnergyAndCostRows) {
+  LocalRunReport report;
+  report.benchmark = Bench();
+  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  BenchmarkResults& r = report.outcome.results;
+  r.figures.energy_joules = 5400;
+  r.joules_per_sample = 0.0125;
+  r.energy_to_accuracy_wh = 1.25;
+  r.cost_usd = 0.2092;
+  r.cost_to_accuracy_usd = 0.1046;
+  r.preemptible_cost_usd = 0.044;
+  r.currency = "USD";
+  report.results_dir = "out";
+  const std::string text = FormatRunReport(report);
+  EXPECT_NE(text.find("  energy                 5400.0 J, 0.0125 J/sample, 1.250 Wh to accuracy\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  cost                   0.2092 USD, 0.1046 to accuracy (preemptible 0.0440)\n"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace ergobench

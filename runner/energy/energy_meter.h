@@ -1,0 +1,71 @@
+// Energy meters: one interface over the hardware's energy counters and power sensors.
+// Each meter is discovered at start; one that cannot read (no device, a root-only counter)
+// says why, and is listed as unavailable in the result's environment, never read as zero.
+//
+//   RaplMeter   CPU packages, cores, uncore, DRAM, platform (powercap sysfs; Intel and AMD)
+//   NvmlMeter   NVIDIA GPUs (libnvidia-ml.so.1 loaded at run time)
+//   HwmonMeter  AMD GPUs (amdgpu) and NVIDIA Grace-Hopper modules (hwmon sysfs)
+//
+// A meter reports cumulative energy where the hardware counts it, else power, which the
+// sampler (energy_sampler.h) integrates over time.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ergobench {
+
+struct EnergyChannel {
+  std::string device;  // "cpu0", "gpu1", "platform", "module0"
+  std::string domain;  // "package", "core", "uncore", "dram", "psys", "gpu", "module"
+  // Whether the channel adds to the rank's total: RAPL's core and uncore lie inside
+  // package, and psys contains the packages, so they are shown but not summed.
+  bool in_total = true;
+};
+
+struct ChannelSample {
+  std::optional<double> energy_joules;  // cumulative, wrap-around undone, from an arbitrary origin
+  std::optional<double> power_watts;    // a power reading, where the device gives one
+};
+
+struct MeterInfo {
+  std::string name;  // rapl | nvml | amdgpu | grace
+  bool available = false;
+  std::string reason;  // why not, when unavailable
+  std::vector<EnergyChannel> channels;
+};
+
+class EnergyMeter {
+ public:
+  virtual ~EnergyMeter() = default;
+  virtual const MeterInfo& info() const = 0;
+  // One sample per channel, in channels() order. A failed read leaves both fields empty.
+  virtual std::vector<ChannelSample> Sample() = 0;
+};
+
+// Undoes the wrap-around of a counter that counts up to `max_range` and restarts at 0.
+class CounterUnwrapper {
+ public:
+  explicit CounterUnwrapper(double max_range) : max_range_(max_range) {}
+  // The total since the first reading.
+  double Update(double raw);
+
+ private:
+  double max_range_;
+  std::optional<double> last_;
+  double total_ = 0;
+};
+
+// Every meter this machine has, each with its info (available or why not). `sysfs_root`
+// prefixes /sys paths, for tests; `nvml_library` overrides the NVML path.
+std::vector<std::unique_ptr<EnergyMeter>> DiscoverEnergyMeters(const std::string& sysfs_root = "",
+                                                               const std::string& nvml_library = "libnvidia-ml.so.1");
+
+std::unique_ptr<EnergyMeter> OpenRaplMeter(const std::string& powercap_dir);
+std::unique_ptr<EnergyMeter> OpenNvmlMeter(const std::string& library);
+// Both hwmon kinds: amdgpu and Grace-Hopper (power1_oem_info).
+std::vector<std::unique_ptr<EnergyMeter>> OpenHwmonMeters(const std::string& hwmon_dir);
+
+}  // namespace ergobench

@@ -1,0 +1,121 @@
+#include "runner/energy/energy_sampler.h"
+
+#include <algorithm>
+
+namespace ergobench {
+
+EnergySampler::EnergySampler(std::vector<std::unique_ptr<EnergyMeter>> meters) : meters_(std::move(meters)) {
+  for (auto& meter : meters_) {
+    if (!meter->info().available) continue;
+    for (size_t i = 0; i < meter->info().channels.size(); ++i) {
+      Channel channel{meter.get(), i, {}, std::nullopt, std::nullopt};
+      channel.energy.channel = meter->info().channels[i];
+      channels_.push_back(channel);
+    }
+  }
+}
+
+EnergySampler::~EnergySampler() { Stop(); }
+
+void EnergySampler::SampleAt(Clock::time_point now) {
+  std::map<EnergyMeter*, std::vector<ChannelSample>> samples;
+  for (const Channel& c : channels_) {
+    if (!samples.contains(c.meter)) samples[c.meter] = c.meter->Sample();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  const double dt = last_sample_ ? std::chrono::duration<double>(now - *last_sample_).count() : 0;
+  double total = 0;
+  for (Channel& c : channels_) {
+    const std::vector<ChannelSample>& readings = samples[c.meter];
+    const ChannelSample sample = c.index < readings.size() ? readings[c.index] : ChannelSample{};
+    if (sample.energy_joules) {
+      // A counter: energy is its difference from the first reading.
+      if (!c.first_counter) c.first_counter = *sample.energy_joules;
+      const double joules = *sample.energy_joules - *c.first_counter;
+      if (dt > 0) c.energy.watts = (joules - c.energy.joules) / dt;
+      c.energy.joules = joules;
+      c.energy.from_counter = true;
+    } else if (sample.power_watts) {
+      // Power only: the trapezoid between this reading and the last.
+      if (c.last_watts && dt > 0) c.energy.joules += 0.5 * (*c.last_watts + *sample.power_watts) * dt;
+      c.last_watts = sample.power_watts;
+      c.energy.watts = sample.power_watts;
+    }
+    if (c.energy.channel.in_total) total += c.energy.joules;
+  }
+  last_sample_ = now;
+  series_.emplace_back(now, total);
+}
+
+void EnergySampler::Start(std::chrono::milliseconds interval,
+                          std::function<void(const std::vector<ChannelEnergy>&)> on_sample) {
+  if (!measuring()) return;
+  SampleAt(Clock::now());
+  thread_ = std::thread([this, interval, on_sample = std::move(on_sample)] {
+    std::unique_lock<std::mutex> lock(wake_mutex_);
+    while (!wake_.wait_for(lock, interval, [this] { return stopping_; })) {
+      lock.unlock();
+      SampleAt(Clock::now());
+      if (on_sample) on_sample(Channels());
+      lock.lock();
+    }
+  });
+}
+
+void EnergySampler::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(wake_mutex_);
+    if (stopping_ || !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  SampleAt(Clock::now());  // the last stretch counts too
+}
+
+std::vector<ChannelEnergy> EnergySampler::Channels() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<ChannelEnergy> out;
+  for (const Channel& c : channels_) out.push_back(c.energy);
+  return out;
+}
+
+std::optional<double> EnergySampler::TotalAt(Clock::time_point t) const {
+  if (series_.empty() || t < series_.front().first || t > series_.back().first) return std::nullopt;
+  const auto after = std::lower_bound(series_.begin(), series_.end(), t,
+                                      [](const auto& point, Clock::time_point when) { return point.first < when; });
+  if (after->first == t || after == series_.begin()) return after->second;
+  const auto before = after - 1;
+  const double span = std::chrono::duration<double>(after->first - before->first).count();
+  const double part = std::chrono::duration<double>(t - before->first).count();
+  return before->second + (after->second - before->second) * (span > 0 ? part / span : 0);
+}
+
+std::optional<double> EnergySampler::JoulesBetween(Clock::time_point from, Clock::time_point to) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto a = TotalAt(from), b = TotalAt(to);
+  if (!a || !b) return std::nullopt;
+  return *b - *a;
+}
+
+std::optional<double> EnergySampler::TotalJoules() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (series_.empty()) return std::nullopt;
+  return series_.back().second;
+}
+
+nlohmann::json EnergySampler::Describe() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& meter : meters_) {
+    const MeterInfo& info = meter->info();
+    nlohmann::json entry = {{"name", info.name}, {"available", info.available}};
+    if (!info.reason.empty()) entry["reason"] = info.reason;
+    nlohmann::json channels = nlohmann::json::array();
+    for (const auto& c : info.channels) channels.push_back(c.device + "/" + c.domain);
+    if (!channels.empty()) entry["channels"] = channels;
+    out.push_back(entry);
+  }
+  return out;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,80 @@
+// The energy sampler: reads every available meter on a thread (every 100 ms by default)
+// and keeps, per channel, the energy used since it started: counter differences where the
+// hardware counts energy, the trapezoid integral of power where it only gives power. It
+// also keeps the rank's total over time, so that energy over any span (the timed region,
+// the time to accuracy) is read off afterwards.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/energy/energy_meter.h"
+
+namespace ergobench {
+
+struct ChannelEnergy {
+  EnergyChannel channel;
+  double joules = 0;                 // since the sampler started
+  std::optional<double> watts;       // over the last interval
+  bool from_counter = false;
+};
+
+class EnergySampler {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Unavailable meters are kept for info() only.
+  explicit EnergySampler(std::vector<std::unique_ptr<EnergyMeter>> meters);
+  ~EnergySampler();
+
+  // True when some meter can read: otherwise there is no energy to report, not zero.
+  bool measuring() const { return !channels_.empty(); }
+
+  // Samples now and then every `interval` on a thread, calling on_sample after each.
+  void Start(std::chrono::milliseconds interval, std::function<void(const std::vector<ChannelEnergy>&)> on_sample);
+  void Stop();
+
+  // One sample at `now`; what the thread does, and what tests call.
+  void SampleAt(Clock::time_point now);
+
+  std::vector<ChannelEnergy> Channels() const;
+  // The rank's total (channels with in_total) between two times, interpolated between
+  // samples. Nothing when not measuring or when the span is outside the samples.
+  std::optional<double> JoulesBetween(Clock::time_point from, Clock::time_point to) const;
+  std::optional<double> TotalJoules() const;
+
+  // The meters for the result's environment: name, available or why not, channels.
+  nlohmann::json Describe() const;
+
+ private:
+  struct Channel {
+    EnergyMeter* meter;
+    size_t index;
+    ChannelEnergy energy;
+    std::optional<double> first_counter;
+    std::optional<double> last_watts;
+  };
+  std::optional<double> TotalAt(Clock::time_point t) const;
+
+  std::vector<std::unique_ptr<EnergyMeter>> meters_;
+  std::vector<Channel> channels_;
+  mutable std::mutex mutex_;
+  std::optional<Clock::time_point> last_sample_;
+  std::vector<std::pair<Clock::time_point, double>> series_;  // (time, rank total)
+  std::thread thread_;
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+};
+
+}  // namespace ergobench

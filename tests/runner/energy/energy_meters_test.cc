@@ -1,0 +1,183 @@
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "runner/energy/energy_meter.h"
+#include "runner/energy/energy_sampler.h"
+
+namespace ergobench {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+class FakeSysfs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("ergobench-sysfs-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  void Write(const std::string& path, const std::string& text) {
+    fs::create_directories((root_ / path).parent_path());
+    std::ofstream(root_ / path) << text << "\n";
+  }
+  void Zone(const std::string& dir, const std::string& name, uint64_t uj, uint64_t max = 262143328850) {
+    Write("sys/class/powercap/" + dir + "/name", name);
+    Write("sys/class/powercap/" + dir + "/energy_uj", std::to_string(uj));
+    Write("sys/class/powercap/" + dir + "/max_energy_range_uj", std::to_string(max));
+  }
+  std::string Powercap() const { return (root_ / "sys/class/powercap").string(); }
+  fs::path root_;
+};
+
+TEST(CounterUnwrapper, UndoesWrapAround) {
+  CounterUnwrapper counter(1000);
+  EXPECT_EQ(counter.Update(900), 0);
+  EXPECT_EQ(counter.Update(990), 90);
+  EXPECT_EQ(counter.Update(40), 140);  // wrapped: 10 to the top, then 40
+  EXPECT_EQ(counter.Update(40), 140);
+}
+
+TEST_F(FakeSysfs, RaplZonesBecomeChannels) {
+  Zone("intel-rapl:0", "package-0", 1000000);
+  Zone("intel-rapl:0:0", "core", 500000);
+  Zone("intel-rapl:0:1", "dram", 200000);
+  Zone("intel-rapl:1", "psys", 9000000);
+  auto meter = OpenRaplMeter(Powercap());
+  ASSERT_TRUE(meter->info().available) << meter->info().reason;
+  const auto& channels = meter->info().channels;
+  ASSERT_EQ(channels.size(), 4u);
+  EXPECT_EQ(channels[0].device + "/" + channels[0].domain, "cpu0/package");
+  EXPECT_EQ(channels[1].device + "/" + channels[1].domain, "cpu0/core");
+  EXPECT_FALSE(channels[1].in_total);  // inside package
+  EXPECT_TRUE(channels[2].in_total);   // DRAM is metered apart
+  EXPECT_EQ(channels[3].device + "/" + channels[3].domain, "platform/psys");
+  EXPECT_FALSE(channels[3].in_total);
+
+  Zone("intel-rapl:0", "package-0", 3500000);
+  Zone("intel-rapl:0:1", "dram", 700000);
+  const auto samples = meter->Sample();
+  EXPECT_DOUBLE_EQ(*samples[0].energy_joules, 2.5);
+  EXPECT_DOUBLE_EQ(*samples[2].energy_joules, 0.5);
+}
+
+TEST_F(FakeSysfs, RaplWrapAroundThroughTheSampler) {
+  Zone("intel-rapl:0", "package-0", 999000000, 1000000000);  // 1 s before the wrap at 1000 J
+  std::vector<std::unique_ptr<EnergyMeter>> meters;
+  meters.push_back(OpenRaplMeter(Powercap()));
+  EnergySampler sampler(std::move(meters));
+  const auto t0 = EnergySampler::Clock::time_point{};
+  sampler.SampleAt(t0);
+  Zone("intel-rapl:0", "package-0", 4000000, 1000000000);  // wrapped: 1 J + 4 J
+  sampler.SampleAt(t0 + milliseconds(100));
+  EXPECT_DOUBLE_EQ(*sampler.TotalJoules(), 5.0);
+  EXPECT_DOUBLE_EQ(*sampler.Channels()[0].watts, 50.0);
+  EXPECT_TRUE(sampler.Channels()[0].from_counter);
+}
+
+TEST_F(FakeSysfs, UnreadableCountersAreUnavailableWithTheReason) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads any file; the permission check needs a normal user";
+  Zone("intel-rapl:0", "package-0", 1000);
+  chmod((root_ / "sys/class/powercap/intel-rapl:0/energy_uj").c_str(), 0);
+  auto meter = OpenRaplMeter(Powercap());
+  EXPECT_FALSE(meter->info().available);
+  EXPECT_NE(meter->info().reason.find("root-only since Linux 5.10"), std::string::npos) << meter->info().reason;
+}
+
+TEST_F(FakeSysfs, MissingZonesAndMissingFilesAreNamed) {
+  EXPECT_NE(OpenRaplMeter(Powercap())->info().reason.find("no RAPL zones"), std::string::npos);
+  Write("sys/class/powercap/intel-rapl:0/name", "package-0");  // no energy_uj
+  auto meter = OpenRaplMeter(Powercap());
+  EXPECT_FALSE(meter->info().available);
+  EXPECT_NE(meter->info().reason.find("intel-rapl:0/energy_uj"), std::string::npos) << meter->info().reason;
+  // Nothing measured is no energy, not zero.
+  std::vector<std::unique_ptr<EnergyMeter>> meters;
+  meters.push_back(std::move(meter));
+  EnergySampler sampler(std::move(meters));
+  EXPECT_FALSE(sampler.measuring());
+  EXPECT_EQ(sampler.TotalJoules(), std::nullopt);
+}
+
+TEST_F(FakeSysfs, HwmonAmdgpuAndGraceHopper) {
+  Write("sys/class/hwmon/hwmon0/name", "k10temp");
+  Write("sys/class/hwmon/hwmon1/name", "amdgpu");
+  Write("sys/class/hwmon/hwmon1/power1_average", "150000000");  // 150 W, no counter
+  Write("sys/class/hwmon/hwmon2/name", "amdgpu");
+  Write("sys/class/hwmon/hwmon2/energy1_input", "1000000");
+  Write("sys/class/hwmon/hwmon2/power1_average", "300000000");
+  Write("sys/class/hwmon/hwmon10/name", "grace");
+  Write("sys/class/hwmon/hwmon10/power1_oem_info", "Module Power Socket 0");
+  Write("sys/class/hwmon/hwmon10/power1_average", "400000000");
+  Write("sys/class/hwmon/hwmon11/name", "grace");
+  Write("sys/class/hwmon/hwmon11/power1_oem_info", "CPU Power Socket 0");
+  Write("sys/class/hwmon/hwmon11/power1_average", "100000000");
+  auto meters = OpenHwmonMeters((root_ / "sys/class/hwmon").string());
+  ASSERT_EQ(meters.size(), 2u);
+  const MeterInfo& amd = meters[0]->info();
+  ASSERT_TRUE(amd.available);
+  ASSERT_EQ(amd.channels.size(), 2u);
+  EXPECT_EQ(amd.channels[1].device, "gpu1");
+  const MeterInfo& grace = meters[1]->info();
+  ASSERT_TRUE(grace.available);
+  EXPECT_EQ(grace.channels[0].domain, "module-power-socket-0");
+  EXPECT_TRUE(grace.channels[0].in_total);
+  EXPECT_FALSE(grace.channels[1].in_total);  // inside the module
+
+  EnergySampler sampler(std::move(meters));
+  const auto t0 = EnergySampler::Clock::time_point{};
+  sampler.SampleAt(t0);
+  Write("sys/class/hwmon/hwmon2/energy1_input", "61000000");  // +60 J
+  sampler.SampleAt(t0 + milliseconds(1000));
+  const auto channels = sampler.Channels();
+  EXPECT_DOUBLE_EQ(channels[0].joules, 150.0);  // integrated power
+  EXPECT_FALSE(channels[0].from_counter);
+  EXPECT_DOUBLE_EQ(channels[1].joules, 60.0);   // the counter wins over power
+  EXPECT_DOUBLE_EQ(channels[2].joules, 400.0);
+  EXPECT_DOUBLE_EQ(*sampler.TotalJoules(), 150.0 + 60.0 + 400.0);  // grace CPU is inside the module
+}
+
+TEST(Nvml, AFakeLibraryWithCounterAndPowerOnlyGpus) {
+  auto meter = OpenNvmlMeter(FAKE_NVML_PATH);
+  ASSERT_TRUE(meter->info().available) << meter->info().reason;
+  ASSERT_EQ(meter->info().channels.size(), 2u);
+  EXPECT_EQ(meter->info().channels[1].device, "gpu1");
+  std::vector<std::unique_ptr<EnergyMeter>> meters;
+  meters.push_back(std::move(meter));
+  EnergySampler sampler(std::move(meters));
+  const auto t0 = EnergySampler::Clock::time_point{};
+  for (int i = 0; i <= 4; ++i) sampler.SampleAt(t0 + milliseconds(250 * i));
+  const auto channels = sampler.Channels();
+  EXPECT_DOUBLE_EQ(channels[0].joules, 1000.0);  // four counter steps of 250 J
+  EXPECT_DOUBLE_EQ(*channels[0].watts, 1000.0);
+  EXPECT_NEAR(channels[1].joules, 100.5, 1e-9);   // 100.5 W for 1 s, integrated
+  // The series answers for any span: half the time, half the energy here.
+  EXPECT_NEAR(*sampler.JoulesBetween(t0 + milliseconds(250), t0 + milliseconds(750)), 550.25, 1e-9);
+  EXPECT_EQ(sampler.JoulesBetween(t0, t0 + milliseconds(5000)), std::nullopt);
+}
+
+TEST(Nvml, NoLibraryOrNoInitIsUnavailable) {
+  EXPECT_NE(OpenNvmlMeter("/nonexistent/libnvidia-ml.so.1")->info().reason.find("not loadable"), std::string::npos);
+  setenv("FAKE_NVML_INIT_FAILS", "1", 1);
+  auto meter = OpenNvmlMeter(FAKE_NVML_PATH);
+  unsetenv("FAKE_NVML_INIT_FAILS");
+  EXPECT_FALSE(meter->info().available);
+  EXPECT_NE(meter->info().reason.find("nvmlInit failed"), std::string::npos);
+}
+
+TEST(EnergySampler, DescribesEveryMeter) {
+  auto meters = DiscoverEnergyMeters("/nonexistent-root", "/nonexistent/libnvidia-ml.so.1");
+  EnergySampler sampler(std::move(meters));
+  const auto described = sampler.Describe();
+  ASSERT_EQ(described.size(), 4u);
+  EXPECT_EQ(described[0]["name"], "rapl");
+  EXPECT_FALSE(described[0]["available"]);
+  EXPECT_EQ(described[1]["name"], "nvml");
+}
+
+}  // namespace
+}  // namespace ergobench
