@@ -59,6 +59,20 @@ TEST(RunnerMetricsTest, RendersDesignNamesWithLabels) {
   }
 }
 
+TEST(RunnerMetricsTest, EnergyFollowsTheSamplerAndPowerIsPerDevice) {
+  RunnerMetrics metrics(Labels());
+  metrics.SetEnergy("cpu0", "package", 12.5);
+  metrics.SetEnergy("cpu0", "package", 20.0);  // the counter moves up to the new total
+  metrics.SetEnergy("cpu0", "package", 19.0);  // and never down
+  metrics.SetPower("gpu0", 250.5);
+  const std::string text = metrics.Render();
+  const std::string labels = "backend=\"gloo\",benchmark=\"task0a-k2\",rank=\"1\",task=\"0a\",world_size=\"2\"";
+  EXPECT_NE(text.find("ergobench_energy_joules_total{" + labels + ",device=\"cpu0\",domain=\"package\"} 20\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ergobench_power_watts{" + labels + ",device=\"gpu0\"} 250.5\n"), std::string::npos) << text;
+}
+
 TEST(MetricsServerTest, ServesMetricsAndHealth) {
   RunnerMetrics metrics(Labels());
   metrics.AddSamples(3);
