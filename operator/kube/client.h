@@ -4,7 +4,6 @@
 // transport is; the cpprest one is.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <map>
 #include <mutex>
