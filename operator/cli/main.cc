@@ -7,6 +7,7 @@
 #include "api/benchmark_codec.h"
 #include "api/catalog.h"
 #include "api/load.h"
+#include "operator/cli/report.h"
 #include "operator/cli/run_command.h"
 
 namespace {
@@ -23,6 +24,21 @@ int Validate(const std::vector<std::string>& files) {
     for (const ergobench::Benchmark& b : *loaded) std::cout << ergobench::EncodeBenchmark(b).dump(2) << "\n";
   }
   return exit_code;
+}
+
+int Report(const std::vector<std::string>& dirs, const std::string& format) {
+  auto runs = ergobench::LoadResultDirectories(dirs);
+  if (!runs.ok()) {
+    std::cerr << "ergobench report: " << runs.status().message() << "\n";
+    return 2;
+  }
+  auto text = ergobench::FormatReport(ergobench::BuildReport(*runs), format);
+  if (!text.ok()) {
+    std::cerr << "ergobench report: " << text.status().message() << "\n";
+    return 2;
+  }
+  std::cout << *text;
+  return 0;
 }
 
 void ListTasks() {
@@ -58,6 +74,12 @@ int main(int argc, char** argv) {
   CLI::App* validate_cmd = app.add_subcommand("validate", "check Benchmarks and print them resolved, as JSON");
   validate_cmd->add_option("files", validate_files, "Benchmark YAML files")->required();
 
+  std::vector<std::string> report_dirs = {"ergobench-results"};
+  std::string report_format = "text";
+  CLI::App* report_cmd = app.add_subcommand("report", "compare finished runs: speedup, efficiency, energy and cost");
+  report_cmd->add_option("dirs", report_dirs, "result directories of `ergobench run`")->capture_default_str();
+  report_cmd->add_option("--format", report_format, "text | markdown | csv | json")->capture_default_str();
+
   CLI::App* tasks_cmd = app.add_subcommand("tasks", "list the task catalog and each task's hyperparameters");
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
 
@@ -71,6 +93,7 @@ int main(int argc, char** argv) {
     return ergobench::RunCommand(run);
   }
   if (*validate_cmd) return Validate(validate_files);
+  if (*report_cmd) return Report(report_dirs, report_format);
   if (*tasks_cmd) {
     ListTasks();
     return 0;
