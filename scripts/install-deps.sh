@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs ergobench's build and run dependencies from Debian's archive. Idempotent: it
 # asks apt only for what is missing, and refreshes the package lists at most once.
+# --tests adds what only the test suite needs (a browser that renders the report's charts).
 set -euo pipefail
 
 packages=(
@@ -13,6 +14,7 @@ packages=(
   dataset-fashion-mnist
   python3 procps curl
 )
+[ "${1:-}" = "--tests" ] && packages+=(chromium)
 
 missing=()
 for p in "${packages[@]}"; do

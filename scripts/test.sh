@@ -5,7 +5,7 @@
 # CI (.ci/run) runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh --tests
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DERGOBENCH_WERROR=ON >/dev/null
 cmake --build build -j2
 tests/kube/build-control-plane.sh >/dev/null

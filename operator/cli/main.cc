@@ -1,5 +1,7 @@
 // ergobench: the command line. `run` executes Benchmarks on this machine; `validate`
 // checks them and prints the resolved spec; `tasks` lists the catalog.
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -7,6 +9,10 @@
 #include "api/benchmark_codec.h"
 #include "api/catalog.h"
 #include "api/load.h"
+#include "operator/cli/charts.h"
+#include "operator/kube/client.h"
+#include "operator/kube/cpprest_transport.h"
+#include "operator/kube/kube_config.h"
 #include "operator/cli/report.h"
 #include "operator/cli/run_command.h"
 
@@ -26,11 +32,54 @@ int Validate(const std::vector<std::string>& files) {
   return exit_code;
 }
 
-int Report(const std::vector<std::string>& dirs, const std::string& format) {
-  auto runs = ergobench::LoadResultDirectories(dirs);
+struct ClusterSource {
+  bool enabled = false;
+  std::string kubeconfig;
+  std::string namespace_name;  // empty: all namespaces
+};
+
+// The Benchmarks of a cluster, with their status, in the same schema as local results.
+ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const ClusterSource& source) {
+  namespace kube = ergobench::kube;
+  ASSIGN_OR_RETURN(const kube::KubeConfig config, kube::ResolveKubeConfig(source.kubeconfig));
+  ASSIGN_OR_RETURN(std::unique_ptr<kube::HttpTransport> transport, kube::NewCpprestTransport(config));
+  kube::KubeClient client(transport.get());
+  ASSIGN_OR_RETURN(const kube::ObjectList list, client.List(kube::Benchmarks(), source.namespace_name));
+  std::vector<ergobench::Benchmark> out;
+  for (const auto& item : list.items) {
+    ergobench::FieldErrors errors;
+    out.push_back(ergobench::DecodeBenchmark(item, &errors));  // the schema admitted it; report what decodes
+  }
+  return out;
+}
+
+int Report(const std::vector<std::string>& dirs, const ClusterSource& cluster, const std::string& format,
+           const std::string& charts_dir) {
+  ergobench::StatusOr<std::vector<ergobench::Benchmark>> runs = std::vector<ergobench::Benchmark>{};
+  if (!dirs.empty()) runs = ergobench::LoadResultDirectories(dirs);
+  if (runs.ok() && cluster.enabled) {
+    auto remote = ReadCluster(cluster);
+    if (remote.ok()) {
+      runs->insert(runs->end(), remote->begin(), remote->end());
+    } else {
+      runs = remote.status().WithContext("reading Benchmarks from the cluster");
+    }
+  }
   if (!runs.ok()) {
     std::cerr << "ergobench report: " << runs.status().message() << "\n";
     return 2;
+  }
+  if (!charts_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(charts_dir, error);
+    for (const auto& [file, svg] : ergobench::BuildReportCharts(*runs)) {
+      std::ofstream out(std::filesystem::path(charts_dir) / file);
+      out << svg;
+      if (!out) {
+        std::cerr << "ergobench report: --charts: cannot write " << charts_dir << "/" << file << "\n";
+        return 2;
+      }
+    }
   }
   auto text = ergobench::FormatReport(ergobench::BuildReport(*runs), format);
   if (!text.ok()) {
@@ -79,6 +128,12 @@ int main(int argc, char** argv) {
   CLI::App* report_cmd = app.add_subcommand("report", "compare finished runs: speedup, efficiency, energy and cost");
   report_cmd->add_option("dirs", report_dirs, "result directories of `ergobench run`")->capture_default_str();
   report_cmd->add_option("--format", report_format, "text | markdown | csv | json")->capture_default_str();
+  std::string charts_dir;
+  report_cmd->add_option("--charts", charts_dir, "also write SVG charts into this directory");
+  ClusterSource cluster;
+  report_cmd->add_flag("--cluster", cluster.enabled, "also read the Benchmarks of a cluster (default kubeconfig)");
+  report_cmd->add_option("--kubeconfig", cluster.kubeconfig, "read the Benchmarks of this kubeconfig's cluster");
+  report_cmd->add_option("--namespace", cluster.namespace_name, "with --cluster: only this namespace");
 
   CLI::App* tasks_cmd = app.add_subcommand("tasks", "list the task catalog and each task's hyperparameters");
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
@@ -93,7 +148,12 @@ int main(int argc, char** argv) {
     return ergobench::RunCommand(run);
   }
   if (*validate_cmd) return Validate(validate_files);
-  if (*report_cmd) return Report(report_dirs, report_format);
+  if (*report_cmd) {
+    cluster.enabled = cluster.enabled || !cluster.kubeconfig.empty();
+    // Result directories only when named, or when no cluster was asked for.
+    if (cluster.enabled && report_cmd->count("dirs") == 0) report_dirs.clear();
+    return Report(report_dirs, cluster, report_format, charts_dir);
+  }
   if (*tasks_cmd) {
     ListTasks();
     return 0;

@@ -219,6 +219,13 @@ class OperatorTest(unittest.TestCase):
             metrics = r.read().decode()
         self.assertIn('ergobench_benchmark_time_to_accuracy_seconds{benchmark="fmnist-k2"', metrics)
         self.assertRegex(metrics, r'ergobench_operator_reconcile_total\{result="success"\} \d+')
+        # `ergobench report` reads the same results from the cluster.
+        report = subprocess.run([os.path.join(BIN_DIR, "ergobench"), "report", "--kubeconfig", self.cp.admin_kubeconfig,
+                                 "--namespace", self.ns, "--format", "json"], capture_output=True, text=True)
+        self.assertEqual(report.returncode, 0, report.stderr)
+        row = json.loads(report.stdout)[0]
+        self.assertEqual((row["benchmark"], row["phase"], row["workers"]), ("fmnist-k2", "Succeeded", 2))
+        self.assertAlmostEqual(row["timeToAccuracySeconds"], results["timeToAccuracySeconds"])
 
     def test_killed_rank_restarts_the_gang_within_backoff_limit(self):
         self.apply(fmnist("retry", run_policy={"backoffLimit": 1}))

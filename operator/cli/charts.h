@@ -1,0 +1,46 @@
+// SVG charts for `ergobench report --charts DIR`: plain SVG 1.1 that any browser renders,
+// with no script and no external resource. Each data point carries data-x and data-y, and
+// each series its name, so that tests (and users) read the numbers back from the file.
+//
+//   throughput.svg         samples/s against k, one line per task and backend
+//   time-to-accuracy.svg   time to accuracy against k
+//   communication.svg      compute / communication split of each run
+//   cost-vs-tta.svg        cost to accuracy against time to accuracy, one point per run
+//   energy-per-sample.svg  joules per sample of each run
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/benchmark.h"
+
+namespace ergobench {
+
+struct ChartPoint {
+  double x = 0;
+  double y = 0;
+  std::string label;  // shown beside scatter points and under bars
+};
+
+struct ChartSeries {
+  std::string name;
+  std::vector<ChartPoint> points;
+};
+
+struct ChartSpec {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::vector<ChartSeries> series;
+};
+
+std::string LineChartSvg(const ChartSpec& spec);     // points joined in x order
+std::string ScatterChartSvg(const ChartSpec& spec);  // labelled points
+// One bar per point of the first series; a second series stacks on the first.
+std::string BarChartSvg(const ChartSpec& spec);
+
+// File name → SVG text, for the finished runs that have the figures each chart needs.
+std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark>& runs);
+
+}  // namespace ergobench

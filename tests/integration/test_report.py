@@ -1,0 +1,96 @@
+"""`ergobench report` on recorded results in the real schema (tests/operator/testdata/report):
+the JSON table's numbers, each SVG chart parsed as XML with the expected series and points,
+and each chart rendered by a real browser (Debian's headless Chromium) to a PNG that is not
+blank."""
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import unittest
+import xml.etree.ElementTree as ET
+import zlib
+
+from harness import ErgobenchTestCase
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.normpath(os.path.join(HERE, "../operator/testdata/report"))
+SVG = "{http://www.w3.org/2000/svg}"
+CHROMIUM = shutil.which("chromium")
+
+
+def png_pixels(path):
+    """The decompressed scanlines of a PNG (enough to tell a blank image from a drawn one)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    return zlib.decompress(idat)
+
+
+class ReportTest(ErgobenchTestCase):
+    def report(self, *args):
+        run = self.ergobench("report", FIXTURES, *args)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        return run.stdout
+
+    def test_json_table(self):
+        rows = {r["benchmark"]: r for r in json.loads(self.report("--format", "json"))}
+        self.assertEqual(rows["fmnist-k4"]["speedup"], 2.0)
+        self.assertEqual(rows["fmnist-k4"]["scalingEfficiency"], 0.5)
+        self.assertEqual(rows["fmnist-k4"]["priceIndex"], 2.0)
+        self.assertEqual(rows["fmnist-k2"]["speedup"], 1.6)
+        self.assertEqual(rows["fmnist-k8"]["phase"], "Failed")
+        self.assertNotIn("speedup", rows["fmnist-k8"])
+
+    def test_charts_hold_their_series_and_render(self):
+        charts = os.path.join(self.dir, "charts")
+        self.report("--charts", charts)
+        expected = {
+            "throughput.svg": {"fmnist / gloo": [("1", "800"), ("2", "1500"), ("4", "2400")]},
+            "time-to-accuracy.svg": {"fmnist / gloo": [("1", "40"), ("2", "25"), ("4", "20")]},
+            "communication.svg": {"compute": [("fmnist-k2", "85"), ("fmnist-k4", "70")],
+                                  "communication": [("fmnist-k2", "15"), ("fmnist-k4", "30")]},
+            "cost-vs-tta.svg": {"fmnist / gloo": [("40", "0.002324"), ("25", "0.002906"), ("20", "0.004649")]},
+            "energy-per-sample.svg": {"joules per sample": [("fmnist-k1", "0.025"), ("fmnist-k2", "0.031"),
+                                                    ("fmnist-k4", "0.042")]},
+        }
+        self.assertEqual(sorted(os.listdir(charts)), sorted(expected))
+        for name, series in expected.items():
+            root = ET.parse(os.path.join(charts, name)).getroot()
+            self.assertEqual(root.tag, SVG + "svg", name)
+            found = {}
+            for group in root.iter(SVG + "g"):
+                if group.get("class") != "series":
+                    continue
+                marks = [e for e in group if e.tag in (SVG + "circle", SVG + "rect")]
+                found[group.get("data-series")] = [(m.get("data-x"), m.get("data-y")) for m in marks]
+            self.assertEqual(found, series, name)
+
+        if CHROMIUM is None:
+            self.skipTest("chromium is not installed (scripts/install-deps.sh --tests installs it)")
+        for name in expected:
+            png = os.path.join(self.dir, name + ".png")
+            subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                            "--hide-scrollbars", f"--user-data-dir={self.dir}/chromium", "--window-size=720,440",
+                            f"--screenshot={png}", "file://" + os.path.join(charts, name)],
+                           capture_output=True, timeout=120)
+            self.assertTrue(os.path.exists(png), f"Chromium rendered no {name}")
+            # A blank page decompresses to a handful of byte values; a chart to many.
+            self.assertGreater(len(set(png_pixels(png))), 20, f"{name} rendered blank")
+
+    def test_missing_results_are_named(self):
+        run = self.ergobench("report", os.path.join(self.dir, "nowhere"))
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("nowhere: no such result directory", run.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
