@@ -122,7 +122,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   if (plan.delete_benchmark) {
     runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed",
                  {{"benchmark", key}});
-    Status deleted = deps_.client->Delete(kube::Benchmarks(), ns, name);
+    Status deleted = deps_.client->Delete(kube::Benchmarks(), ns, name).status();
     if (!deleted.ok() && !kube::IsNotFound(deleted)) return deleted;
     return std::optional<std::chrono::seconds>();
   }
@@ -152,8 +152,14 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
 
   // 7. Deletions after the status holds the results the pods' termination messages gave.
   for (const std::string& pod : plan.delete_pods) {
-    Status deleted = deps_.client->Delete(kube::Pods(), ns, pod);
-    if (!deleted.ok() && !kube::IsNotFound(deleted)) return deleted.WithContext("delete pod " + pod);
+    auto deleted = deps_.client->Delete(kube::Pods(), ns, pod);
+    if (!deleted.ok() && !kube::IsNotFound(deleted.status())) return deleted.status().WithContext("delete pod " + pod);
+    // A graceful deletion answers with the pod marked: cache it, so the next look does not
+    // delete it again before the watch reports it.
+    const auto cached = deps_.pods->Get(ns + "/" + pod);
+    if (deleted.ok() && cached && deleted->value("kind", "") == "Pod") {
+      deps_.pods->ApplyOwnWrite(*deleted, (*cached)["metadata"].value("resourceVersion", ""));
+    }
   }
   for (const PlannedEvent& event : plan.events) RecordEvent(benchmark, event.type, event.reason, event.message);
   if (!IsFinished(previous_phase) && IsFinished(plan.status.phase)) {

@@ -76,10 +76,10 @@ StatusOr<json> KubeClient::UpdateStatus(const ApiResource& resource, const json&
   return Replace(resource, metadata.value("namespace", ""), metadata.value("name", ""), object, "status");
 }
 
-Status KubeClient::Delete(const ApiResource& resource, const std::string& ns, const std::string& name,
-                          const std::string& propagation) {
+StatusOr<json> KubeClient::Delete(const ApiResource& resource, const std::string& ns, const std::string& name,
+                                  const std::string& propagation) {
   const json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"propagationPolicy", propagation}};
-  return Exchange("delete", {"DELETE", ResourcePath(resource, ns, name), options.dump()}).status();
+  return Exchange("delete", {"DELETE", ResourcePath(resource, ns, name), options.dump()});
 }
 
 Status KubeClient::Watch(const ApiResource& resource, const std::string& ns, const ListOptions& options,
