@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sys/stat.h>
 
 namespace ergobench::sysfs {
 
@@ -28,11 +27,6 @@ StatusOr<double> ReadNumber(const std::string& path) {
   const double value = std::strtod(text.c_str(), &end);
   if (end == text.c_str()) return Status::Internal(path + ": not a number: \"" + text + "\"");
   return value;
-}
-
-bool Exists(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0;
 }
 
 }  // namespace ergobench::sysfs

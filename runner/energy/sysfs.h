@@ -1,7 +1,6 @@
 // Small helpers for reading sysfs attribute files.
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include "api/status.h"
@@ -11,6 +10,5 @@ namespace ergobench::sysfs {
 // The file's first line, trimmed; an error names the file and errno's text.
 StatusOr<std::string> ReadLine(const std::string& path);
 StatusOr<double> ReadNumber(const std::string& path);
-bool Exists(const std::string& path);
 
 }  // namespace ergobench::sysfs
