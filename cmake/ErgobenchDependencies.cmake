@@ -13,13 +13,15 @@ find_package(cpprestsdk REQUIRED)
 find_package(MPI REQUIRED COMPONENTS CXX)
 
 # Debian's TorchConfig.cmake drags in CUDA probing; the CPU libraries are all we link.
+# An unpacked upstream libtorch works too: -DCMAKE_PREFIX_PATH=/opt/libtorch (the CUDA image).
 find_library(TORCH_CPU_LIB torch_cpu REQUIRED)
 find_library(TORCH_LIB torch REQUIRED)
 find_library(C10_LIB c10 REQUIRED)
+find_path(TORCH_INCLUDE ATen/ATen.h REQUIRED)
 find_path(TORCH_API_INCLUDE torch/torch.h PATH_SUFFIXES torch/csrc/api/include REQUIRED)
 add_library(ergobench_torch INTERFACE)
 target_link_libraries(ergobench_torch INTERFACE ${TORCH_LIB} ${TORCH_CPU_LIB} ${C10_LIB})
-target_include_directories(ergobench_torch SYSTEM INTERFACE ${TORCH_API_INCLUDE})
+target_include_directories(ergobench_torch SYSTEM INTERFACE ${TORCH_INCLUDE} ${TORCH_API_INCLUDE})
 # c10d's ProcessGroupGloo is compiled out unless this is defined.
 target_compile_definitions(ergobench_torch INTERFACE USE_C10D_GLOO)
 

@@ -44,6 +44,7 @@ struct Options {
   std::string log_format = "json";
   std::string log_level = "info";
   int watch_timeout_seconds = 290;
+  std::string runner_image;
 };
 
 // Stop requested by a signal; every sleep in the operator wakes for it.
@@ -245,7 +246,8 @@ int Run(const Options& options) {
 
   HttpProgressReader progress;
   controller::BenchmarkReconciler reconciler({&client, &benchmarks, &pods, &progress, std::chrono::system_clock::now,
-                                              [&](const Benchmark& b) { metrics.RecordFinished(b); }});
+                                              [&](const Benchmark& b) { metrics.RecordFinished(b); },
+                                              options.runner_image});
   runtime::ServeQueue(
       &queue, options.workers, [&](const std::string& key) { return reconciler.Reconcile(key); },
       {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {
@@ -281,6 +283,9 @@ int main(int argc, char** argv) {
   app.add_option("--kubeconfig", options.kubeconfig, "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
   app.add_option("--context", options.context, "kubeconfig context (default: current-context)");
   app.add_option("--namespace", options.namespace_name, "watch only this namespace (default: all)");
+  app.add_option("--runner-image", options.runner_image,
+                 "image of Benchmarks that name none (default: ergobench-runner:<version>)")
+      ->envname("ERGOBENCH_RUNNER_IMAGE");
   app.add_option("--workers", options.workers, "concurrent reconciles")->check(CLI::Range(1, 64));
   app.add_option("--metrics-bind-address", options.metrics_bind_address, "host:port for /metrics, /healthz, /readyz");
   app.add_flag("--leader-elect", options.leader_elect, "elect a leader through a Lease, for replicas > 1");

@@ -24,18 +24,34 @@ struct OperatorMetrics::Families {
       .Name("ergobench_operator_benchmarks").Help("Benchmarks by phase.").Register(*registry);
   prometheus::Family<prometheus::Counter>& api_requests = prometheus::BuildCounter()
       .Name("ergobench_operator_api_requests_total").Help("Kubernetes API requests by verb.").Register(*registry);
-  prometheus::Family<prometheus::Gauge>& tta = prometheus::BuildGauge()
-      .Name("ergobench_benchmark_time_to_accuracy_seconds").Help("Time to accuracy of a finished Benchmark.")
-      .Register(*registry);
-  prometheus::Family<prometheus::Gauge>& energy = prometheus::BuildGauge()
-      .Name("ergobench_benchmark_energy_joules").Help("Energy of a finished Benchmark.").Register(*registry);
-  prometheus::Family<prometheus::Gauge>& cost = prometheus::BuildGauge()
-      .Name("ergobench_benchmark_cost_usd").Help("Cost of a finished Benchmark.").Register(*registry);
+  // Per finished Benchmark, labelled namespace, benchmark, task, backend and workers: what the
+  // "across benchmarks" dashboard compares. Scaling efficiency there divides a run's
+  // samples/s per worker by the same task's k=1 run.
+  prometheus::Family<prometheus::Gauge>& finished_gauge(const char* name, const char* help) {
+    return prometheus::BuildGauge().Name(name).Help(help).Register(*registry);
+  }
+  prometheus::Family<prometheus::Gauge>& tta = finished_gauge(
+      "ergobench_benchmark_time_to_accuracy_seconds", "Time to accuracy of a finished Benchmark.");
+  prometheus::Family<prometheus::Gauge>& samples_per_second = finished_gauge(
+      "ergobench_benchmark_samples_per_second", "Training samples per second of a finished Benchmark, all workers.");
+  prometheus::Family<prometheus::Gauge>& workers = finished_gauge(
+      "ergobench_benchmark_workers", "Workers (k) of a finished Benchmark.");
+  prometheus::Family<prometheus::Gauge>& energy = finished_gauge(
+      "ergobench_benchmark_energy_joules", "Energy of a finished Benchmark's timed region, all workers.");
+  prometheus::Family<prometheus::Gauge>& energy_to_accuracy = finished_gauge(
+      "ergobench_benchmark_energy_to_accuracy_joules", "Energy until a finished Benchmark reached its goal.");
+  prometheus::Family<prometheus::Gauge>& cost = finished_gauge(
+      "ergobench_benchmark_cost_usd", "Cost of a finished Benchmark's timed region, in its pricing currency.");
+  prometheus::Family<prometheus::Gauge>& cost_to_accuracy = finished_gauge(
+      "ergobench_benchmark_cost_to_accuracy_usd", "Cost until a finished Benchmark reached its goal.");
   std::mutex mutex;
   std::map<std::string, uint64_t> api_seen;
 };
 
-OperatorMetrics::OperatorMetrics() : families_(std::make_unique<Families>()) {}
+OperatorMetrics::OperatorMetrics() : families_(std::make_unique<Families>()) {
+  // Every result from the start, so that an error rate reads 0 rather than no data.
+  for (const char* result : {"success", "requeue_after", "error"}) families_->reconciles.Add({{"result", result}});
+}
 OperatorMetrics::~OperatorMetrics() = default;
 
 void OperatorMetrics::ObserveReconcile(const std::string& result, double seconds) {
@@ -64,13 +80,23 @@ void OperatorMetrics::SetApiRequests(const std::map<std::string, uint64_t>& by_v
 
 void OperatorMetrics::RecordFinished(const Benchmark& benchmark) {
   if (!benchmark.status.results) return;
+  const int64_t workers = benchmark.spec.workers.value_or(1);
   const std::map<std::string, std::string> labels = {{"namespace", benchmark.metadata.namespace_name},
                                                      {"benchmark", benchmark.metadata.name},
-                                                     {"task", benchmark.spec.task}};
+                                                     {"task", benchmark.spec.task},
+                                                     {"backend", benchmark.spec.backend},
+                                                     {"workers", std::to_string(workers)}};
   const BenchmarkResults& results = *benchmark.status.results;
-  if (results.figures.time_to_accuracy_seconds) families_->tta.Add(labels).Set(*results.figures.time_to_accuracy_seconds);
-  if (results.figures.energy_joules) families_->energy.Add(labels).Set(*results.figures.energy_joules);
-  if (results.cost_usd) families_->cost.Add(labels).Set(*results.cost_usd);
+  const auto set = [&](prometheus::Family<prometheus::Gauge>& family, const std::optional<double>& value) {
+    if (value) family.Add(labels).Set(*value);
+  };
+  set(families_->tta, results.figures.time_to_accuracy_seconds);
+  set(families_->samples_per_second, results.figures.samples_per_second);
+  set(families_->workers, static_cast<double>(workers));
+  set(families_->energy, results.figures.energy_joules);
+  set(families_->energy_to_accuracy, results.figures.energy_to_accuracy_joules);
+  set(families_->cost, results.cost_usd);
+  set(families_->cost_to_accuracy, results.cost_to_accuracy_usd);
 }
 
 std::string OperatorMetrics::Render() const {

@@ -2,7 +2,8 @@
 // ergobench_operator_reconcile_total{result}, ergobench_operator_reconcile_duration_seconds,
 // ergobench_operator_workqueue_depth, ergobench_operator_benchmarks{phase},
 // ergobench_operator_api_requests_total{verb}, and per finished Benchmark
-// ergobench_benchmark_time_to_accuracy_seconds, _energy_joules and _cost_usd.
+// ergobench_benchmark_{time_to_accuracy_seconds, samples_per_second, workers, energy_joules,
+// energy_to_accuracy_joules, cost_usd, cost_to_accuracy_usd}.
 #pragma once
 
 #include <map>

@@ -93,6 +93,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
     benchmark.status = BenchmarkStatus{};
   }
   const std::string previous_phase = benchmark.status.phase;
+  if (benchmark.spec.image.empty()) benchmark.spec.image = deps_.runner_image;
   ApplyDefaults(&benchmark);
   if (errors.empty()) errors = ValidateBenchmark(benchmark);
   std::string invalid = JoinErrors(errors);

@@ -29,6 +29,9 @@ struct ReconcilerDeps {
   std::function<std::chrono::system_clock::time_point()> now = std::chrono::system_clock::now;
   // Called once when a Benchmark reaches Succeeded or Failed.
   std::function<void(const Benchmark&)> on_finished;
+  // The image of Benchmarks that name none; empty: DefaultRunnerImage(), which suits only a
+  // node that has the image under its short name.
+  std::string runner_image;
 };
 
 class BenchmarkReconciler {

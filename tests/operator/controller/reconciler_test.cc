@@ -34,9 +34,9 @@ class ReconcilerTest : public ::testing::Test {
     pods_.Apply({runtime::WatcherEvent::kRestarted, {}});
   }
 
-  StatusOr<std::optional<std::chrono::seconds>> Reconcile(const json& object) {
+  StatusOr<std::optional<std::chrono::seconds>> Reconcile(const json& object, const std::string& runner_image = "") {
     benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {object}});
-    BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr});
+    BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, runner_image});
     return reconciler.Reconcile("ns/b");
   }
 
@@ -78,6 +78,28 @@ TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
   BenchmarkReconciler again({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr});
   ASSERT_TRUE(again.Reconcile("ns/b").ok());
   EXPECT_EQ(Requests(), std::vector<std::string>{});
+}
+
+std::vector<std::string> PodImages(const std::vector<kube::HttpRequest>& requests) {
+  std::vector<std::string> images;
+  for (const auto& r : requests) {
+    if (r.method == "POST" && r.path == "/api/v1/namespaces/ns/pods") {
+      images.push_back(json::parse(r.body)["spec"]["containers"][0]["image"]);
+    }
+  }
+  return images;
+}
+
+TEST_F(ReconcilerTest, TheOperatorsRunnerImageFillsOnlyAnEmptySpecImage) {
+  ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 1}}), "registry.example/runner:2").ok());
+  EXPECT_EQ(PodImages(transport_.requests), std::vector<std::string>{"registry.example/runner:2"});
+
+  transport_.requests.clear();
+  pods_.Apply({runtime::WatcherEvent::kRestarted, {}});
+  json named = BenchmarkObject({{"task", "0a"}, {"workers", 1}, {"image", "mine:1"}});
+  named["metadata"]["uid"] = "u-2";
+  ASSERT_TRUE(Reconcile(named, "registry.example/runner:2").ok());
+  EXPECT_EQ(PodImages(transport_.requests), std::vector<std::string>{"mine:1"});
 }
 
 TEST_F(ReconcilerTest, InvalidIsWrittenOnceAndStartsOverAfterAnEdit) {

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Writes ergobench's Grafana dashboards, charts/ergobench/dashboards/*.json, from the panel
+lists below, so that every panel is built the same way. `--check` exits 1 when the committed
+files differ from what this writes (the chart test runs it).
+
+Every query selects with =~ on the template variables, so "All" (regex .*) works, and uses
+$__rate_interval, which Grafana sizes from the scrape interval. tests/integration/
+test_observability.py runs each expression on a real Prometheus and wants data from each.
+"""
+
+import json
+import os
+import sys
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "charts", "ergobench", "dashboards")
+DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
+RUN = 'namespace=~"$namespace", benchmark=~"$benchmark", rank=~"$rank"'
+FINISHED = 'namespace=~"$namespace", benchmark=~"$benchmark"'
+
+
+def target(expr, legend, ref):
+    return {"datasource": DATASOURCE, "expr": expr, "legendFormat": legend, "refId": ref}
+
+
+def panel(kind, title, unit, queries, description="", stack=False):
+    """queries: (expr, legend) pairs."""
+    p = {
+        "type": kind,
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
+        "options": {"legend": {"displayMode": "list", "placement": "bottom", "showLegend": True},
+                    "tooltip": {"mode": "multi", "sort": "desc"}},
+        "targets": [target(expr, legend, chr(ord("A") + i)) for i, (expr, legend) in enumerate(queries)],
+    }
+    if kind == "timeseries":
+        p["fieldConfig"]["defaults"]["custom"] = {"drawStyle": "line", "lineWidth": 1, "fillOpacity": 10,
+                                                  "showPoints": "never",
+                                                  "stacking": {"mode": "normal" if stack else "none", "group": "A"}}
+    if kind == "bargauge":
+        p["options"] = {"displayMode": "basic", "orientation": "horizontal", "showUnfilled": True,
+                        "reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False}}
+        for t in p["targets"]:
+            t["instant"] = True
+    return p
+
+
+def variable(name, query, label, multi=True):
+    return {
+        "name": name,
+        "label": label,
+        "type": "query",
+        "datasource": DATASOURCE,
+        "definition": query,
+        "query": {"query": query, "refId": name},
+        "refresh": 2,  # on time range change: runs come and go
+        "includeAll": multi,
+        "multi": multi,
+        "allValue": ".*",
+        "current": {"selected": True, "text": ["All"], "value": ["$__all"]} if multi else {},
+        "sort": 3 if name == "rank" else 1,
+    }
+
+
+def dashboard(uid, title, description, variables, rows):
+    """rows: lists of panels laid out side by side, 24 grid units wide, 8 high."""
+    panels, y = [], 0
+    for row in rows:
+        width = 24 // len(row)
+        for i, p in enumerate(row):
+            p["gridPos"] = {"x": i * width, "y": y, "w": width, "h": 8}
+            p["id"] = len(panels) + 1
+            panels.append(p)
+        y += 8
+    datasource = {"name": "datasource", "label": "Prometheus", "type": "datasource", "query": "prometheus",
+                  "current": {}, "hide": 0}
+    return {
+        "uid": uid,
+        "title": title,
+        "description": description,
+        "tags": ["ergobench"],
+        "editable": True,
+        "schemaVersion": 39,
+        "version": 1,
+        "refresh": "10s",
+        "time": {"from": "now-1h", "to": "now"},
+        "timezone": "",
+        "graphTooltip": 1,
+        "templating": {"list": [datasource] + variables},
+        "annotations": {"list": []},
+        "links": [{"title": "ergobench dashboards", "type": "dashboards", "tags": ["ergobench"], "asDropdown": True}],
+        "panels": panels,
+    }
+
+
+def run_dashboard():
+    variables = [
+        variable("namespace", "label_values(ergobench_samples_total, namespace)", "Namespace"),
+        variable("benchmark", 'label_values(ergobench_samples_total{namespace=~"$namespace"}, benchmark)', "Benchmark"),
+        variable("rank", 'label_values(ergobench_samples_total{namespace=~"$namespace", benchmark=~"$benchmark"}, rank)',
+                 "Rank"),
+    ]
+    rate = "rate({metric}{{%s}}[$__rate_interval])" % RUN
+    samples = rate.format(metric="ergobench_samples_total")
+    phases = rate.format(metric="ergobench_phase_seconds_total")
+    communication = "rate(ergobench_phase_seconds_total{%s, phase=\"communication\"}[$__rate_interval])" % RUN
+    steps = rate.format(metric="ergobench_step_duration_seconds_bucket")
+    rows = [
+        [panel("timeseries", "Throughput per rank", "short",
+               [(f"sum by (benchmark, rank) ({samples})", "{{benchmark}} rank {{rank}}")],
+               "Training samples per second, each rank."),
+         panel("timeseries", "Throughput, all ranks", "short",
+               [(f"sum by (benchmark) ({samples})", "{{benchmark}}")],
+               "Training samples per second of the whole run.")],
+        [panel("timeseries", "Step time", "s",
+               [(f"histogram_quantile({q}, sum by (benchmark, le) ({steps}))", "{{benchmark}} p%d" % round(q * 100))
+                for q in (0.5, 0.9, 0.99)],
+               "Quantiles of one training step's duration, from the step histogram."),
+         panel("timeseries", "Phase split", "s",
+               [(f"sum by (phase) ({phases})", "{{phase}}")],
+               "Seconds per second spent in each phase of a step, all selected ranks.", stack=True),
+         panel("timeseries", "Communication ratio", "percentunit",
+               [(f"sum by (benchmark) ({communication}) / sum by (benchmark) ({phases})", "{{benchmark}}")],
+               "Time in collective calls over the time of all phases.")],
+        [panel("timeseries", "Validation accuracy", "percentunit",
+               [(f"max by (benchmark) (ergobench_eval_accuracy_ratio{{{RUN}}})", "{{benchmark}}")],
+               "Accuracy of the last evaluation (every rank evaluates the same model)."),
+         panel("timeseries", "Training loss", "short",
+               [(f"avg by (benchmark) (ergobench_train_loss{{{RUN}}})", "{{benchmark}}")],
+               "Mean training loss of the last epoch, averaged over ranks."),
+         panel("timeseries", "Epoch", "short",
+               [(f"max by (benchmark) (ergobench_epoch{{{RUN}}})", "{{benchmark}}")])],
+        [panel("timeseries", "Power per device", "watt",
+               [(f"sum by (rank, device) (ergobench_power_watts{{{RUN}}})", "rank {{rank}} {{device}}")],
+               "Power over each energy sampling interval (RAPL, NVML, AMD GPU, Grace hwmon)."),
+         panel("timeseries", "Energy per device", "joule",
+               [(f"sum by (rank, device, domain) (ergobench_energy_joules_total{{{RUN}}})",
+                 "rank {{rank}} {{device}} {{domain}}")],
+               "Energy counted since each rank started, by device and domain."),
+         panel("timeseries", "All-reduce bus bandwidth (task 0a)", "Bps",
+               [(f"max by (benchmark, bytes) (ergobench_allreduce_bus_bandwidth_bytes_per_second{{{RUN}}})",
+                 "{{benchmark}} {{bytes}} B")],
+               "nccl-tests bus bandwidth by message size.")],
+    ]
+    return dashboard("ergobench-run", "ergobench / a run",
+                     "One Benchmark as it trains: throughput, step time, phases, accuracy, power.", variables, rows)
+
+
+def benchmarks_dashboard():
+    variables = [
+        variable("namespace", "label_values(ergobench_benchmark_samples_per_second, namespace)", "Namespace"),
+        variable("benchmark", 'label_values(ergobench_benchmark_samples_per_second{namespace=~"$namespace"}, benchmark)',
+                 "Benchmark"),
+    ]
+    legend = "{{benchmark}} ({{task}}, k={{workers}})"
+    per_worker = (f"ergobench_benchmark_samples_per_second{{{FINISHED}}} "
+                  f"/ on (namespace, benchmark) ergobench_benchmark_workers{{{FINISHED}}}")
+    single_worker = ('max by (namespace, task, backend) '
+                     '(ergobench_benchmark_samples_per_second{namespace=~"$namespace", workers="1"})')
+    rows = [
+        [panel("bargauge", "Time to accuracy", "s",
+               [(f"ergobench_benchmark_time_to_accuracy_seconds{{{FINISHED}}}", legend)],
+               "MLPerf rules: from before the data is first touched to the first evaluation at the goal."),
+         panel("bargauge", "Throughput", "short",
+               [(f"ergobench_benchmark_samples_per_second{{{FINISHED}}}", legend)],
+               "Training samples per second, all workers, after warm-up.")],
+        [panel("bargauge", "Energy to accuracy", "watth",
+               [(f"ergobench_benchmark_energy_to_accuracy_joules{{{FINISHED}}} / 3600", legend)],
+               "Energy of all workers until the goal (needs energy meters on the nodes)."),
+         panel("bargauge", "Cost to accuracy", "currencyUSD",
+               [(f"ergobench_benchmark_cost_to_accuracy_usd{{{FINISHED}}}", legend)],
+               "Worker-hours until the goal times spec.pricing.workerHour.")],
+        [panel("bargauge", "Scaling efficiency", "percentunit",
+               [(f"({per_worker}) / on (namespace, task, backend) group_left () {single_worker}", legend)],
+               "Samples/s per worker over the same task's and backend's k=1 run in the namespace (1 is linear)."),
+         panel("bargauge", "Energy and cost of the timed region", "short",
+               [(f"ergobench_benchmark_energy_joules{{{FINISHED}}} / 3600", legend + " Wh"),
+                (f"ergobench_benchmark_cost_usd{{{FINISHED}}}", legend + " USD")])],
+    ]
+    return dashboard("ergobench-benchmarks", "ergobench / across benchmarks",
+                     "Finished Benchmarks side by side: time, energy and cost to accuracy, scaling.", variables, rows)
+
+
+def operator_dashboard():
+    variables = [variable("instance", "label_values(ergobench_operator_workqueue_depth, instance)", "Operator")]
+    sel = 'instance=~"$instance"'
+    rows = [
+        [panel("timeseries", "Reconciles", "ops",
+               [(f"sum by (result) (rate(ergobench_operator_reconcile_total{{{sel}}}[$__rate_interval]))", "{{result}}")],
+               "Reconciles per second by result: success, requeue_after, error.", stack=True),
+         panel("timeseries", "Reconcile errors", "percentunit",
+               [(f'sum(rate(ergobench_operator_reconcile_total{{{sel}, result="error"}}[$__rate_interval])) '
+                 f"/ sum(rate(ergobench_operator_reconcile_total{{{sel}}}[$__rate_interval]))", "errors")],
+               "Share of reconciles that failed and were retried with backoff.")],
+        [panel("timeseries", "Reconcile duration", "s",
+               [(f"histogram_quantile({q}, sum by (le) "
+                 f"(rate(ergobench_operator_reconcile_duration_seconds_bucket{{{sel}}}[$__rate_interval])))",
+                 "p%d" % round(q * 100)) for q in (0.5, 0.99)]),
+         panel("timeseries", "Work queue depth", "short",
+               [(f"sum(ergobench_operator_workqueue_depth{{{sel}}})", "depth")])],
+        [panel("timeseries", "Benchmarks by phase", "short",
+               [(f"sum by (phase) (ergobench_operator_benchmarks{{{sel}}})", "{{phase}}")]),
+         panel("timeseries", "Kubernetes API requests", "reqps",
+               [(f"sum by (verb) (rate(ergobench_operator_api_requests_total{{{sel}}}[$__rate_interval]))",
+                 "{{verb}}")])],
+    ]
+    return dashboard("ergobench-operator", "ergobench / operator",
+                     "ergobench-operator: reconciles, errors, queue, Benchmarks by phase, API load.", variables, rows)
+
+
+DASHBOARDS = {"run.json": run_dashboard, "benchmarks.json": benchmarks_dashboard, "operator.json": operator_dashboard}
+
+
+def main():
+    check = sys.argv[1:] == ["--check"]
+    stale = []
+    for name, build in DASHBOARDS.items():
+        text = json.dumps(build(), indent=2, sort_keys=True) + "\n"
+        path = os.path.join(OUT, name)
+        if check:
+            with open(path) as f:
+                if f.read() != text:
+                    stale.append(path)
+        else:
+            with open(path, "w") as f:
+                f.write(text)
+    if stale:
+        print("dashboards differ from scripts/dashboards.py: " + ", ".join(stale) + "; run scripts/dashboards.py",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
