@@ -154,8 +154,8 @@ def benchmarks_dashboard():
                  "Benchmark"),
     ]
     legend = "{{benchmark}} ({{task}}, k={{workers}})"
-    per_worker = (f"ergobench_benchmark_samples_per_second{{{FINISHED}}} "
-                  f"/ on (namespace, benchmark) ergobench_benchmark_workers{{{FINISHED}}}")
+    # Same labels on both: a plain division keeps task and backend for the match below.
+    per_worker = f"ergobench_benchmark_samples_per_second{{{FINISHED}}} / ergobench_benchmark_workers{{{FINISHED}}}"
     single_worker = ('max by (namespace, task, backend) '
                      '(ergobench_benchmark_samples_per_second{namespace=~"$namespace", workers="1"})')
     rows = [

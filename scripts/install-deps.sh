@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs ergobench's build and run dependencies from Debian's archive. Idempotent: it
 # asks apt only for what is missing, and refreshes the package lists at most once.
-# --tests adds what only the test suite needs (a browser that renders the report's charts).
+# --tests adds what only the test suite needs: a browser that renders the report's charts,
+# buildah/podman/debootstrap for the images, Prometheus for the dashboards, npm for helm.
 set -euo pipefail
 
 packages=(
@@ -14,7 +15,10 @@ packages=(
   dataset-fashion-mnist
   python3 procps curl
 )
-[ "${1:-}" = "--tests" ] && packages+=(chromium)
+if [ "${1:-}" = "--tests" ]; then
+  packages+=(chromium buildah podman runc uidmap containernetworking-plugins debootstrap prometheus)
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up ergobench and runs the whole test suite: unit tests, then integration tests that
-# drive the real binaries over gloo and OpenMPI, and the operator on a real Kubernetes
-# control plane (built once from Debian's source package, cached outside the repository).
+# drive the real binaries over gloo and OpenMPI, the operator on a real Kubernetes control
+# plane (built once from Debian's source package, cached outside the repository), the
+# container images (buildah, podman), the Helm chart and kustomize manifests (helm and
+# kubectl from npm, cached), and the Grafana dashboards on a real Prometheus.
 # CI (.ci/run) runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,5 +11,6 @@ scripts/install-deps.sh --tests
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DERGOBENCH_WERROR=ON >/dev/null
 cmake --build build -j2
 tests/kube/build-control-plane.sh >/dev/null
+scripts/install-kube-tools.sh --monitors >/dev/null
 cd build
 exec ctest --output-on-failure

@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 import urllib.request
@@ -57,6 +58,40 @@ def runner_pids(directory):
 def http_get(url, timeout=2):
     with urllib.request.urlopen(url, timeout=timeout) as response:
         return response.status, response.read().decode()
+
+
+class FakeRapl:
+    """A powercap tree under `root`/sys/class/powercap whose package counter a thread advances
+    at `watts` and wraps at `range_uj`, as a real counter wraps. Point ERGOBENCH_SYSFS_ROOT at
+    `root`/sys's parent. Use as a context manager."""
+
+    STEP_SECONDS = 0.01
+
+    def __init__(self, root, watts=100.0, range_uj=50_000_000):
+        self.zone = os.path.join(root, "sys/class/powercap/intel-rapl:0")
+        self.watts, self.range_uj = watts, range_uj
+        self.stop = threading.Event()
+        os.makedirs(self.zone)
+        for name, value in (("name", "package-0"), ("max_energy_range_uj", str(range_uj)), ("energy_uj", "0")):
+            with open(os.path.join(self.zone, name), "w") as f:
+                f.write(value + "\n")
+        self.thread = threading.Thread(target=self.advance, daemon=True)
+
+    def advance(self):
+        # Counted from the clock, not from the ticks, so that a late tick does not lose energy.
+        start = time.monotonic()
+        while not self.stop.wait(self.STEP_SECONDS):
+            uj = int((time.monotonic() - start) * self.watts * 1e6) % self.range_uj
+            with open(os.path.join(self.zone, "energy_uj"), "r+") as f:
+                f.write(f"{uj:<20d}\n")
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
 
 
 class ErgobenchTestCase(unittest.TestCase):

@@ -4,46 +4,19 @@ wraps. The runner must report that power over the timed region and the whole run
 between the ranks that share the host, in the results and in Prometheus."""
 
 import os
-import threading
-import time
 import unittest
 
-from harness import ErgobenchTestCase, benchmark_yaml
+from harness import ErgobenchTestCase, FakeRapl, benchmark_yaml
 
 WATTS = 100.0
-STEP_UJ = 1_000_000          # 1 J ...
-STEP_SECONDS = 0.01          # ... every 10 ms: 100 W
-RANGE_UJ = 50_000_000        # wraps at 50 J
 
 
 class EnergyTest(ErgobenchTestCase):
-    def fake_rapl(self):
-        zone = os.path.join(self.dir, "sys/class/powercap/intel-rapl:0")
-        os.makedirs(zone)
-        for name, value in (("name", "package-0"), ("max_energy_range_uj", str(RANGE_UJ)), ("energy_uj", "0")):
-            with open(os.path.join(zone, name), "w") as f:
-                f.write(value + "\n")
-        stop = threading.Event()
-
-        def advance():
-            # Counted from the clock, not from the ticks, so that a late tick does not lose energy.
-            start = time.monotonic()
-            while not stop.wait(STEP_SECONDS):
-                uj = int((time.monotonic() - start) * WATTS * 1e6) % RANGE_UJ
-                with open(os.path.join(zone, "energy_uj"), "r+") as f:
-                    f.write(f"{uj:<20d}\n")
-        thread = threading.Thread(target=advance, daemon=True)
-        thread.start()
-        return lambda: (stop.set(), thread.join())
-
     def test_energy_from_a_wrapping_rapl_counter(self):
-        stop_writer = self.fake_rapl()
         path = self.write("e.yaml", benchmark_yaml("energy", 2, "gloo", maxElements=262144, repetitions=20, warmup=3))
         env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=self.dir)
-        try:
+        with FakeRapl(self.dir, WATTS):  # wraps every half second
             run = self.ergobench("run", path, env=env)
-        finally:
-            stop_writer()
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         self.assertRegex(run.stdout, r"energy\s+\d+\.\d J")
         ranks = [self.rank_result("energy", r)[0] for r in range(2)]

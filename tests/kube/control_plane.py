@@ -39,6 +39,17 @@ def control_plane_binaries():
     return apiserver, manager, etcd
 
 
+def kube_tools_dir():
+    """The folder holding helm and kubectl v1.32 (scripts/install-kube-tools.sh, cached)."""
+    script = os.path.join(HERE, "..", "..", "scripts", "install-kube-tools.sh")
+    return subprocess.run([script], check=True, stdout=subprocess.PIPE, text=True).stdout.strip().splitlines()[-1]
+
+
+_TOOLS = kube_tools_dir()
+KUBECTL = os.path.join(_TOOLS, "kubectl")
+HELM = os.path.join(_TOOLS, "helm")
+
+
 def _openssl(*args, cwd):
     subprocess.run(["openssl", *args], cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -207,7 +218,7 @@ class ControlPlane:
         raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
     def kubectl(self, *args, check=True, kubeconfig=None, input=None):
-        result = subprocess.run(["kubectl", f"--kubeconfig={kubeconfig or self.admin_kubeconfig}", *args],
+        result = subprocess.run([KUBECTL, f"--kubeconfig={kubeconfig or self.admin_kubeconfig}", *args],
                                 input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if check and result.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} failed ({result.returncode}): {result.stderr}")

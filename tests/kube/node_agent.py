@@ -15,6 +15,8 @@
 - Reports through pods/status: Running with podIP and Ready, then Succeeded or Failed with
   the exit code and the termination message (the file, or the log tail for
   FallbackToLogsOnError).
+- With --sysfs-root, gives every container that folder as its /sys for energy meters
+  (ERGOBENCH_SYSFS_ROOT), for machines without RAPL.
 - Kills the processes of deleted pods (SIGTERM, then SIGKILL after the grace period) and
   completes the deletion, as the kubelet does.
 
@@ -67,12 +69,13 @@ class Pod:
 
 
 class NodeAgent:
-    def __init__(self, kubeconfig, node_name, work_dir, bin_dir):
+    def __init__(self, kubeconfig, node_name, work_dir, bin_dir, sysfs_root=None):
         config.load_kube_config(config_file=kubeconfig)
         self.api = client.CoreV1Api()
         self.node = node_name
         self.work = work_dir
         self.bin_dir = bin_dir
+        self.sysfs_root = sysfs_root
         self.pods = {}  # uid -> Pod
         self.lock = threading.RLock()
         self.next_ip = 2
@@ -219,6 +222,8 @@ class NodeAgent:
         env = {"PATH": f"{self.bin_dir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                "HOME": "/root", "HOSTNAME": obj["spec"].get("hostname") or pod.name,
                "KUBERNETES_SERVICE_HOST": "10.96.0.1", "KUBERNETES_SERVICE_PORT": "443"}
+        if self.sysfs_root:
+            env["ERGOBENCH_SYSFS_ROOT"] = self.sysfs_root
         for var in container.get("env", []):
             if "value" in var:
                 env[var["name"]] = var["value"]
@@ -413,10 +418,12 @@ def main():
     parser.add_argument("--node-name", default="ergobench-node")
     parser.add_argument("--work-dir", required=True)
     parser.add_argument("--bin-dir", required=True, help="directory put first on PATH (the 'image')")
+    parser.add_argument("--sysfs-root", help="the node's /sys for ergobench's energy meters (ERGOBENCH_SYSFS_ROOT "
+                        "in every container): a fixture, for machines without RAPL")
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("node-agent: needs root for network namespaces and mounts")
-    agent = NodeAgent(args.kubeconfig, args.node_name, args.work_dir, os.path.abspath(args.bin_dir))
+    agent = NodeAgent(args.kubeconfig, args.node_name, args.work_dir, os.path.abspath(args.bin_dir), args.sysfs_root)
 
     def stop(*_):
         agent.shutdown()

@@ -1,0 +1,208 @@
+"""The Helm chart and the kustomize manifests, rendered by the real helm and kubectl
+(scripts/install-kube-tools.sh): lint, schema, one source of truth for the CRD and RBAC, the
+same hardened Deployment from both, dashboards, and the monitors validated against the
+Prometheus Operator's own schemas (@kubernetes-models/prometheus-operator)."""
+
+import glob
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "../.."))
+sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
+
+from control_plane import HELM, KUBECTL  # noqa: E402
+
+CHART = os.path.join(ROOT, "charts/ergobench")
+CI_VALUES = sorted(glob.glob(os.path.join(CHART, "ci", "*-values.yaml")))
+
+
+def run(*argv):
+    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def documents(text):
+    return [d for d in yaml.safe_load_all(text) if d]
+
+
+def helm_template(*args):
+    result = run(HELM, "template", "ergobench", CHART, "--namespace", "ergobench-system", *args)
+    if result.returncode != 0:
+        raise AssertionError(f"helm template {' '.join(args)}: {result.stderr}")
+    return documents(result.stdout)
+
+
+def kustomize(path):
+    result = run(KUBECTL, "kustomize", os.path.join(ROOT, "manifests", path))
+    if result.returncode != 0:
+        raise AssertionError(f"kubectl kustomize {path}: {result.stderr}")
+    return documents(result.stdout)
+
+
+def find(docs, kind, name=None):
+    found = [d for d in docs if d["kind"] == kind and (name is None or d["metadata"]["name"] == name)]
+    if len(found) != 1:
+        raise AssertionError(f"expected one {kind} {name or ''}, found {len(found)}")
+    return found[0]
+
+
+def load(path):
+    with open(os.path.join(ROOT, path)) as f:
+        return documents(f.read())
+
+
+class ChartTest(unittest.TestCase):
+    def test_lint_strict_for_default_and_every_ci_values_file(self):
+        self.assertGreaterEqual(len(CI_VALUES), 3)
+        for values in [None] + CI_VALUES:
+            with self.subTest(values=values and os.path.basename(values)):
+                result = run(HELM, "lint", "--strict", CHART, *(["-f", values] if values else []))
+                self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+                helm_template(*(["-f", values] if values else []))
+
+    def test_schema_rejects_bad_values_naming_the_field(self):
+        for setting, message in (("logFormat=xml", "logFormat"), ("workers=0", "workers"),
+                                 ("metricsPort=70000", "metricsPort"), ("imageTag=1", "imageTag"),
+                                 ("monitoring.podMonitor.interval=5 seconds", "interval")):
+            with self.subTest(setting=setting):
+                result = run(HELM, "template", "x", CHART, "--set", setting)
+                self.assertNotEqual(result.returncode, 0)
+                self.assertIn(message, result.stderr)
+        # Two replicas need the Lease, or both would reconcile.
+        result = run(HELM, "template", "x", CHART, "--set", "leaderElect=false", "--set", "replicaCount=2")
+        self.assertIn("replicaCount", result.stderr)
+
+    def test_crd_is_the_manifest_with_only_the_charts_labels_and_keep(self):
+        (manifest,) = load("manifests/crd/benchmarks.ergobench.io.yaml")
+        crd = find(helm_template(), "CustomResourceDefinition")
+        self.assertEqual(crd["metadata"]["annotations"], {"helm.sh/resource-policy": "keep"})
+        self.assertEqual(crd["metadata"]["labels"]["app.kubernetes.io/managed-by"], "Helm")
+        del crd["metadata"]["annotations"], crd["metadata"]["labels"]
+        self.assertEqual(crd, manifest, "the chart's CRD drifted from manifests/crd: run scripts/sync-chart-crd.sh")
+        self.assertNotIn("annotations", find(helm_template("--set", "crd.keep=false"), "CustomResourceDefinition")["metadata"])
+        self.assertEqual([d for d in helm_template("--set", "crd.enabled=false") if d["kind"] == "CustomResourceDefinition"], [])
+
+    def test_crd_schema_nodes_hold_only_schema_keywords(self):
+        """A flow-style description with a comma splits into stray keys: YAML, not the API
+        server, decides, and the description is silently cut."""
+        keywords = {"type", "enum", "description", "properties", "items", "required", "minimum", "maximum",
+                    "exclusiveMinimum", "pattern", "format", "default", "minLength", "maxLength", "minItems",
+                    "maxItems", "additionalProperties", "x-kubernetes-int-or-string",
+                    "x-kubernetes-preserve-unknown-fields", "x-kubernetes-list-type", "x-kubernetes-list-map-keys"}
+        (crd,) = load("manifests/crd/benchmarks.ergobench.io.yaml")
+
+        def walk(node, path):
+            self.assertLessEqual(set(node) - keywords, set(), path)
+            for name, child in node.get("properties", {}).items():
+                walk(child, f"{path}.{name}")
+            if isinstance(node.get("items"), dict):
+                walk(node["items"], path + "[]")
+        for version in crd["spec"]["versions"]:
+            walk(version["schema"]["openAPIV3Schema"], version["name"])
+
+    def test_rbac_is_the_manifests(self):
+        manifests = load("manifests/rbac/role.yaml") + load("manifests/rbac/role_leader_election.yaml")
+        chart = helm_template()
+        self.assertEqual(find(chart, "ClusterRole")["rules"], find(manifests, "ClusterRole")["rules"])
+        self.assertEqual(find(chart, "Role")["rules"], find(manifests, "Role")["rules"])
+        binding = find(chart, "ClusterRoleBinding")
+        self.assertEqual(binding["subjects"], [{"kind": "ServiceAccount", "name": "ergobench", "namespace": "ergobench-system"}])
+
+    def test_one_watched_namespace_gets_a_rolebinding_there_and_the_flag(self):
+        chart = helm_template("--set", "watchNamespace=benchmarks")
+        self.assertEqual([d for d in chart if d["kind"] == "ClusterRoleBinding"], [])
+        binding = find(chart, "RoleBinding", "ergobench")
+        self.assertEqual(binding["metadata"]["namespace"], "benchmarks")
+        self.assertEqual(binding["roleRef"]["kind"], "ClusterRole")
+        args = find(chart, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+        self.assertIn("--namespace=benchmarks", args)
+
+    def test_chart_and_kustomize_deploy_the_same_hardened_operator(self):
+        chart = find(helm_template(), "Deployment")["spec"]["template"]["spec"]
+        base = find(kustomize("base"), "Deployment")["spec"]["template"]["spec"]
+        for spec in (chart, base):
+            pod = spec["securityContext"]
+            self.assertTrue(pod["runAsNonRoot"])
+            self.assertEqual(pod["runAsUser"], 65532)
+            self.assertEqual(pod["seccompProfile"], {"type": "RuntimeDefault"})
+            container = spec["containers"][0]
+            self.assertEqual(container["securityContext"], {"allowPrivilegeEscalation": False,
+                                                            "readOnlyRootFilesystem": True,
+                                                            "capabilities": {"drop": ["ALL"]}})
+            self.assertEqual(container["livenessProbe"]["httpGet"], {"path": "/healthz", "port": "metrics"})
+            self.assertEqual(container["readinessProbe"]["httpGet"], {"path": "/readyz", "port": "metrics"})
+            self.assertIn("limits", container["resources"])
+            self.assertIn("--leader-elect", container["args"])
+            self.assertIn("--metrics-bind-address=0.0.0.0:8080", container["args"])
+        self.assertEqual(chart["containers"][0]["resources"], base["containers"][0]["resources"])
+        self.assertEqual(chart["containers"][0]["image"], "ergobench-operator:0.1.0")
+        self.assertEqual(chart["containers"][0]["env"], [{"name": "ERGOBENCH_RUNNER_IMAGE", "value": "ergobench-runner:0.1.0"}])
+
+    def test_images_and_the_runner_image_come_from_values(self):
+        spec = find(helm_template("-f", os.path.join(CHART, "ci/namespaced-values.yaml")), "Deployment")
+        container = spec["spec"]["template"]["spec"]["containers"][0]
+        self.assertEqual(container["image"], "localhost/ergobench-operator:0.1.0")
+        self.assertEqual(container["imagePullPolicy"], "Never")
+        self.assertEqual(container["env"][0]["value"], "localhost/ergobench-runner:0.1.0")
+
+    def test_dashboards_are_generated_and_shipped_as_labelled_configmaps(self):
+        check = run(sys.executable, os.path.join(ROOT, "scripts/dashboards.py"), "--check")
+        self.assertEqual(check.returncode, 0, check.stderr)
+        maps = [d for d in helm_template("-f", os.path.join(CHART, "ci/monitoring-values.yaml")) if d["kind"] == "ConfigMap"]
+        self.assertEqual(sorted(m["metadata"]["name"] for m in maps),
+                         ["ergobench-dashboard-benchmarks", "ergobench-dashboard-operator", "ergobench-dashboard-run"])
+        for m in maps:
+            self.assertEqual(m["metadata"]["labels"]["grafana_dashboard"], "1")
+            self.assertEqual(m["metadata"]["namespace"], "monitoring")
+            ((name, text),) = m["data"].items()
+            with open(os.path.join(CHART, "dashboards", name)) as f:
+                self.assertEqual(json.loads(text), json.load(f))
+            dashboard = json.loads(text)
+            self.assertTrue(all(p["type"] in ("timeseries", "bargauge") for p in dashboard["panels"]))
+        run_dashboard = json.loads(next(m for m in maps if m["metadata"]["name"].endswith("-run"))["data"]["run.json"])
+        self.assertEqual([v["name"] for v in run_dashboard["templating"]["list"]],
+                         ["datasource", "namespace", "benchmark", "rank"])
+
+    def test_kustomize_overlays_build(self):
+        kinds = {path: sorted(d["kind"] for d in kustomize(path))
+                 for path in ("base", "overlays/local", "overlays/ha", "overlays/monitoring")}
+        self.assertIn("Deployment", kinds["base"])
+        self.assertIn("PodDisruptionBudget", kinds["overlays/ha"])
+        self.assertEqual(sorted(set(kinds["overlays/monitoring"]) - set(kinds["base"])), ["PodMonitor", "ServiceMonitor"])
+        ha = find(kustomize("overlays/ha"), "Deployment")
+        self.assertEqual(ha["spec"]["replicas"], 2)
+        local = find(kustomize("overlays/local"), "Deployment")["spec"]["template"]["spec"]["containers"][0]
+        self.assertEqual(local["image"], "localhost/ergobench-operator:0.1.0")
+        self.assertEqual(local["imagePullPolicy"], "Never")
+
+    def test_monitors_validate_against_the_prometheus_operator_schemas(self):
+        models = os.path.join(os.path.dirname(HELM), "..", "..", "node_modules")
+        if not os.path.isdir(os.path.join(models, "@kubernetes-models", "prometheus-operator")):
+            self.skipTest("run scripts/install-kube-tools.sh --monitors (scripts/test.sh does)")
+        monitors = [d for d in helm_template("-f", os.path.join(CHART, "ci/monitoring-values.yaml"))
+                    if d["apiVersion"].startswith("monitoring.coreos.com/")]
+        monitors += [d for d in kustomize("overlays/monitoring") if d["apiVersion"].startswith("monitoring.coreos.com/")]
+        self.assertEqual(sorted(m["kind"] for m in monitors), ["PodMonitor", "PodMonitor", "ServiceMonitor", "ServiceMonitor"])
+        # A broken one must fail, or the check proves nothing.
+        broken = json.loads(json.dumps(monitors[0]))
+        broken["spec"]["podMetricsEndpoints"][0]["interval"] = "5 seconds"
+        script = ("import * as v1 from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';\n"
+                  "const docs = JSON.parse(process.argv[1]); const errors = [];\n"
+                  "for (const d of docs) { try { new v1[d.kind](d).validate(); errors.push(null); }"
+                  " catch (e) { errors.push(e.message); } }\n"
+                  "console.log(JSON.stringify(errors));\n")
+        result = subprocess.run(["node", "--input-type=module", "-e", script, json.dumps(monitors + [broken])],
+                                cwd=os.path.dirname(models), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        errors = json.loads(result.stdout)
+        self.assertEqual(errors[:-1], [None] * len(monitors))
+        self.assertIn("interval", errors[-1])
+
+
+if __name__ == "__main__":
+    unittest.main()

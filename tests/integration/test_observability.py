@@ -1,0 +1,271 @@
+"""The Grafana dashboards on a real Prometheus (Debian's package). Prometheus scrapes:
+- local runs (`ergobench run --metrics-port`): fmnist and task 0a, k=2, with static targets
+  labelled namespace="local";
+- runner pods on the real control plane, found through the API server by the PodMonitor's
+  selector and port name (Debian builds Prometheus without kubernetes_sd, so the test lists
+  the pods and hands them over as file_sd targets, as the Prometheus Operator would);
+- the operator, after it ran fmnist with k=1 and k=2 to accuracy.
+The nodes' RAPL counters are a fixture (tests' FakeRapl at a known power): this machine has
+none. Every PromQL expression and template-variable query in every dashboard must return
+data, and some must return known values."""
+
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "../.."))
+sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
+
+from control_plane import ControlPlane, free_port  # noqa: E402
+from harness import BIN_DIR, ERGOBENCH, FakeRapl, benchmark_yaml  # noqa: E402
+
+PROMETHEUS = "/usr/bin/prometheus"
+WATTS = 100.0
+NAMESPACE = "obs"
+RATE_INTERVAL = "5s"  # what Grafana's $__rate_interval is at a 1 s scrape interval
+
+
+def fmnist(name, workers):
+    return {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
+            "spec": {"task": "fmnist", "workers": workers, "backend": "gloo", "resources": {"cpu": "1"},
+                     "pricing": {"workerHour": 0.2092}}}
+
+
+@unittest.skipUnless(os.geteuid() == 0 and os.path.exists(PROMETHEUS),
+                     "needs root (node agent) and Debian's prometheus (scripts/install-deps.sh --tests)")
+class ObservabilityTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="ergobench-observability-")
+        cls.processes = []
+        cls.rapl = FakeRapl(cls.tmp, WATTS).__enter__()
+        cls.start = time.time()
+        try:
+            cls.start_cluster()
+            cls.prometheus_port = free_port()
+            cls.local_ports = free_port()
+            cls.start_prometheus()
+            cls.run_benchmarks()
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        if getattr(cls, "stop_discovery", None):
+            cls.stop_discovery.set()
+        for proc in reversed(cls.processes):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=60)
+        if getattr(cls, "cp", None):
+            cls.cp.stop()
+        cls.rapl.__exit__()
+
+    @classmethod
+    def spawn(cls, name, argv, **kwargs):
+        with open(os.path.join(cls.tmp, name + ".log"), "w") as log:
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, **kwargs)
+        cls.processes.append(proc)
+        return proc
+
+    @classmethod
+    def discover_runner_pods(cls, path):
+        """The PodMonitor's selection: runner pods managed by the operator, port "metrics"."""
+        selector = "app.kubernetes.io/name=ergobench-runner,app.kubernetes.io/managed-by=ergobench-operator"
+        while not cls.stop_discovery.wait(0.5):
+            pods = cls.cp.kubectl("get", "pods", "-A", "-l", selector, "-o", "json", check=False)
+            if pods.returncode != 0:
+                continue
+            targets = []
+            for pod in json.loads(pods.stdout)["items"]:
+                ip = pod.get("status", {}).get("podIP")
+                ports = [p["containerPort"] for c in pod["spec"]["containers"] for p in c.get("ports", [])
+                         if p.get("name") == "metrics"]
+                if ip and ports:
+                    targets.append({"targets": [f"{ip}:{ports[0]}"],
+                                    "labels": {"namespace": pod["metadata"]["namespace"],
+                                               "pod": pod["metadata"]["name"]}})
+            with open(path + ".tmp", "w") as f:
+                json.dump(targets, f)
+            os.replace(path + ".tmp", path)
+
+    @classmethod
+    def start_cluster(cls):
+        cls.cp = ControlPlane(os.path.join(cls.tmp, "control-plane")).start()
+        for path in ("manifests/crd", "manifests/rbac"):
+            cls.cp.kubectl("apply", "-k", os.path.join(ROOT, path))
+        cls.cp.wait_for(lambda: cls.cp.kubectl("get", "benchmarks", check=False).returncode == 0, 30, "the CRD")
+        kubeconfig = cls.cp.service_account_kubeconfig("ergobench-system", "ergobench-operator",
+                                                       os.path.join(cls.tmp, "operator.kubeconfig"))
+        cls.spawn("node-agent", [sys.executable, os.path.join(ROOT, "tests/kube/node_agent.py"), "--kubeconfig",
+                                 cls.cp.admin_kubeconfig, "--work-dir", os.path.join(cls.tmp, "node"),
+                                 "--bin-dir", BIN_DIR, "--sysfs-root", cls.tmp])
+        cls.operator_port = free_port()
+        cls.spawn("operator", [os.path.join(BIN_DIR, "ergobench-operator"), "--kubeconfig", kubeconfig,
+                               "--metrics-bind-address", f"127.0.0.1:{cls.operator_port}"])
+
+    @classmethod
+    def start_prometheus(cls):
+        # What the chart's ServiceMonitor and PodMonitor make the Prometheus Operator generate,
+        # plus the local runs as static targets.
+        config = {
+            "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+            "scrape_configs": [
+                {"job_name": "ergobench-operator", "honor_labels": True,
+                 "static_configs": [{"targets": [f"127.0.0.1:{cls.operator_port}"]}]},
+                {"job_name": "ergobench-local",
+                 "static_configs": [{"targets": [f"127.0.0.1:{cls.local_ports + i}" for i in range(4)],
+                                     "labels": {"namespace": "local"}}]},
+                {"job_name": "ergobench-runners",
+                 "file_sd_configs": [{"files": [os.path.join(cls.tmp, "runner-pods.json")], "refresh_interval": "1s"}]},
+            ],
+        }
+        cls.stop_discovery = threading.Event()
+        threading.Thread(target=cls.discover_runner_pods, args=(os.path.join(cls.tmp, "runner-pods.json"),),
+                         daemon=True).start()
+        path = os.path.join(cls.tmp, "prometheus.yml")
+        with open(path, "w") as f:
+            json.dump(config, f)  # JSON is YAML
+        cls.spawn("prometheus", [PROMETHEUS, f"--config.file={path}", f"--storage.tsdb.path={cls.tmp}/tsdb",
+                                 f"--web.listen-address=127.0.0.1:{cls.prometheus_port}"])
+        prometheus = cls.processes[-1]
+
+        def scraped():
+            if prometheus.poll() is not None:
+                raise AssertionError(f"prometheus exited; see {cls.tmp}/prometheus.log")
+            return cls.query("up{job='ergobench-operator'} == 1")
+        cls.cp.wait_for(scraped, 60, "Prometheus's first scrape of the operator")
+
+    @classmethod
+    def run_benchmarks(cls):
+        cls.cp.kubectl("create", "namespace", NAMESPACE)
+        for workers in (1, 2):
+            cls.cp.kubectl("apply", "-n", NAMESPACE, "-f", "-", input=json.dumps(fmnist(f"fmnist-k{workers}", workers)))
+        # Meanwhile, the local runs: fmnist on ports +0/+1, task 0a on +2/+3.
+        env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=cls.tmp)
+        local = os.path.join(cls.tmp, "local")
+        os.makedirs(local)
+        for name, port, text in (
+                ("local-fmnist", cls.local_ports, benchmark_yaml("local-fmnist", 2, task="fmnist").split("  hyperparameters:")[0]),
+                ("local-0a", cls.local_ports + 2, benchmark_yaml("local-0a", 2, maxElements=4194304, repetitions=20))):
+            with open(os.path.join(local, name + ".yaml"), "w") as f:
+                f.write(text)
+            run = subprocess.run([ERGOBENCH, "run", "-q", "--metrics-port", str(port), name + ".yaml"], cwd=local,
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+            if run.returncode != 0:
+                raise AssertionError(f"{name}: {run.stdout}")
+
+        def finished():
+            phases = [cls.cp.get_json("-n", NAMESPACE, "benchmark", f"fmnist-k{k}").get("status", {}).get("phase")
+                      for k in (1, 2)]
+            if "Failed" in phases:
+                raise AssertionError(f"a Benchmark failed: {phases}")
+            return phases == ["Succeeded", "Succeeded"]
+        cls.cp.wait_for(finished, 600, "fmnist-k1 and fmnist-k2 to succeed")
+        # Two more scrapes of the operator's final gauges.
+        time.sleep(3)
+
+    # --- Prometheus's HTTP API ------------------------------------------------------------
+    @classmethod
+    def api(cls, path, **params):
+        url = f"http://127.0.0.1:{cls.prometheus_port}/api/v1/{path}?" + urllib.parse.urlencode(params, doseq=True)
+        try:
+            with urllib.request.urlopen(url, timeout=30) as r:
+                body = json.load(r)
+        except urllib.error.HTTPError as e:
+            raise AssertionError(f"{path} {params}: {e.code} {e.read().decode()}") from e
+        except OSError:
+            return None
+        assert body["status"] == "success", body
+        return body["data"]
+
+    @classmethod
+    def query(cls, expr):
+        data = cls.api("query", query=expr)
+        return data["result"] if data else []
+
+    def query_range(self, expr):
+        """Series of `expr` from the start of the test until now, every second."""
+        return self.api("query_range", query=expr, start=self.start, end=time.time(), step=1)["result"]
+
+    @staticmethod
+    def substitute(text):
+        text = text.replace("$__rate_interval", RATE_INTERVAL)
+        return re.sub(r"\$\{?(namespace|benchmark|rank|instance)\}?", ".*", text)
+
+    # --- the tests ------------------------------------------------------------------------
+    def test_every_dashboard_query_returns_data(self):
+        dashboards = sorted(glob.glob(os.path.join(ROOT, "charts/ergobench/dashboards/*.json")))
+        self.assertEqual(len(dashboards), 3)
+        checked = 0
+        for path in dashboards:
+            with open(path) as f:
+                dashboard = json.load(f)
+            for panel in dashboard["panels"]:
+                for target in panel["targets"]:
+                    with self.subTest(dashboard=os.path.basename(path), panel=panel["title"], expr=target["expr"]):
+                        result = self.query_range(self.substitute(target["expr"]))
+                        self.assertTrue(result and result[0]["values"], "no data")
+                        checked += 1
+            for variable in dashboard["templating"]["list"]:
+                if variable["type"] != "query":
+                    continue
+                match = re.fullmatch(r"label_values\((.+), (\w+)\)", variable["query"]["query"])
+                series, label = match.groups()
+                with self.subTest(dashboard=os.path.basename(path), variable=variable["name"]):
+                    values = self.api(f"label/{label}/values", **{"match[]": self.substitute(series),
+                                                                  "start": self.start, "end": time.time()})
+                    self.assertTrue(values, "no values")
+                    checked += 1
+        print(f"{checked} dashboard queries returned data")
+        self.assertGreater(checked, 30)
+
+    def test_namespaces_and_ranks_reach_the_run_dashboard(self):
+        namespaces = self.api("label/namespace/values", **{"match[]": "ergobench_samples_total"})
+        self.assertEqual(sorted(namespaces), ["local", NAMESPACE])
+        ranks = self.api("label/rank/values", **{"match[]": 'ergobench_samples_total{benchmark="local-fmnist"}'})
+        self.assertEqual(sorted(ranks), ["0", "1"])
+        pods = self.api("label/pod/values", **{"match[]": f'ergobench_samples_total{{namespace="{NAMESPACE}"}}'})
+        self.assertEqual(sorted(pods), ["fmnist-k1-worker-0", "fmnist-k2-worker-0", "fmnist-k2-worker-1"])
+
+    def test_power_is_the_fixtures_split_between_the_ranks_of_a_host(self):
+        # Two local ranks share the host's package: 50 W each, while both ran.
+        for series in self.query_range('ergobench_power_watts{namespace="local", benchmark="local-fmnist"}'):
+            watts = sorted(float(v) for _, v in series["values"])
+            median = watts[len(watts) // 2]
+            self.assertAlmostEqual(median, WATTS / 2, delta=0.1 * WATTS, msg=series["metric"])
+
+    def test_across_benchmarks_values_are_the_benchmarks_results(self):
+        for k in (1, 2):
+            results = self.cp.get_json("-n", NAMESPACE, "benchmark", f"fmnist-k{k}")["status"]["results"]
+            selector = f'{{namespace="{NAMESPACE}", benchmark="fmnist-k{k}"}}'
+            (tta,) = self.query(f"ergobench_benchmark_time_to_accuracy_seconds{selector}")
+            self.assertAlmostEqual(float(tta["value"][1]), results["timeToAccuracySeconds"], places=6)
+            self.assertEqual(tta["metric"]["workers"], str(k))
+            (cost,) = self.query(f"ergobench_benchmark_cost_to_accuracy_usd{selector}")
+            self.assertAlmostEqual(float(cost["value"][1]), results["costToAccuracyUSD"], places=9)
+            (energy,) = self.query(f"ergobench_benchmark_energy_to_accuracy_joules{selector}")
+            self.assertAlmostEqual(float(energy["value"][1]) / 3600, results["energyToAccuracyWh"], places=9)
+        with open(os.path.join(ROOT, "charts/ergobench/dashboards/benchmarks.json")) as f:
+            panel = next(p for p in json.load(f)["panels"] if p["title"] == "Scaling efficiency")
+        efficiency = {r["metric"]["workers"]: float(r["value"][1])
+                      for r in self.query(self.substitute(panel["targets"][0]["expr"]))}
+        self.assertAlmostEqual(efficiency["1"], 1.0, places=9)
+        self.assertGreater(efficiency["2"], 0.1)
+        self.assertLess(efficiency["2"], 1.5)
+
+
+if __name__ == "__main__":
+    unittest.main()
