@@ -1,12 +1,12 @@
 """Installing ergobench on a real control plane (etcd, kube-apiserver and
 kube-controller-manager v1.20 from Debian's source package): `kubectl apply -k` of the
-kustomize base and `helm install` of the chart must be accepted, and the operator
-Deployment's pod spec must be one the operator runs with: its args and env, its
-ServiceAccount's token and RBAC, and its probes on the port it binds."""
+kustomize base and `helm install` of the chart must be accepted, and the operator image must
+run under the Deployment's pod spec: its args and env, its securityContext, in-cluster
+config from its ServiceAccount's token, that account's RBAC, and probes on the port it binds."""
 
 import json
 import os
-import signal
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,8 +19,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
 
 from control_plane import HELM, ControlPlane, free_port  # noqa: E402
 from harness import BIN_DIR  # noqa: E402
+from test_images import VERSION, podman  # noqa: E402
 
-OPERATOR = os.path.join(BIN_DIR, "ergobench-operator")
 CHART = os.path.join(ROOT, "charts/ergobench")
 
 
@@ -71,29 +71,56 @@ class InstallTest(unittest.TestCase):
         # Leave the cluster empty for the chart, which must own the CRD it installs.
         self.cp.kubectl("delete", "-k", os.path.join(ROOT, "manifests/base"), "--wait=true")
 
+    @unittest.skipUnless(shutil.which("podman") and os.geteuid() == 0, "needs podman (scripts/install-deps.sh --tests)")
     def test_2_the_charts_deployment_runs_the_operator(self):
-        """The pod spec as the API server stored it: run ergobench-operator with exactly its
-        args and env, as its ServiceAccount, and probe it where the probes point."""
+        """The operator image run by podman as kubelet would run the Deployment's pod as the API
+        server stored it: its args and env, its securityContext, its memory limit, its
+        ServiceAccount's token where in-cluster config reads it; then its probes, its Lease,
+        and a Benchmark's workers, all through that ServiceAccount's RBAC."""
         self.helm("install", "ergobench", CHART, "--namespace", "ergobench-system", "--create-namespace")
         spec = self.cp.get_json("-n", "ergobench-system", "deployment", "ergobench")["spec"]["template"]["spec"]
         (container,) = spec["containers"]
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         bind = next(a.split("=", 1)[1] for a in container["args"] if a.startswith("--metrics-bind-address="))
-        self.assertEqual(int(bind.rsplit(":", 1)[1]), ports[container["livenessProbe"]["httpGet"]["port"]])
-        self.assertEqual(int(bind.rsplit(":", 1)[1]), ports[container["readinessProbe"]["httpGet"]["port"]])
+        for probe in ("livenessProbe", "readinessProbe"):
+            self.assertEqual(int(bind.rsplit(":", 1)[1]), ports[container[probe]["httpGet"]["port"]], probe)
 
-        # Out of cluster only in how it reaches the API server: the ServiceAccount's token in a
-        # kubeconfig whose namespace is the pod's, as in-cluster config reads it. The probe
-        # port moves to a free one here, the same for the bind address and the probes.
-        kubeconfig = self.cp.service_account_kubeconfig("ergobench-system", spec["serviceAccountName"],
-                                                        os.path.join(self.tmp, "operator.kubeconfig"))
+        build = subprocess.run([os.path.join(ROOT, "images/build.sh"), "--build-dir", os.path.dirname(BIN_DIR),
+                                "operator"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.assertEqual(build.returncode, 0, build.stdout)
+        image = container["image"]
+        self.assertEqual(image, f"ergobench-operator:{VERSION}")
+        user = json.loads(podman("image", "inspect", image).stdout)[0]["Config"]["User"]
+        pod_security, security = spec["securityContext"], container["securityContext"]
+        # runAsNonRoot: kubelet refuses an image whose user is root or not numeric.
+        self.assertTrue(pod_security["runAsNonRoot"])
+        self.assertNotEqual(int(user.split(":")[0]), 0)
+
+        secrets = os.path.join(self.tmp, "serviceaccount")
+        os.makedirs(secrets)
+        for name, text in self.cp.service_account_secret("ergobench-system", spec["serviceAccountName"]).items():
+            with open(os.path.join(secrets, name), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(secrets, name), 0o644)
+        # Host network: the API server listens on 127.0.0.1. The bind port moves to a free
+        # one, the same for the bind address and the probes.
         port = free_port()
         args = [a.replace(bind, f"127.0.0.1:{port}") for a in container["args"]]
-        env = dict(os.environ, **{e["name"]: e["value"] for e in container["env"]})
-        log_path = os.path.join(self.tmp, "operator.log")
-        with open(log_path, "w") as log:
-            operator = subprocess.Popen([OPERATOR, *args, "--kubeconfig", kubeconfig], env=env, stdout=log,
-                                        stderr=subprocess.STDOUT)
+        api_port = self.cp.server.rsplit(":", 1)[1]
+        flags = ["--user", f"{pod_security['runAsUser']}:{pod_security['runAsGroup']}",
+                 "--memory", container["resources"]["limits"]["memory"].replace("Mi", "m")]
+        if security["readOnlyRootFilesystem"]:
+            flags.append("--read-only")
+        if not security["allowPrivilegeEscalation"]:
+            flags += ["--security-opt", "no-new-privileges"]
+        flags += [f"--cap-drop={c}" for c in security["capabilities"]["drop"]]
+        env = {e["name"]: e["value"] for e in container["env"]}
+        env.update(KUBERNETES_SERVICE_HOST="127.0.0.1", KUBERNETES_SERVICE_PORT=api_port)
+        for name, value in env.items():
+            flags += ["-e", f"{name}={value}"]
+        name = f"ergobench-install-{os.getpid()}"
+        podman("run", "-d", "--name", name, "--network", "host", *flags,
+               "-v", f"{secrets}:/var/run/secrets/kubernetes.io/serviceaccount:ro", image, *args)
         try:
             for probe in ("livenessProbe", "readinessProbe"):
                 path = container[probe]["httpGet"]["path"]
@@ -109,18 +136,17 @@ class InstallTest(unittest.TestCase):
             self.cp.wait_for(lambda: len(self.cp.get_json("-n", "install-check", "pods")["items"]) == 2, 30,
                              "the workers to be created")
             pods = self.cp.get_json("-n", "install-check", "pods")["items"]
-            runner_image = next(e["value"] for e in container["env"] if e["name"] == "ERGOBENCH_RUNNER_IMAGE")
-            self.assertEqual({p["spec"]["containers"][0]["image"] for p in pods}, {runner_image})
+            self.assertEqual({p["spec"]["containers"][0]["image"] for p in pods}, {env["ERGOBENCH_RUNNER_IMAGE"]})
             self.cp.wait_for(lambda: self.cp.get_json("-n", "install-check", "benchmark", "b").get("status", {}).get(
                 "phase") == "Pending", 30, "the Benchmark's status")
         except AssertionError:
-            with open(log_path) as f:
-                sys.stderr.write(f.read()[-4000:])
+            sys.stderr.write(podman("logs", name, check=False).stdout[-4000:])
             raise
         finally:
-            operator.send_signal(signal.SIGTERM)
-            operator.wait(timeout=30)
-        self.assertEqual(operator.returncode, 0)
+            podman("stop", "--time", "30", name, check=False)
+        state = json.loads(podman("inspect", name).stdout)[0]["State"]
+        podman("rm", name, check=False)
+        self.assertEqual(state["ExitCode"], 0)
         # It hands the Lease back on SIGTERM, so a new replica leads at once.
         self.assertFalse(self.cp.get_json("-n", "ergobench-system", "lease", lease_id)["spec"].get("holderIdentity"))
 

@@ -10,6 +10,7 @@ package and cached), or from KUBE_APISERVER_BIN, KUBE_CONTROLLER_MANAGER_BIN and
         cp.kubectl("get", "namespaces")
 """
 
+import base64
 import json
 import os
 import shutil
@@ -227,20 +228,23 @@ class ControlPlane:
     def get_json(self, *args):
         return json.loads(self.kubectl("get", "-o", "json", *args).stdout)
 
+    def service_account_secret(self, namespace, name):
+        """The files kubelet mounts at /var/run/secrets/kubernetes.io/serviceaccount for a pod
+        of this ServiceAccount: {"token": ..., "ca.crt": ..., "namespace": ...}."""
+        def secret():
+            sa = self.get_json("-n", namespace, "serviceaccount", name)
+            for ref in sa.get("secrets") or []:
+                data = self.get_json("-n", namespace, "secret", ref["name"]).get("data", {})
+                if data.get("token"):
+                    return data
+            return None
+        self.wait_for(lambda: secret() is not None, 60, f"the token of ServiceAccount {namespace}/{name}")
+        return {key: base64.b64decode(value).decode() for key, value in secret().items()}
+
     def service_account_kubeconfig(self, namespace, name, path):
         """A kubeconfig with the token of a ServiceAccount: what an in-cluster operator holds."""
-        def token():
-            sa = self.get_json("-n", namespace, "serviceaccount", name)
-            secrets = sa.get("secrets") or []
-            if not secrets:
-                return None
-            secret = self.get_json("-n", namespace, "secret", secrets[0]["name"])
-            return secret.get("data", {}).get("token")
-        self.wait_for(lambda: token() is not None, 60, f"the token of ServiceAccount {namespace}/{name}")
-        import base64
-        return write_kubeconfig(path, self.server, self.pki.path("ca.crt"),
-                                token=base64.b64decode(token()).decode(), namespace=namespace)
-
+        token = self.service_account_secret(namespace, name)["token"]
+        return write_kubeconfig(path, self.server, self.pki.path("ca.crt"), token=token, namespace=namespace)
 
 if __name__ == "__main__":
     import argparse
