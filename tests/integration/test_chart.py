@@ -181,9 +181,9 @@ class ChartTest(unittest.TestCase):
         self.assertEqual(local["imagePullPolicy"], "Never")
 
     def test_monitors_validate_against_the_prometheus_operator_schemas(self):
-        models = os.path.join(os.path.dirname(HELM), "..", "..", "node_modules")
-        if not os.path.isdir(os.path.join(models, "@kubernetes-models", "prometheus-operator")):
-            self.skipTest("run scripts/install-kube-tools.sh --monitors (scripts/test.sh does)")
+        install = run(os.path.join(ROOT, "scripts/install-kube-tools.sh"), "--monitors")
+        self.assertEqual(install.returncode, 0, install.stderr)
+        models = install.stdout.strip().splitlines()[-1]
         monitors = [d for d in helm_template("-f", os.path.join(CHART, "ci/monitoring-values.yaml"))
                     if d["apiVersion"].startswith("monitoring.coreos.com/")]
         monitors += [d for d in kustomize("overlays/monitoring") if d["apiVersion"].startswith("monitoring.coreos.com/")]
@@ -197,7 +197,7 @@ class ChartTest(unittest.TestCase):
                   " catch (e) { errors.push(e.message); } }\n"
                   "console.log(JSON.stringify(errors));\n")
         result = subprocess.run(["node", "--input-type=module", "-e", script, json.dumps(monitors + [broken])],
-                                cwd=os.path.dirname(models), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                cwd=models, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertEqual(result.returncode, 0, result.stderr)
         errors = json.loads(result.stdout)
         self.assertEqual(errors[:-1], [None] * len(monitors))
