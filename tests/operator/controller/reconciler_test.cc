@@ -75,7 +75,7 @@ TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
   EXPECT_EQ(status["conditions"][0]["type"], "Created");
   // Its own writes are in the caches: a second look changes nothing and sends nothing.
   transport_.requests.clear();
-  BenchmarkReconciler again({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr});
+  BenchmarkReconciler again({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, ""});
   ASSERT_TRUE(again.Reconcile("ns/b").ok());
   EXPECT_EQ(Requests(), std::vector<std::string>{});
 }
