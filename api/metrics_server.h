@@ -1,7 +1,7 @@
 // MetricsServer: the HTTP endpoint of the runner and the operator. GET /metrics returns the
 // Prometheus text format, GET /healthz returns "ok", GET /readyz returns 200 while `ready`
-// says so and 503 otherwise. Built on civetweb, the server prometheus-cpp's own exposer
-// wraps, so that the probes can live on the same port.
+// says so and 503 otherwise, so that the probes live on the metrics port. A small HTTP/1.1
+// server of its own, on one thread.
 #pragma once
 
 #include <functional>

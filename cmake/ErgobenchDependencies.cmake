@@ -25,11 +25,6 @@ target_include_directories(ergobench_torch SYSTEM INTERFACE ${TORCH_INCLUDE} ${T
 # c10d's ProcessGroupGloo is compiled out unless this is defined.
 target_compile_definitions(ergobench_torch INTERFACE USE_C10D_GLOO)
 
-find_library(CIVETWEB_CPP_LIB civetweb-cpp REQUIRED)
-find_library(CIVETWEB_LIB civetweb REQUIRED)
-add_library(ergobench_civetweb INTERFACE)
-target_link_libraries(ergobench_civetweb INTERFACE ${CIVETWEB_CPP_LIB} ${CIVETWEB_LIB})
-
 if(ERGOBENCH_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -13,8 +13,7 @@
 namespace ergobench {
 namespace {
 
-// A plain HTTP/1.0 GET against loopback: the whole response, headers included.
-std::string HttpGet(int port, const std::string& path) {
+int Connect(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -22,15 +21,25 @@ std::string HttpGet(int port, const std::string& path) {
   inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     close(fd);
-    return "";
+    return -1;
   }
-  const std::string request = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+  return fd;
+}
+
+// Sends `request` to loopback: the whole response, headers included.
+std::string Http(int port, const std::string& request) {
+  const int fd = Connect(port);
+  if (fd < 0) return "";
   EXPECT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
   std::string response;
   char buffer[4096];
   for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) response.append(buffer, n);
   close(fd);
   return response;
+}
+
+std::string HttpGet(int port, const std::string& path) {
+  return Http(port, "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n");
 }
 
 MetricLabels Labels() { return {"task0a-k2", "0a", "gloo", 1, 2}; }
@@ -95,6 +104,33 @@ TEST(MetricsServerTest, ReadinessFollowsItsProbe) {
   EXPECT_NE(HttpGet((*server)->port(), "/readyz").find("503 Service Unavailable"), std::string::npos);
   ready = true;
   EXPECT_NE(HttpGet((*server)->port(), "/readyz").find("200 OK"), std::string::npos);
+}
+
+TEST(MetricsServerTest, UnknownPathsMethodsAndHead) {
+  auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); });
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const int port = (*server)->port();
+  EXPECT_NE(HttpGet(port, "/nope").find("404 Not Found"), std::string::npos);
+  EXPECT_NE(HttpGet(port, "/metrics?name[]=x").find("\r\n\r\nx 1\n"), std::string::npos);
+  EXPECT_NE(Http(port, "POST /metrics HTTP/1.0\r\n\r\n").find("405 Method Not Allowed"), std::string::npos);
+  const std::string head = Http(port, "HEAD /metrics HTTP/1.0\r\n\r\n");
+  EXPECT_NE(head.find("Content-Length: 4\r\n"), std::string::npos) << head;
+  EXPECT_EQ(head.substr(head.size() - 4), "\r\n\r\n");  // no body
+}
+
+TEST(MetricsServerTest, AClientThatSaysNothingIsDroppedAndOthersAreServed) {
+  auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); });
+  ASSERT_TRUE(server.ok());
+  const int silent = Connect((*server)->port());
+  ASSERT_GE(silent, 0);
+  EXPECT_NE(HttpGet((*server)->port(), "/healthz").find("200 OK"), std::string::npos);
+  close(silent);
+}
+
+TEST(MetricsServerTest, BadBindAddressIsNamed) {
+  auto server = MetricsServer::Start("localhost.example", 0, [] { return std::string(); });
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().message(), "metrics bind address \"localhost.example\" is not an IP address");
 }
 
 TEST(MetricsServerTest, PortInUseIsNamed) {
