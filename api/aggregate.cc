@@ -65,6 +65,26 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   }
   // Task 0a: rank tables already hold the max over ranks per repetition.
   f.allreduce = first.figures.allreduce;
+  if (first.figures.language_model) {
+    LanguageModelSummary m = *first.figures.language_model;
+    m.tokens = 0;
+    m.tokens_per_second = 0;
+    m.model_tflops_per_second = 0;
+    double mfu = 0;
+    bool every_mfu = true;
+    for (const RankResult& r : ranks) {
+      const std::optional<LanguageModelSummary>& rank = r.figures.language_model;
+      if (!rank) continue;
+      m.tokens += rank->tokens;
+      m.tokens_per_second += rank->tokens_per_second;
+      m.model_tflops_per_second += rank->model_tflops_per_second / n;
+      m.seconds_per_iteration = std::max(m.seconds_per_iteration, rank->seconds_per_iteration);
+      every_mfu = every_mfu && rank->mfu.has_value();
+      if (rank->mfu) mfu += *rank->mfu / n;
+    }
+    m.mfu = every_mfu ? std::optional<double>(mfu) : std::nullopt;
+    f.language_model = m;
+  }
   return f;
 }
 
@@ -108,6 +128,11 @@ RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t wo
       outcome.results.joules_per_sample = *f.energy_joules / static_cast<double>(*f.samples);
     }
     if (f.energy_to_accuracy_joules) outcome.results.energy_to_accuracy_wh = *f.energy_to_accuracy_joules / 3600;
+    if (f.energy_joules && *f.energy_joules > 0 && f.language_model && f.language_model->tokens > 0) {
+      const double tokens = static_cast<double>(f.language_model->tokens);
+      outcome.results.joules_per_token = *f.energy_joules / tokens;
+      outcome.results.tokens_per_wh = tokens / (*f.energy_joules / 3600);
+    }
   }
   return outcome;
 }

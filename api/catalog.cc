@@ -84,6 +84,63 @@ std::vector<TaskDef> BuildCatalog() {
   tasks.push_back(training_task("2a", "Logistic regression on epsilon", "MLBench task 2a", 0.89, 0.80, 20,
                                 std::move(logreg)));
 
+  // A GPT-2-style language model (CARAML's LLM benchmark, the Turing table): tokens/s,
+  // model TFLOP/s and MFU, energy per token; time to a validation loss on a real corpus.
+  // Goal targets depend on the corpus and the tokenizer (nats per token); the defaults
+  // suit GPT-2's tokenizer on English web text.
+  TaskDef gpt = training_task("gpt", "GPT-2-style language model", "CARAML LLM training; GPT-2 architecture", 3.3,
+                              4.5, 1000, {});
+  gpt.goal_metric = "loss";
+  gpt.goal_minimizes = true;
+  gpt.dataset_sources = {"synthetic", "path"};
+  const auto integer = [](std::string name, int64_t value, double min, double max, std::string description) {
+    return HyperparameterDef{std::move(name), ParamType::kInteger, value, min, max, {}, std::move(description)};
+  };
+  const auto number = [](std::string name, double value, double min, double max, std::string description) {
+    return HyperparameterDef{std::move(name), ParamType::kNumber, value, min, max, {}, std::move(description)};
+  };
+  const auto text = [](std::string name, std::string value, std::vector<std::string> choices, std::string description) {
+    return HyperparameterDef{std::move(name), ParamType::kString, std::move(value), std::nullopt, std::nullopt,
+                             std::move(choices), std::move(description)};
+  };
+  gpt.hyperparameters = {
+      // runner/models/gpt_config.cc defines the shapes; gpt_config_test checks both lists agree.
+      text("model", "gpt2",
+           {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "gpt2-xxl", "gpt2-xxxl", "caraml-117m", "caraml-800m", "tiny",
+            "mini"},
+           "size preset (layers x width): GPT-2's four, the Turing table's two larger, CARAML's 117M and 800M, tiny and "
+           "mini for tests"),
+      integer("layers", 0, 0, 1024, "transformer blocks (0: the preset's)"),
+      integer("hidden", 0, 0, 65536, "model width (0: the preset's)"),
+      integer("heads", 0, 0, 1024, "attention heads (0: the preset's)"),
+      integer("sequenceLength", 0, 0, 65536, "tokens per sequence (0: the preset's)"),
+      integer("batchSize", 4, 1, 65536, "sequences per worker per micro-step"),
+      integer("gradientAccumulation", 1, 1, 65536, "micro-steps per optimizer step"),
+      number("learningRate", 6e-4, 0, 1, "peak AdamW learning rate"),
+      number("minLearningRate", 6e-5, 0, 1, "where the cosine decay ends"),
+      integer("lrWarmupSteps", 20, 0, 10000000, "optimizer steps of linear learning-rate warm-up"),
+      integer("maxSteps", 100, 1, 1e9, "optimizer steps to run (the goal may stop earlier)"),
+      integer("decaySteps", 0, 0, 1e9, "step where the cosine decay ends (0: maxSteps)"),
+      number("weightDecay", 0.1, 0, 1, "AdamW decoupled weight decay of the weight matrices"),
+      number("beta1", 0.9, 0, 1, "AdamW beta1"),
+      number("beta2", 0.95, 0, 1, "AdamW beta2"),
+      number("epsilon", 1e-8, 0, 1, "AdamW epsilon"),
+      number("gradClip", 1.0, 0, 1e6, "clip the global gradient norm to this (0: no clipping)"),
+      text("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+           "autocast type; auto: bf16 on GPUs that have it, fp16 on older GPUs, fp32 on CPUs"),
+      integer("evalInterval", 50, 1, 1e9, "optimizer steps between validation-loss evaluations"),
+      integer("evalSequences", 64, 1, 1e9, "held-out sequences at the end of the corpus for validation"),
+      text("vocabFile", "", {}, "GPT-2 vocab.json (relative: under dataset.path); empty: byte-level tokens"),
+      text("mergesFile", "", {}, "GPT-2 merges.txt, with vocabFile"),
+      text("corpusFormat", "auto", {"auto", "text", "jsonl"}, "text files, or JSON Lines with a text field"),
+      text("textField", "text", {}, "the JSON Lines field holding a document"),
+      integer("maxTokens", 0, 0, 1e12, "read at most this many corpus tokens (0: all)"),
+      number("peakTflops", 0, 0, 1e6, "peak TFLOP/s of one device for MFU (0: estimated from the device)"),
+      integer("seed", 42, 0, 2147483647, "initialisation, shuffling and synthetic tokens"),
+      integer("warmupSteps", 3, 0, 1000000, "optimizer steps left out of the throughput window"),
+  };
+  tasks.push_back(std::move(gpt));
+
   return tasks;
 }
 

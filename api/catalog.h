@@ -31,6 +31,7 @@ struct TaskDef {
   // Training tasks have an accuracy goal and epochs; 0a only measures communication.
   bool trains = false;
   std::string goal_metric;
+  bool goal_minimizes = false;  // reached at or below the target (a loss), not at or above
   double reference_target = 0;
   double light_target = 0;
   int64_t default_max_epochs = 0;

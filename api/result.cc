@@ -32,6 +32,44 @@ AllreduceSummary DecodeAllreduce(const nlohmann::json* json, const std::string& 
   return a;
 }
 
+nlohmann::json EncodeLanguageModel(const LanguageModelSummary& m) {
+  nlohmann::json out = {{"model", m.model},
+                        {"parameters", m.parameters},
+                        {"sequenceLength", m.sequence_length},
+                        {"globalBatchSize", m.global_batch_size},
+                        {"precision", m.precision},
+                        {"tokens", m.tokens},
+                        {"tokensPerSecond", m.tokens_per_second},
+                        {"secondsPerIteration", m.seconds_per_iteration},
+                        {"flopsPerToken", m.flops_per_token},
+                        {"modelTflopsPerSecond", m.model_tflops_per_second}};
+  PutIf(&out, "peakTflops", m.peak_tflops);
+  PutIf(&out, "mfu", m.mfu);
+  PutIf(&out, "evalLoss", m.eval_loss);
+  if (!m.parameter_digest.empty()) out["parameterDigest"] = m.parameter_digest;
+  return out;
+}
+
+LanguageModelSummary DecodeLanguageModel(const nlohmann::json* json, const std::string& path, FieldErrors* errors) {
+  LanguageModelSummary m;
+  ObjectReader r(json, path, errors);
+  r.String("model", &m.model);
+  r.Int("parameters", &m.parameters);
+  r.Int("sequenceLength", &m.sequence_length);
+  r.Int("globalBatchSize", &m.global_batch_size);
+  r.String("precision", &m.precision);
+  r.Int("tokens", &m.tokens);
+  r.Number("tokensPerSecond", &m.tokens_per_second);
+  r.Number("secondsPerIteration", &m.seconds_per_iteration);
+  r.Number("flopsPerToken", &m.flops_per_token);
+  r.Number("modelTflopsPerSecond", &m.model_tflops_per_second);
+  r.Number("peakTflops", &m.peak_tflops);
+  r.Number("mfu", &m.mfu);
+  r.Number("evalLoss", &m.eval_loss);
+  r.String("parameterDigest", &m.parameter_digest);
+  return m;
+}
+
 std::string Truncate(const std::string& s, size_t max) {
   if (s.size() <= max) return s;
   if (max <= 3) return s.substr(0, max);
@@ -58,6 +96,7 @@ void EncodeFigures(const Figures& f, nlohmann::json* out) {
   PutIf(out, "energyJoulesWholeRun", f.energy_joules_whole_run);
   PutIf(out, "energyToAccuracyJoules", f.energy_to_accuracy_joules);
   if (f.allreduce) (*out)["allreduce"] = EncodeAllreduce(*f.allreduce);
+  if (f.language_model) (*out)["languageModel"] = EncodeLanguageModel(*f.language_model);
 }
 
 Figures DecodeFigures(ObjectReader* r) {
@@ -84,6 +123,9 @@ Figures DecodeFigures(ObjectReader* r) {
   r->Number("energyToAccuracyJoules", &f.energy_to_accuracy_joules);
   if (const nlohmann::json* a = r->Object("allreduce")) {
     f.allreduce = DecodeAllreduce(a, r->PathOf("allreduce"), r->errors());
+  }
+  if (const nlohmann::json* m = r->Object("languageModel")) {
+    f.language_model = DecodeLanguageModel(m, r->PathOf("languageModel"), r->errors());
   }
   return f;
 }
@@ -158,6 +200,8 @@ nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) {
   nlohmann::json out = nlohmann::json::object();
   EncodeFigures(results.figures, &out);
   PutIf(&out, "joulesPerSample", results.joules_per_sample);
+  PutIf(&out, "joulesPerToken", results.joules_per_token);
+  PutIf(&out, "tokensPerWh", results.tokens_per_wh);
   PutIf(&out, "energyToAccuracyWh", results.energy_to_accuracy_wh);
   PutIf(&out, "costUSD", results.cost_usd);
   PutIf(&out, "costToAccuracyUSD", results.cost_to_accuracy_usd);
@@ -174,6 +218,8 @@ BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::s
   ObjectReader r(&json, path, errors);
   results.figures = DecodeFigures(&r);
   r.Number("joulesPerSample", &results.joules_per_sample);
+  r.Number("joulesPerToken", &results.joules_per_token);
+  r.Number("tokensPerWh", &results.tokens_per_wh);
   r.Number("energyToAccuracyWh", &results.energy_to_accuracy_wh);
   r.Number("costUSD", &results.cost_usd);
   r.Number("costToAccuracyUSD", &results.cost_to_accuracy_usd);

@@ -33,6 +33,29 @@ struct AllreduceSummary {
   bool operator==(const AllreduceSummary&) const = default;
 };
 
+// The language-model task's figures: CARAML's columns (global batch size, tokens/s, time
+// per iteration, TFLOP/s per device) and MFU. Model FLOPs per token are 6N + 12·L·h·S
+// (runner/models/gpt_config.h). Folded over ranks: tokens and tokens/s add up; TFLOP/s
+// and MFU are per device, so they average.
+struct LanguageModelSummary {
+  std::string model;  // the preset, or "custom"
+  int64_t parameters = 0;
+  int64_t sequence_length = 0;
+  int64_t global_batch_size = 0;  // sequences per optimizer step, all workers
+  std::string precision;          // fp32 | bf16 | fp16
+  int64_t tokens = 0;             // training tokens between run_start and run_stop
+  double tokens_per_second = 0;   // over the throughput window
+  double seconds_per_iteration = 0;
+  double flops_per_token = 0;
+  double model_tflops_per_second = 0;  // per device
+  std::optional<double> peak_tflops;   // per device, what MFU divides by
+  std::optional<double> mfu;
+  std::optional<double> eval_loss;  // the last validation loss, nats per token
+  // FNV-1a of the final parameters' bytes: equal on every rank of a correct data-parallel run.
+  std::string parameter_digest;
+  bool operator==(const LanguageModelSummary&) const = default;
+};
+
 // Figures every task may report; each is absent when the task does not measure it.
 struct Figures {
   double init_seconds = 0;  // rendezvous and set-up, before run_start
@@ -54,6 +77,7 @@ struct Figures {
   std::optional<double> energy_joules_whole_run;   // process start to end, initialisation included
   std::optional<double> energy_to_accuracy_joules;  // run_start .. the evaluation that reached the goal
   std::optional<AllreduceSummary> allreduce;
+  std::optional<LanguageModelSummary> language_model;
   bool operator==(const Figures&) const = default;
 };
 
@@ -74,6 +98,8 @@ struct RankResult {
 struct BenchmarkResults {
   Figures figures;
   std::optional<double> joules_per_sample;
+  std::optional<double> joules_per_token;   // language models
+  std::optional<double> tokens_per_wh;
   std::optional<double> energy_to_accuracy_wh;
   // At spec.pricing's prices (cost.h), in `currency` despite the USD in the names, which
   // DESIGN.md fixed when USD was the only currency.

@@ -119,7 +119,11 @@ void ValidateTask(const BenchmarkSpec& spec, const TaskDef& task, FieldErrors* e
       errors->Add("spec.goal.metric", "task " + task.id + " measures " + task.goal_metric +
                                           ", got " + Quote(spec.goal->metric));
     }
-    if (spec.goal && spec.goal->target) CheckRange("spec.goal.target", *spec.goal->target, 0, 1, errors);
+    // An accuracy is a ratio; a loss (nats per token) only has to be positive.
+    if (spec.goal && spec.goal->target) {
+      CheckRange("spec.goal.target", *spec.goal->target, task.goal_minimizes ? 1e-9 : 0, task.goal_minimizes ? 100 : 1,
+                 errors);
+    }
     if (spec.max_epochs) CheckRange("spec.maxEpochs", static_cast<double>(*spec.max_epochs), 1, 100000, errors);
   }
   if (!Contains(task.dataset_sources, spec.dataset.source) &&

@@ -42,6 +42,14 @@ ReportRow RowOf(const Benchmark& b) {
   row.energy_to_accuracy_joules = r.figures.energy_to_accuracy_joules;
   row.cost_to_accuracy = r.cost_to_accuracy_usd;
   row.currency = r.currency;
+  if (const auto& m = r.figures.language_model) {
+    row.global_batch_size = m->global_batch_size;
+    row.tokens_per_second = m->tokens_per_second;
+    row.seconds_per_iteration = m->seconds_per_iteration;
+    row.tflops_per_device = m->model_tflops_per_second;
+    row.mfu = m->mfu;
+    row.joules_per_token = r.joules_per_token;
+  }
   return row;
 }
 
@@ -57,8 +65,8 @@ struct Column {
   std::function<std::string(const ReportRow&)> cell;
 };
 
-std::vector<Column> Columns() {
-  return {
+std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
+  std::vector<Column> columns = {
       {"benchmark", [](const ReportRow& r) { return r.name; }},
       {"task", [](const ReportRow& r) { return r.task; }},
       {"backend", [](const ReportRow& r) { return r.backend; }},
@@ -77,6 +85,20 @@ std::vector<Column> Columns() {
        }},
       {"price index", [](const ReportRow& r) { return Number(r.price_index, 2); }},
   };
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.tokens_per_second.has_value(); })) {
+    const std::vector<Column> language_model = {
+        {"global batch", [](const ReportRow& r) {
+           return r.global_batch_size ? std::to_string(*r.global_batch_size) : std::string();
+         }},
+        {"tokens/s", [](const ReportRow& r) { return Number(r.tokens_per_second, 0); }},
+        {"s/iteration", [](const ReportRow& r) { return Number(r.seconds_per_iteration, 3); }},
+        {"TFLOP/s/device", [](const ReportRow& r) { return Number(r.tflops_per_device, 3); }},
+        {"MFU %", [](const ReportRow& r) { return r.mfu ? Number(100 * *r.mfu, 2) : std::string(); }},
+        {"J/token", [](const ReportRow& r) { return Number(r.joules_per_token, 6); }},
+    };
+    columns.insert(columns.end(), language_model.begin(), language_model.end());
+  }
+  return columns;
 }
 
 std::string CsvField(const std::string& text) {
@@ -100,6 +122,12 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("energyToAccuracyJoules", r.energy_to_accuracy_joules);
   put("costToAccuracy", r.cost_to_accuracy);
   put("priceIndex", r.price_index);
+  if (r.global_batch_size) out["globalBatchSize"] = *r.global_batch_size;
+  put("tokensPerSecond", r.tokens_per_second);
+  put("secondsPerIteration", r.seconds_per_iteration);
+  put("tflopsPerDevice", r.tflops_per_device);
+  put("mfu", r.mfu);
+  put("joulesPerToken", r.joules_per_token);
   if (!r.currency.empty()) out["currency"] = r.currency;
   if (!r.baseline.empty()) out["baseline"] = r.baseline;
   return out;
@@ -144,7 +172,7 @@ std::vector<ReportRow> BuildReport(const std::vector<Benchmark>& runs) {
 }
 
 StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std::string& format) {
-  const std::vector<Column> columns = Columns();
+  const std::vector<Column> columns = Columns(rows);
   if (format == "json") {
     nlohmann::json out = nlohmann::json::array();
     for (const ReportRow& r : rows) out.push_back(JsonRow(r));

@@ -29,6 +29,14 @@ struct ReportRow {
   std::optional<double> energy_to_accuracy_joules;
   std::optional<double> cost_to_accuracy;
   std::optional<double> price_index;  // (hourly price / baseline's) / speedup; 1 is linear
+  // Language models, CARAML's columns: global batch (sequences), tokens/s, seconds per
+  // iteration, model TFLOP/s per device, MFU, energy per token.
+  std::optional<int64_t> global_batch_size;
+  std::optional<double> tokens_per_second;
+  std::optional<double> seconds_per_iteration;
+  std::optional<double> tflops_per_device;
+  std::optional<double> mfu;
+  std::optional<double> joules_per_token;
   std::string currency;
   std::string baseline;  // the run compared against
 };
@@ -36,7 +44,8 @@ struct ReportRow {
 // Rows in a stable order: by task, backend, then workers.
 std::vector<ReportRow> BuildReport(const std::vector<Benchmark>& runs);
 
-// text (aligned columns), markdown, csv or json.
+// text (aligned columns), markdown, csv or json. The language-model columns appear when a
+// row has them.
 StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std::string& format);
 
 // Benchmarks from `ergobench run` result directories: a directory with benchmark.json, or

@@ -32,8 +32,13 @@ std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, doubl
   } else {
     if (e.epoch) line += " · epoch " + std::to_string(*e.epoch);
     if (e.total > 0) line += " · " + std::to_string(e.done) + "/" + std::to_string(e.total);
-    if (e.loss) line += " · loss " + Fixed(*e.loss, 4);
-    if (e.value) line += " · " + (e.metric.empty() ? std::string("value") : e.metric) + " " + Fixed(*e.value, 4);
+    // A language model's goal metric is a loss too: say which is which.
+    const bool eval_loss = e.metric == "loss";
+    if (e.loss) line += (eval_loss ? " · train loss " : " · loss ") + Fixed(*e.loss, 4);
+    if (e.value) {
+      line += " · " + (eval_loss ? std::string("eval loss") : e.metric.empty() ? std::string("value") : e.metric) + " " +
+              Fixed(*e.value, 4);
+    }
     if (!e.note.empty()) line += " · " + e.note;
   }
   return line + " · " + Clock(elapsed_seconds);
@@ -84,6 +89,8 @@ std::string FormatRunReport(const LocalRunReport& report) {
   if (f.energy_joules) {
     std::string energy = Fixed(*f.energy_joules, 1) + " J";
     if (r.joules_per_sample) energy += ", " + Fixed(*r.joules_per_sample, 4) + " J/sample";
+    if (r.joules_per_token) energy += ", " + Fixed(*r.joules_per_token, 6) + " J/token";
+    if (r.tokens_per_wh) energy += ", " + Fixed(*r.tokens_per_wh, 0) + " tokens/Wh";
     if (r.energy_to_accuracy_wh) energy += ", " + Fixed(*r.energy_to_accuracy_wh, 3) + " Wh to accuracy";
     row("energy", energy);
   }
@@ -97,6 +104,15 @@ std::string FormatRunReport(const LocalRunReport& report) {
     row("peak bus bandwidth", FormatBytesPerSecond(f.allreduce->peak_bus_bandwidth_bytes_per_second) + " at " +
                                   FormatBytes(static_cast<double>(f.allreduce->peak_bus_bandwidth_bytes)));
     row("small-message latency", FormatSeconds(f.allreduce->min_latency_seconds));
+  }
+  if (const auto& m = f.language_model) {
+    row("model", m->model + ", " + Fixed(static_cast<double>(m->parameters) / 1e6, 1) + " M parameters, " +
+                     std::to_string(m->sequence_length) + " tokens, " + m->precision);
+    row("tokens/s", Fixed(m->tokens_per_second, 0) + " (global batch " + std::to_string(m->global_batch_size) +
+                        ", " + Fixed(m->seconds_per_iteration, 3) + " s/iteration)");
+    row("model TFLOP/s", Fixed(m->model_tflops_per_second, 4) + " per device" +
+                             (m->mfu ? ", MFU " + Fixed(100 * *m->mfu, 2) + " %" : ""));
+    if (m->eval_loss) row("validation loss", Fixed(*m->eval_loss, 4));
   }
   row("results", report.results_dir + "/");
   return out;

@@ -38,11 +38,14 @@ std::optional<Progress> ParseProgress(std::string_view exposition, const std::st
   if (const auto steps = FindSample(exposition, "ergobench_step_duration_seconds_count")) {
     progress.step = static_cast<int64_t>(*steps);
   }
-  if (goal_metric == "accuracy") {
+  // Zero until the first evaluation: better absent than a false 0 % or a loss of 0.
+  const char* sample = goal_metric == "accuracy" ? "ergobench_eval_accuracy_ratio"
+                       : goal_metric == "loss"   ? "ergobench_eval_loss"
+                                                 : nullptr;
+  if (sample != nullptr) {
     progress.metric = goal_metric;
-    // Zero until the first evaluation: better absent than a false 0 %.
-    const auto accuracy = FindSample(exposition, "ergobench_eval_accuracy_ratio");
-    if (accuracy && *accuracy > 0) progress.value = *accuracy;
+    const auto value = FindSample(exposition, sample);
+    if (value && *value > 0) progress.value = *value;
   }
   return progress;
 }

@@ -1,45 +1,13 @@
 #include "runner/data/idx_reader.h"
 
-#include <zlib.h>
-
 #include <cerrno>
 #include <cstring>
 #include <memory>
 
+#include "runner/data/gz_file.h"
+
 namespace ergobench {
 namespace {
-
-// gzread also reads uncompressed files as they are.
-class GzFile {
- public:
-  explicit GzFile(const std::string& path) : file_(gzopen(path.c_str(), "rb")) {}
-  ~GzFile() {
-    if (file_ != nullptr) gzclose(file_);
-  }
-  bool ok() const { return file_ != nullptr; }
-
-  // Bytes read; fewer than asked means the file ended (or was corrupt: see error()).
-  size_t Read(void* out, size_t size) {
-    size_t total = 0;
-    auto* bytes = static_cast<uint8_t*>(out);
-    while (total < size) {
-      const unsigned chunk = static_cast<unsigned>(std::min<size_t>(size - total, 1u << 30));
-      const int n = gzread(file_, bytes + total, chunk);
-      if (n <= 0) break;
-      total += static_cast<size_t>(n);
-    }
-    return total;
-  }
-
-  std::string error() {
-    int code = 0;
-    const char* message = gzerror(file_, &code);
-    return code == Z_OK || code == Z_STREAM_END ? "" : message;
-  }
-
- private:
-  gzFile file_;
-};
 
 uint32_t BigEndian32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};

@@ -37,6 +37,7 @@ struct RunnerMetrics::Families {
         epoch(Gauge("ergobench_epoch", "Current training epoch (1-based).")),
         train_loss(Gauge("ergobench_train_loss", "Mean training loss of the last epoch.")),
         eval_accuracy(Gauge("ergobench_eval_accuracy_ratio", "Validation accuracy of the last evaluation.")),
+        eval_loss(Gauge("ergobench_eval_loss", "Validation loss of the last evaluation (language models: nats per token).")),
         goal_reached(Gauge("ergobench_goal_reached", "1 once an evaluation reached the goal.")),
         bus_bandwidth_family(prometheus::BuildGauge()
                                  .Name("ergobench_allreduce_bus_bandwidth_bytes_per_second")
@@ -72,6 +73,7 @@ struct RunnerMetrics::Families {
   prometheus::Gauge& epoch;
   prometheus::Gauge& train_loss;
   prometheus::Gauge& eval_accuracy;
+  prometheus::Gauge& eval_loss;
   prometheus::Gauge& goal_reached;
   prometheus::Family<prometheus::Gauge>& bus_bandwidth_family;
   prometheus::Family<prometheus::Counter>& energy_family;
@@ -90,6 +92,7 @@ void RunnerMetrics::AddTokens(double tokens) { families_->tokens.Increment(token
 void RunnerMetrics::SetEpoch(int64_t epoch) { families_->epoch.Set(static_cast<double>(epoch)); }
 void RunnerMetrics::SetTrainLoss(double loss) { families_->train_loss.Set(loss); }
 void RunnerMetrics::SetEvalAccuracy(double accuracy) { families_->eval_accuracy.Set(accuracy); }
+void RunnerMetrics::SetEvalLoss(double loss) { families_->eval_loss.Set(loss); }
 void RunnerMetrics::SetGoalReached(bool reached) { families_->goal_reached.Set(reached ? 1 : 0); }
 void RunnerMetrics::SetBusBandwidth(int64_t bytes, double bytes_per_second) {
   families_->bus_bandwidth_family.Add({{"bytes", std::to_string(bytes)}}).Set(bytes_per_second);

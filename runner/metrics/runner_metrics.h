@@ -35,6 +35,7 @@ class RunnerMetrics {
   void SetEpoch(int64_t epoch);
   void SetTrainLoss(double loss);
   void SetEvalAccuracy(double accuracy);
+  void SetEvalLoss(double loss);
   void SetGoalReached(bool reached);
   void SetBusBandwidth(int64_t bytes, double bytes_per_second);
   // The energy a channel has used since the run began (the counter follows it up) and a

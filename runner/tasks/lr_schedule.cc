@@ -33,4 +33,11 @@ bool LrSchedule::OnValidationLoss(double loss) {
   return true;
 }
 
+double WarmupCosineLr(int64_t step, int64_t warmup_steps, int64_t decay_steps, double peak, double floor) {
+  if (step < warmup_steps) return peak * static_cast<double>(step + 1) / static_cast<double>(warmup_steps);
+  if (step >= decay_steps) return floor;
+  const double progress = static_cast<double>(step - warmup_steps) / static_cast<double>(decay_steps - warmup_steps);
+  return floor + 0.5 * (1 + std::cos(M_PI * progress)) * (peak - floor);
+}
+
 }  // namespace ergobench

@@ -31,4 +31,9 @@ class LrSchedule {
   int bad_epochs_ = 0;
 };
 
+// The GPT recipes' schedule (GPT-2, Megatron-LM, CARAML): linear warm-up to `peak` over
+// `warmup_steps` (the first step already takes peak/warmup_steps), then a half cosine down
+// to `floor` at `decay_steps`, and `floor` after. Steps count from 0.
+double WarmupCosineLr(int64_t step, int64_t warmup_steps, int64_t decay_steps, double peak, double floor);
+
 }  // namespace ergobench

@@ -11,6 +11,7 @@
 #include "runner/progress_writer.h"
 #include "runner/stop_signal.h"
 #include "runner/tasks/lr_schedule.h"
+#include "runner/tasks/phase_timer.h"
 
 namespace ergobench {
 namespace {
@@ -19,17 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-Status BroadcastFromRankZero(Communicator& comm, std::vector<torch::Tensor> tensors) {
-  torch::NoGradGuard no_grad;
-  for (torch::Tensor& t : tensors) {
-    if (t.scalar_type() != torch::kFloat && t.scalar_type() != torch::kLong) continue;
-    torch::Tensor contiguous = t.contiguous();
-    const DType dtype = t.scalar_type() == torch::kFloat ? DType::kFloat32 : DType::kInt64;
-    RETURN_IF_ERROR(comm.Broadcast(contiguous.data_ptr(), static_cast<size_t>(contiguous.numel()), dtype, 0));
-    if (!contiguous.is_same(t)) t.copy_(contiguous);
-  }
-  return Status::Ok();
-}
 
 // The full test set, sharded across ranks (each a contiguous slice), summed with one
 // all-reduce. Buffers (batch-norm statistics) come from rank 0 first, as DDP does, so
@@ -74,6 +64,18 @@ void ReportEpochProgress(ProgressWriter& progress, int64_t epoch, int64_t done, 
 }
 
 }  // namespace
+
+Status BroadcastFromRankZero(Communicator& comm, std::vector<torch::Tensor> tensors) {
+  torch::NoGradGuard no_grad;
+  for (torch::Tensor& t : tensors) {
+    if (t.scalar_type() != torch::kFloat && t.scalar_type() != torch::kLong) continue;
+    torch::Tensor contiguous = t.contiguous();
+    const DType dtype = t.scalar_type() == torch::kFloat ? DType::kFloat32 : DType::kInt64;
+    RETURN_IF_ERROR(comm.Broadcast(contiguous.data_ptr(), static_cast<size_t>(contiguous.numel()), dtype, 0));
+    if (!contiguous.is_same(t)) t.copy_(contiguous);
+  }
+  return Status::Ok();
+}
 
 GradientBuffer::GradientBuffer(std::vector<torch::Tensor> params) : params_(std::move(params)) {
   int64_t total = 0;
@@ -157,15 +159,8 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
   mllog.Point("train_samples", train_count);
   mllog.Point("eval_samples", problem.test_count());
 
-  std::map<std::string, double> phases;
-  for (const char* phase : kPhases) phases[phase] = 0;
-  auto timed = [&](const char* phase, auto&& fn) {
-    const auto t0 = Clock::now();
-    fn();
-    const double seconds = Since(t0);
-    phases[phase] += seconds;
-    context.metrics.AddPhaseSeconds(phase, seconds);
-  };
+  PhaseTimer phases(context.metrics);
+  const auto timed = [&](const char* phase, auto&& fn) { phases.Time(phase, fn); };
 
   int64_t global_step = 0;
   double window_seconds = 0;
@@ -253,12 +248,7 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
     f.throughput_window_steps = window_steps;
     f.throughput_window_seconds = window_seconds;
   }
-  f.phase_seconds = phases;
-  f.compute_seconds = phases["forward"] + phases["backward"] + phases["optimizer"];
-  f.communication_seconds = phases["communication"];
-  if (*f.compute_seconds + *f.communication_seconds > 0) {
-    f.communication_ratio = *f.communication_seconds / (*f.compute_seconds + *f.communication_seconds);
-  }
+  phases.Report(&f);
   std::string goal_text;
   if (recipe.goal) goal_text = reached ? ", goal reached in " + FormatSeconds(*f.time_to_accuracy_seconds) : ", goal not reached";
   char summary[256];

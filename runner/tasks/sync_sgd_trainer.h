@@ -15,6 +15,8 @@
 
 namespace ergobench {
 
+class Communicator;
+
 // The hyperparameters every training task shares, read from spec.hyperparameters.
 struct SgdRecipe {
   int64_t batch = 0;
@@ -72,6 +74,9 @@ class GradientBuffer {
   std::vector<torch::Tensor> params_;
   torch::Tensor flat_;
 };
+
+// Rank 0's values of the float and int64 tensors (parameters, buffers), on every rank.
+Status BroadcastFromRankZero(Communicator& comm, std::vector<torch::Tensor> tensors);
 
 StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& problem, const SgdRecipe& recipe);
 

@@ -1,5 +1,6 @@
 #include "runner/tasks/allreduce_sweep.h"
 #include "runner/tasks/image_classification.h"
+#include "runner/tasks/language_model.h"
 #include "runner/tasks/logistic_regression.h"
 #include "runner/tasks/task.h"
 
@@ -10,6 +11,7 @@ StatusOr<std::unique_ptr<Task>> CreateTask(const std::string& id) {
   if (id == "1a") return NewImageClassificationTask("resnet20");
   if (id == "fmnist") return NewImageClassificationTask("small_cnn");
   if (id == "2a") return NewLogisticRegressionTask();
+  if (id == "gpt") return NewLanguageModelTask();
   return Status::Unimplemented("this runner has no implementation of task \"" + id + "\"");
 }
 

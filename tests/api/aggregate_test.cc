@@ -65,6 +65,35 @@ TEST(AggregateTest, EnergyIsSummedOnlyWhenEveryRankMeasuredIt) {
   EXPECT_FALSE(o.results.joules_per_sample.has_value());
 }
 
+TEST(AggregateTest, LanguageModelTokensAddUpAndPerDeviceFiguresAverage) {
+  std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded)};
+  for (RankResult& r : ranks) {
+    LanguageModelSummary m;
+    m.model = "tiny";
+    m.global_batch_size = 8;
+    m.tokens = 1000;
+    m.tokens_per_second = 200.0 + 100 * r.rank;  // 200, 300
+    m.seconds_per_iteration = 0.5 + r.rank;       // 0.5, 1.5
+    m.model_tflops_per_second = 1.0 + r.rank;     // 1, 2
+    m.peak_tflops = 10.0;
+    m.mfu = 0.1 + 0.1 * r.rank;                   // 0.1, 0.2
+    r.figures.language_model = m;
+    r.figures.energy_joules = 36.0;
+  }
+  RunOutcome o = AggregateRankResults(ranks, 2);
+  const LanguageModelSummary& m = *o.results.figures.language_model;
+  EXPECT_EQ(m.tokens, 2000);
+  EXPECT_DOUBLE_EQ(m.tokens_per_second, 500.0);
+  EXPECT_DOUBLE_EQ(m.seconds_per_iteration, 1.5);  // the slowest rank sets the pace
+  EXPECT_DOUBLE_EQ(m.model_tflops_per_second, 1.5);
+  EXPECT_DOUBLE_EQ(*m.mfu, 0.15);
+  EXPECT_EQ(m.global_batch_size, 8);
+  EXPECT_DOUBLE_EQ(*o.results.joules_per_token, 72.0 / 2000);
+  EXPECT_DOUBLE_EQ(*o.results.tokens_per_wh, 2000 / (72.0 / 3600));
+  ranks[1].figures.language_model->mfu.reset();  // no peak known on rank 1
+  EXPECT_FALSE(AggregateRankResults(ranks, 2).results.figures.language_model->mfu.has_value());
+}
+
 TEST(AggregateTest, FirstFailureInOrderIsQuoted) {
   RunOutcome o = AggregateRankResults(
       {Rank(0, kRankSucceeded), Rank(2, kRankFailed, "out of memory"), Rank(1, kRankFailed, "peer closed")}, 3);

@@ -55,9 +55,9 @@ TEST(ValidationTest, Name) {
 TEST(ValidationTest, Task) {
   Benchmark b = Valid();
   b.spec.task = "9z";
-  EXPECT_EQ(OnlyError(b), "spec.task: unknown task \"9z\"; known tasks: 0a, 1a, fmnist, 2a");
+  EXPECT_EQ(OnlyError(b), "spec.task: unknown task \"9z\"; known tasks: 0a, 1a, fmnist, 2a, gpt");
   b.spec.task = "";
-  EXPECT_EQ(OnlyError(b), "spec.task: is required; known tasks: 0a, 1a, fmnist, 2a");
+  EXPECT_EQ(OnlyError(b), "spec.task: is required; known tasks: 0a, 1a, fmnist, 2a, gpt");
 }
 
 TEST(ValidationTest, Workers) {
@@ -93,6 +93,25 @@ TEST(ValidationTest, GoalAndEpochsOnANonTrainingTask) {
   b = Valid();
   b.spec.max_epochs = 3;
   EXPECT_EQ(OnlyError(b), "spec.maxEpochs: task 0a does not train");
+}
+
+TEST(ValidationTest, ALanguageModelsGoalIsALossAtOrBelowAPositiveTarget) {
+  Benchmark b = Valid();
+  b.spec.task = "gpt";
+  b.spec.hyperparameters = nlohmann::json::object();
+  b.spec.dataset.source = "path";
+  b.spec.dataset.path = "/corpus";
+  ApplyDefaults(&b);
+  EXPECT_EQ(b.spec.goal->metric, "loss");
+  EXPECT_EQ(*b.spec.goal->target, 3.3);
+  EXPECT_TRUE(ValidateBenchmark(b).empty()) << ValidateBenchmark(b).ToString();
+  b.spec.goal->target = 0;
+  EXPECT_EQ(OnlyError(b), "spec.goal.target: must be between 1e-09 and 100, got 0");
+  b.spec.goal = Goal{"accuracy", 0.8, false};
+  EXPECT_EQ(OnlyError(b), "spec.goal.metric: task gpt measures loss, got \"accuracy\"");
+  b.spec.goal = Goal{"loss", 2.5, false};
+  b.spec.hyperparameters["precision"] = "fp8";
+  EXPECT_EQ(OnlyError(b).rfind("spec.hyperparameters.precision: ", 0), 0u);
 }
 
 TEST(ValidationTest, Hyperparameters) {

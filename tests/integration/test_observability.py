@@ -1,6 +1,6 @@
 """The Grafana dashboards on a real Prometheus (Debian's package). Prometheus scrapes:
-- local runs (`ergobench run --metrics-port`): fmnist and task 0a, k=2, with static targets
-  labelled namespace="local";
+- local runs (`ergobench run --metrics-port`): fmnist and task 0a with k=2, and a tiny GPT
+  on Debian's license texts, with static targets labelled namespace="local";
 - runner pods on the real control plane, found through the API server by the PodMonitor's
   selector and port name (Debian builds Prometheus without kubernetes_sd, so the test lists
   the pods and hands them over as file_sd targets, as the Prometheus Operator would);
@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
 
 from control_plane import ControlPlane, free_port  # noqa: E402
 from harness import BIN_DIR, ERGOBENCH, FakeRapl, benchmark_yaml  # noqa: E402
+from test_language_model import gpt_yaml  # noqa: E402
 
 PROMETHEUS = "/usr/bin/prometheus"
 WATTS = 100.0
@@ -126,7 +127,7 @@ class ObservabilityTest(unittest.TestCase):
                 {"job_name": "ergobench-operator", "honor_labels": True,
                  "static_configs": [{"targets": [f"127.0.0.1:{cls.operator_port}"]}]},
                 {"job_name": "ergobench-local",
-                 "static_configs": [{"targets": [f"127.0.0.1:{cls.local_ports + i}" for i in range(4)],
+                 "static_configs": [{"targets": [f"127.0.0.1:{cls.local_ports + i}" for i in range(5)],
                                      "labels": {"namespace": "local"}}]},
                 {"job_name": "ergobench-runners",
                  "file_sd_configs": [{"files": [os.path.join(cls.tmp, "runner-pods.json")], "refresh_interval": "1s"}]},
@@ -153,13 +154,14 @@ class ObservabilityTest(unittest.TestCase):
         cls.cp.kubectl("create", "namespace", NAMESPACE)
         for workers in (1, 2):
             cls.cp.kubectl("apply", "-n", NAMESPACE, "-f", "-", input=json.dumps(fmnist(f"fmnist-k{workers}", workers)))
-        # Meanwhile, the local runs: fmnist on ports +0/+1, task 0a on +2/+3.
+        # Meanwhile, the local runs: fmnist on ports +0/+1, task 0a on +2/+3, gpt on +4.
         env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=cls.tmp)
         local = os.path.join(cls.tmp, "local")
         os.makedirs(local)
         for name, port, text in (
                 ("local-fmnist", cls.local_ports, benchmark_yaml("local-fmnist", 2, task="fmnist").split("  hyperparameters:")[0]),
-                ("local-0a", cls.local_ports + 2, benchmark_yaml("local-0a", 2, maxElements=4194304, repetitions=20))):
+                ("local-0a", cls.local_ports + 2, benchmark_yaml("local-0a", 2, maxElements=4194304, repetitions=20)),
+                ("local-gpt", cls.local_ports + 4, gpt_yaml("local-gpt", maxSteps=80, evalInterval=10))):
             with open(os.path.join(local, name + ".yaml"), "w") as f:
                 f.write(text)
             run = subprocess.run([ERGOBENCH, "run", "-q", "--metrics-port", str(port), name + ".yaml"], cwd=local,

@@ -76,6 +76,32 @@ TEST(Report, Formats) {
   EXPECT_EQ(FormatReport(rows, "html").status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(Report, LanguageModelsAddCaramlsColumns) {
+  Benchmark gpt;
+  gpt.metadata.name = "gpt-k2";
+  gpt.spec.task = "gpt";
+  gpt.spec.backend = "gloo";
+  gpt.spec.workers = 2;
+  gpt.status.phase = "Succeeded";
+  gpt.status.results = BenchmarkResults{};
+  gpt.status.results->figures.samples_per_second = 4.0;
+  gpt.status.results->figures.language_model =
+      LanguageModelSummary{"gpt2", 124439808, 1024, 16, "fp32", 40960, 4096.0, 4.0, 854438400, 1.75, 10.0, 0.175,
+                           3.2, ""};
+  gpt.status.results->joules_per_token = 0.0125;
+  const auto rows = BuildReport({gpt});
+  auto text = FormatReport(rows, "text");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("global batch  tokens/s  s/iteration  TFLOP/s/device  MFU %   J/token\n"), std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("16      4096        4.000           1.750  17.50  0.012500\n"), std::string::npos) << *text;
+  const auto json = nlohmann::json::parse(*FormatReport(rows, "json"));
+  EXPECT_EQ(json[0]["tokensPerSecond"], 4096.0);
+  EXPECT_EQ(json[0]["mfu"], 0.175);
+  // Runs without a language model keep the narrower table.
+  EXPECT_EQ(FormatReport(Fixtures(), "text")->find("tokens/s"), std::string::npos);
+}
+
 TEST(Report, MissingDirectoriesAreNamed) {
   EXPECT_NE(LoadResultDirectories({"/nonexistent/results"}).status().message().find("/nonexistent/results"),
             std::string::npos);

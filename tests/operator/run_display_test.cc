@@ -35,6 +35,19 @@ TEST(RunDisplayTest, ProgressLine) {
             "task0a-k2 · 0a gloo k=2 · epoch 3 · loss 0.5123 · accuracy 0.8000 · 0:05");
 }
 
+TEST(RunDisplayTest, ProgressLineOfALanguageModel) {
+  Benchmark b = Bench();
+  b.spec.task = "gpt";
+  ProgressEvent e;
+  e.stage = "run";
+  e.done = 20;
+  e.total = 60;
+  e.loss = 4.0194;
+  e.metric = "loss";
+  e.value = 3.55;
+  EXPECT_EQ(FormatProgressLine(b, e, 6), "task0a-k2 · gpt gloo k=2 · 20/60 · train loss 4.0194 · eval loss 3.5500 · 0:06");
+}
+
 TEST(RunDisplayTest, AllreduceTable) {
   nlohmann::json row = {{"elements", 1024},       {"bytes", 4096},
                         {"minSeconds", 1e-4},      {"medianSeconds", 2e-4},
@@ -82,6 +95,26 @@ TEST(RunDisplayTest, EnergyAndCostRows) {
   EXPECT_NE(text.find("  cost                   0.2092 USD, 0.1046 to accuracy (preemptible 0.0440)\n"),
             std::string::npos)
       << text;
+}
+
+TEST(RunDisplayTest, LanguageModelRows) {
+  LocalRunReport report;
+  report.benchmark = Bench();
+  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  BenchmarkResults& r = report.outcome.results;
+  r.figures.energy_joules = 72;
+  r.joules_per_token = 0.036;
+  r.tokens_per_wh = 100000;
+  r.figures.language_model = LanguageModelSummary{"gpt2", 124439808, 1024, 32, "fp32", 2000, 512.5, 64.0,
+                                                  854438400, 0.4379, 1.5, 0.2919, 3.25, "0123456789abcdef"};
+  const std::string text = FormatRunReport(report);
+  for (const char* line : {"  energy                 72.0 J, 0.036000 J/token, 100000 tokens/Wh\n",
+                           "  model                  gpt2, 124.4 M parameters, 1024 tokens, fp32\n",
+                           "  tokens/s               512 (global batch 32, 64.000 s/iteration)\n",
+                           "  model TFLOP/s          0.4379 per device, MFU 29.19 %\n",
+                           "  validation loss        3.2500\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin\n" << text;
+  }
 }
 
 }  // namespace

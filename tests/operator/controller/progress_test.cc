@@ -33,6 +33,13 @@ TEST(Progress, EpochStepAndAccuracy) {
   EXPECT_DOUBLE_EQ(*progress->value, 0.8125);
 }
 
+TEST(Progress, ALanguageModelsLoss) {
+  auto progress = ParseProgress("ergobench_epoch 1\nergobench_eval_accuracy_ratio 0\nergobench_eval_loss 3.25\n", "loss");
+  ASSERT_TRUE(progress.has_value());
+  EXPECT_EQ(progress->metric, "loss");
+  EXPECT_DOUBLE_EQ(*progress->value, 3.25);
+}
+
 TEST(Progress, NothingBeforeTheFirstEpochAndNoFalseZero) {
   EXPECT_FALSE(ParseProgress("ergobench_samples_total 0\n", "accuracy").has_value());
   auto progress = ParseProgress("ergobench_epoch 1\nergobench_eval_accuracy_ratio 0\n", "accuracy");

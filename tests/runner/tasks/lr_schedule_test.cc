@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace ergobench {
 namespace {
 
@@ -37,6 +39,18 @@ TEST(LrScheduleTest, PlateauDividesByTenAfterTwoEpochsWithoutImprovement) {
   EXPECT_TRUE(s.OnValidationLoss(0.81));
   EXPECT_NEAR(s.At(10), 0.0008, 1e-15);
   EXPECT_NEAR(s.At(1), 0.05 * 0.01, 1e-15);  // the plateau also scales a warm-up in progress
+}
+
+TEST(WarmupCosineLrTest, RampsThenFollowsHalfACosineToTheFloor) {
+  // Warm-up over 4 steps to 6e-4, cosine to 6e-5 at step 104.
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(0, 4, 104, 6e-4, 6e-5), 1.5e-4);
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(3, 4, 104, 6e-4, 6e-5), 6e-4);
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(4, 4, 104, 6e-4, 6e-5), 6e-4);
+  EXPECT_NEAR(WarmupCosineLr(54, 4, 104, 6e-4, 6e-5), 3.3e-4, 1e-12);  // halfway: the mean
+  EXPECT_NEAR(WarmupCosineLr(79, 4, 104, 6e-4, 6e-5), 6e-5 + 5.4e-4 * 0.5 * (1 + std::cos(M_PI * 0.75)), 1e-12);
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(104, 4, 104, 6e-4, 6e-5), 6e-5);
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(500, 4, 104, 6e-4, 6e-5), 6e-5);
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(0, 0, 10, 1.0, 0.0), 1.0);  // no warm-up
 }
 
 }  // namespace

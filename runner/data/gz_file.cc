@@ -1,0 +1,47 @@
+#include "runner/data/gz_file.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+namespace ergobench {
+
+GzFile::GzFile(const std::string& path) : file_(gzopen(path.c_str(), "rb")) {}
+
+GzFile::~GzFile() {
+  if (file_ != nullptr) gzclose(file_);
+}
+
+size_t GzFile::Read(void* out, size_t size) {
+  size_t total = 0;
+  auto* bytes = static_cast<uint8_t*>(out);
+  while (total < size) {
+    const unsigned chunk = static_cast<unsigned>(std::min<size_t>(size - total, 1u << 30));
+    const int n = gzread(file_, bytes + total, chunk);
+    if (n <= 0) break;
+    total += static_cast<size_t>(n);
+  }
+  return total;
+}
+
+std::string GzFile::error() {
+  int code = 0;
+  const char* message = gzerror(file_, &code);
+  return code == Z_OK || code == Z_STREAM_END ? "" : message;
+}
+
+StatusOr<std::string> ReadMaybeGzipped(const std::string& path) {
+  GzFile file(path);
+  if (!file.ok()) return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
+  std::string content;
+  char buffer[1 << 16];
+  while (const size_t n = file.Read(buffer, sizeof buffer)) {
+    content.append(buffer, n);
+    if (n < sizeof buffer) break;
+  }
+  if (const std::string error = file.error(); !error.empty()) return Status::InvalidArgument(path + ": " + error);
+  return content;
+}
+
+}  // namespace ergobench
