@@ -108,8 +108,10 @@ std::string FormatRunReport(const LocalRunReport& report) {
   if (const auto& m = f.language_model) {
     row("model", m->model + ", " + Fixed(static_cast<double>(m->parameters) / 1e6, 1) + " M parameters, " +
                      std::to_string(m->sequence_length) + " tokens, " + m->precision);
-    row("tokens/s", Fixed(m->tokens_per_second, 0) + " (global batch " + std::to_string(m->global_batch_size) +
-                        ", " + Fixed(m->seconds_per_iteration, 3) + " s/iteration)");
+    const double devices = static_cast<double>(b.spec.workers.value_or(1));
+    row("tokens/s", Fixed(m->tokens_per_second, 0) + " (" + Fixed(m->tokens_per_second / devices, 0) +
+                        " per device, global batch " + std::to_string(m->global_batch_size) + ", " +
+                        Fixed(m->seconds_per_iteration, 3) + " s/iteration)");
     row("model TFLOP/s", Fixed(m->model_tflops_per_second, 4) + " per device" +
                              (m->mfu ? ", MFU " + Fixed(100 * *m->mfu, 2) + " %" : ""));
     if (m->eval_loss) row("validation loss", Fixed(*m->eval_loss, 4));

@@ -341,6 +341,7 @@ class LanguageModelTask : public Task {
     double interval_loss = 0;
     int64_t interval_steps = 0;
     std::optional<double> eval_loss;
+    const int64_t progress_every = std::max<int64_t>(1, r.max_steps / 50);
     for (int64_t step = 0; step < r.max_steps; ++step) {
       if (step % 25 == 0) RETURN_IF_ERROR(AgreeToContinue(comm, "during training"));
       if (step / steps_per_epoch + 1 != epoch) {
@@ -388,19 +389,24 @@ class LanguageModelTask : public Task {
       interval_loss += step_loss;
       ++interval_steps;
 
-      const bool last = step + 1 == r.max_steps;
-      if ((step + 1) % r.eval_interval != 0 && !last) continue;
-      const double train_loss = interval_loss / static_cast<double>(interval_steps);
-      interval_loss = 0;
-      interval_steps = 0;
-      context.metrics.SetTrainLoss(train_loss);
+      // The live progress line moves every 2% of the run; evaluation waits for evalInterval.
       ProgressEvent event;
       event.stage = "run";
       event.epoch = epoch;
       event.done = step + 1;
       event.total = r.max_steps;
-      event.loss = train_loss;
+      event.loss = interval_loss / static_cast<double>(interval_steps);
       event.metric = "loss";
+      event.value = eval_loss;
+      const bool evaluate = (step + 1) % r.eval_interval == 0 || step + 1 == r.max_steps;
+      if (!evaluate) {
+        if ((step + 1) % progress_every == 0) context.progress.Report(event);
+        continue;
+      }
+      const double train_loss = *event.loss;
+      interval_loss = 0;
+      interval_steps = 0;
+      context.metrics.SetTrainLoss(train_loss);
       if (eval_count > 0) {
         double loss = 0;
         Status evaluated = Status::Ok();

@@ -68,6 +68,13 @@ class LanguageModelTest(ErgobenchTestCase):
             self.assertLess(lm["mfu"], 1)
         self.assertAlmostEqual(lm["evalLoss"], losses[-1], places=9)
 
+    def test_bf16_autocast_trains(self):
+        results = self.run_ok("gpt-bf16", gpt_yaml("gpt-bf16", goal=2.0, precision="bf16", maxSteps=40, evalInterval=20,
+                                                   learningRate=0.01, minLearningRate=0.001))
+        lm = results["languageModel"]
+        self.assertEqual(lm["precision"], "bf16")
+        self.assertLess(lm["evalLoss"], math.log(257) - 1.5)
+
     def test_two_ranks_keep_identical_parameters(self):
         results = self.run_ok("gpt-k2", gpt_yaml("gpt-k2", workers=2, maxSteps=12, evalInterval=6))
         ranks = [self.rank_result("gpt-k2", r)[0]["languageModel"] for r in range(2)]

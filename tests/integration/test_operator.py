@@ -5,6 +5,7 @@ ServiceAccount bound only to manifests/rbac, which proves that RBAC is enough.""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -217,7 +218,10 @@ class OperatorTest(unittest.TestCase):
         self.assertTrue({("Created", "Normal"), ("Running", "Normal"), ("Succeeded", "Normal")} <= self.events())
         with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=2) as r:
             metrics = r.read().decode()
-        self.assertIn('ergobench_benchmark_time_to_accuracy_seconds{benchmark="fmnist-k2"', metrics)
+        tta = re.search(r'^ergobench_benchmark_time_to_accuracy_seconds\{[^}]*benchmark="fmnist-k2"[^}]*\} (\S+)$',
+                        metrics, re.M)
+        self.assertIsNotNone(tta, metrics)
+        self.assertAlmostEqual(float(tta.group(1)), results["timeToAccuracySeconds"], places=6)
         self.assertRegex(metrics, r'ergobench_operator_reconcile_total\{result="success"\} \d+')
         # `ergobench report` reads the same results from the cluster.
         report = subprocess.run([os.path.join(BIN_DIR, "ergobench"), "report", "--kubeconfig", self.cp.admin_kubeconfig,

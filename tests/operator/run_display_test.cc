@@ -110,7 +110,7 @@ TEST(RunDisplayTest, LanguageModelRows) {
   const std::string text = FormatRunReport(report);
   for (const char* line : {"  energy                 72.0 J, 0.036000 J/token, 100000 tokens/Wh\n",
                            "  model                  gpt2, 124.4 M parameters, 1024 tokens, fp32\n",
-                           "  tokens/s               512 (global batch 32, 64.000 s/iteration)\n",
+                           "  tokens/s               512 (256 per device, global batch 32, 64.000 s/iteration)\n",
                            "  model TFLOP/s          0.4379 per device, MFU 29.19 %\n",
                            "  validation loss        3.2500\n"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\nin\n" << text;
