@@ -76,9 +76,9 @@ class ImagesTest(unittest.TestCase):
         # As the operator runs it: RANK/WORLD_SIZE/MASTER_* in the environment, the result as
         # the termination message; here with no network and a read-only root filesystem.
         podman("run", "--rm", "--read-only", "--network", "none", "--tmpfs", "/var/lib/ergobench:mode=1777",
-               "-v", f"{work}:/work", "-e", "RANK=0", "-e", "WORLD_SIZE=1", "-e", "MASTER_ADDR=localhost",
-               "-e", "MASTER_PORT=29500", RUNNER, "ergobench-runner", "--config", "/work/task0a.yaml",
-               "--result-file", "/work/termination-log", "--metrics-port", "-1")
+               "-v", f"{work}:/data", "-e", "RANK=0", "-e", "WORLD_SIZE=1", "-e", "MASTER_ADDR=localhost",
+               "-e", "MASTER_PORT=29500", RUNNER, "ergobench-runner", "--config", "/data/task0a.yaml",
+               "--result-file", "/data/termination-log", "--metrics-port", "-1")
         with open(os.path.join(work, "termination-log")) as f:
             result = json.loads(f.readline())
         self.assertEqual(result["status"], "Succeeded")
