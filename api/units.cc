@@ -34,6 +34,12 @@ std::string FormatBytesPerSecond(double rate) {
   return Printf(std::fabs(rate) < 10 ? "%.2f %s" : "%.0f %s", rate, kUnits[unit]);
 }
 
+std::string FormatFixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
 std::string FormatSeconds(double seconds) {
   if (seconds < 1e-3) return Printf("%.0f %s", seconds * 1e6, "us");
   if (seconds < 1) return Printf("%.2f %s", seconds * 1e3, "ms");

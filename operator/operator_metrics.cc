@@ -1,6 +1,9 @@
 #include "operator/operator_metrics.h"
 
+#include <iterator>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -9,6 +12,36 @@
 #include <prometheus/text_serializer.h>
 
 namespace ergobench {
+namespace {
+
+// Per finished Benchmark, labelled namespace, benchmark, task, backend and workers: what the
+// "across benchmarks" dashboard compares. Scaling efficiency there divides a run's samples/s
+// per worker by the same task's k=1 run. A gauge without a value (no meter, no price) is
+// left out rather than set to 0.
+struct FinishedGauge {
+  const char* name;
+  const char* help;
+  std::optional<double> (*value)(const Benchmark&);
+};
+
+const FinishedGauge kFinishedGauges[] = {
+    {"ergobench_benchmark_time_to_accuracy_seconds", "Time to accuracy of a finished Benchmark.",
+     [](const Benchmark& b) { return b.status.results->figures.time_to_accuracy_seconds; }},
+    {"ergobench_benchmark_samples_per_second", "Training samples per second of a finished Benchmark, all workers.",
+     [](const Benchmark& b) { return b.status.results->figures.samples_per_second; }},
+    {"ergobench_benchmark_workers", "Workers (k) of a finished Benchmark.",
+     [](const Benchmark& b) { return std::optional<double>(static_cast<double>(b.spec.workers.value_or(1))); }},
+    {"ergobench_benchmark_energy_joules", "Energy of a finished Benchmark's timed region, all workers.",
+     [](const Benchmark& b) { return b.status.results->figures.energy_joules; }},
+    {"ergobench_benchmark_energy_to_accuracy_joules", "Energy until a finished Benchmark reached its goal.",
+     [](const Benchmark& b) { return b.status.results->figures.energy_to_accuracy_joules; }},
+    {"ergobench_benchmark_cost_usd", "Cost of a finished Benchmark's timed region, in its pricing currency.",
+     [](const Benchmark& b) { return b.status.results->cost_usd; }},
+    {"ergobench_benchmark_cost_to_accuracy_usd", "Cost until a finished Benchmark reached its goal.",
+     [](const Benchmark& b) { return b.status.results->cost_to_accuracy_usd; }},
+};
+
+}  // namespace
 
 struct OperatorMetrics::Families {
   std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
@@ -24,26 +57,7 @@ struct OperatorMetrics::Families {
       .Name("ergobench_operator_benchmarks").Help("Benchmarks by phase.").Register(*registry);
   prometheus::Family<prometheus::Counter>& api_requests = prometheus::BuildCounter()
       .Name("ergobench_operator_api_requests_total").Help("Kubernetes API requests by verb.").Register(*registry);
-  // Per finished Benchmark, labelled namespace, benchmark, task, backend and workers: what the
-  // "across benchmarks" dashboard compares. Scaling efficiency there divides a run's
-  // samples/s per worker by the same task's k=1 run.
-  prometheus::Family<prometheus::Gauge>& finished_gauge(const char* name, const char* help) {
-    return prometheus::BuildGauge().Name(name).Help(help).Register(*registry);
-  }
-  prometheus::Family<prometheus::Gauge>& tta = finished_gauge(
-      "ergobench_benchmark_time_to_accuracy_seconds", "Time to accuracy of a finished Benchmark.");
-  prometheus::Family<prometheus::Gauge>& samples_per_second = finished_gauge(
-      "ergobench_benchmark_samples_per_second", "Training samples per second of a finished Benchmark, all workers.");
-  prometheus::Family<prometheus::Gauge>& workers = finished_gauge(
-      "ergobench_benchmark_workers", "Workers (k) of a finished Benchmark.");
-  prometheus::Family<prometheus::Gauge>& energy = finished_gauge(
-      "ergobench_benchmark_energy_joules", "Energy of a finished Benchmark's timed region, all workers.");
-  prometheus::Family<prometheus::Gauge>& energy_to_accuracy = finished_gauge(
-      "ergobench_benchmark_energy_to_accuracy_joules", "Energy until a finished Benchmark reached its goal.");
-  prometheus::Family<prometheus::Gauge>& cost = finished_gauge(
-      "ergobench_benchmark_cost_usd", "Cost of a finished Benchmark's timed region, in its pricing currency.");
-  prometheus::Family<prometheus::Gauge>& cost_to_accuracy = finished_gauge(
-      "ergobench_benchmark_cost_to_accuracy_usd", "Cost until a finished Benchmark reached its goal.");
+  std::vector<prometheus::Family<prometheus::Gauge>*> finished;  // one per kFinishedGauges entry
   std::mutex mutex;
   std::map<std::string, uint64_t> api_seen;
 };
@@ -51,6 +65,10 @@ struct OperatorMetrics::Families {
 OperatorMetrics::OperatorMetrics() : families_(std::make_unique<Families>()) {
   // Every result from the start, so that an error rate reads 0 rather than no data.
   for (const char* result : {"success", "requeue_after", "error"}) families_->reconciles.Add({{"result", result}});
+  for (const FinishedGauge& gauge : kFinishedGauges) {
+    families_->finished.push_back(
+        &prometheus::BuildGauge().Name(gauge.name).Help(gauge.help).Register(*families_->registry));
+  }
 }
 OperatorMetrics::~OperatorMetrics() = default;
 
@@ -80,23 +98,16 @@ void OperatorMetrics::SetApiRequests(const std::map<std::string, uint64_t>& by_v
 
 void OperatorMetrics::RecordFinished(const Benchmark& benchmark) {
   if (!benchmark.status.results) return;
-  const int64_t workers = benchmark.spec.workers.value_or(1);
   const std::map<std::string, std::string> labels = {{"namespace", benchmark.metadata.namespace_name},
                                                      {"benchmark", benchmark.metadata.name},
                                                      {"task", benchmark.spec.task},
                                                      {"backend", benchmark.spec.backend},
-                                                     {"workers", std::to_string(workers)}};
-  const BenchmarkResults& results = *benchmark.status.results;
-  const auto set = [&](prometheus::Family<prometheus::Gauge>& family, const std::optional<double>& value) {
-    if (value) family.Add(labels).Set(*value);
-  };
-  set(families_->tta, results.figures.time_to_accuracy_seconds);
-  set(families_->samples_per_second, results.figures.samples_per_second);
-  set(families_->workers, static_cast<double>(workers));
-  set(families_->energy, results.figures.energy_joules);
-  set(families_->energy_to_accuracy, results.figures.energy_to_accuracy_joules);
-  set(families_->cost, results.cost_usd);
-  set(families_->cost_to_accuracy, results.cost_to_accuracy_usd);
+                                                     {"workers", std::to_string(benchmark.spec.workers.value_or(1))}};
+  for (size_t i = 0; i < std::size(kFinishedGauges); ++i) {
+    if (const std::optional<double> value = kFinishedGauges[i].value(benchmark)) {
+      families_->finished[i]->Add(labels).Set(*value);
+    }
+  }
 }
 
 std::string OperatorMetrics::Render() const {

@@ -11,6 +11,7 @@
 
 #include "api/benchmark_codec.h"
 #include "api/load.h"
+#include "api/units.h"
 
 namespace ergobench {
 namespace {
@@ -54,10 +55,7 @@ ReportRow RowOf(const Benchmark& b) {
 }
 
 std::string Number(std::optional<double> value, int decimals) {
-  if (!value) return "";
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, *value);
-  return text;
+  return value ? FormatFixed(*value, decimals) : std::string();
 }
 
 struct Column {

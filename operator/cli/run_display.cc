@@ -14,12 +14,6 @@ std::string Clock(double seconds) {
   return buffer;
 }
 
-std::string Fixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
-
 }  // namespace
 
 std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, double elapsed_seconds) {
@@ -34,10 +28,10 @@ std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, doubl
     if (e.total > 0) line += " · " + std::to_string(e.done) + "/" + std::to_string(e.total);
     // A language model's goal metric is a loss too: say which is which.
     const bool eval_loss = e.metric == "loss";
-    if (e.loss) line += (eval_loss ? " · train loss " : " · loss ") + Fixed(*e.loss, 4);
+    if (e.loss) line += (eval_loss ? " · train loss " : " · loss ") + FormatFixed(*e.loss, 4);
     if (e.value) {
       line += " · " + (eval_loss ? std::string("eval loss") : e.metric.empty() ? std::string("value") : e.metric) + " " +
-              Fixed(*e.value, 4);
+              FormatFixed(*e.value, 4);
     }
     if (!e.note.empty()) line += " · " + e.note;
   }
@@ -81,23 +75,23 @@ std::string FormatRunReport(const LocalRunReport& report) {
                      std::to_string(b.status.workers.failed) + " failed");
   }
   if (f.run_seconds > 0) row("run time", FormatSeconds(f.run_seconds) + " (init " + FormatSeconds(f.init_seconds) + ")");
-  if (f.samples_per_second) row("throughput", Fixed(*f.samples_per_second, 1) + " samples/s");
-  if (f.communication_ratio) row("communication share", Fixed(100 * *f.communication_ratio, 1) + " %");
+  if (f.samples_per_second) row("throughput", FormatFixed(*f.samples_per_second, 1) + " samples/s");
+  if (f.communication_ratio) row("communication share", FormatFixed(100 * *f.communication_ratio, 1) + " %");
   if (f.goal_reached) row("goal reached", *f.goal_reached ? "yes" : "no");
   if (f.time_to_accuracy_seconds) row("time to accuracy", FormatSeconds(*f.time_to_accuracy_seconds));
   const BenchmarkResults& r = report.outcome.results;
   if (f.energy_joules) {
-    std::string energy = Fixed(*f.energy_joules, 1) + " J";
-    if (r.joules_per_sample) energy += ", " + Fixed(*r.joules_per_sample, 4) + " J/sample";
-    if (r.joules_per_token) energy += ", " + Fixed(*r.joules_per_token, 6) + " J/token";
-    if (r.tokens_per_wh) energy += ", " + Fixed(*r.tokens_per_wh, 0) + " tokens/Wh";
-    if (r.energy_to_accuracy_wh) energy += ", " + Fixed(*r.energy_to_accuracy_wh, 3) + " Wh to accuracy";
+    std::string energy = FormatFixed(*f.energy_joules, 1) + " J";
+    if (r.joules_per_sample) energy += ", " + FormatFixed(*r.joules_per_sample, 4) + " J/sample";
+    if (r.joules_per_token) energy += ", " + FormatFixed(*r.joules_per_token, 6) + " J/token";
+    if (r.tokens_per_wh) energy += ", " + FormatFixed(*r.tokens_per_wh, 0) + " tokens/Wh";
+    if (r.energy_to_accuracy_wh) energy += ", " + FormatFixed(*r.energy_to_accuracy_wh, 3) + " Wh to accuracy";
     row("energy", energy);
   }
   if (r.cost_usd) {
-    std::string cost = Fixed(*r.cost_usd, 4) + " " + r.currency;
-    if (r.cost_to_accuracy_usd) cost += ", " + Fixed(*r.cost_to_accuracy_usd, 4) + " to accuracy";
-    if (r.preemptible_cost_usd) cost += " (preemptible " + Fixed(*r.preemptible_cost_usd, 4) + ")";
+    std::string cost = FormatFixed(*r.cost_usd, 4) + " " + r.currency;
+    if (r.cost_to_accuracy_usd) cost += ", " + FormatFixed(*r.cost_to_accuracy_usd, 4) + " to accuracy";
+    if (r.preemptible_cost_usd) cost += " (preemptible " + FormatFixed(*r.preemptible_cost_usd, 4) + ")";
     row("cost", cost);
   }
   if (f.allreduce) {
@@ -106,15 +100,15 @@ std::string FormatRunReport(const LocalRunReport& report) {
     row("small-message latency", FormatSeconds(f.allreduce->min_latency_seconds));
   }
   if (const auto& m = f.language_model) {
-    row("model", m->model + ", " + Fixed(static_cast<double>(m->parameters) / 1e6, 1) + " M parameters, " +
+    row("model", m->model + ", " + FormatFixed(static_cast<double>(m->parameters) / 1e6, 1) + " M parameters, " +
                      std::to_string(m->sequence_length) + " tokens, " + m->precision);
     const double devices = static_cast<double>(b.spec.workers.value_or(1));
-    row("tokens/s", Fixed(m->tokens_per_second, 0) + " (" + Fixed(m->tokens_per_second / devices, 0) +
+    row("tokens/s", FormatFixed(m->tokens_per_second, 0) + " (" + FormatFixed(m->tokens_per_second / devices, 0) +
                         " per device, global batch " + std::to_string(m->global_batch_size) + ", " +
-                        Fixed(m->seconds_per_iteration, 3) + " s/iteration)");
-    row("model TFLOP/s", Fixed(m->model_tflops_per_second, 4) + " per device" +
-                             (m->mfu ? ", MFU " + Fixed(100 * *m->mfu, 2) + " %" : ""));
-    if (m->eval_loss) row("validation loss", Fixed(*m->eval_loss, 4));
+                        FormatFixed(m->seconds_per_iteration, 3) + " s/iteration)");
+    row("model TFLOP/s", FormatFixed(m->model_tflops_per_second, 4) + " per device" +
+                             (m->mfu ? ", MFU " + FormatFixed(100 * *m->mfu, 2) + " %" : ""));
+    if (m->eval_loss) row("validation loss", FormatFixed(*m->eval_loss, 4));
   }
   row("results", report.results_dir + "/");
   return out;

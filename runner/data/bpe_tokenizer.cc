@@ -5,10 +5,11 @@
 
 #include <array>
 #include <climits>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "runner/data/gz_file.h"
 
 namespace ergobench {
 namespace {
@@ -114,15 +115,6 @@ size_t RunEnd(std::string_view text, size_t pos, CharClass cls) {
   return pos;
 }
 
-Status ReadText(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  *out = buffer.str();
-  return Status::Ok();
-}
-
 }  // namespace
 
 std::vector<std::string_view> PreTokenize(std::string_view text) {
@@ -182,10 +174,8 @@ BpeTokenizer BpeTokenizer::ByteLevel() {
 }
 
 StatusOr<BpeTokenizer> BpeTokenizer::FromFiles(const std::string& vocab_path, const std::string& merges_path) {
-  std::string vocab;
-  std::string merges;
-  RETURN_IF_ERROR(ReadText(vocab_path, &vocab));
-  RETURN_IF_ERROR(ReadText(merges_path, &merges));
+  ASSIGN_OR_RETURN(const std::string vocab, ReadMaybeGzipped(vocab_path));
+  ASSIGN_OR_RETURN(const std::string merges, ReadMaybeGzipped(merges_path));
   return Parse(vocab, merges, vocab_path + " and " + merges_path);
 }
 

@@ -21,20 +21,12 @@
 #include "runner/stop_signal.h"
 #include "runner/tasks/lr_schedule.h"
 #include "runner/tasks/phase_timer.h"
+#include "runner/tasks/run_clock.h"
 #include "runner/tasks/sync_sgd_trainer.h"
 
 namespace ergobench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-std::string Decimal(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
 
 struct LmRecipe {
   std::string model_name;
@@ -278,7 +270,7 @@ class LanguageModelTask : public Task {
     mllog.Point("opt_gradient_clip_norm", r.grad_clip);
 
     // Initialisation, apart from the timed run: tokenizer, model, optimizer.
-    const auto init_start = Clock::now();
+    RunClock clock(mllog, context.metrics, r.throughput_warmup);
     torch::manual_seed(static_cast<uint64_t>(r.seed));
     ASSIGN_OR_RETURN(BpeTokenizer tokenizer, LoadTokenizer(r));
     GptConfig config = r.model;
@@ -294,12 +286,7 @@ class LanguageModelTask : public Task {
     const bool bf16 = r.precision == "bf16";
     TaskOutcome outcome;
     Figures& f = outcome.figures;
-    f.init_seconds = Since(init_start);
-    mllog.Stop("init_stop");
-
-    // MLPerf: the clock starts before the data is first touched.
-    const auto run_start = Clock::now();
-    mllog.Start("run_start");
+    clock.StartRun(&f);
     const int64_t S = config.sequence_length;
     const int64_t per_step = r.batch * r.accumulation;
     int64_t train_count = 0;
@@ -335,9 +322,6 @@ class LanguageModelTask : public Task {
     torch::Tensor targets = torch::empty({r.batch, S}, torch::kLong);
     std::vector<int64_t> shard;
     int64_t epoch = 0;
-    int64_t steps = 0;
-    double window_seconds = 0;
-    int64_t window_steps = 0;
     double interval_loss = 0;
     int64_t interval_steps = 0;
     std::optional<double> eval_loss;
@@ -349,7 +333,7 @@ class LanguageModelTask : public Task {
         if (!r.synthetic) shard = ShardIndices(train_count, k, comm.rank(), epoch, static_cast<uint64_t>(r.seed));
         context.metrics.SetEpoch(epoch);
       }
-      const auto step_start = Clock::now();
+      const auto step_start = std::chrono::steady_clock::now();
       const double lr = WarmupCosineLr(step, r.lr_warmup, r.decay_steps, r.lr, r.min_lr);
       for (auto& group : optimizer->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
       optimizer->zero_grad();
@@ -377,19 +361,14 @@ class LanguageModelTask : public Task {
         if (r.grad_clip > 0) torch::nn::utils::clip_grad_norm_(params, r.grad_clip);
         optimizer->step();
       });
-      ++steps;
-      const double step_seconds = Since(step_start);
-      context.metrics.ObserveStep(step_seconds);
-      context.metrics.AddSamples(static_cast<double>(per_step));
+      clock.Step(SecondsSince(step_start), per_step);
       context.metrics.AddTokens(static_cast<double>(per_step * S));
-      if (steps > r.throughput_warmup) {
-        window_seconds += step_seconds;
-        ++window_steps;
-      }
       interval_loss += step_loss;
       ++interval_steps;
 
       // The live progress line moves every 2% of the run; evaluation waits for evalInterval.
+      const bool evaluate = (step + 1) % r.eval_interval == 0 || step + 1 == r.max_steps;
+      if (!evaluate && (step + 1) % progress_every != 0) continue;
       ProgressEvent event;
       event.stage = "run";
       event.epoch = epoch;
@@ -398,9 +377,8 @@ class LanguageModelTask : public Task {
       event.loss = interval_loss / static_cast<double>(interval_steps);
       event.metric = "loss";
       event.value = eval_loss;
-      const bool evaluate = (step + 1) % r.eval_interval == 0 || step + 1 == r.max_steps;
       if (!evaluate) {
-        if ((step + 1) % progress_every == 0) context.progress.Report(event);
+        context.progress.Report(event);
         continue;
       }
       const double train_loss = *event.loss;
@@ -419,25 +397,20 @@ class LanguageModelTask : public Task {
       }
       context.progress.Report(event);
       if (comm.rank() == 0) {
-        const std::string eval_text = eval_loss ? ", eval loss " + Decimal(*eval_loss, 4) : "";
+        const std::string eval_text = eval_loss ? ", eval loss " + FormatFixed(*eval_loss, 4) : "";
         std::printf("[gpt] step %lld/%lld: train loss %.4f%s, lr %.3g, %s\n", static_cast<long long>(step + 1),
                     static_cast<long long>(r.max_steps), train_loss, eval_text.c_str(), lr,
-                    FormatSeconds(Since(run_start)).c_str());
+                    FormatSeconds(clock.Elapsed()).c_str());
         std::fflush(stdout);
       }
       if (r.goal && eval_loss && *eval_loss <= *r.goal) {
-        f.goal_reached = true;
-        f.time_to_accuracy_seconds = Since(run_start);
-        context.metrics.SetGoalReached(true);
+        clock.ReachGoal(&f);
         break;
       }
     }
+    clock.StopRun(r.goal.has_value(), &f);
     const bool reached = f.goal_reached.value_or(false);
-    mllog.Stop("run_stop", {{"status", reached ? "success" : "aborted"}});
-    f.run_seconds = Since(run_start);
     f.epochs = epoch;
-    if (r.goal && !reached) f.goal_reached = false;
-    f.samples = steps * per_step;
     phases.Report(&f);
 
     LanguageModelSummary m;
@@ -446,17 +419,14 @@ class LanguageModelTask : public Task {
     m.sequence_length = S;
     m.global_batch_size = global_batch;
     m.precision = r.precision;
-    m.tokens = steps * per_step * S;
+    m.tokens = clock.steps() * per_step * S;
     m.flops_per_token = GptTrainingFlopsPerToken(config);
     m.eval_loss = eval_loss;
     m.parameter_digest = ParameterDigest(params);
     std::string peak_basis;
-    if (window_steps > 0) {
-      f.samples_per_second = static_cast<double>(window_steps * per_step) / window_seconds;
-      f.throughput_window_steps = window_steps;
-      f.throughput_window_seconds = window_seconds;
-      m.tokens_per_second = static_cast<double>(window_steps * per_step * S) / window_seconds;
-      m.seconds_per_iteration = window_seconds / static_cast<double>(window_steps);
+    if (clock.window_steps() > 0) {
+      m.tokens_per_second = static_cast<double>(clock.window_samples() * S) / clock.window_seconds();
+      m.seconds_per_iteration = clock.window_seconds() / static_cast<double>(clock.window_steps());
       m.model_tflops_per_second = m.flops_per_token * m.tokens_per_second / 1e12;
       if (r.peak_tflops > 0) {
         m.peak_tflops = r.peak_tflops;
@@ -469,15 +439,15 @@ class LanguageModelTask : public Task {
     }
     f.language_model = m;
 
-    outcome.summary = m.model + ", " + std::to_string(steps) + " steps";
-    if (eval_loss) outcome.summary += ", eval loss " + Decimal(*eval_loss, 4);
+    outcome.summary = m.model + ", " + std::to_string(clock.steps()) + " steps";
+    if (eval_loss) outcome.summary += ", eval loss " + FormatFixed(*eval_loss, 4);
     if (r.goal) {
       outcome.summary += reached ? ", goal reached in " + FormatSeconds(*f.time_to_accuracy_seconds) : ", goal not reached";
     }
-    outcome.summary += ": " + Decimal(m.tokens_per_second, 0) + " tokens/s/rank, " + Decimal(m.seconds_per_iteration, 3) +
-                       " s/iteration, " + Decimal(m.model_tflops_per_second, 4) + " TFLOP/s/device, MFU " +
-                       (m.mfu ? Decimal(100 * *m.mfu, 2) + "% of " + peak_basis : "n/a") + ", communication " +
-                       Decimal(100 * f.communication_ratio.value_or(0), 1) + "%";
+    outcome.summary += ": " + FormatFixed(m.tokens_per_second, 0) + " tokens/s/rank, " + FormatFixed(m.seconds_per_iteration, 3) +
+                       " s/iteration, " + FormatFixed(m.model_tflops_per_second, 4) + " TFLOP/s/device, MFU " +
+                       (m.mfu ? FormatFixed(100 * *m.mfu, 2) + "% of " + peak_basis : "n/a") + ", communication " +
+                       FormatFixed(100 * f.communication_ratio.value_or(0), 1) + "%";
     return outcome;
   }
 };

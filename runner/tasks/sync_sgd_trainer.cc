@@ -12,13 +12,10 @@
 #include "runner/stop_signal.h"
 #include "runner/tasks/lr_schedule.h"
 #include "runner/tasks/phase_timer.h"
+#include "runner/tasks/run_clock.h"
 
 namespace ergobench {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 
 // The full test set, sharded across ranks (each a contiguous slice), summed with one
@@ -128,7 +125,7 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
   mllog.Point("global_batch_size", recipe.batch * k);
   mllog.Point("opt_base_learning_rate", recipe.lr);
   // Initialisation, reported apart from time to accuracy: the model and the optimizer.
-  const auto init_start = Clock::now();
+  RunClock clock(mllog, context.metrics, recipe.warmup_steps);
   torch::manual_seed(static_cast<uint64_t>(recipe.seed));
   torch::nn::AnyModule model = problem.BuildModel();
   std::vector<torch::Tensor> params = model.ptr()->parameters();
@@ -141,12 +138,7 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
   GradientBuffer gradients(params);
   TaskOutcome outcome;
   Figures& f = outcome.figures;
-  f.init_seconds = Since(init_start);
-  mllog.Stop("init_stop");
-
-  // MLPerf: the clock starts before the data is first touched.
-  const auto run_start = Clock::now();
-  mllog.Start("run_start");
+  clock.StartRun(&f);
   RETURN_IF_ERROR(problem.Load());
   const int64_t train_count =
       recipe.train_samples > 0 ? std::min(recipe.train_samples, problem.train_count()) : problem.train_count();
@@ -162,9 +154,6 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
   PhaseTimer phases(context.metrics);
   const auto timed = [&](const char* phase, auto&& fn) { phases.Time(phase, fn); };
 
-  int64_t global_step = 0;
-  double window_seconds = 0;
-  int64_t window_steps = 0;
   std::optional<double> accuracy;
   int64_t epoch = 0;
   torch::Tensor inputs;
@@ -179,7 +168,7 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
     double loss_sum = 0;
     for (int64_t step = 0; step < steps_per_epoch; ++step) {
       if (step % 25 == 0) RETURN_IF_ERROR(AgreeToContinue(comm, "during training"));
-      const auto step_start = Clock::now();
+      const auto step_start = std::chrono::steady_clock::now();
       timed("data", [&] { problem.TrainBatch(shard.data() + step * recipe.batch, recipe.batch, rng, &inputs, &targets); });
       const double lr = schedule.At(static_cast<double>(epoch - 1) + static_cast<double>(step) / steps_per_epoch);
       for (auto& group : optimizer.param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
@@ -198,14 +187,7 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
         optimizer.step();
       });
       loss_sum += loss.item<double>();
-      const double step_seconds = Since(step_start);
-      context.metrics.ObserveStep(step_seconds);
-      context.metrics.AddSamples(static_cast<double>(recipe.batch));
-      f.samples = f.samples.value_or(0) + recipe.batch;
-      if (++global_step > recipe.warmup_steps) {
-        window_seconds += step_seconds;
-        ++window_steps;
-      }
+      clock.Step(SecondsSince(step_start), recipe.batch);
       if ((step + 1) % std::max<int64_t>(1, steps_per_epoch / 10) == 0) {
         ReportEpochProgress(context.progress, epoch, step + 1, steps_per_epoch, loss_sum / static_cast<double>(step + 1),
                             accuracy);
@@ -227,27 +209,18 @@ StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& proble
     if (comm.rank() == 0) {
       std::printf("[%s] epoch %lld: train loss %.4f, eval loss %.4f, accuracy %.4f, next lr %.4g, %s\n",
                   context.benchmark.spec.task.c_str(), static_cast<long long>(epoch), train_loss, eval_loss,
-                  eval_accuracy, schedule.At(static_cast<double>(epoch)), FormatSeconds(Since(run_start)).c_str());
+                  eval_accuracy, schedule.At(static_cast<double>(epoch)), FormatSeconds(clock.Elapsed()).c_str());
       std::fflush(stdout);
     }
     ReportEpochProgress(context.progress, epoch, steps_per_epoch, steps_per_epoch, train_loss, accuracy);
     if (recipe.goal && eval_accuracy >= *recipe.goal) {
-      f.goal_reached = true;
-      f.time_to_accuracy_seconds = Since(run_start);
-      context.metrics.SetGoalReached(true);
+      clock.ReachGoal(&f);
       break;
     }
   }
+  clock.StopRun(recipe.goal.has_value(), &f);
   const bool reached = f.goal_reached.value_or(false);
-  mllog.Stop("run_stop", {{"status", reached ? "success" : "aborted"}});
-  f.run_seconds = Since(run_start);
   f.epochs = std::min(epoch, recipe.max_epochs);
-  if (recipe.goal && !reached) f.goal_reached = false;
-  if (window_seconds > 0) {
-    f.samples_per_second = static_cast<double>(window_steps * recipe.batch) / window_seconds;
-    f.throughput_window_steps = window_steps;
-    f.throughput_window_seconds = window_seconds;
-  }
   phases.Report(&f);
   std::string goal_text;
   if (recipe.goal) goal_text = reached ? ", goal reached in " + FormatSeconds(*f.time_to_accuracy_seconds) : ", goal not reached";
