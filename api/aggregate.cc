@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "api/training_phases.h"
+
 namespace ergobench {
 namespace {
 
@@ -56,13 +58,7 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   f.energy_joules = SumOfAll(ranks, &Figures::energy_joules);
   f.energy_joules_whole_run = SumOfAll(ranks, &Figures::energy_joules_whole_run);
   f.energy_to_accuracy_joules = SumOfAll(ranks, &Figures::energy_to_accuracy_joules);
-  auto compute = FoldPresent(ranks, &Figures::compute_seconds, Plus);
-  auto communication = FoldPresent(ranks, &Figures::communication_seconds, Plus);
-  if (compute) f.compute_seconds = *compute / n;
-  if (communication) f.communication_seconds = *communication / n;
-  if (compute && communication && *compute + *communication > 0) {
-    f.communication_ratio = *communication / (*compute + *communication);
-  }
+  DerivePhaseFigures(&f);  // from the mean phase seconds per rank
   // Task 0a: rank tables already hold the max over ranks per repetition.
   f.allreduce = first.figures.allreduce;
   if (first.figures.language_model) {

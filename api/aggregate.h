@@ -6,12 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "api/benchmark_phase.h"
 #include "api/result.h"
 
 namespace ergobench {
 
-inline constexpr char kPhaseSucceeded[] = "Succeeded";
-inline constexpr char kPhaseFailed[] = "Failed";
 
 struct RunOutcome {
   std::string phase;   // kPhaseSucceeded | kPhaseFailed

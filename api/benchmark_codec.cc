@@ -1,6 +1,6 @@
 #include "api/benchmark_codec.h"
 
-#include "api/json_reader.h"
+#include "base/json_reader.h"
 
 namespace ergobench {
 namespace {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/benchmark.h"
-#include "api/field_errors.h"
+#include "base/field_errors.h"
 
 namespace ergobench {
 

@@ -2,10 +2,10 @@
 
 #include <cstdlib>
 
-#include "api/json_reader.h"
+#include "base/json_reader.h"
 #include "api/load.h"
 #include "api/prices_data.h"
-#include "api/yaml_json.h"
+#include "base/yaml_json.h"
 
 namespace ergobench {
 

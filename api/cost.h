@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "api/benchmark.h"
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench {
 

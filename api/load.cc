@@ -9,7 +9,7 @@
 #include "api/benchmark_codec.h"
 #include "api/defaults.h"
 #include "api/validation.h"
-#include "api/yaml_json.h"
+#include "base/yaml_json.h"
 
 namespace ergobench {
 

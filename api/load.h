@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "api/benchmark.h"
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench {
 

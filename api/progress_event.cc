@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/json_reader.h"
+#include "base/json_reader.h"
 
 namespace ergobench {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench {
 

@@ -1,6 +1,6 @@
 #include "api/result.h"
 
-#include "api/json_reader.h"
+#include "base/json_reader.h"
 
 namespace ergobench {
 namespace {
@@ -158,11 +158,12 @@ RankResult DecodeRankResult(const nlohmann::json& json, FieldErrors* errors) {
   return result;
 }
 
+std::string RankResultJson(const RankResult& result) {
+  return EncodeRankResult(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 std::string SerializeRankResult(const RankResult& result, size_t limit) {
-  auto render = [](const RankResult& r) {
-    return EncodeRankResult(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-           "\n" + r.summary + "\n";
-  };
+  auto render = [](const RankResult& r) { return RankResultJson(r) + r.summary + "\n"; };
   std::string text = render(result);
   if (text.size() <= limit) return text;
   // Environment first: the figures and the error are what a reader came for.

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/field_errors.h"
-#include "api/status.h"
+#include "base/field_errors.h"
+#include "base/status.h"
 
 namespace ergobench {
 
@@ -111,10 +111,14 @@ struct BenchmarkResults {
   nlohmann::json environment = nlohmann::json::object();
 };
 
-// The result file: one line of compact JSON, then the human summary line. Kept within
+// The termination message: one line of compact JSON, then the human summary line. Kept within
 // `limit` bytes by shortening the environment and then the error if needed.
 std::string SerializeRankResult(const RankResult& result, size_t limit = kTerminationMessageLimit);
-// Reads a result file or termination message (only its first line is JSON).
+// The result as a JSON document alone (one line), with no size limit: a local run's
+// rank-<i>.json, which any JSON reader takes; the summary goes to a file of its own.
+std::string RankResultJson(const RankResult& result);
+// Reads a result file or termination message (only its first line is JSON; a second line is
+// the summary).
 StatusOr<RankResult> ParseRankResult(const std::string& text);
 
 nlohmann::json EncodeRankResult(const RankResult& result);

@@ -6,7 +6,7 @@
 
 #include "api/catalog.h"
 #include "api/cost.h"
-#include "api/json_reader.h"
+#include "base/json_reader.h"
 #include "api/quantity.h"
 
 namespace ergobench {

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "api/benchmark.h"
-#include "api/field_errors.h"
+#include "base/field_errors.h"
 
 namespace ergobench {
 

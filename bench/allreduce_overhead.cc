@@ -25,7 +25,7 @@
 #include <mpi.h>
 
 #include "api/defaults.h"
-#include "api/units.h"
+#include "base/units.h"
 #include "runner/dist/gloo_communicator.h"
 #include "runner/dist/mpi_communicator.h"
 #include "runner/dist/rendezvous_env.h"

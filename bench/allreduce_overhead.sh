@@ -3,7 +3,7 @@
 # default. Usage: bench/allreduce_overhead.sh [k] [build-dir]
 set -euo pipefail
 k=${1:-2}
-build=${2:-$(dirname "$0")/../build}
+build=$(realpath "${2:-$(dirname "$0")/../build}")
 bin="$build/bin/allreduce_overhead"
 [ -x "$bin" ] || { echo "build it first: cmake --build $build --target allreduce_overhead" >&2; exit 1; }
 

@@ -8,8 +8,9 @@
 set -euo pipefail
 steps=${1:-20}
 pairs=${2:-3}
-build=${3:-$(cd "$(dirname "$0")/.." && pwd)/build}
+build=$(realpath "${3:-$(dirname "$0")/../build}")  # absolute: the runs below change directory
 here=$(cd "$(dirname "$0")" && pwd)
+"$here/../scripts/install-deps.sh" --bench  # PyTorch (python3-torch), the peer measured against
 threads=$(nproc)
 batch=4
 work=$(mktemp -d)
@@ -28,7 +29,7 @@ YAML
 results=()
 for i in $(seq "$pairs"); do
   (cd "$work" && rm -rf ergobench-results && ERGOBENCH_THREADS=$threads "$build/bin/ergobench" run -q g.yaml >/dev/null)
-  ours=$(python3 -c "import json,sys; m = json.loads(open(sys.argv[1]).readline())['languageModel']; \
+  ours=$(python3 -c "import json,sys; m = json.load(open(sys.argv[1]))['languageModel']; \
 print(m['tokensPerSecond'], m['modelTflopsPerSecond'], m.get('mfu', 0))" \
     "$work/ergobench-results/gpt-throughput/rank-0.json")
   theirs=$(/usr/bin/python3 "$here/gpt_pytorch.py" --threads "$threads" --layers 4 --hidden 256 --heads 8 \

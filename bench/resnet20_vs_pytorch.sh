@@ -7,8 +7,9 @@
 # Usage: bench/resnet20_vs_pytorch.sh [steps] [build-dir]
 set -euo pipefail
 steps=${1:-25}
-build=${2:-$(cd "$(dirname "$0")/.." && pwd)/build}
+build=$(realpath "${2:-$(dirname "$0")/../build}")  # absolute: the runs below change directory
 here=$(cd "$(dirname "$0")" && pwd)
+"$here/../scripts/install-deps.sh" --bench  # PyTorch (python3-torch), the peer measured against
 threads=$(nproc)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -25,7 +26,7 @@ spec:
   hyperparameters: {trainSamples: $((steps * 128)), warmupSteps: 5}
 YAML
 (cd "$work" && ERGOBENCH_THREADS=$threads "$build/bin/ergobench" run -q r.yaml >/dev/null)
-ours=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['samplesPerSecond'])" \
+ours=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['samplesPerSecond'])" \
   "$work/ergobench-results/resnet20-throughput/rank-0.json")
 theirs=$(/usr/bin/python3 "$here/resnet20_pytorch.py" --threads "$threads" --steps "$steps" --warmup 5)
 python3 - "$ours" "$theirs" "$threads" <<'PY'

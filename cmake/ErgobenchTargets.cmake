@@ -1,4 +1,14 @@
-# Helpers that give every target the same flags, so warnings and sanitizers are set once.
+# Helpers that give every target the same flags, so warnings and sanitizers are set once, and
+# that make include visibility follow the dependency arrows of DESIGN.md §Layout:
+#   base ← api ← {runner, operator/kube ← operator/runtime ← operator/controller, cli}
+#
+# No target sees the repository root. A library PUBLISHES the folders (or single headers) its
+# dependents may include; each is linked into an include root of the library's own in the build
+# tree, and that root is the library's PUBLIC include directory. So `#include "operator/kube/..."`
+# compiles only in a target that links ergobench_kube, and a forbidden include is a compile error
+# ("No such file or directory"), not a surprise at link time. tests/layering proves it.
+
+set(ERGOBENCH_INCLUDE_ROOTS ${CMAKE_BINARY_DIR}/include)
 
 function(ergobench_set_flags target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
@@ -9,19 +19,37 @@ function(ergobench_set_flags target)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
   endif()
-  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})
 endfunction()
 
-# ergobench_library(NAME SOURCES ... DEPS ...)
+# ergobench_include_root(ROOT_NAME PATH...): an include root under the build tree holding a link to
+# each PATH (relative to the source root), at the same relative place. Returns it in ROOT_NAME_DIR.
+function(ergobench_include_root root_name)
+  set(root ${ERGOBENCH_INCLUDE_ROOTS}/${root_name})
+  foreach(path ${ARGN})
+    if(NOT EXISTS ${PROJECT_SOURCE_DIR}/${path})
+      message(FATAL_ERROR "ergobench_include_root(${root_name}): ${path} does not exist")
+    endif()
+    get_filename_component(parent ${root}/${path} DIRECTORY)
+    file(MAKE_DIRECTORY ${parent})
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${path} ${root}/${path} SYMBOLIC)
+  endforeach()
+  set(${root_name}_DIR ${root} PARENT_SCOPE)
+endfunction()
+
+# ergobench_library(NAME PUBLISHES path... SOURCES ... DEPS ...)
 function(ergobench_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "PUBLISHES;SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_PUBLISHES)
+    message(FATAL_ERROR "ergobench_library(${name}): say which folders it PUBLISHES")
+  endif()
   add_library(${name} STATIC ${ARG_SOURCES})
   ergobench_set_flags(${name})
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  ergobench_include_root(${name} ${ARG_PUBLISHES})
+  target_include_directories(${name} PUBLIC ${${name}_DIR})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
 endfunction()
 
-# ergobench_executable(NAME SOURCES ... DEPS ...)
+# ergobench_executable(NAME SOURCES ... DEPS ...): sees only what its DEPS publish.
 function(ergobench_executable name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
@@ -30,9 +58,21 @@ function(ergobench_executable name)
 endfunction()
 
 # ergobench_test(NAME SOURCES ... DEPS ... [LABELS ...]): one gtest binary, one ctest entry.
+# Tests also see tests/testing (shared fakes), through ergobench_testing.
 function(ergobench_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
-  ergobench_executable(${name} SOURCES ${ARG_SOURCES} DEPS ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
+  ergobench_executable(${name} SOURCES ${ARG_SOURCES}
+    DEPS ${ARG_DEPS} ergobench_testing GTest::gtest GTest::gmock GTest::gtest_main)
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS "unit;${ARG_LABELS}" TIMEOUT 120)
+endfunction()
+
+# ergobench_reuse_torch_pch(TARGET): TARGET includes libtorch's headers; reuse the runner's
+# precompiled <torch/torch.h> instead of parsing it again (about 30 s and 1.2 GB a file). GCC
+# accepts a PCH only under the macros it was built with, hence the runner's definitions.
+function(ergobench_reuse_torch_pch target)
+  if(ERGOBENCH_PCH)
+    set_target_properties(${target} PROPERTIES PRECOMPILE_HEADERS_REUSE_FROM ergobench_runner_torch)
+    target_compile_definitions(${target} PRIVATE ERGOBENCH_VERSION="${PROJECT_VERSION}")
+  endif()
 endfunction()

@@ -11,6 +11,8 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include "api/benchmark_phase.h"
+
 namespace ergobench {
 namespace {
 
@@ -80,7 +82,8 @@ void OperatorMetrics::ObserveReconcile(const std::string& result, double seconds
 void OperatorMetrics::SetQueueDepth(size_t depth) { families_->queue_depth.Set(static_cast<double>(depth)); }
 
 void OperatorMetrics::SetPhaseCounts(const std::map<std::string, int>& by_phase) {
-  for (const char* phase : {"Pending", "Running", "Succeeded", "Failed"}) {
+  for (std::string_view name : kBenchmarkPhases) {
+    const std::string phase(name);
     const auto it = by_phase.find(phase);
     families_->benchmarks.Add({{"phase", phase}}).Set(it == by_phase.end() ? 0 : it->second);
   }

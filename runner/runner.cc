@@ -17,15 +17,15 @@
 
 #include <ATen/Parallel.h>
 
-#include "api/free_port.h"
+#include "base/free_port.h"
 #include "api/load.h"
-#include "api/units.h"
+#include "base/units.h"
 #include "runner/cpu_budget.h"
 #include "runner/dist/gloo_communicator.h"
 #include "runner/dist/mpi_communicator.h"
 #include "runner/dist/rendezvous_env.h"
 #include "runner/environment.h"
-#include "api/metrics_server.h"
+#include "base/metrics_server.h"
 #include "runner/energy/energy_recorder.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
@@ -45,7 +45,7 @@ void Log(int rank, const std::string& message) {
 // The rank as the launcher assigned it, known before any rendezvous: the result file name
 // needs it even when the rendezvous fails.
 int LaunchRank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "RANK"}) {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", RendezvousEnv::kRank}) {
     if (const char* value = std::getenv(name)) return std::atoi(value);
   }
   return 0;
@@ -68,25 +68,31 @@ std::string HostName() {
   return host;
 }
 
-// Writes the result file once, in one go, from whichever thread gets there first (the
-// main thread, or the stop watchdog). It must exist whatever happens: on Kubernetes it is
-// the only message that survives the pod.
+// Writes `text` to `path` in one write(2), so that a reader never sees half a result.
+void WriteWhole(const std::string& path, const std::string& text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    std::cerr << "cannot write " << path << ": " << std::strerror(errno) << std::endl;
+  }
+  if (fd >= 0) close(fd);
+}
+
+// Writes the result once, from whichever thread gets there first (the main thread, or the
+// stop watchdog). It must exist whatever happens: on Kubernetes it is the only message that
+// survives the pod. With a summary file the result file is the JSON alone (a local run's
+// rank-<i>.json); without one it is the termination message, JSON and then the summary line.
 class ResultOnce {
  public:
-  explicit ResultOnce(std::string path) : path_(std::move(path)) {}
+  ResultOnce(std::string path, std::string summary_path)
+      : path_(std::move(path)), summary_path_(std::move(summary_path)) {}
 
   // False when a result was already written; this one is then dropped.
   bool Write(const RankResult& result) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (written_) return false;
     written_ = true;
-    if (path_.empty()) return true;
-    const std::string text = SerializeRankResult(result);
-    const int fd = open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
-      std::cerr << "cannot write result file " << path_ << ": " << std::strerror(errno) << std::endl;
-    }
-    if (fd >= 0) close(fd);
+    if (!summary_path_.empty()) WriteWhole(summary_path_, result.summary + "\n");
+    if (!path_.empty()) WriteWhole(path_, summary_path_.empty() ? SerializeRankResult(result) : RankResultJson(result));
     return true;
   }
 
@@ -94,9 +100,10 @@ class ResultOnce {
   std::mutex mutex_;
   bool written_ = false;
   std::string path_;
+  std::string summary_path_;
 };
 
-StatusOr<std::unique_ptr<Communicator>> Connect(const Benchmark& benchmark, const RunnerOptions& options) {
+StatusOr<std::unique_ptr<Communicator>> Connect(const Benchmark& benchmark, const RunnerInvocation& options) {
   const std::string& backend = benchmark.spec.backend;
   const int workers = static_cast<int>(*benchmark.spec.workers);
   if (backend == "mpi") {
@@ -164,120 +171,148 @@ std::string ExpandRank(const std::string& pattern, int rank) {
   return out;
 }
 
-int RunRunner(const RunnerOptions& options) {
-  const auto process_start = Clock::now();
-  InstallStopHandlers();
-  const int launch_rank = LaunchRank();
-  if (!options.log_file.empty()) RedirectOutput(ExpandRank(options.log_file, launch_rank));
-  ResultOnce result_file(ExpandRank(options.result_file, launch_rank));
-  MlLog mllog(ExpandRank(options.mllog_file, launch_rank));
-  mllog.Start("init_start");
+namespace {
 
-  // What is known of this rank so far; a failure at any point reports it with the error.
-  RankResult result;
-  result.rank = launch_rank;
-  std::mutex result_mutex;  // the stop watchdog reads `result` from its thread
-  auto fail = [&](const Status& status, int exit_code) {
-    RankResult failed;
-    {
-      std::lock_guard<std::mutex> lock(result_mutex);
-      failed = result;
-    }
+// What is known of this rank so far, and the one way a failure leaves: a result with status
+// Failed (or Cancelled) and the error, written once, and an exit code.
+class RankReport {
+ public:
+  RankReport(int launch_rank, ResultOnce& result_file) : result_file_(result_file) { result_.rank = launch_rank; }
+
+  // Changes what a later failure reports; safe against the stop watchdog's thread.
+  void Update(const std::function<void(RankResult&)>& change) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    change(result_);
+  }
+  RankResult Snapshot() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return result_;
+  }
+
+  int Fail(const Status& status, int exit_code) {
+    RankResult failed = Snapshot();
     failed.status = status.code() == StatusCode::kCancelled ? kRankCancelled : kRankFailed;
     failed.error = status.message();
     failed.summary = "rank " + std::to_string(failed.rank) + " " + failed.status + ": " +
                      failed.error.substr(0, failed.error.find('\n'));
-    if (result_file.Write(failed)) std::cout << failed.summary << std::endl;
+    if (result_file_.Write(failed)) std::cout << failed.summary << std::endl;
     return status.code() == StatusCode::kCancelled && StopSignal() != 0 ? 128 + StopSignal() : exit_code;
-  };
-
-  StatusOr<std::vector<Benchmark>> loaded = LoadBenchmarkFile(options.config_path);
-  if (!loaded.ok()) return fail(loaded.status(), kExitBadConfig);
-  if (loaded->size() != 1) {
-    return fail(Status::InvalidArgument(options.config_path + ": holds " + std::to_string(loaded->size()) +
-                                        " Benchmarks; the runner takes exactly one"),
-                kExitBadConfig);
   }
-  const Benchmark& benchmark = loaded->front();
-  result.benchmark = benchmark.metadata.name;
-  result.task = benchmark.spec.task;
-  result.backend = benchmark.spec.backend;
-  result.world_size = *benchmark.spec.workers;
 
-  StatusOr<std::unique_ptr<Task>> task = CreateTask(benchmark.spec.task);
-  if (!task.ok()) return fail(task.status(), kExitBadConfig);
+ private:
+  ResultOnce& result_file_;
+  std::mutex mutex_;
+  RankResult result_;
+};
+
+StatusOr<Benchmark> LoadOneBenchmark(const std::string& path) {
+  ASSIGN_OR_RETURN(std::vector<Benchmark> loaded, LoadBenchmarkFile(path));
+  if (loaded.size() != 1) {
+    return Status::InvalidArgument(path + ": holds " + std::to_string(loaded.size()) +
+                                   " Benchmarks; the runner takes exactly one");
+  }
+  return std::move(loaded.front());
+}
+
+// /metrics and /healthz, unless metrics are off (port -1).
+StatusOr<std::unique_ptr<MetricsServer>> StartMetrics(const RunnerInvocation& options, int launch_rank,
+                                                      RunnerMetrics& metrics) {
+  if (options.metrics_port < 0) return std::unique_ptr<MetricsServer>();
+  const int port = options.metrics_port_per_rank && options.metrics_port > 0 ? options.metrics_port + launch_rank
+                                                                             : options.metrics_port;
+  ASSIGN_OR_RETURN(std::unique_ptr<MetricsServer> server,
+                   MetricsServer::Start(options.metrics_bind, port, [&metrics] { return metrics.Render(); }));
+  Log(launch_rank, "metrics on http://" + options.metrics_bind + ":" + std::to_string(server->port()) + "/metrics");
+  return server;
+}
+
+// On Kubernetes the output directory is a fresh emptyDir subpath: make it, as `ergobench run`
+// does for its results directory.
+Status CreateOutputDir(const std::string& dir) {
+  if (dir.empty()) return Status::Ok();
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) return Status::FailedPrecondition("cannot create --output-dir " + dir + ": " + error.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunRunner(const RunnerInvocation& options) {
+  const auto process_start = Clock::now();
+  InstallStopHandlers();
+  const int launch_rank = LaunchRank();
+  if (!options.log_file.empty()) RedirectOutput(ExpandRank(options.log_file, launch_rank));
+  ResultOnce result_file(ExpandRank(options.result_file, launch_rank), ExpandRank(options.summary_file, launch_rank));
+  MlLog mllog(ExpandRank(options.mllog_file, launch_rank));
+  mllog.Start("init_start");
+  RankReport report(launch_rank, result_file);
+
+  StatusOr<Benchmark> loaded = LoadOneBenchmark(options.config_path);
+  if (!loaded.ok()) return report.Fail(loaded.status(), kExitBadConfig);
+  const Benchmark& benchmark = *loaded;
+  const BenchmarkSpec& spec = benchmark.spec;
+  report.Update([&](RankResult& r) {
+    r.benchmark = benchmark.metadata.name;
+    r.task = spec.task;
+    r.backend = spec.backend;
+    r.world_size = *spec.workers;
+  });
+  StatusOr<std::unique_ptr<Task>> task = CreateTask(spec.task);
+  if (!task.ok()) return report.Fail(task.status(), kExitBadConfig);
 
   const CpuBudget budget = ReadCpuBudget();
   const int threads = options.threads > 0 ? options.threads : ThreadsPerRank(budget, options.ranks_per_host);
   at::set_num_threads(threads);
-  const nlohmann::json& seed = benchmark.spec.hyperparameters.value("seed", nlohmann::json(0));
-  result.environment =
-      DescribeEnvironment({budget, threads, benchmark.spec.backend, seed.is_number_integer() ? seed.get<int64_t>() : 0});
-
-  RunnerMetrics metrics({benchmark.metadata.name, benchmark.spec.task, benchmark.spec.backend, launch_rank,
-                         static_cast<int>(*benchmark.spec.workers)});
+  const nlohmann::json& seed = spec.hyperparameters.value("seed", nlohmann::json(0));
+  nlohmann::json environment =
+      DescribeEnvironment({budget, threads, spec.backend, seed.is_number_integer() ? seed.get<int64_t>() : 0});
+  RunnerMetrics metrics({benchmark.metadata.name, spec.task, spec.backend, launch_rank, static_cast<int>(*spec.workers)});
   EnergyRecorder energy(
       std::make_unique<EnergySampler>(DiscoverEnergyMeters(options.sysfs_root, options.nvml_library)), &metrics,
       options.ranks_per_host);
-  result.environment["energyMeters"] = energy.Describe();
+  environment["energyMeters"] = energy.Describe();
+  report.Update([&](RankResult& r) { r.environment = environment; });
   energy.Start(std::chrono::milliseconds(options.energy_interval_ms));
   mllog.SetObserver([&energy](const std::string& type, const std::string& key) { energy.OnEvent(type, key); });
-  std::unique_ptr<MetricsServer> server;
-  if (options.metrics_port >= 0) {
-    const int port = options.metrics_port_per_rank && options.metrics_port > 0 ? options.metrics_port + launch_rank
-                                                                               : options.metrics_port;
-    StatusOr<std::unique_ptr<MetricsServer>> started =
-        MetricsServer::Start(options.metrics_bind, port, [&metrics] { return metrics.Render(); });
-    if (!started.ok()) return fail(started.status(), kExitBadConfig);
-    server = std::move(started).value();
-    Log(launch_rank, "metrics on http://" + options.metrics_bind + ":" + std::to_string(server->port()) + "/metrics");
-  }
+  StatusOr<std::unique_ptr<MetricsServer>> server = StartMetrics(options, launch_rank, metrics);
+  if (!server.ok()) return report.Fail(server.status(), kExitBadConfig);
 
   StopWatchdog watchdog(options.stop_grace_seconds, [&] {
-    fail(Status::Cancelled("stopped by signal " + std::to_string(StopSignal()) + " while waiting for other ranks"), 0);
+    report.Fail(Status::Cancelled("stopped by signal " + std::to_string(StopSignal()) + " while waiting for other ranks"), 0);
     std::_Exit(128 + StopSignal());
   });
-
-  // On Kubernetes the output directory is a fresh emptyDir subpath: make it, as
-  // `ergobench run` does for its results directory.
-  if (!options.output_dir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(options.output_dir, error);
-    if (error) {
-      return fail(Status::FailedPrecondition("cannot create --output-dir " + options.output_dir + ": " + error.message()),
-                  kExitFailed);
-    }
-  }
+  if (Status made = CreateOutputDir(options.output_dir); !made.ok()) return report.Fail(made, kExitFailed);
 
   ProgressWriter progress(ExpandRank(options.progress_file, launch_rank), launch_rank);
   progress.ReportStage("init");
   StatusOr<std::unique_ptr<Communicator>> communicator = Connect(benchmark, options);
-  if (!communicator.ok()) return fail(communicator.status(), kExitFailed);
+  if (!communicator.ok()) return report.Fail(communicator.status(), kExitFailed);
   watchdog.MarkConnected();
-  {
-    std::lock_guard<std::mutex> lock(result_mutex);
-    result.rank = (*communicator)->rank();
-    result.figures.init_seconds = std::chrono::duration<double>(Clock::now() - process_start).count();
-  }
-  Log(result.rank, "joined " + std::to_string((*communicator)->world_size()) + " ranks over " + benchmark.spec.backend +
-                       " in " + FormatSeconds(result.figures.init_seconds) + "; " +
-                       std::to_string(threads) + " threads");
+  const double init_seconds = std::chrono::duration<double>(Clock::now() - process_start).count();
+  report.Update([&](RankResult& r) {
+    r.rank = (*communicator)->rank();
+    r.figures.init_seconds = init_seconds;
+  });
+  Log((*communicator)->rank(), "joined " + std::to_string((*communicator)->world_size()) + " ranks over " +
+                                   spec.backend + " in " + FormatSeconds(init_seconds) + "; " +
+                                   std::to_string(threads) + " threads");
 
   TaskContext context{benchmark, **communicator, metrics, progress, options.output_dir, mllog};
-  StatusOr<TaskOutcome> outcome = (*task)->Run(context);
+  StatusOr<TaskOutcome> outcome = RunTask(**task, context);
   if (!outcome.ok()) {
-    const int exit_code = fail(outcome.status(), kExitFailed);
+    const int exit_code = report.Fail(outcome.status(), kExitFailed);
     // Ranks that agreed to stop all leave together; a lone failure must take the others down.
     if (outcome.status().code() != StatusCode::kCancelled) (*communicator)->AbortJob(exit_code);
     return exit_code;
   }
 
-  RankResult succeeded = result;
+  RankResult succeeded = report.Snapshot();
   succeeded.figures = outcome->figures;
   energy.Finish(&succeeded.figures);
-  succeeded.figures.init_seconds = result.figures.init_seconds + outcome->figures.init_seconds;
+  succeeded.figures.init_seconds = init_seconds + outcome->figures.init_seconds;
   succeeded.status = kRankSucceeded;
-  succeeded.summary = "rank " + std::to_string(result.rank) + " succeeded: " + outcome->summary;
+  succeeded.summary = "rank " + std::to_string(succeeded.rank) + " succeeded: " + outcome->summary;
   if (!result_file.Write(succeeded)) return 128 + StopSignal();  // the watchdog reported a stop first
   watchdog.Disarm();
   progress.ReportStage("done");

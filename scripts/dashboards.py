@@ -105,6 +105,8 @@ def run_dashboard():
     samples = rate.format(metric="ergobench_samples_total")
     phases = rate.format(metric="ergobench_phase_seconds_total")
     communication = "rate(ergobench_phase_seconds_total{%s, phase=\"communication\"}[$__rate_interval])" % RUN
+    # The step time of api/training_phases.h: every phase but evaluation.
+    step_phases = "rate(ergobench_phase_seconds_total{%s, phase!=\"eval\"}[$__rate_interval])" % RUN
     steps = rate.format(metric="ergobench_step_duration_seconds_bucket")
     rows = [
         [panel("timeseries", "Throughput per rank", "short",
@@ -121,8 +123,9 @@ def run_dashboard():
                [(f"sum by (phase) ({phases})", "{{phase}}")],
                "Seconds per second spent in each phase of a step, all selected ranks.", stack=True),
          panel("timeseries", "Communication ratio", "percentunit",
-               [(f"sum by (benchmark) ({communication}) / sum by (benchmark) ({phases})", "{{benchmark}}")],
-               "Time in collective calls over the time of all phases.")],
+               [(f"sum by (benchmark) ({communication}) / sum by (benchmark) ({step_phases})", "{{benchmark}}")],
+               "Time waiting in collectives over the step time (data, forward, backward, optimizer and "
+               "communication; evaluation is outside it).")],
         [panel("timeseries", "Tokens per second (language models)", "short",
                [(f"sum by (benchmark) ({rate.format(metric='ergobench_tokens_total')})", "{{benchmark}}")],
                "Training tokens per second of the whole run (task gpt)."),

@@ -5,6 +5,8 @@
 # and the reference one is 20-35x slower; the OpenMP build follows torch's thread count.
 # --tests adds what only the test suite needs: a browser that renders the report's charts,
 # buildah/podman/debootstrap for the images, Prometheus for the dashboards, npm for helm.
+# --bench adds what the benchmarks under bench/ compare against: PyTorch's Python API on
+# Debian's libtorch (python3-torch).
 set -euo pipefail
 
 packages=(
@@ -17,10 +19,12 @@ packages=(
   dataset-fashion-mnist
   python3 procps curl
 )
-if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium buildah podman runc uidmap containernetworking-plugins debootstrap prometheus)
-  command -v npm >/dev/null || packages+=(npm)
-fi
+case "${1:-}" in
+  --tests)
+    packages+=(chromium buildah podman runc uidmap containernetworking-plugins debootstrap prometheus)
+    command -v npm >/dev/null || packages+=(npm) ;;
+  --bench) packages+=(python3-torch) ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

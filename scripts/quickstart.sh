@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+scripts/configure.sh
 cmake --build build -j2 --target ergobench ergobench-runner
 exec build/bin/ergobench run manifests/examples/task0a.yaml

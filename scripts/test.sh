@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --tests
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DERGOBENCH_WERROR=ON >/dev/null
+scripts/configure.sh
 cmake --build build -j2
 tests/kube/build-control-plane.sh >/dev/null
 scripts/install-kube-tools.sh --monitors >/dev/null

@@ -79,6 +79,21 @@ json BuildConfigMap(const Benchmark& benchmark) {
           {"data", {{"benchmark.json", EncodeBenchmark(config).dump(2) + "\n"}}}};
 }
 
+RunnerInvocation WorkerInvocation() {
+  RunnerInvocation invocation;
+  invocation.config_path = std::string(kConfigMountPath) + "/benchmark.json";
+  invocation.result_file = kTerminationMessagePath;
+  invocation.output_dir = std::string(kScratchMountPath) + "/output";
+  invocation.metrics_bind = "0.0.0.0";
+  invocation.metrics_port = kMetricsPort;
+  invocation.rendezvous_timeout_seconds = kPodRendezvousTimeoutSeconds;
+  return invocation;
+}
+
+RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank) {
+  return {static_cast<int>(rank), static_cast<int>(*benchmark.spec.workers), MasterAddress(benchmark), kRendezvousPort};
+}
+
 json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, int64_t attempt) {
   const BenchmarkSpec& spec = benchmark.spec;
   json metadata = ChildMetadata(benchmark, WorkerPodName(benchmark, rank));
@@ -89,18 +104,15 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, int64_t attempt) {
                              {"prometheus.io/path", "/metrics"}};
 
   const std::string scratch = kScratchMountPath;
+  json env = json::array();
+  for (const auto& [name, value] : WorkerRendezvous(benchmark, rank).ToEnv()) env.push_back(EnvVar(name, value));
+  env.push_back(EnvVar(kDataDirEnv, scratch + "/datasets"));
   json container = {
       {"name", "runner"},
       {"image", spec.image.empty() ? DefaultRunnerImage() : spec.image},
       {"command", {"ergobench-runner"}},
-      {"args",
-       {"--config", std::string(kConfigMountPath) + "/benchmark.json", "--result-file", kTerminationMessagePath,
-        "--output-dir", scratch + "/output", "--metrics-bind", "0.0.0.0", "--metrics-port", std::to_string(kMetricsPort),
-        "--rendezvous-timeout", "300"}},
-      {"env",
-       {EnvVar("RANK", std::to_string(rank)), EnvVar("WORLD_SIZE", std::to_string(*spec.workers)),
-        EnvVar("MASTER_ADDR", MasterAddress(benchmark)), EnvVar("MASTER_PORT", std::to_string(kRendezvousPort)),
-        EnvVar("ERGOBENCH_DATA_DIR", scratch + "/datasets")}},
+      {"args", WorkerInvocation().ToArgs()},
+      {"env", env},
       {"ports",
        {{{"name", "rendezvous"}, {"containerPort", kRendezvousPort}, {"protocol", "TCP"}},
         {{"name", "metrics"}, {"containerPort", kMetricsPort}, {"protocol", "TCP"}}}},

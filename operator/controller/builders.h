@@ -13,11 +13,15 @@
 #include <nlohmann/json.hpp>
 
 #include "api/benchmark.h"
+#include "api/runner_invocation.h"
 
 namespace ergobench::controller {
 
-inline constexpr int kRendezvousPort = 29500;
-inline constexpr int kMetricsPort = 9400;
+inline constexpr int kRendezvousPort = kDefaultRendezvousPort;
+inline constexpr int kMetricsPort = kDefaultMetricsPort;
+// Pods are scheduled and pull their image one by one: give the gang longer to meet than a
+// local run needs.
+inline constexpr double kPodRendezvousTimeoutSeconds = 300;
 inline constexpr char kConfigMountPath[] = "/etc/ergobench";
 inline constexpr char kScratchMountPath[] = "/var/lib/ergobench";
 inline constexpr char kTerminationMessagePath[] = "/dev/termination-log";
@@ -35,6 +39,9 @@ std::string MasterAddress(const Benchmark& benchmark);  // "<name>-worker-0.<nam
 // `benchmark` is defaulted and valid.
 nlohmann::json BuildWorkerService(const Benchmark& benchmark);
 nlohmann::json BuildConfigMap(const Benchmark& benchmark);
+// How the runner in rank `rank`'s pod is started.
+RunnerInvocation WorkerInvocation();
+RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank);
 // `attempt` is status.restarts: every gang restart creates a fresh set of pods.
 nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, int64_t attempt);
 

@@ -4,8 +4,9 @@
 #include <map>
 
 #include "api/aggregate.h"
+#include "api/benchmark_phase.h"
 #include "api/cost.h"
-#include "api/rfc3339.h"
+#include "base/rfc3339.h"
 #include "operator/controller/conditions.h"
 
 namespace ergobench::controller {
@@ -14,16 +15,12 @@ namespace {
 using std::chrono::seconds;
 using std::chrono::system_clock;
 
-bool IsFinished(const BenchmarkStatus& status) {
-  return status.phase == kPhaseSucceeded || status.phase == kPhaseFailed;
-}
-
 // What cleanPodPolicy removes once the Benchmark has finished.
 std::vector<std::string> PodsToClean(const std::string& policy, const std::vector<WorkerPod>& pods) {
   std::vector<std::string> out;
   for (const WorkerPod& pod : pods) {
     if (pod.terminating) continue;
-    const bool active = pod.phase == "Pending" || pod.phase == "Running" || pod.phase == "Unknown";
+    const bool active = pod.phase == kPodPending || pod.phase == kPodRunning || pod.phase == kPodUnknown;
     if (policy == "All" || (policy == "Running" && active)) out.push_back(pod.name);
   }
   return out;
@@ -43,10 +40,10 @@ class Planner {
   }
 
   ReconcilePlan Run() {
-    if (IsFinished(plan_.status)) return AfterFinish();
+    if (IsFinished(plan_.status.phase)) return AfterFinish();
     BenchmarkStatus& status = plan_.status;
     const int64_t workers = *b_.spec.workers;
-    if (status.phase.empty()) status.phase = "Pending";
+    if (status.phase.empty()) status.phase = kPhasePending;
     if (status.start_time.empty()) status.start_time = now_text_;
 
     // Pods of the current attempt; those of earlier attempts only go away.
@@ -64,7 +61,7 @@ class Planner {
     if (HandleFailures(current)) return plan_;
 
     const auto succeeded = std::count_if(current.begin(), current.end(),
-                                         [](const WorkerPod& p) { return p.phase == "Succeeded"; });
+                                         [](const WorkerPod& p) { return p.phase == kPodSucceeded; });
     if (succeeded == workers) {
       const RunOutcome outcome = AggregateRankResults(ResultsOf(current), workers);
       Finish(outcome.phase, outcome.reason, outcome.message, outcome.results, current);
@@ -74,9 +71,9 @@ class Planner {
     CreateMissing(current);
     const bool all_running = static_cast<int64_t>(current.size()) == workers &&
                              std::all_of(current.begin(), current.end(),
-                                         [](const WorkerPod& p) { return p.phase == "Running" || p.phase == "Succeeded"; });
-    if (all_running && status.phase != "Running") {
-      status.phase = "Running";
+                                         [](const WorkerPod& p) { return p.phase == kPodRunning || p.phase == kPodSucceeded; });
+    if (all_running && status.phase != kPhaseRunning) {
+      status.phase = kPhaseRunning;
       SetCondition(&status.conditions, kConditionRunning, true, "WorkersRunning",
                    "all " + std::to_string(workers) + " workers are running", generation_, now_text_);
       plan_.events.push_back({"Normal", "Running", "all " + std::to_string(workers) + " workers are running"});
@@ -112,7 +109,7 @@ class Planner {
     // The workers must stop whatever cleanPodPolicy says: the deadline is a hard limit.
     std::vector<WorkerPod> active;
     for (const WorkerPod& pod : pods_) {
-      if (pod.phase == "Pending" || pod.phase == "Running") active.push_back(pod);
+      if (pod.phase == kPodPending || pod.phase == kPodRunning) active.push_back(pod);
     }
     MergeUnique(&plan_.delete_pods, PodsToClean("All", active));
     Finish(kPhaseFailed, "DeadlineExceeded",
@@ -124,17 +121,17 @@ class Planner {
   bool HandleFailures(const std::vector<WorkerPod>& current) {
     std::vector<WorkerPod> failed;
     for (const WorkerPod& pod : current) {
-      if (pod.phase == "Failed") failed.push_back(pod);
+      if (pod.phase == kPodFailed) failed.push_back(pod);
     }
     // A worker deleted from under a running gang is lost as surely as a crashed one: its
     // peers wait for it in a collective until they time out.
-    if (plan_.status.phase == "Running") {
+    if (plan_.status.phase == kPhaseRunning) {
       for (int64_t rank = 0; rank < *b_.spec.workers; ++rank) {
         if (std::none_of(current.begin(), current.end(), [rank](const WorkerPod& p) { return p.rank == rank; })) {
           WorkerPod vanished;
           vanished.name = b_.metadata.name + "-worker-" + std::to_string(rank);
           vanished.rank = rank;
-          vanished.phase = "Failed";
+          vanished.phase = kPodFailed;
           vanished.termination_reason = "deleted while running";
           vanished.finished_at = now_text_;
           failed.push_back(vanished);
@@ -155,7 +152,7 @@ class Planner {
         if (!pod.terminating) plan_.delete_pods.push_back(pod.name);
       }
       ++status.restarts;
-      status.phase = "Pending";
+      status.phase = kPhasePending;
       const std::string message = why + "; restarting all workers (restart " + std::to_string(status.restarts) +
                                   " of " + std::to_string(limit) + ")";
       SetCondition(&status.conditions, kConditionRunning, false, "Restarting", message, generation_, now_text_);
@@ -165,7 +162,7 @@ class Planner {
     // Results of the ranks that ended, failures first by time, so the cause is quoted.
     std::vector<WorkerPod> ended = failed;
     for (const WorkerPod& pod : current) {
-      if (pod.phase == "Succeeded") ended.push_back(pod);
+      if (pod.phase == kPodSucceeded) ended.push_back(pod);
     }
     RunOutcome outcome = AggregateRankResults(ResultsOf(ended), *b_.spec.workers);
     const std::string reason = limit > 0 ? "BackoffLimitExceeded" : "PodFailed";

@@ -2,9 +2,10 @@
 
 #include "api/aggregate.h"
 #include "api/benchmark_codec.h"
+#include "api/benchmark_phase.h"
 #include "api/defaults.h"
-#include "api/rfc3339.h"
 #include "api/validation.h"
+#include "base/rfc3339.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/conditions.h"
 #include "operator/controller/plan.h"
@@ -25,15 +26,6 @@ std::string JoinErrors(const FieldErrors& errors) {
   return text;
 }
 
-bool OwnedBy(const json& object, const std::string& uid) {
-  const json metadata = object.value("metadata", json::object());
-  for (const auto& owner : metadata.value("ownerReferences", json::array())) {
-    if (owner.value("uid", "") == uid && owner.value("controller", false)) return true;
-  }
-  return false;
-}
-
-bool IsFinished(const std::string& phase) { return phase == "Succeeded" || phase == "Failed"; }
 
 }  // namespace
 
@@ -75,6 +67,20 @@ void BenchmarkReconciler::RecordEvent(const Benchmark& benchmark, const std::str
   }
 }
 
+Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<std::string>& names) {
+  for (const std::string& pod : names) {
+    auto deleted = deps_.client->Delete(kube::Pods(), ns, pod);
+    if (!deleted.ok() && !kube::IsNotFound(deleted.status())) return deleted.status().WithContext("delete pod " + pod);
+    // A graceful deletion answers with the pod marked: cache it, so the next look does not
+    // delete it again before the watch reports it.
+    const auto cached = deps_.pods->Get(ns + "/" + pod);
+    if (deleted.ok() && cached && deleted->value("kind", "") == "Pod") {
+      deps_.pods->ApplyOwnWrite(*deleted, (*cached)["metadata"].value("resourceVersion", ""));
+    }
+  }
+  return Status::Ok();
+}
+
 StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(const std::string& key) {
   // 1. Get. Gone from the cache: deleted, and garbage collection removes the children.
   const std::optional<json> object = deps_.benchmarks->Get(key);
@@ -109,15 +115,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   // 3. Plan from the pods this Benchmark owns.
   const std::string& ns = benchmark.metadata.namespace_name;
   const std::string& name = benchmark.metadata.name;
-  const std::string& uid = benchmark.metadata.uid;
-  std::vector<WorkerPod> pods;
-  for (const json& pod : deps_.pods->List([&](const json& p) {
-         const json metadata = p.value("metadata", json::object());
-         return metadata.value("namespace", "") == ns &&
-                metadata.value("labels", json::object()).value(kBenchmarkLabel, "") == name && OwnedBy(p, uid);
-       })) {
-    pods.push_back(ReadWorkerPod(pod));
-  }
+  const std::vector<WorkerPod> pods = OwnedWorkerPods(benchmark, *deps_.pods);
   ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.now());
 
   if (plan.delete_benchmark) {
@@ -137,13 +135,9 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
     RETURN_IF_ERROR(CreateChild(kube::Pods(), BuildWorkerPod(benchmark, rank, plan.status.restarts)));
   }
 
-  // 5. Progress from rank 0 while the gang runs.
-  if (plan.status.phase == "Running" && deps_.progress != nullptr) {
-    for (const WorkerPod& pod : pods) {
-      if (pod.rank != 0 || pod.pod_ip.empty() || pod.attempt != plan.status.restarts) continue;
-      const std::string metric = benchmark.spec.goal ? benchmark.spec.goal->metric : "";
-      if (auto progress = deps_.progress->Read(pod.pod_ip, kMetricsPort, metric)) plan.status.progress = progress;
-    }
+  // 5. Progress of this gang's rank 0, as the poller last read it.
+  if (plan.status.phase == kPhaseRunning && deps_.progress != nullptr) {
+    if (auto progress = deps_.progress->Get(key, plan.status.restarts)) plan.status.progress = progress;
   }
 
   // 6. Status, only when it changed, and only through /status.
@@ -152,16 +146,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   }
 
   // 7. Deletions after the status holds the results the pods' termination messages gave.
-  for (const std::string& pod : plan.delete_pods) {
-    auto deleted = deps_.client->Delete(kube::Pods(), ns, pod);
-    if (!deleted.ok() && !kube::IsNotFound(deleted.status())) return deleted.status().WithContext("delete pod " + pod);
-    // A graceful deletion answers with the pod marked: cache it, so the next look does not
-    // delete it again before the watch reports it.
-    const auto cached = deps_.pods->Get(ns + "/" + pod);
-    if (deleted.ok() && cached && deleted->value("kind", "") == "Pod") {
-      deps_.pods->ApplyOwnWrite(*deleted, (*cached)["metadata"].value("resourceVersion", ""));
-    }
-  }
+  RETURN_IF_ERROR(DeletePods(ns, plan.delete_pods));
   for (const PlannedEvent& event : plan.events) RecordEvent(benchmark, event.type, event.reason, event.message);
   if (!IsFinished(previous_phase) && IsFinished(plan.status.phase)) {
     runtime::Log(runtime::LogLevel::kInfo, "benchmark finished",

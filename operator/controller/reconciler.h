@@ -9,10 +9,11 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "api/benchmark.h"
-#include "api/status.h"
-#include "operator/controller/progress.h"
+#include "base/status.h"
+#include "operator/controller/progress_poller.h"
 #include "operator/kube/client.h"
 #include "operator/runtime/store.h"
 
@@ -25,7 +26,7 @@ struct ReconcilerDeps {
   // 409 or an AlreadyExists round trip).
   runtime::Store* benchmarks = nullptr;
   runtime::Store* pods = nullptr;
-  ProgressReader* progress = nullptr;  // may be null: no progress in status
+  const ProgressCache* progress = nullptr;  // may be null: no progress in status
   std::function<std::chrono::system_clock::time_point()> now = std::chrono::system_clock::now;
   // Called once when a Benchmark reaches Succeeded or Failed.
   std::function<void(const Benchmark&)> on_finished;
@@ -44,6 +45,7 @@ class BenchmarkReconciler {
  private:
   Status WriteStatus(const nlohmann::json& object, const BenchmarkStatus& status);
   Status CreateChild(const kube::ApiResource& resource, const nlohmann::json& object);
+  Status DeletePods(const std::string& ns, const std::vector<std::string>& names);
   void RecordEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
                    const std::string& message);
 

@@ -17,7 +17,29 @@ int64_t IntLabel(const json& labels, const char* key) {
   return error == std::errc() && end == text.data() + text.size() ? value : -1;
 }
 
+bool OwnedBy(const json& metadata, const std::string& uid) {
+  for (const auto& owner : metadata.value("ownerReferences", json::array())) {
+    if (owner.value("uid", "") == uid && owner.value("controller", false)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+std::vector<WorkerPod> OwnedWorkerPods(const Benchmark& benchmark, const runtime::Store& pods) {
+  const std::string& ns = benchmark.metadata.namespace_name;
+  const std::string& name = benchmark.metadata.name;
+  std::vector<WorkerPod> owned;
+  for (const json& pod : pods.List([&](const json& p) {
+         const json metadata = p.value("metadata", json::object());
+         return metadata.value("namespace", "") == ns &&
+                metadata.value("labels", json::object()).value(kBenchmarkLabel, "") == name &&
+                OwnedBy(metadata, benchmark.metadata.uid);
+       })) {
+    owned.push_back(ReadWorkerPod(pod));
+  }
+  return owned;
+}
 
 WorkerPod ReadWorkerPod(const json& pod) {
   WorkerPod out;
@@ -28,7 +50,7 @@ WorkerPod ReadWorkerPod(const json& pod) {
   out.attempt = IntLabel(labels, kAttemptLabel);
   out.terminating = metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null();
   const json status = pod.value("status", json::object());
-  out.phase = status.value("phase", "Pending");
+  out.phase = status.value("phase", kPodPending);
   out.pod_ip = status.value("podIP", "");
   for (const auto& condition : status.value("conditions", json::array())) {
     if (condition.value("type", "") == "Ready") out.ready = condition.value("status", "") == "True";
@@ -49,9 +71,9 @@ WorkerCounts CountWorkers(const std::vector<WorkerPod>& pods) {
   WorkerCounts counts;
   for (const WorkerPod& pod : pods) {
     if (pod.ready) ++counts.ready;
-    if (pod.phase == "Running") ++counts.running;
-    if (pod.phase == "Succeeded") ++counts.succeeded;
-    if (pod.phase == "Failed") ++counts.failed;
+    if (pod.phase == kPodRunning) ++counts.running;
+    if (pod.phase == kPodSucceeded) ++counts.succeeded;
+    if (pod.phase == kPodFailed) ++counts.failed;
   }
   return counts;
 }

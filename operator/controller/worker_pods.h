@@ -11,8 +11,16 @@
 
 #include "api/benchmark.h"
 #include "api/result.h"
+#include "operator/runtime/store.h"
 
 namespace ergobench::controller {
+
+// Kubernetes' pod phases (core/v1 PodPhase).
+inline constexpr char kPodPending[] = "Pending";
+inline constexpr char kPodRunning[] = "Running";
+inline constexpr char kPodSucceeded[] = "Succeeded";
+inline constexpr char kPodFailed[] = "Failed";
+inline constexpr char kPodUnknown[] = "Unknown";
 
 struct WorkerPod {
   std::string name;
@@ -29,6 +37,10 @@ struct WorkerPod {
 };
 
 WorkerPod ReadWorkerPod(const nlohmann::json& pod);
+
+// The worker pods in `pods` that `benchmark` owns: its label, and its UID as their controller,
+// so that the pods of a deleted namesake are never taken for this one's.
+std::vector<WorkerPod> OwnedWorkerPods(const Benchmark& benchmark, const runtime::Store& pods);
 
 WorkerCounts CountWorkers(const std::vector<WorkerPod>& pods);
 

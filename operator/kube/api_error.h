@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench::kube {
 

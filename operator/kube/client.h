@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/status.h"
+#include "base/status.h"
 #include "operator/kube/http_transport.h"
 #include "operator/kube/resource.h"
 #include "operator/kube/watch_framing.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench::kube {
 

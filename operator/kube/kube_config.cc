@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "api/load.h"
-#include "api/yaml_json.h"
+#include "base/yaml_json.h"
 
 namespace ergobench::kube {
 namespace {

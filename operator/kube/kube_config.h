@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench::kube {
 

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench::kube {
 

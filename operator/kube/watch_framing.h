@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench::kube {
 

@@ -4,10 +4,18 @@
 
 #include <algorithm>
 #include <functional>
+#include <random>
 
-#include "operator/runtime/clock.h"
+#include "base/clock.h"
 
 namespace ergobench::runtime {
+
+// Uniform in [0, 1) from a generator of the calling thread's own: safe on any thread, unlike
+// std::rand, whose state every watcher thread would share.
+inline double ThreadLocalUniform01() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0, 1)(engine);
+}
 
 class Backoff {
  public:

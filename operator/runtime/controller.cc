@@ -4,12 +4,28 @@
 #include <vector>
 
 namespace ergobench::runtime {
+namespace {
+
+// Whatever a reconcile throws (a JSON type error on an object of an unexpected shape, say)
+// becomes an error for that key, retried with backoff, instead of ending the process and every
+// other Benchmark's reconciliation with it. controller-runtime recovers panics the same way.
+StatusOr<std::optional<std::chrono::seconds>> ReconcileCatching(const ReconcileFn& reconcile, const std::string& key) {
+  try {
+    return reconcile(key);
+  } catch (const std::exception& e) {
+    return Status::Internal("reconcile of " + key + " threw: " + e.what());
+  } catch (...) {
+    return Status::Internal("reconcile of " + key + " threw something that is not a std::exception");
+  }
+}
+
+}  // namespace
 
 bool ProcessNextKey(WorkQueue* queue, const ReconcileFn& reconcile, const ReconcileObserver& observer) {
   const std::optional<std::string> key = queue->Get();
   if (!key) return false;
   const auto started = std::chrono::steady_clock::now();
-  auto result = reconcile(*key);
+  auto result = ReconcileCatching(reconcile, *key);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string outcome;
   if (!result.ok()) {

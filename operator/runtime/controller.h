@@ -3,6 +3,7 @@
 //   error               → retry after the rate limiter's delay (per-key backoff);
 //   OK + requeue-after  → look again then, the backoff forgotten;
 //   OK                  → forgotten until the next watch event.
+//   exception           → an error like any other, with what() as its message.
 // A key is never reconciled by two workers at once (the queue guarantees it).
 #pragma once
 
@@ -11,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "api/status.h"
+#include "base/status.h"
 #include "operator/runtime/work_queue.h"
 
 namespace ergobench::runtime {

@@ -1,6 +1,6 @@
 #include "operator/runtime/leader_election.h"
 
-#include "api/rfc3339.h"
+#include "base/rfc3339.h"
 #include "operator/kube/api_error.h"
 
 namespace ergobench::runtime {

@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/status.h"
+#include "base/status.h"
 #include "operator/kube/client.h"
-#include "operator/runtime/clock.h"
+#include "base/clock.h"
 
 namespace ergobench::runtime {
 

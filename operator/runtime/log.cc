@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/rfc3339.h"
+#include "base/rfc3339.h"
 
 namespace ergobench::runtime {
 namespace {

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "operator/runtime/clock.h"
+#include "base/clock.h"
 
 namespace ergobench::runtime {
 

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/status.h"
+#include "base/status.h"
 #include "operator/kube/client.h"
 #include "operator/runtime/backoff.h"
 
@@ -57,6 +57,11 @@ struct WatcherEvent {
   Kind kind;
   std::vector<nlohmann::json> objects;  // all for kRestarted, one otherwise
 };
+
+// kube-rs's default watcher backoff: 800 ms, doubling to 30 s, each delay jittered by up to half.
+inline Backoff DefaultWatchBackoff() {
+  return Backoff(std::chrono::milliseconds(800), std::chrono::seconds(30), 0.5, ThreadLocalUniform01);
+}
 
 class Watcher {
  public:

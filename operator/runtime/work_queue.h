@@ -14,7 +14,7 @@
 #include <set>
 #include <string>
 
-#include "operator/runtime/clock.h"
+#include "base/clock.h"
 #include "operator/runtime/rate_limiter.h"
 
 namespace ergobench::runtime {

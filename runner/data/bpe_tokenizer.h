@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench {
 

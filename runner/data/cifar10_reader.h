@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "api/status.h"
+#include "base/status.h"
 #include "runner/data/image_dataset.h"
 
 namespace ergobench {

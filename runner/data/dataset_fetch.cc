@@ -1,6 +1,7 @@
 #include "runner/data/dataset_fetch.h"
 
 #include "api/benchmark.h"
+#include "api/runner_invocation.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -141,7 +142,7 @@ class FileLock {
 }  // namespace
 
 std::string DefaultDatasetCache() {
-  if (const char* dir = std::getenv("ERGOBENCH_DATA_DIR")) return dir;
+  if (const char* dir = std::getenv(kDataDirEnv)) return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME")) return std::string(xdg) + "/ergobench/datasets";
   const char* home = std::getenv("HOME");
   return std::string(home ? home : "/tmp") + "/.cache/ergobench/datasets";

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench {
 

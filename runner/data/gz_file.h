@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "api/status.h"
+#include "base/status.h"
 #include "runner/data/image_dataset.h"
 
 namespace ergobench {

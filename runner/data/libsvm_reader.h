@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench {
 

@@ -31,4 +31,10 @@ class SplitMix64 {
   uint64_t state_;
 };
 
+// The seed of a rank's own random stream in an epoch (augmentation, synthetic data): distinct
+// for every (seed, rank, epoch), so that ranks do not draw the same crops or tokens.
+inline uint64_t RankStreamSeed(int64_t seed, int rank, int64_t epoch) {
+  return static_cast<uint64_t>(seed) * 1000003u + static_cast<uint64_t>(rank) * 7919u + static_cast<uint64_t>(epoch);
+}
+
 }  // namespace ergobench

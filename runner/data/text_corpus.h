@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "api/status.h"
+#include "base/status.h"
 #include "runner/data/bpe_tokenizer.h"
 
 namespace ergobench {

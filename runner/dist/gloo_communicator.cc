@@ -4,7 +4,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-#include "api/units.h"
+#include "base/units.h"
 
 namespace ergobench {
 namespace {

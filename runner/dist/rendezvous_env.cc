@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "api/runner_invocation.h"
+
 namespace ergobench {
 namespace {
 
@@ -29,18 +31,19 @@ EnvLookup ProcessEnv() {
 }
 
 StatusOr<RendezvousOptions> RendezvousFromEnv(const EnvLookup& env) {
+  using E = RendezvousEnv;
   RendezvousOptions options;
-  if (!env("RANK") && !env("WORLD_SIZE") && !env("MASTER_ADDR") && !env("MASTER_PORT")) {
+  if (!env(E::kRank) && !env(E::kWorldSize) && !env(E::kMasterAddr) && !env(E::kMasterPort)) {
     options.master_addr = "127.0.0.1";
     options.bind_address = "127.0.0.1";
     return options;
   }
-  ASSIGN_OR_RETURN(options.world_size, ParseInt(env, "WORLD_SIZE", 1, 1 << 20));
-  ASSIGN_OR_RETURN(options.rank, ParseInt(env, "RANK", 0, options.world_size - 1));
-  std::optional<std::string> master = env("MASTER_ADDR");
-  if (!master || master->empty()) return Status::InvalidArgument("MASTER_ADDR is not set");
+  ASSIGN_OR_RETURN(options.world_size, ParseInt(env, E::kWorldSize, 1, 1 << 20));
+  ASSIGN_OR_RETURN(options.rank, ParseInt(env, E::kRank, 0, options.world_size - 1));
+  std::optional<std::string> master = env(E::kMasterAddr);
+  if (!master || master->empty()) return Status::InvalidArgument(std::string(E::kMasterAddr) + " is not set");
   options.master_addr = *master;
-  ASSIGN_OR_RETURN(options.master_port, ParseInt(env, "MASTER_PORT", 1, 65535));
+  ASSIGN_OR_RETURN(options.master_port, ParseInt(env, E::kMasterPort, 1, 65535));
   return options;
 }
 

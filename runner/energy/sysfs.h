@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench::sysfs {
 

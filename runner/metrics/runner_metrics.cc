@@ -1,5 +1,7 @@
 #include "runner/metrics/runner_metrics.h"
 
+#include <array>
+
 #include <map>
 #include <mutex>
 
@@ -54,7 +56,9 @@ struct RunnerMetrics::Families {
                          .Help("Power drawn by a device over the last sampling interval.")
                          .Labels(labels)
                          .Register(*registry)) {
-    for (const char* phase : kPhases) phase_family.Add({{"phase", phase}});
+    for (TrainingPhase phase : kTrainingPhases) {
+      phase_seconds[static_cast<size_t>(phase)] = &phase_family.Add({{"phase", PhaseName(phase)}});
+    }
   }
 
   prometheus::Counter& Counter(const std::string& name, const std::string& help) {
@@ -69,6 +73,7 @@ struct RunnerMetrics::Families {
   prometheus::Counter& samples;
   prometheus::Counter& tokens;
   prometheus::Family<prometheus::Counter>& phase_family;
+  std::array<prometheus::Counter*, kTrainingPhases.size()> phase_seconds{};  // by TrainingPhase
   prometheus::Histogram& step_duration;
   prometheus::Gauge& epoch;
   prometheus::Gauge& train_loss;
@@ -83,8 +88,8 @@ struct RunnerMetrics::Families {
 RunnerMetrics::RunnerMetrics(const MetricLabels& labels) : families_(std::make_unique<Families>(labels)) {}
 RunnerMetrics::~RunnerMetrics() = default;
 
-void RunnerMetrics::AddPhaseSeconds(const std::string& phase, double seconds) {
-  families_->phase_family.Add({{"phase", phase}}).Increment(seconds);
+void RunnerMetrics::AddPhaseSeconds(TrainingPhase phase, double seconds) {
+  families_->phase_seconds[static_cast<size_t>(phase)]->Increment(seconds);
 }
 void RunnerMetrics::ObserveStep(double seconds) { families_->step_duration.Observe(seconds); }
 void RunnerMetrics::AddSamples(double samples) { families_->samples.Increment(samples); }

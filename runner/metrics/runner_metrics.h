@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "api/training_phases.h"
+
 namespace ergobench {
 
 struct MetricLabels {
@@ -17,10 +19,6 @@ struct MetricLabels {
   int world_size = 1;
 };
 
-// The phases of a step, in the order they run; each is exported from the start (at 0) so
-// that rate() over the communication share works from the first scrape.
-inline constexpr const char* kPhases[] = {"data", "forward", "backward", "optimizer", "communication", "eval"};
-
 class RunnerMetrics {
  public:
   explicit RunnerMetrics(const MetricLabels& labels);
@@ -28,7 +26,9 @@ class RunnerMetrics {
   RunnerMetrics(const RunnerMetrics&) = delete;
   RunnerMetrics& operator=(const RunnerMetrics&) = delete;
 
-  void AddPhaseSeconds(const std::string& phase, double seconds);
+  // Every phase is exported from the start (at 0), so that rate() over the communication
+  // share works from the first scrape.
+  void AddPhaseSeconds(TrainingPhase phase, double seconds);
   void ObserveStep(double seconds);
   void AddSamples(double samples);
   void AddTokens(double tokens);

@@ -9,11 +9,13 @@
 #include <iostream>
 #include <new>
 
-#include "api/units.h"
+#include "api/training_phases.h"
+#include "base/units.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
 #include "runner/stop_signal.h"
+#include "runner/tasks/recipe_reader.h"
 
 namespace ergobench {
 
@@ -205,17 +207,21 @@ using Clock = std::chrono::steady_clock;
 class AllreduceSweepTask : public Task {
  public:
   StatusOr<TaskOutcome> Run(TaskContext& context) override {
-    const nlohmann::json& h = context.benchmark.spec.hyperparameters;
+    RecipeReader read(context.benchmark.spec.hyperparameters);
+    const std::string dtype_name = read.String("dtype");
+    const int64_t min_elements = read.Int("minElements");
+    const int64_t max_elements = read.Int("maxElements");
+    const int size_count = static_cast<int>(read.Int("sizes"));
+    const int warmup = static_cast<int>(read.Int("warmup"));
+    const int repetitions = static_cast<int>(read.Int("repetitions"));
+    RETURN_IF_ERROR(read.status());
     Communicator& comm = context.communicator;
-    ASSIGN_OR_RETURN(const DType dtype, ParseDType(h.at("dtype").get<std::string>()));
+    ASSIGN_OR_RETURN(const DType dtype, ParseDType(dtype_name));
     if (!comm.Supports(dtype)) {
       return Status::InvalidArgument(std::string("spec.hyperparameters.dtype: ") + DTypeName(dtype) +
                                      " is not supported by backend " + comm.backend());
     }
-    const std::vector<int64_t> sizes = SweepSizes(h.at("minElements").get<int64_t>(),
-                                                  h.at("maxElements").get<int64_t>(), h.at("sizes").get<int>());
-    const int warmup = h.at("warmup").get<int>();
-    const int repetitions = h.at("repetitions").get<int>();
+    const std::vector<int64_t> sizes = SweepSizes(min_elements, max_elements, size_count);
     const size_t element_size = DTypeSize(dtype);
     const int64_t largest = *std::max_element(sizes.begin(), sizes.end());
 
@@ -251,7 +257,7 @@ class AllreduceSweepTask : public Task {
         communication_seconds += elapsed;
         RETURN_IF_ERROR(VerifyAndRefill(data, count, dtype, comm));
       }
-      context.metrics.AddPhaseSeconds("communication", Sum(seconds));
+      context.metrics.AddPhaseSeconds(TrainingPhase::kCommunication, Sum(seconds));
       // A collective has finished when its slowest rank has.
       RETURN_IF_ERROR(comm.AllReduce(seconds.data(), seconds.size(), DType::kFloat64, ReduceOp::kMax));
       SizeStats stats = ComputeSizeStats(sizes[index], element_size, comm.world_size(), std::move(seconds));
@@ -263,8 +269,8 @@ class AllreduceSweepTask : public Task {
     TaskOutcome outcome;
     outcome.figures.run_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     context.mllog.Stop("run_stop", {{"status", "success"}});
-    outcome.figures.communication_seconds = communication_seconds;
-    outcome.figures.phase_seconds["communication"] = communication_seconds;
+    outcome.figures.phase_seconds[PhaseName(TrainingPhase::kCommunication)] = communication_seconds;
+    DerivePhaseFigures(&outcome.figures);
     outcome.figures.allreduce = Summarize(rows, dtype, repetitions);
     outcome.summary = SummaryLine(*outcome.figures.allreduce, rows);
     if (comm.rank() == 0 && !context.output_dir.empty()) {

@@ -7,6 +7,7 @@
 #include "runner/data/dataset_fetch.h"
 #include "runner/data/idx_reader.h"
 #include "runner/models/models.h"
+#include "runner/tasks/recipe_reader.h"
 #include "runner/tasks/sync_sgd_trainer.h"
 
 namespace ergobench {
@@ -146,9 +147,11 @@ class ImageClassificationTask : public Task {
 
   StatusOr<TaskOutcome> Run(TaskContext& context) override {
     const BenchmarkSpec& spec = context.benchmark.spec;
-    const SgdRecipe recipe = ReadSgdRecipe(spec);
-    ImageProblem problem(model_, spec.dataset, spec.hyperparameters.at("augment").get<bool>(),
-                         static_cast<uint64_t>(recipe.seed));
+    ASSIGN_OR_RETURN(const SgdRecipe recipe, ReadSgdRecipe(spec));
+    RecipeReader read(spec.hyperparameters);
+    const bool augment = read.Bool("augment");
+    RETURN_IF_ERROR(read.status());
+    ImageProblem problem(model_, spec.dataset, augment, static_cast<uint64_t>(recipe.seed));
     return TrainSyncSgd(context, problem, recipe);
   }
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "api/units.h"
+#include "base/units.h"
 #include "runner/cpu_peak.h"
 #include "runner/data/bpe_tokenizer.h"
 #include "runner/data/shard.h"
@@ -18,15 +18,14 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/models/gpt.h"
 #include "runner/progress_writer.h"
-#include "runner/stop_signal.h"
 #include "runner/tasks/lr_schedule.h"
 #include "runner/tasks/phase_timer.h"
+#include "runner/tasks/recipe_reader.h"
 #include "runner/tasks/run_clock.h"
-#include "runner/tasks/sync_sgd_trainer.h"
+#include "runner/tasks/step_driver.h"
 
 namespace ergobench {
 namespace {
-
 
 struct LmRecipe {
   std::string model_name;
@@ -65,62 +64,64 @@ std::string UnderDataset(const std::string& file, const std::string& dataset_pat
 }
 
 StatusOr<LmRecipe> ReadLmRecipe(const BenchmarkSpec& spec) {
-  const nlohmann::json& h = spec.hyperparameters;
-  LmRecipe r;
-  r.model_name = h.at("model").get<std::string>();
-  const GptPreset* preset = FindGptPreset(r.model_name);
+  RecipeReader read(spec.hyperparameters);
+  LmRecipe recipe;
+  recipe.model_name = read.String("model");
+  RETURN_IF_ERROR(read.status());
+  const GptPreset* preset = FindGptPreset(recipe.model_name);
   if (preset == nullptr) {
-    return Status::InvalidArgument("spec.hyperparameters.model: no preset \"" + r.model_name + "\"; known: " +
+    return Status::InvalidArgument("spec.hyperparameters.model: no preset \"" + recipe.model_name + "\"; known: " +
                                    GptPresetNames());
   }
-  r.model = preset->config;
+  recipe.model = preset->config;
   bool modified = false;
   for (const auto& [name, field] : {std::pair{"layers", &GptConfig::layers}, std::pair{"hidden", &GptConfig::hidden},
                                     std::pair{"heads", &GptConfig::heads},
                                     std::pair{"sequenceLength", &GptConfig::sequence_length}}) {
-    const int64_t value = h.at(name).get<int64_t>();
-    if (value > 0 && value != r.model.*field) {
-      r.model.*field = value;
+    const int64_t value = read.Int(name);
+    if (value > 0 && value != recipe.model.*field) {
+      recipe.model.*field = value;
       modified = true;
     }
   }
-  if (modified) r.model_name += " (modified)";
-  r.batch = h.at("batchSize").get<int64_t>();
-  r.accumulation = h.at("gradientAccumulation").get<int64_t>();
-  r.lr = h.at("learningRate").get<double>();
-  r.min_lr = h.at("minLearningRate").get<double>();
-  r.lr_warmup = h.at("lrWarmupSteps").get<int64_t>();
-  r.max_steps = h.at("maxSteps").get<int64_t>();
-  r.decay_steps = h.at("decaySteps").get<int64_t>();
-  if (r.decay_steps == 0) r.decay_steps = r.max_steps;
-  r.weight_decay = h.at("weightDecay").get<double>();
-  r.beta1 = h.at("beta1").get<double>();
-  r.beta2 = h.at("beta2").get<double>();
-  r.epsilon = h.at("epsilon").get<double>();
-  r.grad_clip = h.at("gradClip").get<double>();
-  r.precision = h.at("precision").get<std::string>();
-  r.eval_interval = h.at("evalInterval").get<int64_t>();
-  r.eval_sequences = h.at("evalSequences").get<int64_t>();
-  r.synthetic = spec.dataset.source == "synthetic";
-  r.vocab_file = UnderDataset(h.at("vocabFile").get<std::string>(), spec.dataset.path);
-  r.merges_file = UnderDataset(h.at("mergesFile").get<std::string>(), spec.dataset.path);
-  if (r.vocab_file.empty() != r.merges_file.empty()) {
+  if (modified) recipe.model_name += " (modified)";
+  recipe.batch = read.Int("batchSize");
+  recipe.accumulation = read.Int("gradientAccumulation");
+  recipe.lr = read.Number("learningRate");
+  recipe.min_lr = read.Number("minLearningRate");
+  recipe.lr_warmup = read.Int("lrWarmupSteps");
+  recipe.max_steps = read.Int("maxSteps");
+  recipe.decay_steps = read.Int("decaySteps");
+  if (recipe.decay_steps == 0) recipe.decay_steps = recipe.max_steps;
+  recipe.weight_decay = read.Number("weightDecay");
+  recipe.beta1 = read.Number("beta1");
+  recipe.beta2 = read.Number("beta2");
+  recipe.epsilon = read.Number("epsilon");
+  recipe.grad_clip = read.Number("gradClip");
+  recipe.precision = read.String("precision");
+  recipe.eval_interval = read.Int("evalInterval");
+  recipe.eval_sequences = read.Int("evalSequences");
+  recipe.synthetic = spec.dataset.source == "synthetic";
+  recipe.vocab_file = UnderDataset(read.String("vocabFile"), spec.dataset.path);
+  recipe.merges_file = UnderDataset(read.String("mergesFile"), spec.dataset.path);
+  if (recipe.vocab_file.empty() != recipe.merges_file.empty()) {
     return Status::InvalidArgument("spec.hyperparameters: vocabFile and mergesFile come together; got only " +
-                                   std::string(r.vocab_file.empty() ? "mergesFile" : "vocabFile"));
+                                   std::string(recipe.vocab_file.empty() ? "mergesFile" : "vocabFile"));
   }
-  r.corpus.path = spec.dataset.path;
-  r.corpus.format = h.at("corpusFormat").get<std::string>();
-  r.corpus.text_field = h.at("textField").get<std::string>();
-  r.corpus.max_tokens = h.at("maxTokens").get<int64_t>();
-  r.peak_tflops = h.at("peakTflops").get<double>();
-  r.seed = h.at("seed").get<int64_t>();
-  r.throughput_warmup = h.at("warmupSteps").get<int64_t>();
-  if (r.precision == "auto") r.precision = "fp32";  // this runner trains on CPUs
-  if (r.precision == "fp16") {
+  recipe.corpus.path = spec.dataset.path;
+  recipe.corpus.format = read.String("corpusFormat");
+  recipe.corpus.text_field = read.String("textField");
+  recipe.corpus.max_tokens = read.Int("maxTokens");
+  recipe.peak_tflops = read.Number("peakTflops");
+  recipe.seed = read.Int("seed");
+  recipe.throughput_warmup = read.Int("warmupSteps");
+  RETURN_IF_ERROR(read.status());
+  if (recipe.precision == "auto") recipe.precision = "fp32";  // this runner trains on CPUs
+  if (recipe.precision == "fp16") {
     return Status::InvalidArgument("spec.hyperparameters.precision: fp16 autocast needs a CUDA device; use bf16 or fp32");
   }
-  if (!r.synthetic && spec.goal) r.goal = spec.goal->target;
-  return r;
+  if (!recipe.synthetic && spec.goal) recipe.goal = spec.goal->target;
+  return recipe;
 }
 
 // Autocast to bf16 for the forward pass on the CPU; a no-op at fp32.
@@ -250,205 +251,259 @@ std::optional<CpuPeak> PeakOfThisRank() {
   return EstimateCpuPeak(text.str(), at::get_num_threads());
 }
 
-class LanguageModelTask : public Task {
+// One run of the language model: initialisation (tokenizer, model, AdamW), the corpus, then
+// maxSteps optimizer steps taken by the StepDriver with a warm-up + cosine learning rate,
+// evaluating every evalInterval steps until the loss goal.
+class LanguageModelTraining {
  public:
-  StatusOr<TaskOutcome> Run(TaskContext& context) override {
-    ASSIGN_OR_RETURN(const LmRecipe r, ReadLmRecipe(context.benchmark.spec));
-    Communicator& comm = context.communicator;
-    const int k = comm.world_size();
-    const int64_t global_batch = r.batch * r.accumulation * k;
-    MlLog& mllog = context.mllog;
-    mllog.Point("submission_benchmark", "gpt");
-    mllog.Point("seed", r.seed);
-    mllog.Point("global_batch_size", global_batch);
-    mllog.Point("gradient_accumulation_steps", r.accumulation);
-    mllog.Point("opt_base_learning_rate", r.lr);
-    mllog.Point("opt_learning_rate_warmup_steps", r.lr_warmup);
-    mllog.Point("opt_adamw_beta_1", r.beta1);
-    mllog.Point("opt_adamw_beta_2", r.beta2);
-    mllog.Point("opt_adamw_weight_decay", r.weight_decay);
-    mllog.Point("opt_gradient_clip_norm", r.grad_clip);
+  LanguageModelTraining(TaskContext& context, LmRecipe recipe)
+      : context_(context),
+        comm_(context.communicator),
+        recipe_(std::move(recipe)),
+        clock_(context.mllog, context.metrics, recipe_.throughput_warmup),
+        phases_(context.metrics) {}
 
-    // Initialisation, apart from the timed run: tokenizer, model, optimizer.
-    RunClock clock(mllog, context.metrics, r.throughput_warmup);
-    torch::manual_seed(static_cast<uint64_t>(r.seed));
-    ASSIGN_OR_RETURN(BpeTokenizer tokenizer, LoadTokenizer(r));
-    GptConfig config = r.model;
+  StatusOr<TaskOutcome> Run() {
+    LogRecipe();
+    RETURN_IF_ERROR(Initialise());
+    Figures& figures = outcome_.figures;
+    clock_.StartRun(&figures);
+    RETURN_IF_ERROR(LoadData());
+    RETURN_IF_ERROR(Train());
+    clock_.StopRun(recipe_.goal.has_value(), &figures);
+    figures.epochs = epoch_;
+    phases_.Report(&figures);
+    figures.language_model = Summarize();
+    outcome_.summary = SummaryLine(*figures.language_model);
+    return outcome_;
+  }
+
+ private:
+  int64_t PerStep() const { return recipe_.batch * recipe_.accumulation; }
+  int64_t Length() const { return config_.sequence_length; }
+
+  void LogRecipe() {
+    MlLog& mllog = context_.mllog;
+    mllog.Point("submission_benchmark", "gpt");
+    mllog.Point("seed", recipe_.seed);
+    mllog.Point("global_batch_size", PerStep() * comm_.world_size());
+    mllog.Point("gradient_accumulation_steps", recipe_.accumulation);
+    mllog.Point("opt_base_learning_rate", recipe_.lr);
+    mllog.Point("opt_learning_rate_warmup_steps", recipe_.lr_warmup);
+    mllog.Point("opt_adamw_beta_1", recipe_.beta1);
+    mllog.Point("opt_adamw_beta_2", recipe_.beta2);
+    mllog.Point("opt_adamw_weight_decay", recipe_.weight_decay);
+    mllog.Point("opt_gradient_clip_norm", recipe_.grad_clip);
+  }
+
+  // Initialisation, apart from the timed run: tokenizer, model, optimizer.
+  Status Initialise() {
+    torch::manual_seed(static_cast<uint64_t>(recipe_.seed));
+    ASSIGN_OR_RETURN(BpeTokenizer tokenizer, LoadTokenizer(recipe_));
+    config_ = recipe_.model;
     // Synthetic tokens keep the preset's vocabulary, so the model is the preset's size.
-    if (!r.synthetic || !r.vocab_file.empty()) config.vocab_size = tokenizer.vocab_size();
-    RETURN_IF_ERROR(ValidateGptConfig(config));
-    mllog.Point("max_sequence_length", config.sequence_length);
-    Gpt model(config);
-    std::vector<torch::Tensor> params = model->parameters();
-    RETURN_IF_ERROR(BroadcastFromRankZero(comm, params));
-    std::unique_ptr<torch::optim::AdamW> optimizer = MakeOptimizer(model, r);
-    GradientBuffer gradients(params);
-    const bool bf16 = r.precision == "bf16";
-    TaskOutcome outcome;
-    Figures& f = outcome.figures;
-    clock.StartRun(&f);
-    const int64_t S = config.sequence_length;
-    const int64_t per_step = r.batch * r.accumulation;
-    int64_t train_count = 0;
-    int64_t eval_count = 0;
+    if (!recipe_.synthetic || !recipe_.vocab_file.empty()) config_.vocab_size = tokenizer.vocab_size();
+    RETURN_IF_ERROR(ValidateGptConfig(config_));
+    context_.mllog.Point("max_sequence_length", config_.sequence_length);
+    tokenizer_ = std::move(tokenizer);
+    model_ = Gpt(config_);
+    params_ = model_->parameters();
+    RETURN_IF_ERROR(BroadcastFromRankZero(comm_, params_));
+    optimizer_ = MakeOptimizer(model_, recipe_);
+    sync_ = std::make_unique<GradientSync>(comm_, params_);
+    driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_);
+    return Status::Ok();
+  }
+
+  // The corpus, tokenized after run_start (it counts towards time to the goal), split into
+  // training and validation sequences.
+  Status LoadData() {
     std::vector<int32_t> corpus;
-    if (!r.synthetic) {
-      ASSIGN_OR_RETURN(CorpusTokens loaded, LoadCorpus(r.corpus, tokenizer));
-      const int64_t sequences = PackedSequenceCount(static_cast<int64_t>(loaded.tokens.size()), S);
-      eval_count = std::min(r.eval_sequences, sequences / 2);
-      train_count = sequences - eval_count;
-      if (eval_count == 0) {
-        return Status::InvalidArgument(r.corpus.path + ": " + std::to_string(loaded.tokens.size()) +
-                                       " tokens make fewer than 2 sequences of " + std::to_string(S + 1) +
+    if (!recipe_.synthetic) {
+      ASSIGN_OR_RETURN(CorpusTokens loaded, LoadCorpus(recipe_.corpus, *tokenizer_));
+      const int64_t sequences = PackedSequenceCount(static_cast<int64_t>(loaded.tokens.size()), Length());
+      eval_count_ = std::min(recipe_.eval_sequences, sequences / 2);
+      train_count_ = sequences - eval_count_;
+      if (eval_count_ == 0) {
+        return Status::InvalidArgument(recipe_.corpus.path + ": " + std::to_string(loaded.tokens.size()) +
+                                       " tokens make fewer than 2 sequences of " + std::to_string(Length() + 1) +
                                        "; give a larger corpus or a smaller sequenceLength");
       }
-      mllog.Point("train_samples", train_count);
-      mllog.Point("eval_samples", eval_count);
+      context_.mllog.Point("train_samples", train_count_);
+      context_.mllog.Point("eval_samples", eval_count_);
       corpus = std::move(loaded.tokens);
     }
-    TokenSequences data(std::move(corpus), S, config.vocab_size,
-                        static_cast<uint64_t>(r.seed) * 1000003u + static_cast<uint64_t>(comm.rank()));
+    data_.emplace(std::move(corpus), Length(), config_.vocab_size, RankStreamSeed(recipe_.seed, comm_.rank(), 0));
     // Synthetic tokens are drawn fresh: one "epoch" of max_steps, and no shard to draw.
-    const int64_t steps_per_epoch = r.synthetic ? r.max_steps : StepsPerEpoch(train_count, k, per_step);
-    if (steps_per_epoch == 0) {
-      return Status::InvalidArgument("spec.hyperparameters.batchSize: " + std::to_string(r.batch) + " x " +
-                                     std::to_string(r.accumulation) + " accumulation x " + std::to_string(k) +
-                                     " workers is more than the " + std::to_string(train_count) +
+    const int world_size = comm_.world_size();
+    steps_per_epoch_ = recipe_.synthetic ? recipe_.max_steps : StepsPerEpoch(train_count_, world_size, PerStep());
+    if (steps_per_epoch_ == 0) {
+      return Status::InvalidArgument("spec.hyperparameters.batchSize: " + std::to_string(recipe_.batch) + " x " +
+                                     std::to_string(recipe_.accumulation) + " accumulation x " + std::to_string(world_size) +
+                                     " workers is more than the " + std::to_string(train_count_) +
                                      " training sequences");
     }
+    return Status::Ok();
+  }
 
-    PhaseTimer phases(context.metrics);
-    torch::Tensor inputs = torch::empty({r.batch, S}, torch::kLong);
-    torch::Tensor targets = torch::empty({r.batch, S}, torch::kLong);
+  // The optimizer steps, each followed by progress and, every evalInterval, an evaluation.
+  Status Train() {
+    torch::Tensor inputs = torch::empty({recipe_.batch, Length()}, torch::kLong);
+    torch::Tensor targets = torch::empty({recipe_.batch, Length()}, torch::kLong);
     std::vector<int64_t> shard;
-    int64_t epoch = 0;
-    double interval_loss = 0;
-    int64_t interval_steps = 0;
-    std::optional<double> eval_loss;
-    const int64_t progress_every = std::max<int64_t>(1, r.max_steps / 50);
-    for (int64_t step = 0; step < r.max_steps; ++step) {
-      if (step % 25 == 0) RETURN_IF_ERROR(AgreeToContinue(comm, "during training"));
-      if (step / steps_per_epoch + 1 != epoch) {
-        epoch = step / steps_per_epoch + 1;
-        if (!r.synthetic) shard = ShardIndices(train_count, k, comm.rank(), epoch, static_cast<uint64_t>(r.seed));
-        context.metrics.SetEpoch(epoch);
+    int64_t step = 0;
+    const bool bf16 = recipe_.precision == "bf16";
+    StepWork work;
+    work.micro_batches = recipe_.accumulation;
+    work.samples = PerStep();
+    work.load = [&](int64_t micro) {
+      const int64_t first = (step % steps_per_epoch_) * PerStep() + micro * recipe_.batch;
+      for (int64_t row = 0; row < recipe_.batch; ++row) {
+        data_->Fill(recipe_.synthetic ? 0 : shard[first + row], row, inputs, targets);
       }
-      const auto step_start = std::chrono::steady_clock::now();
-      const double lr = WarmupCosineLr(step, r.lr_warmup, r.decay_steps, r.lr, r.min_lr);
-      for (auto& group : optimizer->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
-      optimizer->zero_grad();
-      double step_loss = 0;
-      for (int64_t micro = 0; micro < r.accumulation; ++micro) {
-        const int64_t first = (step % steps_per_epoch) * per_step + micro * r.batch;
-        phases.Time("data", [&] {
-          for (int64_t b = 0; b < r.batch; ++b) data.Fill(r.synthetic ? 0 : shard[first + b], b, inputs, targets);
-        });
-        torch::Tensor loss;
-        phases.Time("forward", [&] {
-          loss = TokenLoss(model, inputs, targets, bf16, torch::kMean) / static_cast<double>(r.accumulation);
-        });
-        phases.Time("backward", [&] { loss.backward(); });
-        step_loss += loss.item<double>();
+    };
+    work.loss = [&](int64_t) {
+      return TokenLoss(model_, inputs, targets, bf16, torch::kMean) / static_cast<double>(recipe_.accumulation);
+    };
+    // Every rank holds the same averaged gradients, so every rank clips alike.
+    if (recipe_.grad_clip > 0) work.before_update = [&] { torch::nn::utils::clip_grad_norm_(params_, recipe_.grad_clip); };
+    for (; step < recipe_.max_steps; ++step) {
+      if (step / steps_per_epoch_ + 1 != epoch_) {
+        epoch_ = step / steps_per_epoch_ + 1;
+        if (!recipe_.synthetic) {
+          shard = ShardIndices(train_count_, comm_.world_size(), comm_.rank(), epoch_, static_cast<uint64_t>(recipe_.seed));
+        }
+        context_.metrics.SetEpoch(epoch_);
       }
-      phases.Time("optimizer", [&] { gradients.Pack(); });
-      Status reduced = Status::Ok();
-      phases.Time("communication",
-                  [&] { reduced = comm.AllReduce(gradients.data(), gradients.size(), DType::kFloat32, ReduceOp::kSum); });
-      RETURN_IF_ERROR(reduced);
-      phases.Time("optimizer", [&] {
-        gradients.UnpackAveraged(k);
-        // Every rank holds the same averaged gradients, so every rank clips alike.
-        if (r.grad_clip > 0) torch::nn::utils::clip_grad_norm_(params, r.grad_clip);
-        optimizer->step();
-      });
-      clock.Step(SecondsSince(step_start), per_step);
-      context.metrics.AddTokens(static_cast<double>(per_step * S));
-      interval_loss += step_loss;
-      ++interval_steps;
-
-      // The live progress line moves every 2% of the run; evaluation waits for evalInterval.
-      const bool evaluate = (step + 1) % r.eval_interval == 0 || step + 1 == r.max_steps;
-      if (!evaluate && (step + 1) % progress_every != 0) continue;
-      ProgressEvent event;
-      event.stage = "run";
-      event.epoch = epoch;
-      event.done = step + 1;
-      event.total = r.max_steps;
-      event.loss = interval_loss / static_cast<double>(interval_steps);
-      event.metric = "loss";
-      event.value = eval_loss;
-      if (!evaluate) {
-        context.progress.Report(event);
-        continue;
-      }
-      const double train_loss = *event.loss;
-      interval_loss = 0;
-      interval_steps = 0;
-      context.metrics.SetTrainLoss(train_loss);
-      if (eval_count > 0) {
-        double loss = 0;
-        Status evaluated = Status::Ok();
-        phases.Time("eval", [&] { evaluated = EvaluateLoss(comm, model, data, train_count, eval_count, r.batch, S, bf16, &loss); });
-        RETURN_IF_ERROR(evaluated);
-        eval_loss = loss;
-        event.value = loss;
-        context.metrics.SetEvalLoss(loss);
-        mllog.Point("eval_loss", loss, {{"step_num", step + 1}});
-      }
-      context.progress.Report(event);
-      if (comm.rank() == 0) {
-        const std::string eval_text = eval_loss ? ", eval loss " + FormatFixed(*eval_loss, 4) : "";
-        std::printf("[gpt] step %lld/%lld: train loss %.4f%s, lr %.3g, %s\n", static_cast<long long>(step + 1),
-                    static_cast<long long>(r.max_steps), train_loss, eval_text.c_str(), lr,
-                    FormatSeconds(clock.Elapsed()).c_str());
-        std::fflush(stdout);
-      }
-      if (r.goal && eval_loss && *eval_loss <= *r.goal) {
-        clock.ReachGoal(&f);
+      const double lr = WarmupCosineLr(step, recipe_.lr_warmup, recipe_.decay_steps, recipe_.lr, recipe_.min_lr);
+      for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+      ASSIGN_OR_RETURN(const double loss, driver_->Step(step, work));
+      context_.metrics.AddTokens(static_cast<double>(PerStep() * Length()));
+      interval_loss_ += loss;
+      ++interval_steps_;
+      ASSIGN_OR_RETURN(const bool reached, AfterStep(step, lr, bf16));
+      if (reached) {
+        clock_.ReachGoal(&outcome_.figures);
         break;
       }
     }
-    clock.StopRun(r.goal.has_value(), &f);
-    const bool reached = f.goal_reached.value_or(false);
-    f.epochs = epoch;
-    phases.Report(&f);
+    return Status::Ok();
+  }
 
-    LanguageModelSummary m;
-    m.model = r.model_name;
-    m.parameters = GptParameterCount(config);
-    m.sequence_length = S;
-    m.global_batch_size = global_batch;
-    m.precision = r.precision;
-    m.tokens = clock.steps() * per_step * S;
-    m.flops_per_token = GptTrainingFlopsPerToken(config);
-    m.eval_loss = eval_loss;
-    m.parameter_digest = ParameterDigest(params);
-    std::string peak_basis;
-    if (clock.window_steps() > 0) {
-      m.tokens_per_second = static_cast<double>(clock.window_samples() * S) / clock.window_seconds();
-      m.seconds_per_iteration = clock.window_seconds() / static_cast<double>(clock.window_steps());
-      m.model_tflops_per_second = m.flops_per_token * m.tokens_per_second / 1e12;
-      if (r.peak_tflops > 0) {
-        m.peak_tflops = r.peak_tflops;
-        peak_basis = "peakTflops";
-      } else if (const std::optional<CpuPeak> cpu = PeakOfThisRank()) {
-        m.peak_tflops = cpu->tflops;
-        peak_basis = cpu->basis;
-      }
-      if (m.peak_tflops) m.mfu = m.model_tflops_per_second / *m.peak_tflops;
+  // The live progress line moves every 2% of the run; evaluation waits for evalInterval.
+  // True when this step's evaluation reached the loss goal.
+  StatusOr<bool> AfterStep(int64_t step, double lr, bool bf16) {
+    const bool evaluate = (step + 1) % recipe_.eval_interval == 0 || step + 1 == recipe_.max_steps;
+    if (!evaluate && (step + 1) % std::max<int64_t>(1, recipe_.max_steps / 50) != 0) return false;
+    ProgressEvent event;
+    event.stage = "run";
+    event.epoch = epoch_;
+    event.done = step + 1;
+    event.total = recipe_.max_steps;
+    event.loss = interval_loss_ / static_cast<double>(interval_steps_);
+    event.metric = "loss";
+    event.value = eval_loss_;
+    if (!evaluate) {
+      context_.progress.Report(event);
+      return false;
     }
-    f.language_model = m;
+    const double train_loss = *event.loss;
+    interval_loss_ = 0;
+    interval_steps_ = 0;
+    context_.metrics.SetTrainLoss(train_loss);
+    if (eval_count_ > 0) {
+      double loss = 0;
+      Status evaluated = Status::Ok();
+      phases_.Time(TrainingPhase::kEval, [&] {
+        evaluated = EvaluateLoss(comm_, model_, *data_, train_count_, eval_count_, recipe_.batch, Length(), bf16, &loss);
+      });
+      RETURN_IF_ERROR(evaluated);
+      eval_loss_ = event.value = loss;
+      context_.metrics.SetEvalLoss(loss);
+      context_.mllog.Point("eval_loss", loss, {{"step_num", step + 1}});
+    }
+    context_.progress.Report(event);
+    if (comm_.rank() == 0) {
+      const std::string eval_text = eval_loss_ ? ", eval loss " + FormatFixed(*eval_loss_, 4) : "";
+      std::printf("[gpt] step %lld/%lld: train loss %.4f%s, lr %.3g, %s\n", static_cast<long long>(step + 1),
+                  static_cast<long long>(recipe_.max_steps), train_loss, eval_text.c_str(), lr,
+                  FormatSeconds(clock_.Elapsed()).c_str());
+      std::fflush(stdout);
+    }
+    return recipe_.goal && eval_loss_ && *eval_loss_ <= *recipe_.goal;
+  }
 
-    outcome.summary = m.model + ", " + std::to_string(clock.steps()) + " steps";
-    if (eval_loss) outcome.summary += ", eval loss " + FormatFixed(*eval_loss, 4);
-    if (r.goal) {
-      outcome.summary += reached ? ", goal reached in " + FormatSeconds(*f.time_to_accuracy_seconds) : ", goal not reached";
+  // CARAML's columns over the throughput window, and MFU against the peak given or estimated.
+  LanguageModelSummary Summarize() {
+    LanguageModelSummary summary;
+    summary.model = recipe_.model_name;
+    summary.parameters = GptParameterCount(config_);
+    summary.sequence_length = Length();
+    summary.global_batch_size = PerStep() * comm_.world_size();
+    summary.precision = recipe_.precision;
+    summary.tokens = clock_.steps() * PerStep() * Length();
+    summary.flops_per_token = GptTrainingFlopsPerToken(config_);
+    summary.eval_loss = eval_loss_;
+    summary.parameter_digest = ParameterDigest(params_);
+    if (clock_.window_steps() == 0) return summary;
+    summary.tokens_per_second = static_cast<double>(clock_.window_samples() * Length()) / clock_.window_seconds();
+    summary.seconds_per_iteration = clock_.window_seconds() / static_cast<double>(clock_.window_steps());
+    summary.model_tflops_per_second = summary.flops_per_token * summary.tokens_per_second / 1e12;
+    if (recipe_.peak_tflops > 0) {
+      summary.peak_tflops = recipe_.peak_tflops;
+      peak_basis_ = "peakTflops";
+    } else if (const std::optional<CpuPeak> cpu = PeakOfThisRank()) {
+      summary.peak_tflops = cpu->tflops;
+      peak_basis_ = cpu->basis;
     }
-    outcome.summary += ": " + FormatFixed(m.tokens_per_second, 0) + " tokens/s/rank, " + FormatFixed(m.seconds_per_iteration, 3) +
-                       " s/iteration, " + FormatFixed(m.model_tflops_per_second, 4) + " TFLOP/s/device, MFU " +
-                       (m.mfu ? FormatFixed(100 * *m.mfu, 2) + "% of " + peak_basis : "n/a") + ", communication " +
-                       FormatFixed(100 * f.communication_ratio.value_or(0), 1) + "%";
-    return outcome;
+    if (summary.peak_tflops) summary.mfu = summary.model_tflops_per_second / *summary.peak_tflops;
+    return summary;
+  }
+
+  std::string SummaryLine(const LanguageModelSummary& summary) const {
+    const Figures& figures = outcome_.figures;
+    std::string line = summary.model + ", " + std::to_string(clock_.steps()) + " steps";
+    if (eval_loss_) line += ", eval loss " + FormatFixed(*eval_loss_, 4);
+    if (recipe_.goal) {
+      line += figures.goal_reached.value_or(false) ? ", goal reached in " + FormatSeconds(*figures.time_to_accuracy_seconds)
+                                             : ", goal not reached";
+    }
+    return line + ": " + FormatFixed(summary.tokens_per_second, 0) + " tokens/s/rank, " +
+           FormatFixed(summary.seconds_per_iteration, 3) + " s/iteration, " + FormatFixed(summary.model_tflops_per_second, 4) +
+           " TFLOP/s/device, MFU " + (summary.mfu ? FormatFixed(100 * *summary.mfu, 2) + "% of " + peak_basis_ : "n/a") +
+           ", communication " + FormatFixed(100 * figures.communication_ratio.value_or(0), 1) + "%";
+  }
+
+  TaskContext& context_;
+  Communicator& comm_;
+  const LmRecipe recipe_;
+  RunClock clock_;
+  PhaseTimer phases_;
+  GptConfig config_;
+  std::optional<BpeTokenizer> tokenizer_;
+  Gpt model_{nullptr};
+  std::vector<torch::Tensor> params_;
+  std::unique_ptr<torch::optim::AdamW> optimizer_;
+  std::unique_ptr<GradientSync> sync_;
+  std::unique_ptr<StepDriver> driver_;
+  std::optional<TokenSequences> data_;
+  int64_t train_count_ = 0;
+  int64_t eval_count_ = 0;
+  int64_t steps_per_epoch_ = 0;
+  int64_t epoch_ = 0;
+  double interval_loss_ = 0;  // training loss since the last evaluation
+  int64_t interval_steps_ = 0;
+  std::optional<double> eval_loss_;
+  std::string peak_basis_;
+  TaskOutcome outcome_;
+};
+
+class LanguageModelTask : public Task {
+ public:
+  StatusOr<TaskOutcome> Run(TaskContext& context) override {
+    ASSIGN_OR_RETURN(LmRecipe recipe, ReadLmRecipe(context.benchmark.spec));
+    LanguageModelTraining training(context, std::move(recipe));
+    return training.Run();
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include "runner/data/dataset_fetch.h"
 #include "runner/data/libsvm_reader.h"
+#include "runner/tasks/recipe_reader.h"
 #include "runner/tasks/sync_sgd_trainer.h"
 
 namespace ergobench {
@@ -28,11 +29,11 @@ SparseDataset SyntheticLinear(int64_t count, int64_t features, uint64_t seed) {
 
 class LibsvmProblem : public TrainingProblem {
  public:
-  LibsvmProblem(DatasetSpec dataset, const nlohmann::json& hyperparameters, uint64_t seed)
+  LibsvmProblem(DatasetSpec dataset, std::string train_file, std::string test_file, int64_t features, uint64_t seed)
       : dataset_(std::move(dataset)),
-        train_file_(hyperparameters.at("trainFile").get<std::string>()),
-        test_file_(hyperparameters.at("testFile").get<std::string>()),
-        features_(hyperparameters.at("features").get<int64_t>()),
+        train_file_(std::move(train_file)),
+        test_file_(std::move(test_file)),
+        features_(features),
         seed_(seed) {}
 
   Status Load() override {
@@ -103,8 +104,13 @@ class LogisticRegressionTask : public Task {
  public:
   StatusOr<TaskOutcome> Run(TaskContext& context) override {
     const BenchmarkSpec& spec = context.benchmark.spec;
-    const SgdRecipe recipe = ReadSgdRecipe(spec);
-    LibsvmProblem problem(spec.dataset, spec.hyperparameters, static_cast<uint64_t>(recipe.seed));
+    ASSIGN_OR_RETURN(const SgdRecipe recipe, ReadSgdRecipe(spec));
+    RecipeReader read(spec.hyperparameters);
+    const std::string train_file = read.String("trainFile");
+    const std::string test_file = read.String("testFile");
+    const int64_t features = read.Int("features");
+    RETURN_IF_ERROR(read.status());
+    LibsvmProblem problem(spec.dataset, train_file, test_file, features, static_cast<uint64_t>(recipe.seed));
     return TrainSyncSgd(context, problem, recipe);
   }
 };

@@ -5,17 +5,17 @@
 
 namespace ergobench {
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+RunClock::RunClock(MlLog& mllog, RunnerMetrics& metrics, int64_t warmup_steps, const TimeSource& time)
+    : mllog_(mllog), metrics_(metrics), warmup_steps_(warmup_steps), time_(time), init_start_(time.Now()) {}
 
-RunClock::RunClock(MlLog& mllog, RunnerMetrics& metrics, int64_t warmup_steps)
-    : mllog_(mllog), metrics_(metrics), warmup_steps_(warmup_steps) {}
+double RunClock::SecondsSince(Clock::time_point start) const {
+  return std::chrono::duration<double>(time_.Now() - start).count();
+}
 
 void RunClock::StartRun(Figures* f) {
   f->init_seconds = SecondsSince(init_start_);
   mllog_.Stop("init_stop");
-  run_start_ = Clock::now();
+  run_start_ = time_.Now();
   mllog_.Start("run_start");
 }
 

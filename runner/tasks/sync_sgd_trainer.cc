@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <map>
 
-#include "api/units.h"
+#include "base/units.h"
 #include "runner/dist/communicator.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
@@ -12,7 +12,9 @@
 #include "runner/stop_signal.h"
 #include "runner/tasks/lr_schedule.h"
 #include "runner/tasks/phase_timer.h"
+#include "runner/tasks/recipe_reader.h"
 #include "runner/tasks/run_clock.h"
+#include "runner/tasks/step_driver.h"
 
 namespace ergobench {
 namespace {
@@ -60,176 +62,195 @@ void ReportEpochProgress(ProgressWriter& progress, int64_t epoch, int64_t done, 
   progress.Report(event);
 }
 
+// One run of synchronous SGD: initialisation, then epochs of training and evaluation until
+// the goal or maxEpochs, each step taken by the StepDriver.
+class SgdTraining {
+ public:
+  SgdTraining(TaskContext& context, TrainingProblem& problem, const SgdRecipe& recipe)
+      : context_(context),
+        comm_(context.communicator),
+        problem_(problem),
+        recipe_(recipe),
+        clock_(context.mllog, context.metrics, recipe.warmup_steps),
+        phases_(context.metrics),
+        schedule_(recipe.lr, comm_.world_size(), recipe.plateau_factor, recipe.plateau_patience) {}
+
+  StatusOr<TaskOutcome> Run() {
+    LogRecipe();
+    RETURN_IF_ERROR(Initialise());
+    Figures& figures = outcome_.figures;
+    clock_.StartRun(&figures);
+    RETURN_IF_ERROR(LoadData());
+    int64_t epoch = 1;
+    for (; epoch <= recipe_.max_epochs; ++epoch) {
+      ASSIGN_OR_RETURN(const double train_loss, TrainEpoch(epoch));
+      ASSIGN_OR_RETURN(const bool reached, EvaluateEpoch(epoch, train_loss));
+      if (reached) {
+        clock_.ReachGoal(&figures);
+        break;
+      }
+    }
+    clock_.StopRun(recipe_.goal.has_value(), &figures);
+    figures.epochs = std::min(epoch, recipe_.max_epochs);
+    phases_.Report(&figures);
+    outcome_.summary = Summary();
+    return outcome_;
+  }
+
+ private:
+  void LogRecipe() {
+    MlLog& mllog = context_.mllog;
+    mllog.Point("submission_benchmark", context_.benchmark.spec.task);
+    mllog.Point("seed", recipe_.seed);
+    mllog.Point("global_batch_size", recipe_.batch * comm_.world_size());
+    mllog.Point("opt_base_learning_rate", recipe_.lr);
+  }
+
+  // Initialisation, reported apart from time to accuracy: the model and the optimizer.
+  Status Initialise() {
+    torch::manual_seed(static_cast<uint64_t>(recipe_.seed));
+    model_ = problem_.BuildModel();
+    const std::vector<torch::Tensor> params = model_.ptr()->parameters();
+    RETURN_IF_ERROR(BroadcastFromRankZero(comm_, params));
+    optimizer_ = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(recipe_.lr)
+                                                                 .momentum(recipe_.momentum)
+                                                                 .nesterov(recipe_.nesterov)
+                                                                 .weight_decay(recipe_.weight_decay));
+    sync_ = std::make_unique<GradientSync>(comm_, params);
+    driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_);
+    return Status::Ok();
+  }
+
+  // Reading the data counts towards time to accuracy: this comes after run_start.
+  Status LoadData() {
+    RETURN_IF_ERROR(problem_.Load());
+    const int world_size = comm_.world_size();
+    train_count_ = recipe_.train_samples > 0 ? std::min(recipe_.train_samples, problem_.train_count())
+                                             : problem_.train_count();
+    steps_per_epoch_ = StepsPerEpoch(train_count_, world_size, recipe_.batch);
+    if (steps_per_epoch_ == 0) {
+      return Status::InvalidArgument("spec.hyperparameters.batchSize: " + std::to_string(recipe_.batch) +
+                                     " per worker is more than " + std::to_string(train_count_) + " samples over " +
+                                     std::to_string(world_size) + " ranks can fill");
+    }
+    context_.mllog.Point("train_samples", train_count_);
+    context_.mllog.Point("eval_samples", problem_.test_count());
+    return Status::Ok();
+  }
+
+  // Every step of this rank's shard of the epoch; returns the mean training loss.
+  StatusOr<double> TrainEpoch(int64_t epoch) {
+    context_.mllog.Start("epoch_start", {{"epoch_num", epoch}});
+    context_.metrics.SetEpoch(epoch);
+    const uint64_t seed = static_cast<uint64_t>(recipe_.seed);
+    const std::vector<int64_t> shard = ShardIndices(train_count_, comm_.world_size(), comm_.rank(), epoch, seed);
+    SplitMix64 rng(RankStreamSeed(recipe_.seed, comm_.rank(), epoch));
+    model_.ptr()->train();
+    torch::Tensor inputs;
+    torch::Tensor targets;
+    int64_t step = 0;
+    StepWork work;
+    work.samples = recipe_.batch;
+    work.load = [&](int64_t) {
+      problem_.TrainBatch(shard.data() + step * recipe_.batch, recipe_.batch, rng, &inputs, &targets);
+    };
+    work.loss = [&](int64_t) {
+      return problem_.LossSum(model_.forward(inputs), targets) / static_cast<double>(recipe_.batch);
+    };
+    const int64_t report_every = std::max<int64_t>(1, steps_per_epoch_ / 10);
+    double loss_sum = 0;
+    for (; step < steps_per_epoch_; ++step) {
+      const double lr = schedule_.At(static_cast<double>(epoch - 1) + static_cast<double>(step) / steps_per_epoch_);
+      for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
+      ASSIGN_OR_RETURN(const double loss, driver_->Step((epoch - 1) * steps_per_epoch_ + step, work));
+      loss_sum += loss;
+      if ((step + 1) % report_every == 0) {
+        ReportEpochProgress(context_.progress, epoch, step + 1, steps_per_epoch_,
+                            loss_sum / static_cast<double>(step + 1), accuracy_);
+      }
+    }
+    context_.mllog.Stop("epoch_stop", {{"epoch_num", epoch}});
+    return loss_sum / static_cast<double>(steps_per_epoch_);
+  }
+
+  // The evaluation after an epoch; true when it reached the goal.
+  StatusOr<bool> EvaluateEpoch(int64_t epoch, double train_loss) {
+    context_.metrics.SetTrainLoss(train_loss);
+    double accuracy = 0;
+    double eval_loss = 0;
+    Status evaluated = Status::Ok();
+    phases_.Time(TrainingPhase::kEval, [&] { evaluated = Evaluate(comm_, model_, problem_, &accuracy, &eval_loss); });
+    RETURN_IF_ERROR(evaluated);
+    accuracy_ = accuracy;
+    context_.metrics.SetEvalAccuracy(accuracy);
+    context_.mllog.Point("eval_accuracy", accuracy, {{"epoch_num", epoch}});
+    schedule_.OnValidationLoss(eval_loss);
+    if (comm_.rank() == 0) {
+      std::printf("[%s] epoch %lld: train loss %.4f, eval loss %.4f, accuracy %.4f, next lr %.4g, %s\n",
+                  context_.benchmark.spec.task.c_str(), static_cast<long long>(epoch), train_loss, eval_loss, accuracy,
+                  schedule_.At(static_cast<double>(epoch)), FormatSeconds(clock_.Elapsed()).c_str());
+      std::fflush(stdout);
+    }
+    ReportEpochProgress(context_.progress, epoch, steps_per_epoch_, steps_per_epoch_, train_loss, accuracy_);
+    return recipe_.goal && accuracy >= *recipe_.goal;
+  }
+
+  std::string Summary() const {
+    const Figures& figures = outcome_.figures;
+    std::string goal_text;
+    if (recipe_.goal) {
+      goal_text = figures.goal_reached.value_or(false) ? ", goal reached in " + FormatSeconds(*figures.time_to_accuracy_seconds)
+                                                 : ", goal not reached";
+    }
+    char summary[256];
+    std::snprintf(summary, sizeof summary,
+                  "accuracy %.4f after %lld epochs%s, %.1f samples/s/rank, communication %.1f%%", accuracy_.value_or(0),
+                  static_cast<long long>(*figures.epochs), goal_text.c_str(), figures.samples_per_second.value_or(0),
+                  100 * figures.communication_ratio.value_or(0));
+    return summary;
+  }
+
+  TaskContext& context_;
+  Communicator& comm_;
+  TrainingProblem& problem_;
+  const SgdRecipe& recipe_;
+  RunClock clock_;
+  PhaseTimer phases_;
+  LrSchedule schedule_;
+  torch::nn::AnyModule model_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+  std::unique_ptr<GradientSync> sync_;
+  std::unique_ptr<StepDriver> driver_;
+  int64_t train_count_ = 0;
+  int64_t steps_per_epoch_ = 0;
+  std::optional<double> accuracy_;  // the last evaluation's
+  TaskOutcome outcome_;
+};
+
 }  // namespace
 
-Status BroadcastFromRankZero(Communicator& comm, std::vector<torch::Tensor> tensors) {
-  torch::NoGradGuard no_grad;
-  for (torch::Tensor& t : tensors) {
-    if (t.scalar_type() != torch::kFloat && t.scalar_type() != torch::kLong) continue;
-    torch::Tensor contiguous = t.contiguous();
-    const DType dtype = t.scalar_type() == torch::kFloat ? DType::kFloat32 : DType::kInt64;
-    RETURN_IF_ERROR(comm.Broadcast(contiguous.data_ptr(), static_cast<size_t>(contiguous.numel()), dtype, 0));
-    if (!contiguous.is_same(t)) t.copy_(contiguous);
-  }
-  return Status::Ok();
-}
-
-GradientBuffer::GradientBuffer(std::vector<torch::Tensor> params) : params_(std::move(params)) {
-  int64_t total = 0;
-  for (const torch::Tensor& p : params_) total += p.numel();
-  flat_ = torch::zeros({total});
-}
-
-void GradientBuffer::Pack() {
-  int64_t offset = 0;
-  for (const torch::Tensor& p : params_) {
-    torch::Tensor slice = flat_.slice(0, offset, offset + p.numel());
-    p.grad().defined() ? slice.copy_(p.grad().reshape({-1})) : slice.zero_();
-    offset += p.numel();
-  }
-}
-
-void GradientBuffer::UnpackAveraged(int world_size) {
-  flat_.div_(world_size);
-  int64_t offset = 0;
-  for (torch::Tensor& p : params_) {
-    if (p.grad().defined()) p.mutable_grad().copy_(flat_.slice(0, offset, offset + p.numel()).view(p.sizes()));
-    offset += p.numel();
-  }
-}
-
-SgdRecipe ReadSgdRecipe(const BenchmarkSpec& spec) {
-  const nlohmann::json& h = spec.hyperparameters;
-  SgdRecipe r;
-  r.batch = h.at("batchSize").get<int64_t>();
-  r.lr = h.at("learningRate").get<double>();
-  r.momentum = h.at("momentum").get<double>();
-  r.nesterov = h.at("nesterov").get<bool>();
-  r.weight_decay = h.at("weightDecay").get<double>();
-  r.plateau_factor = h.at("plateauFactor").get<double>();
-  r.plateau_patience = h.at("plateauPatience").get<int>();
-  r.seed = h.at("seed").get<int64_t>();
-  r.warmup_steps = h.at("warmupSteps").get<int64_t>();
-  r.train_samples = h.at("trainSamples").get<int64_t>();
-  r.max_epochs = spec.max_epochs.value_or(1);
-  if (spec.dataset.source != "synthetic" && spec.goal) r.goal = spec.goal->target;
-  return r;
+StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec) {
+  RecipeReader read(spec.hyperparameters);
+  SgdRecipe recipe;
+  recipe.batch = read.Int("batchSize");
+  recipe.lr = read.Number("learningRate");
+  recipe.momentum = read.Number("momentum");
+  recipe.nesterov = read.Bool("nesterov");
+  recipe.weight_decay = read.Number("weightDecay");
+  recipe.plateau_factor = read.Number("plateauFactor");
+  recipe.plateau_patience = static_cast<int>(read.Int("plateauPatience"));
+  recipe.seed = read.Int("seed");
+  recipe.warmup_steps = read.Int("warmupSteps");
+  recipe.train_samples = read.Int("trainSamples");
+  RETURN_IF_ERROR(read.status());
+  recipe.max_epochs = spec.max_epochs.value_or(1);
+  if (spec.dataset.source != "synthetic" && spec.goal) recipe.goal = spec.goal->target;
+  return recipe;
 }
 
 StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& problem, const SgdRecipe& recipe) {
-  Communicator& comm = context.communicator;
-  const int k = comm.world_size();
-  MlLog& mllog = context.mllog;
-  mllog.Point("submission_benchmark", context.benchmark.spec.task);
-  mllog.Point("seed", recipe.seed);
-  mllog.Point("global_batch_size", recipe.batch * k);
-  mllog.Point("opt_base_learning_rate", recipe.lr);
-  // Initialisation, reported apart from time to accuracy: the model and the optimizer.
-  RunClock clock(mllog, context.metrics, recipe.warmup_steps);
-  torch::manual_seed(static_cast<uint64_t>(recipe.seed));
-  torch::nn::AnyModule model = problem.BuildModel();
-  std::vector<torch::Tensor> params = model.ptr()->parameters();
-  RETURN_IF_ERROR(BroadcastFromRankZero(comm, params));
-  torch::optim::SGD optimizer(params, torch::optim::SGDOptions(recipe.lr)
-                                          .momentum(recipe.momentum)
-                                          .nesterov(recipe.nesterov)
-                                          .weight_decay(recipe.weight_decay));
-  LrSchedule schedule(recipe.lr, k, recipe.plateau_factor, recipe.plateau_patience);
-  GradientBuffer gradients(params);
-  TaskOutcome outcome;
-  Figures& f = outcome.figures;
-  clock.StartRun(&f);
-  RETURN_IF_ERROR(problem.Load());
-  const int64_t train_count =
-      recipe.train_samples > 0 ? std::min(recipe.train_samples, problem.train_count()) : problem.train_count();
-  const int64_t steps_per_epoch = StepsPerEpoch(train_count, k, recipe.batch);
-  if (steps_per_epoch == 0) {
-    return Status::InvalidArgument("spec.hyperparameters.batchSize: " + std::to_string(recipe.batch) +
-                                   " per worker is more than " + std::to_string(train_count) + " samples over " +
-                                   std::to_string(k) + " ranks can fill");
-  }
-  mllog.Point("train_samples", train_count);
-  mllog.Point("eval_samples", problem.test_count());
-
-  PhaseTimer phases(context.metrics);
-  const auto timed = [&](const char* phase, auto&& fn) { phases.Time(phase, fn); };
-
-  std::optional<double> accuracy;
-  int64_t epoch = 0;
-  torch::Tensor inputs;
-  torch::Tensor targets;
-  for (epoch = 1; epoch <= recipe.max_epochs; ++epoch) {
-    mllog.Start("epoch_start", {{"epoch_num", epoch}});
-    context.metrics.SetEpoch(epoch);
-    const std::vector<int64_t> shard = ShardIndices(train_count, k, comm.rank(), epoch, static_cast<uint64_t>(recipe.seed));
-    SplitMix64 rng(static_cast<uint64_t>(recipe.seed) * 1000003u + static_cast<uint64_t>(comm.rank()) * 7919u +
-                   static_cast<uint64_t>(epoch));
-    model.ptr()->train();
-    double loss_sum = 0;
-    for (int64_t step = 0; step < steps_per_epoch; ++step) {
-      if (step % 25 == 0) RETURN_IF_ERROR(AgreeToContinue(comm, "during training"));
-      const auto step_start = std::chrono::steady_clock::now();
-      timed("data", [&] { problem.TrainBatch(shard.data() + step * recipe.batch, recipe.batch, rng, &inputs, &targets); });
-      const double lr = schedule.At(static_cast<double>(epoch - 1) + static_cast<double>(step) / steps_per_epoch);
-      for (auto& group : optimizer.param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
-      torch::Tensor loss;
-      timed("forward", [&] { loss = problem.LossSum(model.forward(inputs), targets) / static_cast<double>(recipe.batch); });
-      timed("backward", [&] {
-        optimizer.zero_grad();
-        loss.backward();
-      });
-      timed("optimizer", [&] { gradients.Pack(); });
-      Status reduced = Status::Ok();
-      timed("communication", [&] { reduced = comm.AllReduce(gradients.data(), gradients.size(), DType::kFloat32, ReduceOp::kSum); });
-      RETURN_IF_ERROR(reduced);
-      timed("optimizer", [&] {
-        gradients.UnpackAveraged(k);
-        optimizer.step();
-      });
-      loss_sum += loss.item<double>();
-      clock.Step(SecondsSince(step_start), recipe.batch);
-      if ((step + 1) % std::max<int64_t>(1, steps_per_epoch / 10) == 0) {
-        ReportEpochProgress(context.progress, epoch, step + 1, steps_per_epoch, loss_sum / static_cast<double>(step + 1),
-                            accuracy);
-      }
-    }
-    mllog.Stop("epoch_stop", {{"epoch_num", epoch}});
-    const double train_loss = loss_sum / static_cast<double>(steps_per_epoch);
-    context.metrics.SetTrainLoss(train_loss);
-
-    double eval_accuracy = 0;
-    double eval_loss = 0;
-    Status evaluated = Status::Ok();
-    timed("eval", [&] { evaluated = Evaluate(comm, model, problem, &eval_accuracy, &eval_loss); });
-    RETURN_IF_ERROR(evaluated);
-    accuracy = eval_accuracy;
-    context.metrics.SetEvalAccuracy(eval_accuracy);
-    mllog.Point("eval_accuracy", eval_accuracy, {{"epoch_num", epoch}});
-    schedule.OnValidationLoss(eval_loss);
-    if (comm.rank() == 0) {
-      std::printf("[%s] epoch %lld: train loss %.4f, eval loss %.4f, accuracy %.4f, next lr %.4g, %s\n",
-                  context.benchmark.spec.task.c_str(), static_cast<long long>(epoch), train_loss, eval_loss,
-                  eval_accuracy, schedule.At(static_cast<double>(epoch)), FormatSeconds(clock.Elapsed()).c_str());
-      std::fflush(stdout);
-    }
-    ReportEpochProgress(context.progress, epoch, steps_per_epoch, steps_per_epoch, train_loss, accuracy);
-    if (recipe.goal && eval_accuracy >= *recipe.goal) {
-      clock.ReachGoal(&f);
-      break;
-    }
-  }
-  clock.StopRun(recipe.goal.has_value(), &f);
-  const bool reached = f.goal_reached.value_or(false);
-  f.epochs = std::min(epoch, recipe.max_epochs);
-  phases.Report(&f);
-  std::string goal_text;
-  if (recipe.goal) goal_text = reached ? ", goal reached in " + FormatSeconds(*f.time_to_accuracy_seconds) : ", goal not reached";
-  char summary[256];
-  std::snprintf(summary, sizeof summary, "accuracy %.4f after %lld epochs%s, %.1f samples/s/rank, communication %.1f%%",
-                accuracy.value_or(0), static_cast<long long>(*f.epochs), goal_text.c_str(),
-                f.samples_per_second.value_or(0), 100 * f.communication_ratio.value_or(0));
-  outcome.summary = summary;
-  return outcome;
+  SgdTraining training(context, problem, recipe);
+  return training.Run();
 }
 
 }  // namespace ergobench

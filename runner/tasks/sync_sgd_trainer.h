@@ -1,8 +1,8 @@
-// The training loop shared by every training task: synchronous data-parallel SGD with the
-// MLBench learning-rate schedule, timed by MLPerf's rules. A task supplies a
-// TrainingProblem (its data, model and loss); the trainer owns everything else: sharding,
-// gradient all-reduce and averaging, phase timers, evaluation, MLLOG, progress and the
-// figures of the result. Only torch translation units include this header.
+// Synchronous data-parallel SGD with the MLBench learning-rate schedule, timed by MLPerf's
+// rules, for the image and linear tasks. A task supplies a TrainingProblem (its data, model and
+// loss); the trainer owns the epochs, sharding, evaluation, MLLOG, progress and the figures of
+// the result, and takes each step with the StepDriver that the language model shares
+// (step_driver.h). Only torch translation units include this header.
 #pragma once
 
 #include <optional>
@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "runner/data/shard.h"
+#include "runner/tasks/gradient_sync.h"
 #include "runner/tasks/task.h"
 
 namespace ergobench {
@@ -33,7 +34,7 @@ struct SgdRecipe {
   std::optional<double> goal;  // absent for synthetic data: throughput only
 };
 
-SgdRecipe ReadSgdRecipe(const BenchmarkSpec& spec);
+StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec);
 
 class TrainingProblem {
  public:
@@ -56,27 +57,6 @@ class TrainingProblem {
   virtual torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;
   virtual torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;
 };
-
-// All gradients of a model in one contiguous buffer, so that a step costs one all-reduce.
-class GradientBuffer {
- public:
-  explicit GradientBuffer(std::vector<torch::Tensor> params);
-
-  float* data() { return flat_.data_ptr<float>(); }
-  size_t size() const { return static_cast<size_t>(flat_.numel()); }
-
-  // Copies each parameter's gradient in (zeros where there is none).
-  void Pack();
-  // Divides the all-reduced sum by `world_size` and copies it back into the gradients.
-  void UnpackAveraged(int world_size);
-
- private:
-  std::vector<torch::Tensor> params_;
-  torch::Tensor flat_;
-};
-
-// Rank 0's values of the float and int64 tensors (parameters, buffers), on every rank.
-Status BroadcastFromRankZero(Communicator& comm, std::vector<torch::Tensor> tensors);
 
 StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& problem, const SgdRecipe& recipe);
 

@@ -8,7 +8,7 @@
 
 #include "api/benchmark.h"
 #include "api/result.h"
-#include "api/status.h"
+#include "base/status.h"
 
 namespace ergobench {
 
@@ -41,5 +41,10 @@ class Task {
 };
 
 StatusOr<std::unique_ptr<Task>> CreateTask(const std::string& id);
+
+// The task boundary: runs `task`, turning anything it throws (libtorch's c10::Error from a
+// TORCH_CHECK, nlohmann::json's errors, std::bad_alloc) into an Internal error naming the task,
+// so that the rank still writes its result instead of dying without one.
+StatusOr<TaskOutcome> RunTask(Task& task, TaskContext& context);
 
 }  // namespace ergobench

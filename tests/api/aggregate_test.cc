@@ -16,9 +16,9 @@ RankResult Rank(int64_t rank, const std::string& status, const std::string& erro
   r.figures.samples_per_second = 100.0;
   r.figures.throughput_window_steps = 50;
   r.figures.throughput_window_seconds = 4.0 + rank;
-  r.figures.compute_seconds = 6.0;
-  r.figures.communication_seconds = 2.0 + rank;  // 2, 3, 4
-  r.figures.phase_seconds = {{"communication", 2.0 + rank}, {"forward", 3.0}};
+  // Communication 2, 3, 4 s: a mean of 3 s per rank.
+  r.figures.phase_seconds = {{"data", 1.0},     {"forward", 3.0},           {"backward", 2.0},
+                             {"optimizer", 1.0}, {"communication", 2.0 + rank}, {"eval", 5.0}};
   r.figures.goal_reached = rank == 0;
   r.figures.time_to_accuracy_seconds = 8.0 + rank;
   r.environment = {{"rank", rank}};
@@ -35,9 +35,10 @@ TEST(AggregateTest, AllSucceeded) {
   EXPECT_DOUBLE_EQ(*f.samples_per_second, 300.0);  // summed
   EXPECT_EQ(f.throughput_window_steps, 50);
   EXPECT_DOUBLE_EQ(*f.throughput_window_seconds, 6.0);  // the slowest rank's window
-  EXPECT_DOUBLE_EQ(*f.compute_seconds, 6.0);     // mean
+  EXPECT_DOUBLE_EQ(*f.compute_seconds, 6.0);  // forward + backward + optimizer, mean per rank
   EXPECT_DOUBLE_EQ(*f.communication_seconds, 3.0);
-  EXPECT_DOUBLE_EQ(*f.communication_ratio, 3.0 / 9.0);
+  // Over the step time: data 1 + compute 6 + communication 3; the 5 s of evaluation are outside.
+  EXPECT_DOUBLE_EQ(*f.communication_ratio, 3.0 / 10.0);
   EXPECT_DOUBLE_EQ(f.phase_seconds.at("communication"), 3.0);
   EXPECT_DOUBLE_EQ(f.phase_seconds.at("forward"), 3.0);
   EXPECT_DOUBLE_EQ(*f.time_to_accuracy_seconds, 10.0);

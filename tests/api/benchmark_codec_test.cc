@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/yaml_json.h"
+#include "base/yaml_json.h"
 
 namespace ergobench {
 namespace {

@@ -127,9 +127,18 @@ class ErgobenchTestCase(unittest.TestCase):
             return json.load(f)
 
     def rank_result(self, name, rank):
-        with open(os.path.join(self.results(name), f"rank-{rank}.json")) as f:
-            first, summary = f.read().split("\n")[:2]
-        return json.loads(first), summary
+        """A rank's result: rank-<i>.json is one JSON document that any JSON reader takes whole
+        (json.load fails on trailing text), and the one-line summary is in rank-<i>.summary."""
+        result = self.read_json(os.path.join(self.results(name), f"rank-{rank}.json"))
+        with open(os.path.join(self.results(name), f"rank-{rank}.summary")) as f:
+            summary = f.read()
+        self.assert_one_line(summary)
+        return result, summary.rstrip("\n")
+
+    @staticmethod
+    def assert_one_line(text):
+        if text.count("\n") != 1 or not text.endswith("\n"):
+            raise AssertionError(f"expected one line, got {text!r}")
 
     def wait_for(self, predicate, timeout=30, what="condition"):
         deadline = time.time() + timeout

@@ -1,4 +1,4 @@
-"""`ergobench report` on recorded results in the real schema (tests/operator/testdata/report):
+"""`ergobench report` on recorded results in the real schema (tests/cli/report/testdata):
 the JSON table's numbers, each SVG chart parsed as XML with the expected series and points,
 and each chart rendered by a real browser (Debian's headless Chromium) to a PNG that is not
 blank."""
@@ -15,7 +15,7 @@ import zlib
 from harness import ErgobenchTestCase
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.normpath(os.path.join(HERE, "../operator/testdata/report"))
+FIXTURES = os.path.normpath(os.path.join(HERE, "../cli/report/testdata"))
 SVG = "{http://www.w3.org/2000/svg}"
 CHROMIUM = shutil.which("chromium")
 

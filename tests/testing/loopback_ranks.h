@@ -6,7 +6,7 @@
 #include <future>
 #include <vector>
 
-#include "api/free_port.h"
+#include "base/free_port.h"
 #include "runner/dist/gloo_communicator.h"
 
 namespace ergobench {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "api/defaults.h"
-#include "api/rfc3339.h"
+#include "base/rfc3339.h"
 #include "operator/controller/conditions.h"
 
 namespace ergobench::controller {

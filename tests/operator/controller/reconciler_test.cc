@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/rfc3339.h"
+#include "base/rfc3339.h"
 #include "tests/testing/fake_transport.h"
 
 namespace ergobench::controller {

@@ -5,7 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
+#include "api/training_phases.h"
+#include "runner/metrics/mllog.h"
+#include "runner/metrics/runner_metrics.h"
 #include "runner/models/models.h"
+#include "runner/progress_writer.h"
 #include "tests/testing/loopback_ranks.h"
 
 namespace ergobench {
@@ -68,13 +74,113 @@ TEST(SgdRecipeTest, ReadsTheDefaultedSpec) {
   spec.max_epochs = 164;
   spec.dataset.source = "path";
   spec.goal = Goal{"accuracy", 0.8, false};
-  SgdRecipe r = ReadSgdRecipe(spec);
+  StatusOr<SgdRecipe> read = ReadSgdRecipe(spec);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  const SgdRecipe& r = *read;
   EXPECT_EQ(r.batch, 128);
   EXPECT_TRUE(r.nesterov);
   EXPECT_EQ(r.max_epochs, 164);
   EXPECT_EQ(r.goal, 0.8);
   spec.dataset.source = "synthetic";
-  EXPECT_FALSE(ReadSgdRecipe(spec).goal);  // synthetic data has no accuracy to reach
+  EXPECT_FALSE(ReadSgdRecipe(spec)->goal);  // synthetic data has no accuracy to reach
+}
+
+TEST(SgdRecipeTest, AMissingOrMistypedKeyIsAnErrorNotAThrow) {
+  BenchmarkSpec spec;
+  spec.hyperparameters = {{"batchSize", "128"}, {"learningRate", 0.02}};
+  const Status s = ReadSgdRecipe(spec).status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("spec.hyperparameters.batchSize: "), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("spec.hyperparameters.momentum: is required"), std::string::npos) << s.message();
+}
+
+// A communicator whose every all-reduce takes `delay` longer than the real one.
+class DelayedCommunicator : public Communicator {
+ public:
+  DelayedCommunicator(Communicator& inner, std::chrono::milliseconds delay) : inner_(inner), delay_(delay) {}
+  int rank() const override { return inner_.rank(); }
+  int world_size() const override { return inner_.world_size(); }
+  const char* backend() const override { return inner_.backend(); }
+  bool Supports(DType dtype) const override { return inner_.Supports(dtype); }
+  Status AllReduce(void* data, size_t count, DType dtype, ReduceOp op) override {
+    std::this_thread::sleep_for(delay_);
+    return inner_.AllReduce(data, count, dtype, op);
+  }
+  Status Broadcast(void* data, size_t count, DType dtype, int root) override {
+    return inner_.Broadcast(data, count, dtype, root);
+  }
+  Status Barrier() override { return inner_.Barrier(); }
+
+ private:
+  Communicator& inner_;
+  std::chrono::milliseconds delay_;
+};
+
+// A linear classifier on random data whose every training batch takes `delay` to load: compute
+// is negligible next to it.
+class SlowDataProblem : public TrainingProblem {
+ public:
+  explicit SlowDataProblem(std::chrono::milliseconds delay) : delay_(delay) {}
+  torch::nn::AnyModule BuildModel() override { return torch::nn::AnyModule(torch::nn::Linear(4, 2)); }
+  Status Load() override { return Status::Ok(); }
+  int64_t train_count() const override { return 80; }
+  int64_t test_count() const override { return 8; }
+  void TrainBatch(const int64_t*, int64_t n, SplitMix64&, torch::Tensor* inputs, torch::Tensor* targets) override {
+    std::this_thread::sleep_for(delay_);
+    *inputs = torch::randn({n, 4});
+    *targets = torch::randint(0, 2, {n});
+  }
+  void TestBatch(int64_t, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
+    *inputs = torch::randn({n, 4});
+    *targets = torch::randint(0, 2, {n});
+  }
+  torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+    return torch::nn::functional::cross_entropy(outputs, targets,
+                                                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+  }
+  torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+    return outputs.argmax(1).eq(targets).sum();
+  }
+
+ private:
+  std::chrono::milliseconds delay_;
+};
+
+// The communication time is what the step waited in all-reduces, and the ratio divides it by
+// the whole step time, data included (api/training_phases.h). With equal injected delays in
+// the data and the all-reduce, and next to no compute, the ratio is one half; a ratio over
+// compute + communication only would be close to 1.
+TEST(SyncSgdTrainerTest, CommunicationRatioFromInjectedDelays) {
+  constexpr auto kDelay = std::chrono::milliseconds(20);
+  constexpr int64_t kSteps = 20;  // 80 samples in batches of 4, one epoch
+  Benchmark benchmark;
+  benchmark.spec.task = "test";
+  SgdRecipe recipe;
+  recipe.batch = 4;
+  recipe.lr = 0.1;
+  recipe.seed = 1;
+  recipe.max_epochs = 1;
+  Figures figures;
+  const std::vector<Status> statuses = OnLoopbackRanks(1, [&](Communicator& gloo) -> Status {
+    DelayedCommunicator comm(gloo, kDelay);
+    RunnerMetrics metrics(MetricLabels{"b", "test", "gloo", 0, 1});
+    ProgressWriter progress("", 0);
+    MlLog mllog("");
+    TaskContext context{benchmark, comm, metrics, progress, "", mllog};
+    SlowDataProblem problem(kDelay);
+    ASSIGN_OR_RETURN(TaskOutcome outcome, TrainSyncSgd(context, problem, recipe));
+    figures = outcome.figures;
+    return Status::Ok();
+  });
+  ASSERT_TRUE(statuses[0].ok()) << statuses[0].ToString();
+
+  const double injected = kSteps * std::chrono::duration<double>(kDelay).count();
+  ASSERT_TRUE(figures.communication_seconds.has_value());
+  EXPECT_GE(*figures.communication_seconds, injected);
+  EXPECT_LE(*figures.communication_seconds, injected * 1.10);
+  EXPECT_GE(figures.phase_seconds.at("data"), injected);
+  ASSERT_TRUE(figures.communication_ratio.has_value());
+  EXPECT_NEAR(*figures.communication_ratio, 0.5, 0.03);
 }
 
 }  // namespace

@@ -1,0 +1,81 @@
+// The contract between whatever starts a rank (the operator's pod builder, the local launcher
+// behind `ergobench run`, mpirun) and ergobench-runner: every flag and environment variable the
+// runner reads, declared once here. The runner builds its command-line parser from
+// RunnerFlags(); launchers write command lines with ToArgs() and environments with ToEnv(), so
+// the golden files of both catch any drift.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace ergobench {
+
+inline constexpr int kDefaultMetricsPort = 9400;
+inline constexpr int kDefaultRendezvousPort = 29500;
+
+// Where a rank caches datasets it downloads (runner/data/dataset_fetch.h).
+inline constexpr char kDataDirEnv[] = "ERGOBENCH_DATA_DIR";
+
+// How one rank is started. Paths may hold "{rank}", which the runner replaces with its rank,
+// so that one command line serves every rank mpirun starts.
+struct RunnerInvocation {
+  std::string config_path;  // the Benchmark, YAML or resolved JSON
+  std::string result_file;  // this rank's result JSON (Kubernetes: the termination message)
+  std::string output_dir;   // where rank 0 writes result tables
+  std::string progress_file;
+  std::string summary_file;  // the one-line human summary of the result
+  std::string log_file;
+  std::string mllog_file;
+  int metrics_port = kDefaultMetricsPort;  // -1 disables metrics, 0 picks a free port
+  bool metrics_port_per_rank = false;      // serve on metrics_port + rank (several ranks on one host)
+  std::string metrics_bind = "0.0.0.0";
+  std::string bind_address;  // the gloo device's address; empty: this host's name
+  double rendezvous_timeout_seconds = 300;
+  double collective_timeout_seconds = 1800;
+  int threads = 0;  // 0: from the CPU budget, shared by ranks_per_host ranks
+  int ranks_per_host = 1;
+  double stop_grace_seconds = 10;
+  int energy_interval_ms = 100;  // 0: list the energy meters but read none
+  std::string sysfs_root;        // prefix of /sys for the energy meters (tests)
+  std::string nvml_library = "libnvidia-ml.so.1";
+
+  // Every flag that carries a value, in RunnerFlags() order: numbers always, strings when
+  // set, switches when on. Explicit rather than relying on defaults, because the operator and
+  // the runner image may come from different releases.
+  std::vector<std::string> ToArgs() const;
+  bool operator==(const RunnerInvocation&) const = default;
+};
+
+// One rank's place in its gang: the environment of a Kubeflow-style launch, as torchrun sets it.
+struct RendezvousEnv {
+  static constexpr char kRank[] = "RANK";
+  static constexpr char kWorldSize[] = "WORLD_SIZE";
+  static constexpr char kMasterAddr[] = "MASTER_ADDR";
+  static constexpr char kMasterPort[] = "MASTER_PORT";
+
+  int rank = 0;
+  int world_size = 1;
+  std::string master_addr;
+  int master_port = kDefaultRendezvousPort;
+
+  std::vector<std::pair<std::string, std::string>> ToEnv() const;
+};
+
+// A flag of the runner's command line and the field it sets.
+struct RunnerFlag {
+  enum class Check { kNone, kPositive, kNonNegative };
+  using Field = std::variant<std::string RunnerInvocation::*, int RunnerInvocation::*, double RunnerInvocation::*,
+                             bool RunnerInvocation::*>;
+  const char* name;  // "--config"
+  const char* env;   // the environment variable that may set it instead, or nullptr
+  const char* help;
+  Field field;
+  Check check = Check::kNone;
+  bool required = false;
+};
+
+const std::vector<RunnerFlag>& RunnerFlags();
+
+}  // namespace ergobench

@@ -1,0 +1,146 @@
+#include "base/json_reader.h"
+
+#include <cmath>
+
+namespace ergobench {
+
+std::string JsonTypeName(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::boolean: return "boolean";
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned: return "integer";
+    case nlohmann::json::value_t::number_float: return "number";
+    case nlohmann::json::value_t::string: return "string";
+    case nlohmann::json::value_t::array: return "list";
+    case nlohmann::json::value_t::object: return "object";
+    default: return "value";
+  }
+}
+
+ObjectReader::ObjectReader(const nlohmann::json* object, std::string path, FieldErrors* errors)
+    : object_(object), path_(std::move(path)), errors_(errors) {
+  if (object_ != nullptr && object_->is_null()) object_ = nullptr;
+  if (object_ != nullptr && !object_->is_object()) {
+    errors_->Add(path_, "must be an object, got " + JsonTypeName(*object_));
+    object_ = nullptr;
+  }
+}
+
+ObjectReader::~ObjectReader() {
+  if (allow_unknown_) return;
+  for (const std::string& key : UnreadKeys()) errors_->Add(PathOf(key), "unknown field");
+}
+
+std::set<std::string> ObjectReader::UnreadKeys() const {
+  std::set<std::string> unread;
+  if (object_ == nullptr) return unread;
+  for (const auto& [key, value] : object_->items()) {
+    if (!read_.contains(key)) unread.insert(key);
+  }
+  return unread;
+}
+
+const nlohmann::json* ObjectReader::Find(const std::string& key) {
+  read_.insert(key);
+  if (object_ == nullptr) return nullptr;
+  auto it = object_->find(key);
+  if (it == object_->end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+void ObjectReader::TypeError(const std::string& key, const char* expected,
+                             const nlohmann::json& got) {
+  std::string shown = got.dump();
+  if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+  errors_->Add(PathOf(key), std::string("must be ") + expected + ", got " + JsonTypeName(got) + " " + shown);
+}
+
+bool ObjectReader::String(const std::string& key, std::string* out) {
+  const nlohmann::json* v = Find(key);
+  if (v == nullptr) return false;
+  if (!v->is_string()) {
+    TypeError(key, "a string", *v);
+    return false;
+  }
+  *out = v->get<std::string>();
+  return true;
+}
+
+bool ObjectReader::Int(const std::string& key, int64_t* out) {
+  std::optional<int64_t> value;
+  if (!Int(key, &value)) return false;
+  *out = *value;
+  return true;
+}
+
+bool ObjectReader::Int(const std::string& key, std::optional<int64_t>* out) {
+  const nlohmann::json* v = Find(key);
+  if (v == nullptr) return false;
+  // 4.0 is accepted as 4: JSON writers often emit integral numbers as floats.
+  if (v->is_number_float() && std::isfinite(v->get<double>()) &&
+      std::floor(v->get<double>()) == v->get<double>() && std::fabs(v->get<double>()) < 9e15) {
+    *out = static_cast<int64_t>(v->get<double>());
+    return true;
+  }
+  if (!v->is_number_integer()) {
+    TypeError(key, "an integer", *v);
+    return false;
+  }
+  *out = v->get<int64_t>();
+  return true;
+}
+
+bool ObjectReader::Number(const std::string& key, double* out) {
+  std::optional<double> value;
+  if (!Number(key, &value)) return false;
+  *out = *value;
+  return true;
+}
+
+bool ObjectReader::Number(const std::string& key, std::optional<double>* out) {
+  const nlohmann::json* v = Find(key);
+  if (v == nullptr) return false;
+  if (!v->is_number()) {
+    TypeError(key, "a number", *v);
+    return false;
+  }
+  *out = v->get<double>();
+  return true;
+}
+
+bool ObjectReader::Bool(const std::string& key, bool* out) {
+  const nlohmann::json* v = Find(key);
+  if (v == nullptr) return false;
+  if (!v->is_boolean()) {
+    TypeError(key, "true or false", *v);
+    return false;
+  }
+  *out = v->get<bool>();
+  return true;
+}
+
+bool ObjectReader::StringMap(const std::string& key, std::map<std::string, std::string>* out) {
+  const nlohmann::json* v = Find(key);
+  if (v == nullptr) return false;
+  if (!v->is_object()) {
+    TypeError(key, "an object of strings", *v);
+    return false;
+  }
+  bool ok = true;
+  for (const auto& [k, value] : v->items()) {
+    if (!value.is_string()) {
+      errors_->Add(JoinPath(PathOf(key), k), "must be a string, got " + JsonTypeName(value));
+      ok = false;
+      continue;
+    }
+    (*out)[k] = value.get<std::string>();
+  }
+  return ok;
+}
+
+const nlohmann::json* ObjectReader::Raw(const std::string& key) { return Find(key); }
+
+const nlohmann::json* ObjectReader::Object(const std::string& key) { return Find(key); }
+
+}  // namespace ergobench

@@ -1,0 +1,57 @@
+#include "base/units.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace ergobench {
+namespace {
+
+std::string Printf(const char* format, double value, const char* unit) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value, unit);
+  return buffer;
+}
+
+}  // namespace
+
+std::string FormatBytes(double bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (std::fabs(bytes) >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return Printf(unit == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[unit]);
+}
+
+std::string FormatBytesPerSecond(double rate) {
+  static const char* kUnits[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s"};
+  int unit = 0;
+  while (std::fabs(rate) >= 1000 && unit < 4) {
+    rate /= 1000;
+    ++unit;
+  }
+  return Printf(std::fabs(rate) < 10 ? "%.2f %s" : "%.0f %s", rate, kUnits[unit]);
+}
+
+std::string FormatFixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::string FormatSeconds(double seconds) {
+  if (seconds < 1e-3) return Printf("%.0f %s", seconds * 1e6, "us");
+  if (seconds < 1) return Printf("%.2f %s", seconds * 1e3, "ms");
+  if (seconds < 60) return Printf("%.1f %s", seconds, "s");
+  char buffer[64];
+  const long total = std::lround(seconds);
+  if (total < 3600) {
+    std::snprintf(buffer, sizeof buffer, "%ldm%02lds", total / 60, total % 60);
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%ldh%02ldm", total / 3600, (total % 3600) / 60);
+  }
+  return buffer;
+}
+
+}  // namespace ergobench

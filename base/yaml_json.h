@@ -1,0 +1,24 @@
+// Reads YAML into JSON values, typing scalars by the YAML 1.2 core schema: plain `1.10`
+// is a number, quoted "1.10" stays a string, `yes` is a string, `~` is null. JSON is the
+// one in-memory form of every document; the codecs only ever decode JSON.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace ergobench {
+
+// Parses every document of a (possibly multi-document) YAML stream. Empty documents are
+// skipped. `source` names the input in error messages ("task0a.yaml:3:7: ...").
+StatusOr<std::vector<nlohmann::json>> ParseYamlDocuments(std::string_view text,
+                                                         const std::string& source);
+
+// Types one plain (unquoted, untagged) scalar by the YAML 1.2 core schema.
+nlohmann::json ResolvePlainScalar(const std::string& text);
+
+}  // namespace ergobench

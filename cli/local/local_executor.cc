@@ -1,0 +1,258 @@
+#include "cli/local/local_executor.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "api/benchmark_codec.h"
+#include "api/cost.h"
+#include "base/free_port.h"
+#include "api/load.h"
+#include "base/rfc3339.h"
+#include "cli/local/local_launch.h"
+
+namespace ergobench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point After(Clock::time_point from, double seconds) {
+  return from + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// A previous run under the same name must not leave results that this run would read.
+Status PrepareResultsDir(const std::string& dir) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) return Status::Unavailable(dir + ": cannot create: " + error.message());
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("rank-", 0) == 0 || name.rfind("allreduce.", 0) == 0 || name == "mpirun.log" ||
+        name == "benchmark.json") {
+      fs::remove(entry.path(), error);
+    }
+  }
+  return Status::Ok();
+}
+
+Status WriteJson(const std::string& path, const nlohmann::json& json) {
+  std::ofstream out(path);
+  out << json.dump(2) << "\n";
+  if (!out) return Status::Unavailable(path + ": cannot write");
+  return Status::Ok();
+}
+
+// Follows a file that another process appends whole lines to.
+class LineFollower {
+ public:
+  explicit LineFollower(std::string path) : path_(std::move(path)) {}
+
+  std::vector<std::string> NewLines() {
+    std::vector<std::string> lines;
+    std::ifstream in(path_);
+    if (!in) return lines;
+    in.seekg(static_cast<std::streamoff>(offset_));
+    std::string line;
+    while (std::getline(in, line)) {
+      if (in.eof()) break;  // a line still being written
+      offset_ += line.size() + 1;
+      lines.push_back(line);
+    }
+    return lines;
+  }
+
+ private:
+  std::string path_;
+  size_t offset_ = 0;
+};
+
+std::string LastLines(const std::string& path, size_t count) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("WARNING: Logging before InitGoogleLogging", 0) == 0) continue;  // glog noise
+    lines.push_back(line);
+    if (lines.size() > count) lines.erase(lines.begin());
+  }
+  std::string out;
+  for (const std::string& l : lines) out += (out.empty() ? "" : "\n") + l;
+  return out;
+}
+
+struct RankReading {
+  RankResult result;
+  fs::file_time_type written;
+};
+
+// Each rank's result; a rank without a readable one gets a Failed result that quotes the
+// end of its log. Ordered so that the cause of a failure comes first: ranks that died on
+// their own (`crashed`: gone without a result before anyone was told to stop; a rank that
+// loses a peer writes a result instead), then by when the result was written.
+// `exit_codes` holds each rank's own exit code where known (gloo: one process per rank),
+// else the launcher's (mpirun).
+std::vector<RankResult> CollectResults(const Benchmark& benchmark, const std::string& dir,
+                                       const std::vector<int>& exit_codes, const std::set<int>& crashed) {
+  std::vector<RankReading> readings;
+  const int workers = static_cast<int>(*benchmark.spec.workers);
+  for (int rank = 0; rank < workers; ++rank) {
+    const std::string path = RankResultPath(dir, rank);
+    std::error_code error;
+    fs::file_time_type written = fs::last_write_time(path, error);
+    StatusOr<std::string> text = ReadFile(path);
+    StatusOr<RankResult> parsed = text.ok() ? ParseRankResult(*text) : StatusOr<RankResult>(text.status());
+    if (parsed.ok()) {
+      if (StatusOr<std::string> summary = ReadFile(RankSummaryPath(dir, rank)); summary.ok()) {
+        parsed->summary = summary->substr(0, summary->find('\n'));
+      }
+      readings.push_back({std::move(parsed).value(), written});
+      continue;
+    }
+    RankResult missing;
+    missing.benchmark = benchmark.metadata.name;
+    missing.rank = rank;
+    missing.world_size = workers;
+    missing.status = kRankFailed;
+    const int code = exit_codes.size() == 1 ? exit_codes.front() : exit_codes[static_cast<size_t>(rank)];
+    missing.error = "exited (code " + std::to_string(code) + ") without a result";
+    const std::string log_tail = LastLines(RankLogPath(dir, rank), 5);
+    if (!log_tail.empty()) missing.error += "; last log lines:\n" + log_tail;
+    readings.push_back({missing, crashed.contains(rank) ? fs::file_time_type::min() : fs::file_time_type::max()});
+  }
+  std::stable_sort(readings.begin(), readings.end(),
+                   [](const RankReading& a, const RankReading& b) { return a.written < b.written; });
+  std::vector<RankResult> results;
+  for (RankReading& r : readings) results.push_back(std::move(r.result));
+  return results;
+}
+
+BenchmarkStatus FinalStatus(const RunOutcome& outcome, const std::vector<RankResult>& ranks,
+                            std::chrono::system_clock::time_point started) {
+  BenchmarkStatus status;
+  status.phase = outcome.phase;
+  status.start_time = Rfc3339(started);
+  status.completion_time = Rfc3339(std::chrono::system_clock::now());
+  for (const RankResult& r : ranks) {
+    (r.status == kRankSucceeded ? status.workers.succeeded : status.workers.failed) += 1;
+  }
+  status.conditions.push_back({outcome.phase, "True", outcome.reason, outcome.message, status.completion_time, 0});
+  status.results = outcome.results;
+  return status;
+}
+
+}  // namespace
+
+StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOptions& options) {
+  LocalRunReport report;
+  report.benchmark = benchmark;
+  report.results_dir = options.results_root + "/" + benchmark.metadata.name;
+  const std::string& dir = report.results_dir;
+  RETURN_IF_ERROR(PrepareResultsDir(dir));
+  const std::string config_path = dir + "/benchmark.json";
+  RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(benchmark)));
+
+  LaunchPlan plan;
+  plan.runner_path = options.runner_path;
+  plan.mpirun_path = options.mpirun_path;
+  plan.results_dir = dir;
+  plan.config_path = config_path;
+  plan.metrics_port = options.metrics_port;
+  plan.rendezvous_timeout_seconds = options.rendezvous_timeout_seconds;
+  plan.stop_grace_seconds = options.stop_grace_seconds;
+  plan.as_root = geteuid() == 0;
+  if (benchmark.spec.backend == "gloo") {
+    ASSIGN_OR_RETURN(plan.master_port, FreePort());
+  }
+
+  const auto started = std::chrono::system_clock::now();
+  std::vector<ChildProcess> children;
+  for (const ChildSpec& spec : BuildLocalLaunch(benchmark, plan)) {
+    StatusOr<ChildProcess> child = ChildProcess::Start(spec);
+    if (!child.ok()) {
+      for (ChildProcess& c : children) {
+        c.SignalGroup(SIGKILL);
+        c.Wait();
+      }
+      return child.status();
+    }
+    children.push_back(std::move(child).value());
+  }
+
+  LineFollower progress(RankProgressPath(dir, 0));
+  std::optional<Clock::time_point> stop_deadline;     // after SIGTERM, SIGKILL at this time
+  std::optional<Clock::time_point> failure_deadline;  // after a rank failed, SIGTERM at this time
+  auto last_progress = Clock::now();
+  // Child i is rank i for gloo; mpirun is one child for all ranks, so mpi has none.
+  std::set<int> exited_unasked;
+  auto stop_all = [&](int signal_number) {
+    for (const ChildProcess& c : children) {
+      if (c.running()) c.SignalGroup(signal_number);  // a reaped PID may belong to someone else by now
+    }
+  };
+
+  while (true) {
+    bool any_running = false;
+    for (size_t i = 0; i < children.size(); ++i) {
+      ChildProcess& child = children[i];
+      const bool was_running = child.running();
+      std::optional<int> code = child.Poll();
+      if (was_running && code && !stop_deadline && benchmark.spec.backend == "gloo") {
+        exited_unasked.insert(static_cast<int>(i));
+      }
+      if (code && *code != 0) {
+        if (!failure_deadline) failure_deadline = After(Clock::now(), options.failure_grace_seconds);
+      }
+      any_running = any_running || child.running();
+    }
+    if (!any_running) break;
+
+    const auto now = Clock::now();
+    if (!stop_deadline && options.stop_requested && options.stop_requested()) {
+      report.cancelled = true;
+      stop_all(SIGTERM);
+      stop_deadline = After(now, options.stop_grace_seconds + 2);
+    } else if (!stop_deadline && failure_deadline && now >= *failure_deadline) {
+      stop_all(SIGTERM);
+      stop_deadline = After(now, options.stop_grace_seconds + 2);
+    }
+    if (stop_deadline && now >= *stop_deadline) stop_all(SIGKILL);
+
+    if (options.on_progress) {
+      bool reported = false;
+      for (const std::string& line : progress.NewLines()) {
+        if (StatusOr<ProgressEvent> event = ParseProgressEvent(line); event.ok()) {
+          options.on_progress(*event);
+          reported = true;
+        }
+      }
+      if (reported) {
+        last_progress = now;
+      } else if (now - last_progress > std::chrono::seconds(1)) {
+        options.on_progress(ProgressEvent{});  // lets the caller refresh its clock
+        last_progress = now;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // mpirun has gone, but a rank it started may linger in its process group, which outlives
+  // its leader while it has members. (A gloo rank starts nothing.)
+  if (benchmark.spec.backend == "mpi") children.front().SignalGroup(SIGKILL);
+
+  std::vector<int> exit_codes;
+  for (const ChildProcess& c : children) exit_codes.push_back(c.exit_code().value_or(-1));
+  std::vector<RankResult> ranks = CollectResults(benchmark, dir, exit_codes, exited_unasked);
+  report.outcome = AggregateRankResults(ranks, *benchmark.spec.workers);
+  PriceResults(benchmark.spec, &report.outcome.results);
+  report.benchmark.status = FinalStatus(report.outcome, ranks, started);
+  RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(report.benchmark)));
+  return report;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,165 @@
+// ergobench: the command line. `run` executes Benchmarks on this machine; `validate`
+// checks them and prints the resolved spec; `report` compares finished runs (result folders
+// and a cluster's Benchmarks) as tables and charts; `tasks` lists the catalog; `version`
+// prints the version.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "api/benchmark_codec.h"
+#include "api/catalog.h"
+#include "api/load.h"
+#include "cli/report/charts.h"
+#include "operator/kube/client.h"
+#include "operator/kube/cpprest_transport.h"
+#include "operator/kube/kube_config.h"
+#include "cli/report/report.h"
+#include "cli/run_command.h"
+
+namespace {
+
+int Validate(const std::vector<std::string>& files) {
+  int exit_code = 0;
+  for (const std::string& file : files) {
+    auto loaded = ergobench::LoadBenchmarkFile(file);
+    if (!loaded.ok()) {
+      std::cerr << "ergobench: " << loaded.status().message() << "\n";
+      exit_code = 2;
+      continue;
+    }
+    for (const ergobench::Benchmark& b : *loaded) std::cout << ergobench::EncodeBenchmark(b).dump(2) << "\n";
+  }
+  return exit_code;
+}
+
+struct ClusterSource {
+  bool enabled = false;
+  std::string kubeconfig;
+  std::string namespace_name;  // empty: all namespaces
+};
+
+// The Benchmarks of a cluster, with their status, in the same schema as local results.
+ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const ClusterSource& source) {
+  namespace kube = ergobench::kube;
+  ASSIGN_OR_RETURN(const kube::KubeConfig config, kube::ResolveKubeConfig(source.kubeconfig));
+  ASSIGN_OR_RETURN(std::unique_ptr<kube::HttpTransport> transport, kube::NewCpprestTransport(config));
+  kube::KubeClient client(transport.get());
+  ASSIGN_OR_RETURN(const kube::ObjectList list, client.List(kube::Benchmarks(), source.namespace_name));
+  std::vector<ergobench::Benchmark> out;
+  for (const auto& item : list.items) {
+    ergobench::FieldErrors errors;
+    out.push_back(ergobench::DecodeBenchmark(item, &errors));  // the schema admitted it; report what decodes
+  }
+  return out;
+}
+
+int Report(const std::vector<std::string>& dirs, const ClusterSource& cluster, const std::string& format,
+           const std::string& charts_dir) {
+  ergobench::StatusOr<std::vector<ergobench::Benchmark>> runs = std::vector<ergobench::Benchmark>{};
+  if (!dirs.empty()) runs = ergobench::LoadResultDirectories(dirs);
+  if (runs.ok() && cluster.enabled) {
+    auto remote = ReadCluster(cluster);
+    if (remote.ok()) {
+      runs->insert(runs->end(), remote->begin(), remote->end());
+    } else {
+      runs = remote.status().WithContext("reading Benchmarks from the cluster");
+    }
+  }
+  if (!runs.ok()) {
+    std::cerr << "ergobench report: " << runs.status().message() << "\n";
+    return 2;
+  }
+  if (!charts_dir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(charts_dir, error);
+    for (const auto& [file, svg] : ergobench::BuildReportCharts(*runs)) {
+      std::ofstream out(std::filesystem::path(charts_dir) / file);
+      out << svg;
+      if (!out) {
+        std::cerr << "ergobench report: --charts: cannot write " << charts_dir << "/" << file << "\n";
+        return 2;
+      }
+    }
+  }
+  auto text = ergobench::FormatReport(ergobench::BuildReport(*runs), format);
+  if (!text.ok()) {
+    std::cerr << "ergobench report: " << text.status().message() << "\n";
+    return 2;
+  }
+  std::cout << *text;
+  return 0;
+}
+
+void ListTasks() {
+  for (const ergobench::TaskDef& task : ergobench::TaskCatalog()) {
+    std::cout << task.id << "\t" << task.title << " (" << task.origin << ")\n";
+    for (const ergobench::HyperparameterDef& h : task.hyperparameters) {
+      std::cout << "\t  " << h.name << " = " << h.default_value.dump() << "\t" << h.description << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ergobench: benchmarks how well machines and clusters train real models"};
+  app.require_subcommand(1);
+
+  ergobench::RunCommandOptions run;
+  CLI::App* run_cmd = app.add_subcommand("run", "run Benchmarks on this machine with k local ranks");
+  run_cmd->add_option("files", run.files, "Benchmark YAML files ('-' for stdin)")->required();
+  run_cmd->add_option("--results-dir", run.local.results_root, "where results go, under <dir>/<name>/")
+      ->capture_default_str();
+  run_cmd->add_option("--metrics-port", run.local.metrics_port,
+                      "rank i serves /metrics on this port + i; 0 picks free ports, -1 disables")
+      ->capture_default_str();
+  run_cmd->add_option("--rendezvous-timeout", run.local.rendezvous_timeout_seconds, "seconds for all ranks to join")
+      ->capture_default_str();
+  run_cmd->add_option("--runner", run.local.runner_path, "ergobench-runner binary (default: next to ergobench)");
+  run_cmd->add_option("--mpirun", run.local.mpirun_path, "mpirun binary for backend mpi")->capture_default_str();
+  run_cmd->add_flag("-q,--quiet", run.quiet, "no progress line");
+
+  std::vector<std::string> validate_files;
+  CLI::App* validate_cmd = app.add_subcommand("validate", "check Benchmarks and print them resolved, as JSON");
+  validate_cmd->add_option("files", validate_files, "Benchmark YAML files")->required();
+
+  std::vector<std::string> report_dirs = {"ergobench-results"};
+  std::string report_format = "text";
+  CLI::App* report_cmd = app.add_subcommand("report", "compare finished runs: speedup, efficiency, energy and cost");
+  report_cmd->add_option("dirs", report_dirs, "result directories of `ergobench run`")->capture_default_str();
+  report_cmd->add_option("--format", report_format, "text | markdown | csv | json")->capture_default_str();
+  std::string charts_dir;
+  report_cmd->add_option("--charts", charts_dir, "also write SVG charts into this directory");
+  ClusterSource cluster;
+  report_cmd->add_flag("--cluster", cluster.enabled, "also read the Benchmarks of a cluster (default kubeconfig)");
+  report_cmd->add_option("--kubeconfig", cluster.kubeconfig, "read the Benchmarks of this kubeconfig's cluster");
+  report_cmd->add_option("--namespace", cluster.namespace_name, "with --cluster: only this namespace");
+
+  CLI::App* tasks_cmd = app.add_subcommand("tasks", "list the task catalog and each task's hyperparameters");
+  CLI::App* version_cmd = app.add_subcommand("version", "print the version");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (*run_cmd) {
+    if (run.local.runner_path.empty()) run.local.runner_path = ergobench::FindRunner();
+    return ergobench::RunCommand(run);
+  }
+  if (*validate_cmd) return Validate(validate_files);
+  if (*report_cmd) {
+    cluster.enabled = cluster.enabled || !cluster.kubeconfig.empty();
+    // Result directories only when named, or when no cluster was asked for.
+    if (cluster.enabled && report_cmd->count("dirs") == 0) report_dirs.clear();
+    return Report(report_dirs, cluster, report_format, charts_dir);
+  }
+  if (*tasks_cmd) {
+    ListTasks();
+    return 0;
+  }
+  if (*version_cmd) std::cout << "ergobench " << ERGOBENCH_VERSION << "\n";
+  return 0;
+}

@@ -1,0 +1,238 @@
+#include "cli/report/charts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+namespace ergobench {
+namespace {
+
+constexpr double kWidth = 720, kHeight = 440;
+constexpr double kLeft = 80, kRight = 180, kTop = 50, kBottom = 70;  // the legend sits on the right
+const char* const kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b"};
+
+std::string Escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string Num(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+// A "nice" axis: 0 to a round maximum, in 5 steps.
+double NiceMax(double max) {
+  if (max <= 0) return 1;
+  const double magnitude = std::pow(10, std::floor(std::log10(max)));
+  for (double step : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    if (step * magnitude >= max) return step * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+struct Frame {
+  double x_max, y_max;
+  double X(double x) const { return kLeft + x / x_max * (kWidth - kLeft - kRight); }
+  double Y(double y) const { return kHeight - kBottom - y / y_max * (kHeight - kTop - kBottom); }
+};
+
+std::string Open(const ChartSpec& spec) {
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" + Num(kHeight) +
+         "\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(kHeight) + "\" font-family=\"sans-serif\" font-size=\"12\">\n" +
+         "<title>" + Escape(spec.title) + "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
+         "<text x=\"" + Num(kWidth / 2) + "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">" + Escape(spec.title) +
+         "</text>\n";
+}
+
+std::string Axes(const ChartSpec& spec, const Frame& f, bool x_ticks) {
+  std::string out = "<g class=\"axes\" stroke=\"#333\">\n";
+  out += "<line x1=\"" + Num(kLeft) + "\" y1=\"" + Num(f.Y(0)) + "\" x2=\"" + Num(kWidth - kRight) + "\" y2=\"" +
+         Num(f.Y(0)) + "\"/>\n";
+  out += "<line x1=\"" + Num(kLeft) + "\" y1=\"" + Num(f.Y(0)) + "\" x2=\"" + Num(kLeft) + "\" y2=\"" + Num(kTop) + "\"/>\n";
+  out += "</g>\n<g class=\"ticks\" fill=\"#333\">\n";
+  for (int i = 0; i <= 5; ++i) {
+    const double y = f.y_max * i / 5;
+    out += "<text x=\"" + Num(kLeft - 6) + "\" y=\"" + Num(f.Y(y) + 4) + "\" text-anchor=\"end\">" + Num(y) + "</text>\n";
+    out += "<line x1=\"" + Num(kLeft) + "\" y1=\"" + Num(f.Y(y)) + "\" x2=\"" + Num(kWidth - kRight) + "\" y2=\"" +
+           Num(f.Y(y)) + "\" stroke=\"#ddd\"/>\n";
+    if (x_ticks) {
+      const double x = f.x_max * i / 5;
+      out += "<text x=\"" + Num(f.X(x)) + "\" y=\"" + Num(f.Y(0) + 18) + "\" text-anchor=\"middle\">" + Num(x) + "</text>\n";
+    }
+  }
+  out += "</g>\n";
+  out += "<text x=\"" + Num((kLeft + kWidth - kRight) / 2) + "\" y=\"" + Num(kHeight - 20) +
+         "\" text-anchor=\"middle\">" + Escape(spec.x_label) + "</text>\n";
+  out += "<text transform=\"translate(20 " + Num((kTop + kHeight - kBottom) / 2) +
+         ") rotate(-90)\" text-anchor=\"middle\">" + Escape(spec.y_label) + "</text>\n";
+  return out;
+}
+
+std::string Legend(const ChartSpec& spec) {
+  std::string out = "<g class=\"legend\">\n";
+  for (size_t i = 0; i < spec.series.size(); ++i) {
+    const double y = kTop + 10 + 20 * static_cast<double>(i);
+    out += "<rect x=\"" + Num(kWidth - kRight + 20) + "\" y=\"" + Num(y - 9) + "\" width=\"12\" height=\"12\" fill=\"" +
+           kColours[i % 7] + "\"/>\n<text x=\"" + Num(kWidth - kRight + 38) + "\" y=\"" + Num(y + 1) + "\">" +
+           Escape(spec.series[i].name) + "</text>\n";
+  }
+  return out + "</g>\n";
+}
+
+Frame FrameFor(const ChartSpec& spec, bool stacked) {
+  double x_max = 0, y_max = 0;
+  std::vector<double> stack;
+  for (const ChartSeries& s : spec.series) {
+    for (size_t i = 0; i < s.points.size(); ++i) {
+      x_max = std::max(x_max, s.points[i].x);
+      if (stacked) {
+        if (stack.size() <= i) stack.resize(i + 1, 0);
+        stack[i] += s.points[i].y;
+        y_max = std::max(y_max, stack[i]);
+      } else {
+        y_max = std::max(y_max, s.points[i].y);
+      }
+    }
+  }
+  return Frame{NiceMax(x_max), NiceMax(y_max)};
+}
+
+std::string Point(const ChartPoint& p, const Frame& f, const char* colour) {
+  return "<circle cx=\"" + Num(f.X(p.x)) + "\" cy=\"" + Num(f.Y(p.y)) + "\" r=\"4\" fill=\"" + colour +
+         "\" data-x=\"" + Num(p.x) + "\" data-y=\"" + Num(p.y) + "\"><title>" + Escape(p.label) + "</title></circle>\n";
+}
+
+}  // namespace
+
+std::string LineChartSvg(const ChartSpec& spec) {
+  const Frame f = FrameFor(spec, false);
+  std::string out = Open(spec) + Axes(spec, f, true);
+  for (size_t i = 0; i < spec.series.size(); ++i) {
+    std::vector<ChartPoint> points = spec.series[i].points;
+    std::sort(points.begin(), points.end(), [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
+    out += "<g class=\"series\" data-series=\"" + Escape(spec.series[i].name) + "\">\n<polyline fill=\"none\" stroke=\"" +
+           kColours[i % 7] + "\" stroke-width=\"2\" points=\"";
+    for (const ChartPoint& p : points) out += Num(f.X(p.x)) + "," + Num(f.Y(p.y)) + " ";
+    out += "\"/>\n";
+    for (const ChartPoint& p : points) out += Point(p, f, kColours[i % 7]);
+    out += "</g>\n";
+  }
+  return out + Legend(spec) + "</svg>\n";
+}
+
+std::string ScatterChartSvg(const ChartSpec& spec) {
+  const Frame f = FrameFor(spec, false);
+  std::string out = Open(spec) + Axes(spec, f, true);
+  for (size_t i = 0; i < spec.series.size(); ++i) {
+    out += "<g class=\"series\" data-series=\"" + Escape(spec.series[i].name) + "\">\n";
+    for (const ChartPoint& p : spec.series[i].points) {
+      out += Point(p, f, kColours[i % 7]);
+      out += "<text x=\"" + Num(f.X(p.x) + 7) + "\" y=\"" + Num(f.Y(p.y) - 7) + "\" font-size=\"10\">" +
+             Escape(p.label) + "</text>\n";
+    }
+    out += "</g>\n";
+  }
+  return out + Legend(spec) + "</svg>\n";
+}
+
+std::string BarChartSvg(const ChartSpec& spec) {
+  const Frame f = FrameFor(spec, true);
+  std::string out = Open(spec) + Axes(spec, f, false);
+  const size_t bars = spec.series.empty() ? 0 : spec.series.front().points.size();
+  const double slot = (kWidth - kLeft - kRight) / std::max<double>(static_cast<double>(bars), 1);
+  std::vector<double> base(bars, 0);
+  for (size_t s = 0; s < spec.series.size(); ++s) {
+    out += "<g class=\"series\" data-series=\"" + Escape(spec.series[s].name) + "\">\n";
+    for (size_t i = 0; i < spec.series[s].points.size() && i < bars; ++i) {
+      const ChartPoint& p = spec.series[s].points[i];
+      const double x = kLeft + slot * (static_cast<double>(i) + 0.2);
+      const double top = f.Y(base[i] + p.y), bottom = f.Y(base[i]);
+      out += "<rect x=\"" + Num(x) + "\" y=\"" + Num(top) + "\" width=\"" + Num(slot * 0.6) + "\" height=\"" +
+             Num(bottom - top) + "\" fill=\"" + kColours[s % 7] + "\" data-x=\"" + Escape(p.label) + "\" data-y=\"" +
+             Num(p.y) + "\"><title>" + Escape(p.label) + ": " + Num(p.y) + "</title></rect>\n";
+      base[i] += p.y;
+      if (s == 0) {
+        out += "<text x=\"" + Num(x + slot * 0.3) + "\" y=\"" + Num(f.Y(0) + 16) +
+               "\" text-anchor=\"middle\" font-size=\"10\">" + Escape(p.label) + "</text>\n";
+      }
+    }
+    out += "</g>\n";
+  }
+  return out + Legend(spec) + "</svg>\n";
+}
+
+std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark>& runs) {
+  std::map<std::string, ChartSeries> throughput, tta, cost;
+  ChartSeries compute{"compute", {}}, communication{"communication", {}}, energy{"joules per sample", {}};
+  std::vector<const Benchmark*> done;
+  for (const Benchmark& b : runs) {
+    if (b.status.phase == "Succeeded" && b.status.results) done.push_back(&b);
+  }
+  std::sort(done.begin(), done.end(), [](const Benchmark* a, const Benchmark* b) {
+    return std::make_tuple(a->spec.task, a->spec.backend, a->spec.workers.value_or(1)) <
+           std::make_tuple(b->spec.task, b->spec.backend, b->spec.workers.value_or(1));
+  });
+  for (const Benchmark* b : done) {
+    const std::string series = b->spec.task + " / " + b->spec.backend;
+    const double k = static_cast<double>(b->spec.workers.value_or(1));
+    const BenchmarkResults& r = *b->status.results;
+    const Figures& f = r.figures;
+    const std::string label = b->metadata.name;
+    if (f.samples_per_second) {
+      throughput[series].name = series;
+      throughput[series].points.push_back({k, *f.samples_per_second, label});
+    }
+    const bool reached = f.goal_reached.value_or(false) && f.time_to_accuracy_seconds;
+    if (reached) {
+      tta[series].name = series;
+      tta[series].points.push_back({k, *f.time_to_accuracy_seconds, label});
+    }
+    if (reached && r.cost_to_accuracy_usd) {
+      cost[series].name = series;
+      cost[series].points.push_back({*f.time_to_accuracy_seconds, *r.cost_to_accuracy_usd, label});
+    }
+    if (f.communication_ratio) {
+      compute.points.push_back({k, 100 * (1 - *f.communication_ratio), label});
+      communication.points.push_back({k, 100 * *f.communication_ratio, label});
+    }
+    if (r.joules_per_sample) energy.points.push_back({k, *r.joules_per_sample, label});
+  }
+  auto values = [](const std::map<std::string, ChartSeries>& m) {
+    std::vector<ChartSeries> out;
+    for (const auto& [name, s] : m) out.push_back(s);
+    return out;
+  };
+  std::map<std::string, std::string> charts;
+  if (!throughput.empty()) {
+    charts["throughput.svg"] = LineChartSvg({"Throughput against workers", "workers (k)", "samples/s", values(throughput)});
+  }
+  if (!tta.empty()) {
+    charts["time-to-accuracy.svg"] = LineChartSvg({"Time to accuracy against workers", "workers (k)", "seconds", values(tta)});
+  }
+  if (!compute.points.empty()) {
+    charts["communication.svg"] =
+        BarChartSvg({"Compute and communication per run", "run", "% of step time", {compute, communication}});
+  }
+  if (!cost.empty()) {
+    charts["cost-vs-tta.svg"] = ScatterChartSvg({"Cost against time to accuracy", "time to accuracy (s)",
+                                                 "cost to accuracy", values(cost)});
+  }
+  if (!energy.points.empty()) {
+    charts["energy-per-sample.svg"] = BarChartSvg({"Energy per sample", "run", "joules per sample", {energy}});
+  }
+  return charts;
+}
+
+}  // namespace ergobench

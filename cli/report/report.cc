@@ -1,0 +1,260 @@
+#include "cli/report/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "api/benchmark_codec.h"
+#include "api/load.h"
+#include "base/units.h"
+
+namespace ergobench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<double> Ratio(std::optional<double> a, std::optional<double> b) {
+  if (!a || !b || *b == 0) return std::nullopt;
+  return *a / *b;
+}
+
+double HourlyPrice(const Benchmark& b) {
+  const double per_worker = b.spec.pricing && b.spec.pricing->worker_hour ? *b.spec.pricing->worker_hour : 1.0;
+  return per_worker * static_cast<double>(b.spec.workers.value_or(1));
+}
+
+ReportRow RowOf(const Benchmark& b) {
+  ReportRow row;
+  row.name = b.metadata.name;
+  row.task = b.spec.task;
+  row.backend = b.spec.backend;
+  row.workers = b.spec.workers.value_or(1);
+  row.phase = b.status.phase;
+  if (!b.status.results) return row;
+  const BenchmarkResults& r = *b.status.results;
+  row.samples_per_second = r.figures.samples_per_second;
+  if (r.figures.goal_reached.value_or(false)) row.time_to_accuracy_seconds = r.figures.time_to_accuracy_seconds;
+  row.communication_ratio = r.figures.communication_ratio;
+  row.energy_to_accuracy_joules = r.figures.energy_to_accuracy_joules;
+  row.cost_to_accuracy = r.cost_to_accuracy_usd;
+  row.currency = r.currency;
+  if (const auto& m = r.figures.language_model) {
+    row.global_batch_size = m->global_batch_size;
+    row.tokens_per_second = m->tokens_per_second;
+    row.seconds_per_iteration = m->seconds_per_iteration;
+    row.tflops_per_device = m->model_tflops_per_second;
+    row.mfu = m->mfu;
+    row.joules_per_token = r.joules_per_token;
+  }
+  return row;
+}
+
+std::string Number(std::optional<double> value, int decimals) {
+  return value ? FormatFixed(*value, decimals) : std::string();
+}
+
+struct Column {
+  const char* title;
+  std::function<std::string(const ReportRow&)> cell;
+};
+
+std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
+  std::vector<Column> columns = {
+      {"benchmark", [](const ReportRow& r) { return r.name; }},
+      {"task", [](const ReportRow& r) { return r.task; }},
+      {"backend", [](const ReportRow& r) { return r.backend; }},
+      {"k", [](const ReportRow& r) { return std::to_string(r.workers); }},
+      {"phase", [](const ReportRow& r) { return r.phase; }},
+      {"samples/s", [](const ReportRow& r) { return Number(r.samples_per_second, 1); }},
+      {"TTA s", [](const ReportRow& r) { return Number(r.time_to_accuracy_seconds, 1); }},
+      {"speedup", [](const ReportRow& r) { return Number(r.speedup, 2); }},
+      {"efficiency", [](const ReportRow& r) { return Number(r.efficiency, 2); }},
+      {"comm %", [](const ReportRow& r) {
+         return r.communication_ratio ? Number(100 * *r.communication_ratio, 1) : std::string();
+       }},
+      {"energy to acc. J", [](const ReportRow& r) { return Number(r.energy_to_accuracy_joules, 1); }},
+      {"cost to acc.", [](const ReportRow& r) {
+         return r.cost_to_accuracy ? Number(r.cost_to_accuracy, 4) + " " + r.currency : std::string();
+       }},
+      {"price index", [](const ReportRow& r) { return Number(r.price_index, 2); }},
+  };
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.tokens_per_second.has_value(); })) {
+    const std::vector<Column> language_model = {
+        {"global batch", [](const ReportRow& r) {
+           return r.global_batch_size ? std::to_string(*r.global_batch_size) : std::string();
+         }},
+        {"tokens/s", [](const ReportRow& r) { return Number(r.tokens_per_second, 0); }},
+        {"s/iteration", [](const ReportRow& r) { return Number(r.seconds_per_iteration, 3); }},
+        {"TFLOP/s/device", [](const ReportRow& r) { return Number(r.tflops_per_device, 3); }},
+        {"MFU %", [](const ReportRow& r) { return r.mfu ? Number(100 * *r.mfu, 2) : std::string(); }},
+        {"J/token", [](const ReportRow& r) { return Number(r.joules_per_token, 6); }},
+    };
+    columns.insert(columns.end(), language_model.begin(), language_model.end());
+  }
+  return columns;
+}
+
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+nlohmann::json JsonRow(const ReportRow& r) {
+  nlohmann::json out = {{"benchmark", r.name}, {"task", r.task}, {"backend", r.backend},
+                        {"workers", r.workers}, {"phase", r.phase}};
+  auto put = [&out](const char* key, std::optional<double> v) {
+    if (v) out[key] = *v;
+  };
+  put("samplesPerSecond", r.samples_per_second);
+  put("timeToAccuracySeconds", r.time_to_accuracy_seconds);
+  put("speedup", r.speedup);
+  put("scalingEfficiency", r.efficiency);
+  put("communicationRatio", r.communication_ratio);
+  put("energyToAccuracyJoules", r.energy_to_accuracy_joules);
+  put("costToAccuracy", r.cost_to_accuracy);
+  put("priceIndex", r.price_index);
+  if (r.global_batch_size) out["globalBatchSize"] = *r.global_batch_size;
+  put("tokensPerSecond", r.tokens_per_second);
+  put("secondsPerIteration", r.seconds_per_iteration);
+  put("tflopsPerDevice", r.tflops_per_device);
+  put("mfu", r.mfu);
+  put("joulesPerToken", r.joules_per_token);
+  if (!r.currency.empty()) out["currency"] = r.currency;
+  if (!r.baseline.empty()) out["baseline"] = r.baseline;
+  return out;
+}
+
+}  // namespace
+
+std::vector<ReportRow> BuildReport(const std::vector<Benchmark>& runs) {
+  std::vector<const Benchmark*> sorted;
+  for (const Benchmark& b : runs) sorted.push_back(&b);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Benchmark* a, const Benchmark* b) {
+    return std::make_tuple(a->spec.task, a->spec.backend, a->spec.workers.value_or(1), a->metadata.name) <
+           std::make_tuple(b->spec.task, b->spec.backend, b->spec.workers.value_or(1), b->metadata.name);
+  });
+  // The baseline of each (task, backend): its succeeded run with the fewest workers.
+  std::map<std::pair<std::string, std::string>, const Benchmark*> baselines;
+  for (const Benchmark* b : sorted) {
+    if (b->status.phase != "Succeeded" || !b->status.results) continue;
+    baselines.try_emplace({b->spec.task, b->spec.backend}, b);
+  }
+  std::vector<ReportRow> rows;
+  for (const Benchmark* b : sorted) {
+    ReportRow row = RowOf(*b);
+    const auto found = baselines.find({b->spec.task, b->spec.backend});
+    if (found != baselines.end() && b->status.phase == "Succeeded") {
+      const Benchmark& base = *found->second;
+      const ReportRow base_row = RowOf(base);
+      row.baseline = base.metadata.name;
+      // Time to accuracy when both reached the goal: what a user waits for. Else throughput.
+      row.speedup = row.time_to_accuracy_seconds && base_row.time_to_accuracy_seconds
+                        ? Ratio(base_row.time_to_accuracy_seconds, row.time_to_accuracy_seconds)
+                        : Ratio(row.samples_per_second, base_row.samples_per_second);
+      const double scale = static_cast<double>(row.workers) / static_cast<double>(base_row.workers);
+      if (row.speedup) {
+        row.efficiency = *row.speedup / scale;
+        row.price_index = (HourlyPrice(*b) / HourlyPrice(base)) / *row.speedup;
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std::string& format) {
+  const std::vector<Column> columns = Columns(rows);
+  if (format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const ReportRow& r : rows) out.push_back(JsonRow(r));
+    return out.dump(2) + "\n";
+  }
+  std::vector<std::vector<std::string>> cells;
+  for (const ReportRow& r : rows) {
+    std::vector<std::string> line;
+    for (const Column& c : columns) line.push_back(c.cell(r));
+    cells.push_back(std::move(line));
+  }
+  std::string out;
+  if (format == "csv") {
+    for (size_t i = 0; i < columns.size(); ++i) out += (i ? "," : "") + CsvField(columns[i].title);
+    out += "\n";
+    for (const auto& line : cells) {
+      for (size_t i = 0; i < line.size(); ++i) out += (i ? "," : "") + CsvField(line[i]);
+      out += "\n";
+    }
+    return out;
+  }
+  if (format == "markdown") {
+    out += "|";
+    for (const Column& c : columns) out += std::string(" ") + c.title + " |";
+    out += "\n|";
+    for (size_t i = 0; i < columns.size(); ++i) out += i < 5 ? "---|" : "---:|";
+    out += "\n";
+    for (const auto& line : cells) {
+      out += "|";
+      for (const auto& cell : line) out += " " + cell + " |";
+      out += "\n";
+    }
+    return out;
+  }
+  if (format != "text") return Status::InvalidArgument("--format: must be text, markdown, csv or json, got \"" + format + "\"");
+  std::vector<size_t> widths;
+  for (const Column& c : columns) widths.push_back(std::string(c.title).size());
+  for (const auto& line : cells) {
+    for (size_t i = 0; i < line.size(); ++i) widths[i] = std::max(widths[i], line[i].size());
+  }
+  auto emit = [&](const std::vector<std::string>& line) {
+    std::string text;
+    for (size_t i = 0; i < line.size(); ++i) {
+      // Names left-aligned, figures right-aligned.
+      const std::string pad(widths[i] - line[i].size(), ' ');
+      text += (i ? "  " : "") + (i < 5 ? line[i] + pad : pad + line[i]);
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text + "\n";
+  };
+  std::vector<std::string> titles;
+  for (const Column& c : columns) titles.push_back(c.title);
+  emit(titles);
+  for (const auto& line : cells) emit(line);
+  return out;
+}
+
+StatusOr<std::vector<Benchmark>> LoadResultDirectories(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    if (fs::is_regular_file(fs::path(path) / "benchmark.json")) {
+      files.push_back((fs::path(path) / "benchmark.json").string());
+      continue;
+    }
+    if (!fs::is_directory(path)) return Status::NotFound(path + ": no such result directory");
+    std::vector<std::string> found;
+    for (const auto& entry : fs::directory_iterator(path)) {
+      if (fs::is_regular_file(entry.path() / "benchmark.json")) found.push_back((entry.path() / "benchmark.json").string());
+    }
+    if (found.empty()) return Status::NotFound(path + ": holds no benchmark.json (expected `ergobench run` results)");
+    std::sort(found.begin(), found.end());
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  std::vector<Benchmark> runs;
+  for (const std::string& file : files) {
+    ASSIGN_OR_RETURN(const std::string text, ReadFile(file));
+    const nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded()) return Status::InvalidArgument(file + ": not JSON");
+    FieldErrors errors;
+    Benchmark b = DecodeBenchmark(json, &errors);
+    if (!errors.empty()) return Status::InvalidArgument(file + ": " + errors.ToString());
+    runs.push_back(std::move(b));
+  }
+  return runs;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,114 @@
+#include "cli/run_command.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+
+#include "api/load.h"
+#include "cli/run_display.h"
+
+namespace ergobench {
+namespace {
+
+std::atomic<int> g_interrupted{0};
+extern "C" void OnInterrupt(int signal_number) { g_interrupted.store(signal_number); }
+
+// A progress line that rewrites itself on a terminal and prints now and then in a log.
+class ProgressDisplay {
+ public:
+  explicit ProgressDisplay(const Benchmark& benchmark)
+      : benchmark_(benchmark), tty_(isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}
+
+  void Update(const ProgressEvent& event) {
+    if (!event.stage.empty()) latest_ = event;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const std::string line = FormatProgressLine(benchmark_, latest_, elapsed);
+    if (tty_) {
+      std::cerr << "\r\033[K" << line << std::flush;
+      shown_ = true;
+    } else if (elapsed - last_printed_ >= 5 || (latest_.done == latest_.total && latest_.total > 0 && !final_printed_)) {
+      std::cerr << line << "\n";
+      last_printed_ = elapsed;
+      final_printed_ = latest_.done == latest_.total && latest_.total > 0;
+    }
+  }
+
+  void Finish() {
+    if (shown_) std::cerr << "\r\033[K" << std::flush;
+  }
+
+ private:
+  const Benchmark& benchmark_;
+  bool tty_;
+  std::chrono::steady_clock::time_point start_;
+  ProgressEvent latest_;
+  bool shown_ = false;
+  double last_printed_ = -10;
+  bool final_printed_ = false;
+};
+
+void PrintTaskTable(const LocalRunReport& report) {
+  if (report.benchmark.spec.task != "0a") return;
+  StatusOr<std::string> text = ReadFile(report.results_dir + "/allreduce.json");
+  if (!text.ok()) return;
+  nlohmann::json table = nlohmann::json::parse(*text, nullptr, false);
+  if (!table.is_discarded()) std::cout << FormatAllreduceTable(table);
+}
+
+}  // namespace
+
+std::string FindRunner() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path sibling = self.parent_path() / "ergobench-runner";
+    if (std::filesystem::exists(sibling)) return sibling.string();
+  }
+  if (const char* env = std::getenv("ERGOBENCH_RUNNER")) return env;
+  return "ergobench-runner";
+}
+
+int RunCommand(const RunCommandOptions& options) {
+  std::vector<Benchmark> benchmarks;
+  for (const std::string& file : options.files) {
+    StatusOr<std::vector<Benchmark>> loaded = LoadBenchmarkFile(file);
+    if (!loaded.ok()) {
+      std::cerr << "ergobench: " << loaded.status().message() << "\n";
+      return 2;
+    }
+    benchmarks.insert(benchmarks.end(), loaded->begin(), loaded->end());
+  }
+
+  struct sigaction action {};
+  action.sa_handler = OnInterrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+
+  int exit_code = 0;
+  for (const Benchmark& benchmark : benchmarks) {
+    if (g_interrupted.load()) break;
+    ProgressDisplay display(benchmark);
+    LocalRunOptions local = options.local;
+    local.stop_requested = [] { return g_interrupted.load() != 0; };
+    if (!options.quiet) local.on_progress = [&display](const ProgressEvent& e) { display.Update(e); };
+    StatusOr<LocalRunReport> report = RunLocally(benchmark, local);
+    display.Finish();
+    if (!report.ok()) {
+      std::cerr << "ergobench: " << benchmark.metadata.name << ": " << report.status().message() << "\n";
+      exit_code = 1;
+      continue;
+    }
+    if (report->outcome.phase == "Succeeded") PrintTaskTable(*report);
+    std::cout << FormatRunReport(*report) << std::flush;
+    if (report->cancelled) return 130;
+    if (report->outcome.phase != "Succeeded") exit_code = 1;
+  }
+  return g_interrupted.load() ? 130 : exit_code;
+}
+
+}  // namespace ergobench

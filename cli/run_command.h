@@ -1,0 +1,24 @@
+// `ergobench run FILE...`: runs every Benchmark in the files on this machine, one after
+// another, with a live progress line, and prints each one's result table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/local/local_executor.h"
+
+namespace ergobench {
+
+struct RunCommandOptions {
+  std::vector<std::string> files;
+  LocalRunOptions local;
+  bool quiet = false;  // no progress line
+};
+
+// Exit code: 0 when every Benchmark succeeded, 130 after Ctrl-C, 2 for bad input, else 1.
+int RunCommand(const RunCommandOptions& options);
+
+// ergobench-runner next to this executable, else $ERGOBENCH_RUNNER, else the PATH.
+std::string FindRunner();
+
+}  // namespace ergobench

@@ -1,0 +1,117 @@
+#include "cli/run_display.h"
+
+#include <cstdio>
+
+#include "base/units.h"
+
+namespace ergobench {
+namespace {
+
+std::string Clock(double seconds) {
+  char buffer[32];
+  const long s = static_cast<long>(seconds);
+  std::snprintf(buffer, sizeof buffer, "%ld:%02ld", s / 60, s % 60);
+  return buffer;
+}
+
+}  // namespace
+
+std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, double elapsed_seconds) {
+  std::string line = b.metadata.name + " · " + b.spec.task + " " + b.spec.backend + " k=" +
+                     std::to_string(b.spec.workers.value_or(1));
+  if (e.stage.empty() || e.stage == "init") {
+    line += " · starting ranks";
+  } else if (e.stage == "done") {
+    line += " · finishing";
+  } else {
+    if (e.epoch) line += " · epoch " + std::to_string(*e.epoch);
+    if (e.total > 0) line += " · " + std::to_string(e.done) + "/" + std::to_string(e.total);
+    // A language model's goal metric is a loss too: say which is which.
+    const bool eval_loss = e.metric == "loss";
+    if (e.loss) line += (eval_loss ? " · train loss " : " · loss ") + FormatFixed(*e.loss, 4);
+    if (e.value) {
+      line += " · " + (eval_loss ? std::string("eval loss") : e.metric.empty() ? std::string("value") : e.metric) + " " +
+              FormatFixed(*e.value, 4);
+    }
+    if (!e.note.empty()) line += " · " + e.note;
+  }
+  return line + " · " + Clock(elapsed_seconds);
+}
+
+std::string FormatAllreduceTable(const nlohmann::json& table) {
+  std::string out;
+  char line[160];
+  std::snprintf(line, sizeof line, "%12s %12s %12s %12s %12s %12s %12s\n", "elements", "size", "min",
+                "median", "max", "algbw", "busbw");
+  out += line;
+  for (const nlohmann::json& row : table.value("rows", nlohmann::json::array())) {
+    std::snprintf(line, sizeof line, "%12lld %12s %12s %12s %12s %12s %12s\n",
+                  static_cast<long long>(row.value("elements", 0LL)),
+                  FormatBytes(row.value("bytes", 0.0)).c_str(), FormatSeconds(row.value("minSeconds", 0.0)).c_str(),
+                  FormatSeconds(row.value("medianSeconds", 0.0)).c_str(),
+                  FormatSeconds(row.value("maxSeconds", 0.0)).c_str(),
+                  FormatBytesPerSecond(row.value("algbwBytesPerSecond", 0.0)).c_str(),
+                  FormatBytesPerSecond(row.value("busbwBytesPerSecond", 0.0)).c_str());
+    out += line;
+  }
+  return out;
+}
+
+std::string FormatRunReport(const LocalRunReport& report) {
+  const Benchmark& b = report.benchmark;
+  const Figures& f = report.outcome.results.figures;
+  std::string out = b.metadata.name + ": " + report.outcome.phase;
+  if (report.outcome.phase != "Succeeded") out += " (" + report.outcome.reason + ")";
+  out += "\n";
+  auto row = [&out](const std::string& name, const std::string& value) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-22s %s\n", name.c_str(), value.c_str());
+    out += line;
+  };
+  if (report.outcome.phase != "Succeeded") row("reason", report.outcome.message);
+  row("task", b.spec.task + " on " + std::to_string(*b.spec.workers) + " " + b.spec.backend + " ranks");
+  if (b.status.workers.succeeded + b.status.workers.failed > 0) {
+    row("ranks", std::to_string(b.status.workers.succeeded) + " succeeded, " +
+                     std::to_string(b.status.workers.failed) + " failed");
+  }
+  if (f.run_seconds > 0) row("run time", FormatSeconds(f.run_seconds) + " (init " + FormatSeconds(f.init_seconds) + ")");
+  if (f.samples_per_second) row("throughput", FormatFixed(*f.samples_per_second, 1) + " samples/s");
+  if (f.communication_ratio) row("communication share", FormatFixed(100 * *f.communication_ratio, 1) + " %");
+  if (f.goal_reached) row("goal reached", *f.goal_reached ? "yes" : "no");
+  if (f.time_to_accuracy_seconds) row("time to accuracy", FormatSeconds(*f.time_to_accuracy_seconds));
+  const BenchmarkResults& r = report.outcome.results;
+  if (f.energy_joules) {
+    std::string energy = FormatFixed(*f.energy_joules, 1) + " J";
+    if (r.joules_per_sample) energy += ", " + FormatFixed(*r.joules_per_sample, 4) + " J/sample";
+    if (r.joules_per_token) energy += ", " + FormatFixed(*r.joules_per_token, 6) + " J/token";
+    if (r.tokens_per_wh) energy += ", " + FormatFixed(*r.tokens_per_wh, 0) + " tokens/Wh";
+    if (r.energy_to_accuracy_wh) energy += ", " + FormatFixed(*r.energy_to_accuracy_wh, 3) + " Wh to accuracy";
+    row("energy", energy);
+  }
+  if (r.cost_usd) {
+    std::string cost = FormatFixed(*r.cost_usd, 4) + " " + r.currency;
+    if (r.cost_to_accuracy_usd) cost += ", " + FormatFixed(*r.cost_to_accuracy_usd, 4) + " to accuracy";
+    if (r.preemptible_cost_usd) cost += " (preemptible " + FormatFixed(*r.preemptible_cost_usd, 4) + ")";
+    row("cost", cost);
+  }
+  if (f.allreduce) {
+    row("peak bus bandwidth", FormatBytesPerSecond(f.allreduce->peak_bus_bandwidth_bytes_per_second) + " at " +
+                                  FormatBytes(static_cast<double>(f.allreduce->peak_bus_bandwidth_bytes)));
+    row("small-message latency", FormatSeconds(f.allreduce->min_latency_seconds));
+  }
+  if (const auto& m = f.language_model) {
+    row("model", m->model + ", " + FormatFixed(static_cast<double>(m->parameters) / 1e6, 1) + " M parameters, " +
+                     std::to_string(m->sequence_length) + " tokens, " + m->precision);
+    const double devices = static_cast<double>(b.spec.workers.value_or(1));
+    row("tokens/s", FormatFixed(m->tokens_per_second, 0) + " (" + FormatFixed(m->tokens_per_second / devices, 0) +
+                        " per device, global batch " + std::to_string(m->global_batch_size) + ", " +
+                        FormatFixed(m->seconds_per_iteration, 3) + " s/iteration)");
+    row("model TFLOP/s", FormatFixed(m->model_tflops_per_second, 4) + " per device" +
+                             (m->mfu ? ", MFU " + FormatFixed(100 * *m->mfu, 2) + " %" : ""));
+    if (m->eval_loss) row("validation loss", FormatFixed(*m->eval_loss, 4));
+  }
+  row("results", report.results_dir + "/");
+  return out;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,25 @@
+// What `ergobench run` shows: the live progress line and the final result table. Pure
+// functions of the Benchmark, the latest progress event and the outcome, so that the
+// exact text is tested.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/benchmark.h"
+#include "api/progress_event.h"
+#include "cli/local/local_executor.h"
+
+namespace ergobench {
+
+// "task0a-k2 · 0a gloo k=2 · 34/80 · 64.0 KiB: median 120 us, busbw 1.10 GB/s · 0:05"
+std::string FormatProgressLine(const Benchmark& benchmark, const ProgressEvent& latest, double elapsed_seconds);
+
+// The per-size table of task 0a from its allreduce.json.
+std::string FormatAllreduceTable(const nlohmann::json& table);
+
+// Outcome, headline figures, and where the files are.
+std::string FormatRunReport(const LocalRunReport& report);
+
+}  // namespace ergobench

@@ -1,0 +1,220 @@
+// ergobench-operator: watches Benchmarks and runs each as k worker pods (DESIGN.md).
+// Wiring only: configuration → client → watchers and caches → work queue → reconciler,
+// with leader election, /metrics, /healthz and /readyz, and a clean stop on SIGTERM.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <random>
+#include <thread>
+#include <tuple>
+
+#include <CLI/CLI.hpp>
+
+#include "api/benchmark.h"
+#include "api/benchmark_phase.h"
+#include "operator/controller/builders.h"
+#include "operator/controller/plan.h"
+#include "operator/controller/progress_poller.h"
+#include "operator/controller/reconciler.h"
+#include "operator/kube/cpprest_transport.h"
+#include "operator/operator_metrics.h"
+#include "operator/runtime/log.h"
+#include "operator/runtime/manager.h"
+
+namespace ergobench {
+namespace {
+
+using runtime::Log;
+using runtime::LogLevel;
+
+struct Options {
+  std::string kubeconfig;
+  std::string context;
+  std::string namespace_name;  // empty: all namespaces
+  int workers = 2;
+  std::string metrics_bind_address = "0.0.0.0:8080";
+  bool leader_elect = false;
+  std::string leader_election_namespace;
+  std::string leader_election_id = "ergobench-operator";
+  std::string log_format = "json";
+  std::string log_level = "info";
+  int watch_timeout_seconds = 290;
+  std::string runner_image;
+};
+
+class HttpProgressReader final : public controller::ProgressReader {
+ public:
+  std::optional<Progress> Read(const std::string& pod_ip, int port, const std::string& metric) override {
+    const bool ipv6 = pod_ip.find(':') != std::string::npos;
+    const std::string host = ipv6 ? "[" + pod_ip + "]" : pod_ip;
+    auto text = kube::HttpGet("http://" + host + ":" + std::to_string(port) + "/metrics", std::chrono::seconds(2));
+    if (!text.ok()) return std::nullopt;
+    return controller::ParseProgress(*text, metric);
+  }
+};
+
+std::string Identity() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::random_device random;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "_%08x", random());
+  return std::string(host) + suffix;
+}
+
+// "0.0.0.0:8080" → ("0.0.0.0", 8080); ":8080" binds all addresses.
+StatusOr<std::pair<std::string, int>> SplitHostPort(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return Status::InvalidArgument("--metrics-bind-address: expected host:port, got \"" + address + "\"");
+  std::string host = address.substr(0, colon);
+  if (host.empty()) host = "0.0.0.0";
+  try {
+    return std::make_pair(host, std::stoi(address.substr(colon + 1)));
+  } catch (const std::exception&) {
+    return Status::InvalidArgument("--metrics-bind-address: bad port in \"" + address + "\"");
+  }
+}
+
+// The Benchmark a pod belongs to, by its label: what a pod event makes us reconcile.
+std::string OwnerKey(const nlohmann::json& pod) {
+  const auto metadata = pod.value("metadata", nlohmann::json::object());
+  const std::string name = metadata.value("labels", nlohmann::json::object()).value(controller::kBenchmarkLabel, "");
+  return name.empty() ? "" : metadata.value("namespace", "") + "/" + name;
+}
+
+// Signals go to one thread, which asks the manager to stop; every other thread has them
+// blocked, so no signal lands in a worker or a watch.
+std::thread StopOnSignal(runtime::Manager& manager) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return std::thread([&manager, signals] {
+    int received = 0;
+    sigwait(&signals, &received);
+    Log(LogLevel::kInfo, "stopping", {{"signal", std::to_string(received)}});
+    manager.Stop();
+  });
+}
+
+// The gauges that are read rather than counted, every 2 s.
+void UpdateGauges(runtime::StopFlag& stop, OperatorMetrics& metrics, runtime::WorkQueue& queue,
+                  const kube::KubeClient& client, const runtime::Store& benchmarks) {
+  while (!stop.stopped()) {
+    metrics.SetQueueDepth(queue.Len());
+    metrics.SetApiRequests(client.RequestCounts());
+    std::map<std::string, int> phases;
+    for (const auto& b : benchmarks.List()) ++phases[b.value("status", nlohmann::json::object()).value("phase", kPhasePending)];
+    metrics.SetPhaseCounts(phases);
+    stop.Sleep(std::chrono::seconds(2));
+  }
+}
+
+StatusOr<runtime::ManagerOptions> ManagerOptionsFrom(const Options& options, const kube::KubeConfig& config,
+                                                     OperatorMetrics& metrics) {
+  runtime::ManagerOptions manager;
+  ASSIGN_OR_RETURN(std::tie(manager.metrics_host, manager.metrics_port), SplitHostPort(options.metrics_bind_address));
+  manager.render_metrics = [&metrics] { return metrics.Render(); };
+  manager.workers = options.workers;
+  if (options.leader_elect) {
+    runtime::LeaderElectionConfig lease;
+    lease.namespace_name =
+        options.leader_election_namespace.empty() ? config.namespace_name : options.leader_election_namespace;
+    lease.lease_name = options.leader_election_id;
+    lease.identity = Identity();
+    manager.leader_election = lease;
+  }
+  return manager;
+}
+
+int Run(const Options& options) {
+  runtime::SetLogFormat(options.log_format == "json");
+  runtime::SetMinLogLevel(options.log_level == "debug" ? LogLevel::kDebug : LogLevel::kInfo);
+  auto config = kube::ResolveKubeConfig(options.kubeconfig, options.context);
+  if (!config.ok()) {
+    Log(LogLevel::kError, "cannot configure the Kubernetes client", {{"error", config.status().ToString()}});
+    return runtime::kManagerCannotStart;
+  }
+  kube::TransportOptions transport_options;
+  transport_options.stream_inactivity_timeout = std::chrono::seconds(options.watch_timeout_seconds + 40);
+  auto transport = kube::NewCpprestTransport(*config, transport_options);
+  if (!transport.ok()) {
+    Log(LogLevel::kError, "cannot configure the Kubernetes client", {{"error", transport.status().ToString()}});
+    return runtime::kManagerCannotStart;
+  }
+  kube::KubeClient client(transport->get());
+  RealTime time;
+  OperatorMetrics metrics;
+  auto manager_options = ManagerOptionsFrom(options, *config, metrics);
+  if (!manager_options.ok()) {
+    Log(LogLevel::kError, manager_options.status().message());
+    return runtime::kManagerCannotStart;
+  }
+  runtime::Manager manager(&client, &time, std::move(manager_options).value());
+  runtime::Store* benchmarks = manager.AddCache(
+      "benchmarks",
+      std::make_unique<runtime::ClientListWatch>(&client, kube::Benchmarks(), options.namespace_name, "",
+                                                 options.watch_timeout_seconds),
+      [](const nlohmann::json& o) { return runtime::ObjectKey(o); });
+  runtime::Store* pods = manager.AddCache(
+      "pods",
+      std::make_unique<runtime::ClientListWatch>(&client, kube::Pods(), options.namespace_name,
+                                                 controller::kBenchmarkLabel, options.watch_timeout_seconds),
+      OwnerKey);
+  manager.AddRunnable([&](runtime::StopFlag& stop) { UpdateGauges(stop, metrics, manager.queue(), client, *benchmarks); });
+
+  HttpProgressReader progress_reader;
+  controller::ProgressCache progress;
+  manager.AddRunnable([&](runtime::StopFlag& stop) {
+    controller::PollProgress(stop, *benchmarks, *pods, progress_reader, progress,
+                             [&manager](const std::string& key) { manager.queue().Add(key); },
+                             controller::kProgressInterval);
+  });
+  controller::BenchmarkReconciler reconciler({&client, benchmarks, pods, &progress, std::chrono::system_clock::now,
+                                              [&](const Benchmark& b) { metrics.RecordFinished(b); },
+                                              options.runner_image});
+  manager.SetReconciler(
+      [&](const std::string& key) { return reconciler.Reconcile(key); },
+      {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {
+        metrics.ObserveReconcile(result, seconds);
+        if (!error.ok()) Log(LogLevel::kWarning, "reconcile failed; retrying", {{"benchmark", key}, {"error", error.ToString()}});
+      }});
+
+  Log(LogLevel::kInfo, "ergobench-operator starting",
+      {{"server", config->server},
+       {"namespace", options.namespace_name.empty() ? "(all)" : options.namespace_name},
+       {"workers", std::to_string(options.workers)}});
+  std::thread signal_thread = StopOnSignal(manager);
+  const int exit_code = manager.Run();
+  // After a signal the thread has ended; after a fatal error it still waits in sigwait.
+  signal_thread.detach();
+  return exit_code;
+}
+
+}  // namespace
+}  // namespace ergobench
+
+int main(int argc, char** argv) {
+  ergobench::Options options;
+  CLI::App app{"ergobench-operator: runs Benchmark resources as k worker pods and reports their results"};
+  app.add_option("--kubeconfig", options.kubeconfig, "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
+  app.add_option("--context", options.context, "kubeconfig context (default: current-context)");
+  app.add_option("--namespace", options.namespace_name, "watch only this namespace (default: all)");
+  app.add_option("--runner-image", options.runner_image,
+                 "image of Benchmarks that name none (default: ergobench-runner:<version>)")
+      ->envname("ERGOBENCH_RUNNER_IMAGE");
+  app.add_option("--workers", options.workers, "concurrent reconciles")->check(CLI::Range(1, 64));
+  app.add_option("--metrics-bind-address", options.metrics_bind_address, "host:port for /metrics, /healthz, /readyz");
+  app.add_flag("--leader-elect", options.leader_elect, "elect a leader through a Lease, for replicas > 1");
+  app.add_option("--leader-election-namespace", options.leader_election_namespace, "namespace of the Lease");
+  app.add_option("--leader-election-id", options.leader_election_id, "name of the Lease");
+  app.add_option("--log-format", options.log_format, "json | text")->check(CLI::IsMember({"json", "text"}));
+  app.add_option("--log-level", options.log_level, "info | debug")->check(CLI::IsMember({"info", "debug"}));
+  app.add_option("--watch-timeout", options.watch_timeout_seconds, "server-side watch timeout in seconds")
+      ->check(CLI::Range(1, 3600));
+  CLI11_PARSE(app, argc, argv);
+  return ergobench::Run(options);
+}

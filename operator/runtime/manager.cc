@@ -1,0 +1,132 @@
+#include "operator/runtime/manager.h"
+
+#include "base/metrics_server.h"
+#include "operator/runtime/log.h"
+
+namespace ergobench::runtime {
+
+struct Manager::Cache {
+  std::string kind;
+  std::unique_ptr<ListWatch> source;
+  KeyOf key_of;
+  Store store;
+};
+
+Manager::Manager(kube::KubeClient* client, const TimeSource* time, ManagerOptions options)
+    : client_(client), time_(time), options_(std::move(options)), queue_(time) {
+  leading_ = !options_.leader_election.has_value();
+}
+
+Manager::~Manager() = default;
+
+Store* Manager::AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of) {
+  auto cache = std::make_unique<Cache>();
+  cache->kind = std::move(kind);
+  cache->source = std::move(source);
+  cache->key_of = std::move(key_of);
+  caches_.push_back(std::move(cache));
+  return &caches_.back()->store;
+}
+
+void Manager::AddRunnable(std::function<void(StopFlag&)> body) { runnables_.push_back(std::move(body)); }
+
+void Manager::SetReconciler(ReconcileFn reconcile, ReconcileObserver observer) {
+  reconcile_ = std::move(reconcile);
+  observer_ = std::move(observer);
+}
+
+bool Manager::Ready() const {
+  if (!leading_.load()) return false;
+  for (const auto& cache : caches_) {
+    if (!cache->store.Synced()) return false;
+  }
+  return true;
+}
+
+void Manager::Stop() {
+  stop_.Set();
+  queue_.ShutDown();
+}
+
+void Manager::StopWithError(const std::string& message, const Status& error) {
+  Log(LogLevel::kError, message, {{"error", error.ToString()}});
+  exit_code_ = kManagerFailed;
+  Stop();
+}
+
+int Manager::Run() {
+  auto server = MetricsServer::Start(options_.metrics_host, options_.metrics_port, options_.render_metrics,
+                                     [this] { return Ready(); });
+  if (!server.ok()) {
+    Log(LogLevel::kError, "cannot serve metrics", {{"error", server.status().ToString()}});
+    return kManagerCannotStart;
+  }
+  Log(LogLevel::kInfo, "serving metrics and probes",
+      {{"address", options_.metrics_host + ":" + std::to_string((*server)->port())}});
+
+  std::vector<std::thread> threads;
+  if (WinLease()) {
+    for (auto& cache : caches_) threads.push_back(Watch(*cache));
+    while (!stop_.stopped() && !Ready()) stop_.Sleep(std::chrono::milliseconds(50));
+    if (!stop_.stopped()) Log(LogLevel::kInfo, "caches synced");
+    for (auto& body : runnables_) {
+      threads.emplace_back([this, &body] { body(stop_); });
+    }
+    if (!stop_.stopped()) ServeQueue(&queue_, options_.workers, reconcile_, observer_);
+  }
+  Shutdown(threads);
+  return exit_code_;
+}
+
+// Step 2: blocks until this replica leads, or the stop. Renewal runs on its own thread.
+bool Manager::WinLease() {
+  if (!options_.leader_election) return true;
+  const LeaderElectionConfig& lease = *options_.leader_election;
+  elector_.emplace(client_, time_, lease);
+  Log(LogLevel::kInfo, "waiting for the lease",
+      {{"lease", lease.namespace_name + "/" + lease.lease_name}, {"identity", lease.identity}});
+  const auto sleep = [this](Duration d) { stop_.Sleep(d); };
+  if (!elector_->Acquire(stop_.flag(), sleep)) return false;
+  leading_ = true;
+  Log(LogLevel::kInfo, "became the leader", {{"identity", lease.identity}});
+  renew_thread_ = std::thread([this, sleep] {
+    const Status renewed = elector_->KeepRenewing(stop_.flag(), sleep);
+    if (!renewed.ok()) {
+      Log(LogLevel::kError, "leadership lost; exiting", {{"error", renewed.ToString()}});
+      std::_Exit(kManagerFailed);
+    }
+  });
+  return true;
+}
+
+// Step 3: a watcher that fills `cache` and queues the keys its events touch.
+std::thread Manager::Watch(Cache& cache) {
+  return std::thread([this, &cache] {
+    Watcher watcher(cache.source.get(), [this, &cache](const WatcherEvent& event) {
+      cache.store.Apply(event);
+      for (const auto& object : event.objects) {
+        const std::string key = cache.key_of(object);
+        if (!key.empty()) queue_.Add(key);
+      }
+    });
+    const Status status = watcher.Run(
+        stop_.flag(), DefaultWatchBackoff(), [this](Duration d) { stop_.Sleep(d); },
+        [&cache](const Status& error) {
+          Log(LogLevel::kWarning, "watch interrupted; retrying", {{"resource", cache.kind}, {"error", error.ToString()}});
+        });
+    if (!status.ok()) StopWithError("cannot watch " + cache.kind + "; check the operator's RBAC", status);
+  });
+}
+
+// The workers have drained: hand the lease back first, so that a standby takes over at once,
+// then end the watches (Shutdown cancels their streams) and the runnables.
+void Manager::Shutdown(std::vector<std::thread>& threads) {
+  Stop();
+  if (renew_thread_.joinable()) renew_thread_.join();
+  if (elector_ && leading_.load()) elector_->Release();
+  client_->Shutdown();
+  for (std::thread& thread : threads) thread.join();
+  Log(LogLevel::kInfo, "stopped");
+}
+
+}  // namespace ergobench::runtime

@@ -1,0 +1,99 @@
+// The operator's Manager, as controller-runtime has one. It owns what the operator runs (the
+// /metrics, /healthz and /readyz server, one watcher per cache, the leader election, the
+// controller's workers, and periodic housekeeping) and starts and stops them in one order:
+//
+//   Run:   1. serve /metrics, /healthz, /readyz;
+//          2. when electing, wait for the lease (/readyz waits for it too);
+//          3. start the watchers that fill the caches;
+//          4. wait until every cache has synced: a partial pod cache would create duplicates;
+//          5. start the housekeeping runnables, then serve the work queue with the workers.
+//   Stop:  (a signal, a fatal watch error) the workers drain; the lease is handed back; the
+//          watches end; the runnables end; the server stops last.
+//   A lost lease ends the process at once: another replica may be reconciling already.
+//
+// /readyz answers 200 when this replica leads (or does not elect) and every cache has synced.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/clock.h"
+#include "operator/kube/client.h"
+#include "operator/runtime/controller.h"
+#include "operator/runtime/leader_election.h"
+#include "operator/runtime/stop_flag.h"
+#include "operator/runtime/store.h"
+#include "operator/runtime/watcher.h"
+#include "operator/runtime/work_queue.h"
+
+namespace ergobench::runtime {
+
+struct ManagerOptions {
+  std::string metrics_host = "0.0.0.0";
+  int metrics_port = 8080;
+  std::function<std::string()> render_metrics;  // the body of /metrics
+  int workers = 2;                                // concurrent reconciles
+  std::optional<LeaderElectionConfig> leader_election;  // absent: lead from the start
+};
+
+// Exit codes of Run().
+inline constexpr int kManagerStopped = 0;       // a requested stop
+inline constexpr int kManagerFailed = 1;        // a fatal error (a watch the RBAC forbids)
+inline constexpr int kManagerCannotStart = 2;   // the server could not start
+
+class Manager {
+ public:
+  using KeyOf = std::function<std::string(const nlohmann::json& object)>;
+
+  Manager(kube::KubeClient* client, const TimeSource* time, ManagerOptions options);
+  ~Manager();
+  Manager(const Manager&) = delete;
+  Manager& operator=(const Manager&) = delete;
+
+  // A cache filled by a watcher of `source`. Each object an event carries is mapped by `key_of`
+  // to the key to reconcile ("" for none). Before Run().
+  Store* AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of);
+  // `body` runs on a thread of its own from step 5 until the stop; it sleeps on the flag.
+  void AddRunnable(std::function<void(StopFlag& stop)> body);
+  void SetReconciler(ReconcileFn reconcile, ReconcileObserver observer);
+
+  // Runs until Stop() or a fatal error; returns one of the exit codes above.
+  int Run();
+  // Asks Run() to stop; safe from any thread.
+  void Stop();
+
+  bool Ready() const;
+  WorkQueue& queue() { return queue_; }
+  const StopFlag& stop() const { return stop_; }
+
+ private:
+  struct Cache;
+
+  bool WinLease();
+  std::thread Watch(Cache& cache);
+  void StopWithError(const std::string& message, const Status& error);
+  void Shutdown(std::vector<std::thread>& threads);
+
+  kube::KubeClient* client_;
+  const TimeSource* time_;
+  ManagerOptions options_;
+  WorkQueue queue_;
+  StopFlag stop_;
+  std::vector<std::unique_ptr<Cache>> caches_;
+  std::vector<std::function<void(StopFlag&)>> runnables_;
+  ReconcileFn reconcile_;
+  ReconcileObserver observer_;
+  std::optional<LeaderElector> elector_;
+  std::thread renew_thread_;
+  std::atomic<bool> leading_{false};
+  std::atomic<int> exit_code_{kManagerStopped};
+};
+
+}  // namespace ergobench::runtime

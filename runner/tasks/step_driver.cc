@@ -1,0 +1,28 @@
+#include "runner/tasks/step_driver.h"
+
+#include "runner/stop_signal.h"
+
+namespace ergobench {
+
+StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
+  if (step % kAgreeEvery == 0) RETURN_IF_ERROR(AgreeToContinue(comm_, "during training"));
+  const auto start = clock_.Now();
+  phases_.Time(TrainingPhase::kOptimizer, [&] { optimizer_.zero_grad(); });
+  double loss_sum = 0;
+  for (int64_t micro = 0; micro < work.micro_batches; ++micro) {
+    phases_.Time(TrainingPhase::kData, [&] { work.load(micro); });
+    torch::Tensor loss;
+    phases_.Time(TrainingPhase::kForward, [&] { loss = work.loss(micro); });
+    phases_.Time(TrainingPhase::kBackward, [&] { loss.backward(); });
+    loss_sum += loss.item<double>();
+  }
+  RETURN_IF_ERROR(sync_.Synchronize(phases_));
+  phases_.Time(TrainingPhase::kOptimizer, [&] {
+    if (work.before_update) work.before_update();
+    optimizer_.step();
+  });
+  clock_.Step(clock_.SecondsSince(start), work.samples);
+  return loss_sum;
+}
+
+}  // namespace ergobench

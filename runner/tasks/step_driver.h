@@ -1,0 +1,57 @@
+// The one training step every training task takes, synchronous data-parallel SGD as DDP does
+// it: the task says how to load a micro-batch and compute its loss, and may act on the averaged
+// gradients before the update (clipping); the driver owns the rest:
+//
+//   every kAgreeEvery steps, agree with the other ranks to go on (a stop signal ends all alike);
+//   zero the gradients; for each micro-batch: data → forward → backward (losses summed);
+//   average the gradients across ranks; the task's hook; the optimizer's step;
+//   the step's time and samples into the run clock (the throughput window) and the metrics.
+//
+// Each part is charged to its phase (api/training_phases.h). Only torch units include this.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include <torch/torch.h>
+
+#include "base/status.h"
+#include "runner/tasks/gradient_sync.h"
+#include "runner/tasks/phase_timer.h"
+#include "runner/tasks/run_clock.h"
+
+namespace ergobench {
+
+class Communicator;
+
+// What one step trains on.
+struct StepWork {
+  int64_t micro_batches = 1;  // gradient accumulation
+  int64_t samples = 0;        // this rank's samples in the step, for throughput
+  std::function<void(int64_t micro)> load;                   // fills the task's input tensors
+  std::function<torch::Tensor(int64_t micro)> loss;          // forward: the loss backward runs on
+  std::function<void()> before_update;                       // optional, on averaged gradients
+};
+
+class StepDriver {
+ public:
+  // Ranks check for a stop this often: rarely enough to cost nothing, often enough to stop fast.
+  static constexpr int64_t kAgreeEvery = 25;
+
+  StepDriver(Communicator& comm, RunClock& clock, PhaseTimer& phases, GradientSync& sync,
+             torch::optim::Optimizer& optimizer)
+      : comm_(comm), clock_(clock), phases_(phases), sync_(sync), optimizer_(optimizer) {}
+
+  // Step number `step` of the run (from 0). Returns the summed loss of its micro-batches, or
+  // Cancelled when the ranks agreed to stop, or the communicator's error.
+  StatusOr<double> Step(int64_t step, const StepWork& work);
+
+ private:
+  Communicator& comm_;
+  RunClock& clock_;
+  PhaseTimer& phases_;
+  GradientSync& sync_;
+  torch::optim::Optimizer& optimizer_;
+};
+
+}  // namespace ergobench

@@ -1,0 +1,95 @@
+#include "base/yaml_json.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+namespace ergobench {
+namespace {
+
+nlohmann::json ParseOne(const std::string& text) {
+  auto docs = ParseYamlDocuments(text, "test.yaml");
+  EXPECT_TRUE(docs.ok()) << docs.status().ToString();
+  EXPECT_EQ(docs->size(), 1u);
+  return docs->front();
+}
+
+TEST(YamlJsonTest, QuotedScalarsStayStrings) {
+  nlohmann::json doc = ParseOne("a: \"1.10\"\nb: '42'\nc: \"true\"\nd: \"~\"\n");
+  EXPECT_EQ(doc["a"], "1.10");
+  EXPECT_EQ(doc["b"], "42");
+  EXPECT_EQ(doc["c"], "true");
+  EXPECT_EQ(doc["d"], "~");
+}
+
+TEST(YamlJsonTest, PlainScalarsFollowCoreSchema) {
+  nlohmann::json doc = ParseOne(
+      "float: 1.10\nint: 42\nneg: -7\nhex: 0x1F\noct: 0o17\nexp: 1e3\n"
+      "t: true\nf: False\nn1: ~\nn2: null\nn3:\nyes: yes\nno: off\nver: 1.2.3\n");
+  EXPECT_TRUE(doc["float"].is_number_float());
+  EXPECT_DOUBLE_EQ(doc["float"].get<double>(), 1.1);
+  EXPECT_EQ(doc["int"], 42);
+  EXPECT_TRUE(doc["int"].is_number_integer());
+  EXPECT_EQ(doc["neg"], -7);
+  EXPECT_EQ(doc["hex"], 31);
+  EXPECT_EQ(doc["oct"], 15);
+  EXPECT_DOUBLE_EQ(doc["exp"].get<double>(), 1000.0);
+  EXPECT_EQ(doc["t"], true);
+  EXPECT_EQ(doc["f"], false);
+  EXPECT_TRUE(doc["n1"].is_null());
+  EXPECT_TRUE(doc["n2"].is_null());
+  EXPECT_TRUE(doc["n3"].is_null());
+  // YAML 1.1's booleans are plain strings in 1.2.
+  EXPECT_EQ(doc["yes"], "yes");
+  EXPECT_EQ(doc["no"], "off");
+  EXPECT_EQ(doc["ver"], "1.2.3");
+}
+
+TEST(YamlJsonTest, SpecialFloats) {
+  EXPECT_TRUE(std::isinf(ResolvePlainScalar(".inf").get<double>()));
+  EXPECT_LT(ResolvePlainScalar("-.Inf").get<double>(), 0);
+  EXPECT_TRUE(std::isnan(ResolvePlainScalar(".NaN").get<double>()));
+  EXPECT_EQ(ResolvePlainScalar(".nan."), ".nan.");
+}
+
+TEST(YamlJsonTest, ExplicitStrTagKeepsText) {
+  nlohmann::json doc = ParseOne("v: !!str 123\n");
+  EXPECT_EQ(doc["v"], "123");
+}
+
+TEST(YamlJsonTest, NestedStructuresAndAnchors) {
+  nlohmann::json doc = ParseOne("base: &b {x: 1}\nlist: [1, two, *b]\n");
+  EXPECT_EQ(doc["list"][0], 1);
+  EXPECT_EQ(doc["list"][1], "two");
+  EXPECT_EQ(doc["list"][2]["x"], 1);
+}
+
+TEST(YamlJsonTest, SeveralDocumentsSkippingEmptyOnes) {
+  auto docs = ParseYamlDocuments("---\na: 1\n---\n---\nb: 2\n...\n", "multi.yaml");
+  ASSERT_TRUE(docs.ok());
+  ASSERT_EQ(docs->size(), 2u);
+  EXPECT_EQ((*docs)[0]["a"], 1);
+  EXPECT_EQ((*docs)[1]["b"], 2);
+}
+
+TEST(YamlJsonTest, MalformedYamlNamesFileAndLine) {
+  auto docs = ParseYamlDocuments("a: 1\nb: [1, 2\nc: 3\n", "bad.yaml");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(docs.status().message().find("bad.yaml:"), std::string::npos) << docs.status().message();
+  EXPECT_NE(docs.status().message().find("malformed YAML"), std::string::npos);
+}
+
+TEST(YamlJsonTest, DuplicateKeysAreRejected) {
+  auto docs = ParseYamlDocuments("a: 1\na: 2\n", "dup.yaml");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_NE(docs.status().message().find("duplicate key \"a\""), std::string::npos);
+  EXPECT_NE(docs.status().message().find("dup.yaml:2:1"), std::string::npos) << docs.status().message();
+}
+
+TEST(YamlJsonTest, HugeIntegersBecomeNumbers) {
+  EXPECT_TRUE(ResolvePlainScalar("123456789012345678901234567890").is_number_float());
+}
+
+}  // namespace
+}  // namespace ergobench

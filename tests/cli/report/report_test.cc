@@ -1,0 +1,111 @@
+#include "cli/report/report.h"
+
+#include <gtest/gtest.h>
+
+namespace ergobench {
+namespace {
+
+std::vector<ReportRow> Fixtures() {
+  auto runs = LoadResultDirectories({std::string(ERGOBENCH_SOURCE_DIR) + "/tests/cli/report/testdata"});
+  EXPECT_TRUE(runs.ok()) << runs.status().ToString();
+  return runs.ok() ? BuildReport(*runs) : std::vector<ReportRow>{};
+}
+
+TEST(Report, SpeedupEfficiencyAndPriceIndexAgainstTheSmallestRun) {
+  const auto rows = Fixtures();
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].name, "fmnist-k1");
+  EXPECT_DOUBLE_EQ(*rows[0].speedup, 1.0);
+  EXPECT_DOUBLE_EQ(*rows[0].price_index, 1.0);
+  // k=2: TTA 40 s → 25 s.
+  EXPECT_DOUBLE_EQ(*rows[1].speedup, 1.6);
+  EXPECT_DOUBLE_EQ(*rows[1].efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(*rows[1].price_index, 2 / 1.6);
+  EXPECT_EQ(rows[1].baseline, "fmnist-k1");
+  // k=4: 40 s → 20 s: twice as fast at four times the price.
+  EXPECT_DOUBLE_EQ(*rows[2].speedup, 2.0);
+  EXPECT_DOUBLE_EQ(*rows[2].efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(*rows[2].price_index, 2.0);
+  EXPECT_DOUBLE_EQ(*rows[2].energy_to_accuracy_joules, 2000.0);
+  EXPECT_NEAR(*rows[2].cost_to_accuracy, 4 * 20 / 3600.0 * 0.2092, 1e-6);
+  // A failed run is listed, with no comparison.
+  EXPECT_EQ(rows[3].phase, "Failed");
+  EXPECT_FALSE(rows[3].speedup.has_value());
+}
+
+TEST(Report, WithoutTimeToAccuracyThroughputDecides) {
+  Benchmark one, four;
+  for (auto [b, k, sps] : {std::tuple{&one, 1, 100.0}, std::tuple{&four, 4, 300.0}}) {
+    b->metadata.name = "r" + std::to_string(k);
+    b->spec.task = "1a";
+    b->spec.backend = "gloo";
+    b->spec.workers = k;
+    b->status.phase = "Succeeded";
+    b->status.results = BenchmarkResults{};
+    b->status.results->figures.samples_per_second = sps;
+    b->status.results->figures.goal_reached = false;
+  }
+  const auto rows = BuildReport({four, one});
+  EXPECT_EQ(rows[0].name, "r1");
+  EXPECT_DOUBLE_EQ(*rows[1].speedup, 3.0);
+  EXPECT_DOUBLE_EQ(*rows[1].efficiency, 0.75);
+}
+
+TEST(Report, Formats) {
+  const auto rows = Fixtures();
+  auto text = FormatReport(rows, "text");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("benchmark  task    backend  k  phase      samples/s  TTA s  speedup  efficiency  comm %  "
+                       "energy to acc. J  cost to acc.  price index\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("fmnist-k4  fmnist  gloo     4  Succeeded     2400.0   20.0     2.00        0.50    30.0  "
+                       "          2000.0    0.0046 USD         2.00\n"),
+            std::string::npos)
+      << *text;
+  auto markdown = FormatReport(rows, "markdown");
+  EXPECT_NE(markdown->find("| fmnist-k2 | fmnist | gloo | 2 | Succeeded | 1500.0 | 25.0 | 1.60 | 0.80 | 15.0 | 1500.0 |"),
+            std::string::npos)
+      << *markdown;
+  auto csv = FormatReport(rows, "csv");
+  EXPECT_NE(csv->find("fmnist-k8,fmnist,gloo,8,Failed,,,,,,,,\n"), std::string::npos) << *csv;
+  auto json = FormatReport(rows, "json");
+  const auto parsed = nlohmann::json::parse(*json);
+  EXPECT_EQ(parsed[1]["scalingEfficiency"], 0.8);
+  EXPECT_EQ(parsed[1]["baseline"], "fmnist-k1");
+  EXPECT_EQ(FormatReport(rows, "html").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Report, LanguageModelsAddCaramlsColumns) {
+  Benchmark gpt;
+  gpt.metadata.name = "gpt-k2";
+  gpt.spec.task = "gpt";
+  gpt.spec.backend = "gloo";
+  gpt.spec.workers = 2;
+  gpt.status.phase = "Succeeded";
+  gpt.status.results = BenchmarkResults{};
+  gpt.status.results->figures.samples_per_second = 4.0;
+  gpt.status.results->figures.language_model =
+      LanguageModelSummary{"gpt2", 124439808, 1024, 16, "fp32", 40960, 4096.0, 4.0, 854438400, 1.75, 10.0, 0.175,
+                           3.2, ""};
+  gpt.status.results->joules_per_token = 0.0125;
+  const auto rows = BuildReport({gpt});
+  auto text = FormatReport(rows, "text");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("global batch  tokens/s  s/iteration  TFLOP/s/device  MFU %   J/token\n"), std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("16      4096        4.000           1.750  17.50  0.012500\n"), std::string::npos) << *text;
+  const auto json = nlohmann::json::parse(*FormatReport(rows, "json"));
+  EXPECT_EQ(json[0]["tokensPerSecond"], 4096.0);
+  EXPECT_EQ(json[0]["mfu"], 0.175);
+  // Runs without a language model keep the narrower table.
+  EXPECT_EQ(FormatReport(Fixtures(), "text")->find("tokens/s"), std::string::npos);
+}
+
+TEST(Report, MissingDirectoriesAreNamed) {
+  EXPECT_NE(LoadResultDirectories({"/nonexistent/results"}).status().message().find("/nonexistent/results"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ergobench

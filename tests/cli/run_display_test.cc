@@ -1,0 +1,121 @@
+#include "cli/run_display.h"
+
+#include <gtest/gtest.h>
+
+#include "api/defaults.h"
+
+namespace ergobench {
+namespace {
+
+Benchmark Bench() {
+  Benchmark b;
+  b.metadata.name = "task0a-k2";
+  b.spec.task = "0a";
+  b.spec.workers = 2;
+  ApplyDefaults(&b);
+  return b;
+}
+
+TEST(RunDisplayTest, ProgressLine) {
+  ProgressEvent e;
+  EXPECT_EQ(FormatProgressLine(Bench(), e, 1.2), "task0a-k2 · 0a gloo k=2 · starting ranks · 0:01");
+  e.stage = "run";
+  e.done = 34;
+  e.total = 80;
+  e.note = "64.0 KiB: median 120 us, busbw 1.10 GB/s";
+  EXPECT_EQ(FormatProgressLine(Bench(), e, 65),
+            "task0a-k2 · 0a gloo k=2 · 34/80 · 64.0 KiB: median 120 us, busbw 1.10 GB/s · 1:05");
+  ProgressEvent train;
+  train.stage = "run";
+  train.epoch = 3;
+  train.loss = 0.51234;
+  train.metric = "accuracy";
+  train.value = 0.8;
+  EXPECT_EQ(FormatProgressLine(Bench(), train, 5),
+            "task0a-k2 · 0a gloo k=2 · epoch 3 · loss 0.5123 · accuracy 0.8000 · 0:05");
+}
+
+TEST(RunDisplayTest, ProgressLineOfALanguageModel) {
+  Benchmark b = Bench();
+  b.spec.task = "gpt";
+  ProgressEvent e;
+  e.stage = "run";
+  e.done = 20;
+  e.total = 60;
+  e.loss = 4.0194;
+  e.metric = "loss";
+  e.value = 3.55;
+  EXPECT_EQ(FormatProgressLine(b, e, 6), "task0a-k2 · gpt gloo k=2 · 20/60 · train loss 4.0194 · eval loss 3.5500 · 0:06");
+}
+
+TEST(RunDisplayTest, AllreduceTable) {
+  nlohmann::json row = {{"elements", 1024},       {"bytes", 4096},
+                        {"minSeconds", 1e-4},      {"medianSeconds", 2e-4},
+                        {"maxSeconds", 3e-3},      {"algbwBytesPerSecond", 2.048e7},
+                        {"busbwBytesPerSecond", 2.048e7}};
+  nlohmann::json table = {{"rows", nlohmann::json::array({row})}};
+  const std::string text = FormatAllreduceTable(table);
+  EXPECT_NE(text.find("    elements         size          min       median          max        algbw        busbw\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("        1024      4.0 KiB       100 us       200 us      3.00 ms      20 MB/s      20 MB/s\n"),
+            std::string::npos) << text;
+}
+
+TEST(RunDisplayTest, ReportOfAFailure) {
+  LocalRunReport report;
+  report.benchmark = Bench();
+  report.benchmark.status.workers.succeeded = 1;
+  report.benchmark.status.workers.failed = 1;
+  report.outcome = {"Failed", "RankFailed", "rank 1: metrics port 19601 is already in use", {}};
+  report.results_dir = "ergobench-results/task0a-k2";
+  EXPECT_EQ(FormatRunReport(report),
+            "task0a-k2: Failed (RankFailed)\n"
+            "  reason                 rank 1: metrics port 19601 is already in use\n"
+            "  task                   0a on 2 gloo ranks\n"
+            "  ranks                  1 succeeded, 1 failed\n"
+            "  results                ergobench-results/task0a-k2/\n");
+}
+
+TEST(RunDisplayTest, EnergyAndCostRows) {
+  LocalRunReport report;
+  report.benchmark = Bench();
+  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  BenchmarkResults& r = report.outcome.results;
+  r.figures.energy_joules = 5400;
+  r.joules_per_sample = 0.0125;
+  r.energy_to_accuracy_wh = 1.25;
+  r.cost_usd = 0.2092;
+  r.cost_to_accuracy_usd = 0.1046;
+  r.preemptible_cost_usd = 0.044;
+  r.currency = "USD";
+  report.results_dir = "out";
+  const std::string text = FormatRunReport(report);
+  EXPECT_NE(text.find("  energy                 5400.0 J, 0.0125 J/sample, 1.250 Wh to accuracy\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  cost                   0.2092 USD, 0.1046 to accuracy (preemptible 0.0440)\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(RunDisplayTest, LanguageModelRows) {
+  LocalRunReport report;
+  report.benchmark = Bench();
+  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  BenchmarkResults& r = report.outcome.results;
+  r.figures.energy_joules = 72;
+  r.joules_per_token = 0.036;
+  r.tokens_per_wh = 100000;
+  r.figures.language_model = LanguageModelSummary{"gpt2", 124439808, 1024, 32, "fp32", 2000, 512.5, 64.0,
+                                                  854438400, 0.4379, 1.5, 0.2919, 3.25, "0123456789abcdef"};
+  const std::string text = FormatRunReport(report);
+  for (const char* line : {"  energy                 72.0 J, 0.036000 J/token, 100000 tokens/Wh\n",
+                           "  model                  gpt2, 124.4 M parameters, 1024 tokens, fp32\n",
+                           "  tokens/s               512 (256 per device, global batch 32, 64.000 s/iteration)\n",
+                           "  model TFLOP/s          0.4379 per device, MFU 29.19 %\n",
+                           "  validation loss        3.2500\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin\n" << text;
+  }
+}
+
+}  // namespace
+}  // namespace ergobench

@@ -1,0 +1,99 @@
+#include "operator/controller/progress_poller.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "operator/controller/builders.h"
+
+namespace ergobench::controller {
+namespace {
+
+using nlohmann::json;
+
+json BenchmarkObject(const std::string& name, const std::string& phase, int64_t restarts = 0) {
+  return {{"apiVersion", "ergobench.io/v1alpha1"},
+          {"kind", "Benchmark"},
+          {"metadata", {{"namespace", "ns"}, {"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
+          {"spec", {{"task", "fmnist"}, {"workers", 2}}},
+          {"status", {{"phase", phase}, {"restarts", restarts}}}};
+}
+
+json Pod(const std::string& benchmark, int rank, int attempt, const std::string& ip,
+         const std::string& owner_uid = "") {
+  return {{"metadata",
+           {{"namespace", "ns"},
+            // Unique, as in a cluster: the attempt and owner make a name of its own here.
+            {"name", benchmark + "-worker-" + std::to_string(rank) + "-" + std::to_string(attempt) + owner_uid},
+            {"labels", {{kBenchmarkLabel, benchmark}, {kRankLabel, std::to_string(rank)}, {kAttemptLabel, std::to_string(attempt)}}},
+            {"ownerReferences",
+             {{{"uid", owner_uid.empty() ? "uid-" + benchmark : owner_uid}, {"controller", true}}}}}},
+          {"status", {{"phase", "Running"}, {"podIP", ip}}}};
+}
+
+void Fill(runtime::Store* store, std::vector<json> objects) {
+  store->Apply(runtime::WatcherEvent{runtime::WatcherEvent::kRestarted, std::move(objects)});
+}
+
+class ScriptedReader : public ProgressReader {
+ public:
+  std::optional<Progress> Read(const std::string& pod_ip, int port, const std::string& metric) override {
+    reads.push_back(pod_ip + ":" + std::to_string(port) + " " + metric);
+    const auto it = answers.find(pod_ip);
+    if (it == answers.end()) return std::nullopt;
+    return it->second;
+  }
+  std::map<std::string, Progress> answers;
+  std::vector<std::string> reads;
+};
+
+Progress At(int64_t step) { return Progress{1, step, "accuracy", 0.5}; }
+
+TEST(ProgressTargetsTest, RankZeroOfTheCurrentGangOfRunningBenchmarksOnly) {
+  runtime::Store benchmarks;
+  Fill(&benchmarks, {BenchmarkObject("run", "Running", /*restarts=*/1), BenchmarkObject("wait", "Pending"),
+                     BenchmarkObject("done", "Succeeded")});
+  runtime::Store pods;
+  Fill(&pods, {
+      Pod("run", 0, 0, "10.0.0.1"),           // the previous attempt
+      Pod("run", 0, 1, "10.0.0.2"),           // this one
+      Pod("run", 1, 1, "10.0.0.3"),           // not rank 0
+      Pod("run", 0, 1, "10.0.0.9", "stale"),  // a deleted namesake's pod
+      Pod("wait", 0, 0, "10.0.0.4"), Pod("done", 0, 0, "10.0.0.5"),
+  });
+  const std::vector<ProgressTarget> targets = ProgressTargets(benchmarks, pods);
+  ASSERT_EQ(targets.size(), 1u);
+  EXPECT_EQ(targets[0].key, "ns/run");
+  EXPECT_EQ(targets[0].attempt, 1);
+  EXPECT_EQ(targets[0].pod_ip, "10.0.0.2");
+  EXPECT_EQ(targets[0].goal_metric, "accuracy");  // the catalog's goal for fmnist
+}
+
+TEST(PollProgressOnceTest, QueuesABenchmarkOnlyWhenItsProgressMoves) {
+  ScriptedReader reader;
+  ProgressCache cache;
+  const std::vector<ProgressTarget> targets = {{"ns/a", 0, "10.0.0.1", "accuracy"}, {"ns/b", 0, "10.0.0.2", ""}};
+  reader.answers["10.0.0.1"] = At(10);  // b is still initialising: nothing to read
+
+  EXPECT_EQ(PollProgressOnce(targets, reader, cache), std::vector<std::string>{"ns/a"});
+  EXPECT_EQ(reader.reads, (std::vector<std::string>{"10.0.0.1:9400 accuracy", "10.0.0.2:9400 "}));
+  EXPECT_TRUE(PollProgressOnce(targets, reader, cache).empty());  // unchanged
+  reader.answers["10.0.0.1"] = At(20);
+  EXPECT_EQ(PollProgressOnce(targets, reader, cache), std::vector<std::string>{"ns/a"});
+  EXPECT_EQ(cache.Get("ns/a", 0)->step, 20);
+  EXPECT_FALSE(cache.Get("ns/a", 1).has_value());  // a restarted gang starts without progress
+  EXPECT_FALSE(cache.Get("ns/b", 0).has_value());
+}
+
+TEST(PollProgressOnceTest, FinishedBenchmarksAreForgotten) {
+  ScriptedReader reader;
+  ProgressCache cache;
+  reader.answers["10.0.0.1"] = At(5);
+  PollProgressOnce({{"ns/a", 0, "10.0.0.1", ""}}, reader, cache);
+  ASSERT_TRUE(cache.Get("ns/a", 0).has_value());
+  PollProgressOnce({}, reader, cache);  // ns/a is no longer Running
+  EXPECT_FALSE(cache.Get("ns/a", 0).has_value());
+}
+
+}  // namespace
+}  // namespace ergobench::controller

@@ -1,0 +1,97 @@
+// The Manager's order and stop paths, on sources scripted in memory and a real HTTP server.
+#include "operator/runtime/manager.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "tests/testing/fake_transport.h"
+
+namespace ergobench::runtime {
+namespace {
+
+using nlohmann::json;
+
+json Object(const std::string& name) { return {{"metadata", {{"namespace", "ns"}, {"name", name}}}}; }
+
+// Lists `items` (or fails with `list_error`) and then holds its watch open until the stop.
+class ScriptedSource : public ListWatch {
+ public:
+  ScriptedSource(std::vector<json> items, const StopFlag* stop, Status list_error = Status::Ok())
+      : items_(std::move(items)), stop_(stop), list_error_(std::move(list_error)) {}
+  StatusOr<kube::ObjectList> List() override {
+    if (!list_error_.ok()) return list_error_;
+    return kube::ObjectList{items_, "1"};
+  }
+  Status Watch(const std::string&, const std::function<Status(const kube::WatchEvent&)>&) override {
+    while (!stop_->stopped()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<json> items_;
+  const StopFlag* stop_;
+  Status list_error_;
+};
+
+class ManagerTest : public ::testing::Test {
+ protected:
+  ManagerOptions Options() {
+    ManagerOptions options;
+    options.metrics_host = "127.0.0.1";
+    options.metrics_port = 0;
+    options.render_metrics = [] { return std::string("x 1\n"); };
+    return options;
+  }
+  testing::FakeTransport transport_;
+  kube::KubeClient client_{&transport_};
+  RealTime time_;
+};
+
+TEST_F(ManagerTest, ReconcilesEveryCachedKeyAfterTheCachesSyncAndStopsCleanly) {
+  Manager manager(&client_, &time_, Options());
+  manager.AddCache("benchmarks", std::make_unique<ScriptedSource>(std::vector<json>{Object("a"), Object("b")}, &manager.stop()),
+                   [](const json& o) { return ObjectKey(o); });
+  manager.AddCache("pods", std::make_unique<ScriptedSource>(std::vector<json>{}, &manager.stop()),
+                   [](const json&) { return std::string(); });
+  std::atomic<bool> ready_when_runnable_started{false};
+  manager.AddRunnable([&](StopFlag&) { ready_when_runnable_started = manager.Ready(); });
+  std::mutex mutex;
+  std::set<std::string> reconciled;
+  manager.SetReconciler(
+      [&](const std::string& key) -> StatusOr<std::optional<std::chrono::seconds>> {
+        EXPECT_TRUE(manager.Ready()) << "reconciled " << key << " before every cache synced";
+        std::lock_guard<std::mutex> lock(mutex);
+        reconciled.insert(key);
+        if (reconciled.size() == 2) manager.Stop();
+        return std::optional<std::chrono::seconds>();
+      },
+      {});
+  EXPECT_FALSE(manager.Ready());
+  EXPECT_EQ(manager.Run(), kManagerStopped);
+  EXPECT_EQ(reconciled, (std::set<std::string>{"ns/a", "ns/b"}));
+  EXPECT_TRUE(ready_when_runnable_started.load());
+}
+
+TEST_F(ManagerTest, AWatchTheRbacForbidsEndsTheRunWithAFailure) {
+  Manager manager(&client_, &time_, Options());
+  manager.AddCache("pods",
+                   std::make_unique<ScriptedSource>(std::vector<json>{}, &manager.stop(),
+                                                    Status::PermissionDenied("pods is forbidden")),
+                   [](const json&) { return std::string(); });
+  manager.SetReconciler([](const std::string&) { return std::optional<std::chrono::seconds>(); }, {});
+  EXPECT_EQ(manager.Run(), kManagerFailed);
+  EXPECT_FALSE(manager.Ready());
+}
+
+TEST_F(ManagerTest, AServerThatCannotStartIsReportedBeforeAnythingElse) {
+  ManagerOptions options = Options();
+  options.metrics_host = "not-an-address";
+  Manager manager(&client_, &time_, options);
+  EXPECT_EQ(manager.Run(), kManagerCannotStart);
+}
+
+}  // namespace
+}  // namespace ergobench::runtime

@@ -1,0 +1,49 @@
+#include <gtest/gtest.h>
+
+#include "runner/metrics/runner_metrics.h"
+
+namespace ergobench {
+namespace {
+
+MetricLabels Labels() { return {"task0a-k2", "0a", "gloo", 1, 2}; }
+
+TEST(RunnerMetricsTest, RendersDesignNamesWithLabels) {
+  RunnerMetrics metrics(Labels());
+  metrics.AddPhaseSeconds(TrainingPhase::kCommunication, 1.5);
+  metrics.AddPhaseSeconds(TrainingPhase::kCommunication, 0.5);
+  metrics.AddSamples(256);
+  metrics.SetBusBandwidth(4096, 1.25e9);
+  metrics.ObserveStep(0.02);
+  metrics.SetEvalAccuracy(0.81);
+  const std::string text = metrics.Render();
+  const std::string labels = "backend=\"gloo\",benchmark=\"task0a-k2\",rank=\"1\",task=\"0a\",world_size=\"2\"";
+  EXPECT_NE(text.find("ergobench_phase_seconds_total{" + labels + ",phase=\"communication\"} 2"), std::string::npos)
+      << text;
+  // Every phase exists from the start.
+  EXPECT_NE(text.find("ergobench_phase_seconds_total{" + labels + ",phase=\"forward\"} 0"), std::string::npos);
+  EXPECT_NE(text.find("ergobench_samples_total{" + labels + "} 256"), std::string::npos);
+  EXPECT_NE(text.find("ergobench_allreduce_bus_bandwidth_bytes_per_second{" + labels + ",bytes=\"4096\"} 1250000000"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("ergobench_step_duration_seconds_count{" + labels + "} 1"), std::string::npos);
+  EXPECT_NE(text.find("ergobench_eval_accuracy_ratio{" + labels + "} 0.81"), std::string::npos);
+  for (const char* name : {"ergobench_tokens_total", "ergobench_train_loss", "ergobench_epoch", "ergobench_goal_reached"}) {
+    EXPECT_NE(text.find(std::string("# TYPE ") + name), std::string::npos) << name;
+  }
+}
+
+TEST(RunnerMetricsTest, EnergyFollowsTheSamplerAndPowerIsPerDevice) {
+  RunnerMetrics metrics(Labels());
+  metrics.SetEnergy("cpu0", "package", 12.5);
+  metrics.SetEnergy("cpu0", "package", 20.0);  // the counter moves up to the new total
+  metrics.SetEnergy("cpu0", "package", 19.0);  // and never down
+  metrics.SetPower("gpu0", 250.5);
+  const std::string text = metrics.Render();
+  const std::string labels = "backend=\"gloo\",benchmark=\"task0a-k2\",rank=\"1\",task=\"0a\",world_size=\"2\"";
+  EXPECT_NE(text.find("ergobench_energy_joules_total{" + labels + ",device=\"cpu0\",domain=\"package\"} 20\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ergobench_power_watts{" + labels + ",device=\"gpu0\"} 250.5\n"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace ergobench

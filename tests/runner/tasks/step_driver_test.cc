@@ -1,0 +1,83 @@
+// The step driver against plain single-process autograd: k ranks, each accumulating its
+// micro-batches, must take the optimizer step of the whole global batch.
+#include "runner/tasks/step_driver.h"
+
+#include <gtest/gtest.h>
+
+#include "runner/metrics/mllog.h"
+#include "runner/metrics/runner_metrics.h"
+#include "tests/testing/loopback_ranks.h"
+
+namespace ergobench {
+namespace {
+
+constexpr int kRanks = 2;
+constexpr int64_t kMicroBatches = 2;
+constexpr int64_t kMicroBatch = 2;
+constexpr int64_t kGlobalBatch = kRanks * kMicroBatches * kMicroBatch;  // 8
+constexpr double kLearningRate = 0.1;
+
+torch::nn::Linear Model() {
+  torch::manual_seed(5);
+  return torch::nn::Linear(3, 1);
+}
+
+TEST(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep) {
+  torch::manual_seed(9);
+  const torch::Tensor inputs = torch::randn({kGlobalBatch, 3});
+  const torch::Tensor labels = torch::randn({kGlobalBatch, 1});
+
+  // Ground truth: one process, the mean squared error of all 8 samples, one SGD step.
+  torch::nn::Linear single = Model();
+  torch::nn::functional::mse_loss(single->forward(inputs), labels).backward();
+  const torch::Tensor expected_gradient = single->weight.grad().clone();
+  const torch::Tensor expected_weight = (single->weight - kLearningRate * single->weight.grad()).detach();
+
+  std::vector<torch::nn::Linear> models;
+  for (int rank = 0; rank < kRanks; ++rank) models.push_back(Model());
+  std::vector<torch::Tensor> gradients_seen(kRanks);
+  std::vector<double> losses(kRanks);
+  const std::vector<Status> statuses = OnLoopbackRanks(kRanks, [&](Communicator& comm) -> Status {
+    torch::nn::Linear& model = models[static_cast<size_t>(comm.rank())];
+    RunnerMetrics metrics(MetricLabels{"b", "t", "gloo", comm.rank(), kRanks});
+    MlLog mllog("");
+    RunClock clock(mllog, metrics, 0);
+    PhaseTimer phases(metrics);
+    GradientSync sync(comm, model->parameters());
+    torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
+    StepDriver driver(comm, clock, phases, sync, optimizer);
+    torch::Tensor x;
+    torch::Tensor y;
+    StepWork work;
+    work.micro_batches = kMicroBatches;
+    work.samples = kMicroBatches * kMicroBatch;
+    work.load = [&](int64_t micro) {
+      const int64_t first = (comm.rank() * kMicroBatches + micro) * kMicroBatch;
+      x = inputs.slice(0, first, first + kMicroBatch);
+      y = labels.slice(0, first, first + kMicroBatch);
+    };
+    // The mean over this rank's 4 samples, as two sums of 2.
+    work.loss = [&](int64_t) {
+      return torch::nn::functional::mse_loss(model->forward(x), y,
+                                             torch::nn::functional::MSELossFuncOptions().reduction(torch::kSum)) /
+             static_cast<double>(work.samples);
+    };
+    work.before_update = [&] { gradients_seen[static_cast<size_t>(comm.rank())] = model->weight.grad().clone(); };
+    ASSIGN_OR_RETURN(losses[static_cast<size_t>(comm.rank())], driver.Step(0, work));
+    EXPECT_EQ(clock.steps(), 1);
+    return Status::Ok();
+  });
+  for (const Status& s : statuses) ASSERT_TRUE(s.ok()) << s.ToString();
+
+  for (int rank = 0; rank < kRanks; ++rank) {
+    // The hook sees the averaged gradient of all 8 samples, before the update.
+    EXPECT_TRUE(torch::allclose(gradients_seen[static_cast<size_t>(rank)], expected_gradient, 1e-5, 1e-6)) << rank;
+    EXPECT_TRUE(torch::allclose(models[static_cast<size_t>(rank)]->weight, expected_weight, 1e-5, 1e-6)) << rank;
+  }
+  // Each rank's loss is the mean over its own 4 samples; their mean is the global loss.
+  const double global_loss = torch::nn::functional::mse_loss(Model()->forward(inputs), labels).item<double>();
+  EXPECT_NEAR((losses[0] + losses[1]) / kRanks, global_loss, 1e-5);
+}
+
+}  // namespace
+}  // namespace ergobench
