@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 
-#include "base/json_reader.h"
 #include "api/load.h"
 #include "api/prices_data.h"
+#include "base/json_reader.h"
 #include "base/yaml_json.h"
 
 namespace ergobench {

@@ -6,8 +6,8 @@
 
 #include "api/catalog.h"
 #include "api/cost.h"
-#include "base/json_reader.h"
 #include "api/quantity.h"
+#include "base/json_reader.h"
 
 namespace ergobench {
 namespace {

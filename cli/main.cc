@@ -12,11 +12,11 @@
 #include "api/catalog.h"
 #include "api/load.h"
 #include "cli/report/charts.h"
+#include "cli/report/report.h"
+#include "cli/run_command.h"
 #include "operator/kube/client.h"
 #include "operator/kube/cpprest_transport.h"
 #include "operator/kube/kube_config.h"
-#include "cli/report/report.h"
-#include "cli/run_command.h"
 
 namespace {
 

@@ -17,16 +17,16 @@
 
 #include <ATen/Parallel.h>
 
-#include "base/free_port.h"
 #include "api/load.h"
+#include "base/free_port.h"
+#include "base/metrics_server.h"
 #include "base/units.h"
 #include "runner/cpu_budget.h"
 #include "runner/dist/gloo_communicator.h"
 #include "runner/dist/mpi_communicator.h"
 #include "runner/dist/rendezvous_env.h"
-#include "runner/environment.h"
-#include "base/metrics_server.h"
 #include "runner/energy/energy_recorder.h"
+#include "runner/environment.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"

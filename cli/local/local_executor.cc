@@ -12,8 +12,8 @@
 
 #include "api/benchmark_codec.h"
 #include "api/cost.h"
-#include "base/free_port.h"
 #include "api/load.h"
+#include "base/free_port.h"
 #include "base/rfc3339.h"
 #include "cli/local/local_launch.h"
 
@@ -147,17 +147,8 @@ BenchmarkStatus FinalStatus(const RunOutcome& outcome, const std::vector<RankRes
   return status;
 }
 
-}  // namespace
-
-StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOptions& options) {
-  LocalRunReport report;
-  report.benchmark = benchmark;
-  report.results_dir = options.results_root + "/" + benchmark.metadata.name;
-  const std::string& dir = report.results_dir;
-  RETURN_IF_ERROR(PrepareResultsDir(dir));
-  const std::string config_path = dir + "/benchmark.json";
-  RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(benchmark)));
-
+StatusOr<LaunchPlan> PlanLaunch(const Benchmark& benchmark, const LocalRunOptions& options, const std::string& dir,
+                                const std::string& config_path) {
   LaunchPlan plan;
   plan.runner_path = options.runner_path;
   plan.mpirun_path = options.mpirun_path;
@@ -170,33 +161,67 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   if (benchmark.spec.backend == "gloo") {
     ASSIGN_OR_RETURN(plan.master_port, FreePort());
   }
+  return plan;
+}
 
-  const auto started = std::chrono::system_clock::now();
+// Starts every child of the launch, or none: when one cannot start, those started are killed.
+StatusOr<std::vector<ChildProcess>> StartAll(const std::vector<ChildSpec>& specs) {
   std::vector<ChildProcess> children;
-  for (const ChildSpec& spec : BuildLocalLaunch(benchmark, plan)) {
+  for (const ChildSpec& spec : specs) {
     StatusOr<ChildProcess> child = ChildProcess::Start(spec);
     if (!child.ok()) {
-      for (ChildProcess& c : children) {
-        c.SignalGroup(SIGKILL);
-        c.Wait();
+      for (ChildProcess& started : children) {
+        started.SignalGroup(SIGKILL);
+        started.Wait();
       }
       return child.status();
     }
     children.push_back(std::move(child).value());
   }
+  return children;
+}
 
-  LineFollower progress(RankProgressPath(dir, 0));
+// Hands rank 0's new progress events to the caller, and an empty one after a second without
+// any, so that it can refresh its clock.
+class ProgressForwarder {
+ public:
+  ProgressForwarder(const std::string& path, const LocalRunOptions& options) : follower_(path), options_(options) {}
+
+  void Forward(Clock::time_point now) {
+    if (!options_.on_progress) return;
+    bool reported = false;
+    for (const std::string& line : follower_.NewLines()) {
+      if (StatusOr<ProgressEvent> event = ParseProgressEvent(line); event.ok()) {
+        options_.on_progress(*event);
+        reported = true;
+      }
+    }
+    if (reported || now - last_ > std::chrono::seconds(1)) {
+      if (!reported) options_.on_progress(ProgressEvent{});
+      last_ = now;
+    }
+  }
+
+ private:
+  LineFollower follower_;
+  const LocalRunOptions& options_;
+  Clock::time_point last_ = Clock::now();
+};
+
+// Polls the children until every one has exited. A stop request, or a failed rank once the
+// failure grace has passed, sends SIGTERM to all; SIGKILL follows after the stop grace.
+// Returns the gloo ranks that exited before anyone told them to stop (child i is rank i; mpirun
+// is one child for all ranks, so mpi has none).
+std::set<int> Supervise(std::vector<ChildProcess>& children, const Benchmark& benchmark,
+                        const LocalRunOptions& options, ProgressForwarder& progress, bool* cancelled) {
   std::optional<Clock::time_point> stop_deadline;     // after SIGTERM, SIGKILL at this time
   std::optional<Clock::time_point> failure_deadline;  // after a rank failed, SIGTERM at this time
-  auto last_progress = Clock::now();
-  // Child i is rank i for gloo; mpirun is one child for all ranks, so mpi has none.
   std::set<int> exited_unasked;
   auto stop_all = [&](int signal_number) {
     for (const ChildProcess& c : children) {
       if (c.running()) c.SignalGroup(signal_number);  // a reaped PID may belong to someone else by now
     }
   };
-
   while (true) {
     bool any_running = false;
     for (size_t i = 0; i < children.size(); ++i) {
@@ -206,41 +231,40 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
       if (was_running && code && !stop_deadline && benchmark.spec.backend == "gloo") {
         exited_unasked.insert(static_cast<int>(i));
       }
-      if (code && *code != 0) {
-        if (!failure_deadline) failure_deadline = After(Clock::now(), options.failure_grace_seconds);
-      }
+      if (code && *code != 0 && !failure_deadline) failure_deadline = After(Clock::now(), options.failure_grace_seconds);
       any_running = any_running || child.running();
     }
-    if (!any_running) break;
+    if (!any_running) return exited_unasked;
 
     const auto now = Clock::now();
-    if (!stop_deadline && options.stop_requested && options.stop_requested()) {
-      report.cancelled = true;
-      stop_all(SIGTERM);
-      stop_deadline = After(now, options.stop_grace_seconds + 2);
-    } else if (!stop_deadline && failure_deadline && now >= *failure_deadline) {
+    const bool stop_asked = options.stop_requested && options.stop_requested();
+    if (!stop_deadline && (stop_asked || (failure_deadline && now >= *failure_deadline))) {
+      *cancelled = stop_asked;
       stop_all(SIGTERM);
       stop_deadline = After(now, options.stop_grace_seconds + 2);
     }
     if (stop_deadline && now >= *stop_deadline) stop_all(SIGKILL);
-
-    if (options.on_progress) {
-      bool reported = false;
-      for (const std::string& line : progress.NewLines()) {
-        if (StatusOr<ProgressEvent> event = ParseProgressEvent(line); event.ok()) {
-          options.on_progress(*event);
-          reported = true;
-        }
-      }
-      if (reported) {
-        last_progress = now;
-      } else if (now - last_progress > std::chrono::seconds(1)) {
-        options.on_progress(ProgressEvent{});  // lets the caller refresh its clock
-        last_progress = now;
-      }
-    }
+    progress.Forward(now);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+}  // namespace
+
+StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOptions& options) {
+  LocalRunReport report;
+  report.benchmark = benchmark;
+  report.results_dir = options.results_root + "/" + benchmark.metadata.name;
+  const std::string& dir = report.results_dir;
+  RETURN_IF_ERROR(PrepareResultsDir(dir));
+  const std::string config_path = dir + "/benchmark.json";
+  RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(benchmark)));
+  ASSIGN_OR_RETURN(const LaunchPlan plan, PlanLaunch(benchmark, options, dir, config_path));
+
+  const auto started = std::chrono::system_clock::now();
+  ASSIGN_OR_RETURN(std::vector<ChildProcess> children, StartAll(BuildLocalLaunch(benchmark, plan)));
+  ProgressForwarder progress(RankProgressPath(dir, 0), options);
+  const std::set<int> exited_unasked = Supervise(children, benchmark, options, progress, &report.cancelled);
   // mpirun has gone, but a rank it started may linger in its process group, which outlives
   // its leader while it has members. (A gloo rank starts nothing.)
   if (benchmark.spec.backend == "mpi") children.front().SignalGroup(SIGKILL);

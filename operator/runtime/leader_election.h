@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "base/status.h"
 #include "operator/kube/client.h"
-#include "base/clock.h"
 
 namespace ergobench::runtime {
 
