@@ -84,14 +84,21 @@ std::string OwnerKey(const nlohmann::json& pod) {
   return name.empty() ? "" : metadata.value("namespace", "") + "/" + name;
 }
 
-// Signals go to one thread, which asks the manager to stop; every other thread has them
-// blocked, so no signal lands in a worker or a watch.
-std::thread StopOnSignal(runtime::Manager& manager) {
+// SIGTERM and SIGINT, blocked in the calling thread and so in every thread created after it.
+// Call it before any thread exists (cpprestsdk starts its pool with the client): a thread with
+// them unblocked could take the signal, and as PID 1 in a container the default action is to
+// ignore it, so the operator would never stop.
+sigset_t BlockStopSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+// The one thread that takes the stop signals, and asks the manager to stop.
+std::thread StopOnSignal(runtime::Manager& manager, sigset_t signals) {
   return std::thread([&manager, signals] {
     int received = 0;
     sigwait(&signals, &received);
@@ -131,6 +138,7 @@ StatusOr<runtime::ManagerOptions> ManagerOptionsFrom(const Options& options, con
 }
 
 int Run(const Options& options) {
+  const sigset_t stop_signals = BlockStopSignals();
   runtime::SetLogFormat(options.log_format == "json");
   runtime::SetMinLogLevel(options.log_level == "debug" ? LogLevel::kDebug : LogLevel::kInfo);
   auto config = kube::ResolveKubeConfig(options.kubeconfig, options.context);
@@ -187,7 +195,7 @@ int Run(const Options& options) {
       {{"server", config->server},
        {"namespace", options.namespace_name.empty() ? "(all)" : options.namespace_name},
        {"workers", std::to_string(options.workers)}});
-  std::thread signal_thread = StopOnSignal(manager);
+  std::thread signal_thread = StopOnSignal(manager, stop_signals);
   const int exit_code = manager.Run();
   // After a signal the thread has ended; after a fatal error it still waits in sigwait.
   signal_thread.detach();
