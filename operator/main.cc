@@ -41,6 +41,7 @@ struct Options {
   std::string log_format = "json";
   std::string log_level = "info";
   int watch_timeout_seconds = 290;
+  int progress_interval_seconds = static_cast<int>(controller::kProgressInterval.count());
   std::string runner_image;
 };
 
@@ -179,7 +180,7 @@ int Run(const Options& options) {
   manager.AddRunnable([&](runtime::StopFlag& stop) {
     controller::PollProgress(stop, *benchmarks, *pods, progress_reader, progress,
                              [&manager](const std::string& key) { manager.queue().Add(key); },
-                             controller::kProgressInterval);
+                             std::chrono::seconds(options.progress_interval_seconds));
   });
   controller::BenchmarkReconciler reconciler({&client, benchmarks, pods, &progress, std::chrono::system_clock::now,
                                               [&](const Benchmark& b) { metrics.RecordFinished(b); },
@@ -222,6 +223,9 @@ int main(int argc, char** argv) {
   app.add_option("--log-format", options.log_format, "json | text")->check(CLI::IsMember({"json", "text"}));
   app.add_option("--log-level", options.log_level, "info | debug")->check(CLI::IsMember({"info", "debug"}));
   app.add_option("--watch-timeout", options.watch_timeout_seconds, "server-side watch timeout in seconds")
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--progress-interval", options.progress_interval_seconds,
+                 "seconds between reads of rank 0's progress for status")
       ->check(CLI::Range(1, 3600));
   CLI11_PARSE(app, argc, argv);
   return ergobench::Run(options);

@@ -77,6 +77,11 @@ class FakeRapl:
                 f.write(value + "\n")
         self.thread = threading.Thread(target=self.advance, daemon=True)
 
+    @property
+    def wrap_seconds(self):
+        """How often the counter wraps: its range at the fixture's power."""
+        return self.range_uj / (self.watts * 1e6)
+
     def advance(self):
         # Counted from the clock, not from the ticks, so that a late tick does not lose energy.
         start = time.monotonic()

@@ -164,11 +164,27 @@ class InterruptTest(ErgobenchTestCase):
         out, err = run.communicate(timeout=60)
         self.assertEqual(run.returncode, 130, out + err)
         self.assertIn(f"{name}: Failed (Cancelled)", out)
-        time.sleep(0.5)
-        self.assertEqual(runner_pids(self.dir), [], "processes left behind")
+        self.wait_for(lambda: runner_pids(self.dir) == [], timeout=10, what="no process left behind")
         for rank in range(2):
             result, _ = self.rank_result(name, rank)
             self.assertEqual(result["status"], "Cancelled")
+
+    def test_no_rank_outlives_a_killed_ergobench(self):
+        """The README's promise: ranks carry a parent-death signal, so SIGKILLing `ergobench` itself
+        leaves none behind. Asserted here, before tearDown's own clean-up could hide a survivor."""
+        name = "killed-cli"
+        path = self.write("k.yaml", benchmark_yaml(name, 2, maxElements=100000000, repetitions=100))
+        run = subprocess.Popen([ERGOBENCH, "run", "-q", path], cwd=self.dir, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        progress = os.path.join(self.results(name), "rank-0.progress")
+        self.wait_for(lambda: os.path.exists(progress) and '"stage":"run"' in open(progress).read(), timeout=60,
+                      what="the sweep to start")
+        ranks = [pid for pid in runner_pids(self.dir) if pid != run.pid]
+        self.assertEqual(len(ranks), 2, "two ranks, besides ergobench")
+        run.kill()
+        run.wait()
+        self.wait_for(lambda: not set(ranks) & set(runner_pids(self.dir)), timeout=15,
+                      what="every rank to end with the ergobench that started it")
 
     def test_ctrl_c_gloo(self):
         self.interrupt("gloo")

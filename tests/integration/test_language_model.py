@@ -59,9 +59,12 @@ class LanguageModelTest(ErgobenchTestCase):
         # 2 layers x 64 wide, 257 symbols: 6 x (2 x 12 x 64^2 + 257 x 64) + 12 x 2 x 64 x 64.
         self.assertEqual(lm["flopsPerToken"], 6 * (2 * 12 * 64 * 64 + 257 * 64) + 12 * 2 * 64 * 64)
         self.assertEqual(lm["parameters"], 257 * 64 + 64 * 64 + 2 * (12 * 64 * 64 + 13 * 64) + 2 * 64)
-        self.assertGreater(lm["tokensPerSecond"], 0)
-        self.assertAlmostEqual(lm["modelTflopsPerSecond"], lm["flopsPerToken"] * lm["tokensPerSecond"] / 1e12,
-                               delta=1e-9)
+        # Tokens/s and TFLOP/s from the throughput window the result reports and the FLOPs per
+        # token written out above, not from the runner's own product.
+        tokens_per_second = results["throughputWindowSteps"] * 8 * 64 / results["throughputWindowSeconds"]
+        self.assertAlmostEqual(lm["tokensPerSecond"], tokens_per_second, delta=1e-9 * tokens_per_second)
+        flops_per_token = 6 * (2 * 12 * 64 * 64 + 257 * 64) + 12 * 2 * 64 * 64
+        self.assertAlmostEqual(lm["modelTflopsPerSecond"], flops_per_token * tokens_per_second / 1e12, delta=1e-12)
         self.assertAlmostEqual(lm["secondsPerIteration"] * lm["tokensPerSecond"], 8 * 64, delta=1e-6 * 8 * 64)
         if "mfu" in lm:  # where /proc/cpuinfo tells the clock and vector width
             self.assertAlmostEqual(lm["mfu"], lm["modelTflopsPerSecond"] / lm["peakTflops"], delta=1e-12)
@@ -69,11 +72,16 @@ class LanguageModelTest(ErgobenchTestCase):
         self.assertAlmostEqual(lm["evalLoss"], losses[-1], places=9)
 
     def test_bf16_autocast_trains(self):
-        results = self.run_ok("gpt-bf16", gpt_yaml("gpt-bf16", goal=2.0, precision="bf16", maxSteps=40, evalInterval=20,
-                                                   learningRate=0.01, minLearningRate=0.001))
-        lm = results["languageModel"]
-        self.assertEqual(lm["precision"], "bf16")
-        self.assertLess(lm["evalLoss"], math.log(257) - 1.5)
+        recipe = dict(goal=2.0, maxSteps=40, evalInterval=20, learningRate=0.01, minLearningRate=0.001)
+        bf16 = self.run_ok("gpt-bf16", gpt_yaml("gpt-bf16", precision="bf16", **recipe))["languageModel"]
+        fp32 = self.run_ok("gpt-fp32", gpt_yaml("gpt-fp32", precision="fp32", **recipe))["languageModel"]
+        self.assertEqual(bf16["precision"], "bf16")
+        self.assertLess(bf16["evalLoss"], math.log(257) - 1.5)
+        # Same seed, same data: only the arithmetic differs. Equal losses would mean autocast did
+        # nothing; a large gap would mean it broke training.
+        self.assertNotEqual(bf16["evalLoss"], fp32["evalLoss"])
+        self.assertNotEqual(bf16["parameterDigest"], fp32["parameterDigest"])
+        self.assertAlmostEqual(bf16["evalLoss"], fp32["evalLoss"], delta=0.25)
 
     def test_two_ranks_keep_identical_parameters(self):
         results = self.run_ok("gpt-k2", gpt_yaml("gpt-k2", workers=2, maxSteps=12, evalInterval=6))

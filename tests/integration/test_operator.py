@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 import urllib.request
 
@@ -85,7 +84,8 @@ class OperatorTest(unittest.TestCase):
         path = os.path.join(self.tmp, f"operator-{self.ns}-{len(self.operator_logs)}.log")
         self.operator_logs.append(path)
         argv = [OPERATOR, "--kubeconfig", self.sa_kubeconfig, "--metrics-bind-address",
-                f"127.0.0.1:{self.metrics_port}", "--watch-timeout", "30"]
+                f"127.0.0.1:{self.metrics_port}", "--watch-timeout", "30",
+                "--progress-interval", "1"]
         if leader_elect:
             argv += ["--leader-elect", "--leader-election-namespace", "ergobench-system"]
         with open(path, "w") as log:
@@ -122,6 +122,10 @@ class OperatorTest(unittest.TestCase):
 
     def condition(self, status, kind):
         return next((c for c in status.get("conditions", []) if c["type"] == kind), None)
+
+    def wait_training(self, name):
+        """Until status shows rank 0 past its first steps: the gang is training, not starting."""
+        self.cp.wait_for(lambda: self.status(name).get("progress", {}).get("step", 0) > 0, 60, f"{name} to train")
 
     def kill_rank(self, name, rank):
         """SIGKILL the rank's process, as the OOM killer or a node failure would."""
@@ -198,8 +202,11 @@ class OperatorTest(unittest.TestCase):
         self.assertTrue(service["spec"]["publishNotReadyAddresses"])
 
         self.wait_phase("fmnist-k2", ["Running"], timeout=60)
-        self.cp.wait_for(lambda: self.status("fmnist-k2").get("progress", {}).get("step", 0) > 0
-                         or self.status("fmnist-k2").get("phase") == "Succeeded", 120, "progress from rank 0")
+        def running_with_progress():
+            status = self.status("fmnist-k2")
+            self.assertNotIn(status.get("phase"), ("Succeeded", "Failed"), "it finished before status showed progress")
+            return status.get("progress", {}).get("step", 0) > 0
+        self.cp.wait_for(running_with_progress, 120, "progress from rank 0 while Running")
         status = self.wait_phase("fmnist-k2", ["Succeeded", "Failed"], timeout=300)
         self.assertEqual(status["phase"], "Succeeded", status)
         results = status["results"]
@@ -233,8 +240,7 @@ class OperatorTest(unittest.TestCase):
 
     def test_killed_rank_restarts_the_gang_within_backoff_limit(self):
         self.apply(fmnist("retry", run_policy={"backoffLimit": 1}))
-        self.wait_phase("retry", ["Running"], timeout=60)
-        time.sleep(2)
+        self.wait_training("retry")
         self.kill_rank("retry", 1)
         self.cp.wait_for(lambda: self.status("retry").get("restarts") == 1, 60, "a gang restart")
         self.cp.wait_for(lambda: {p["metadata"]["labels"]["ergobench.io/attempt"] for p in self.pods("retry")} == {"1"}
@@ -246,8 +252,7 @@ class OperatorTest(unittest.TestCase):
 
     def test_killed_rank_fails_the_benchmark_without_backoff(self):
         self.apply(fmnist("once", run_policy={"cleanPodPolicy": "None"}))
-        self.wait_phase("once", ["Running"], timeout=60)
-        time.sleep(2)
+        self.wait_training("once")
         self.kill_rank("once", 0)
         status = self.wait_phase("once", ["Failed"], timeout=120)
         failed = self.condition(status, "Failed")
@@ -276,8 +281,7 @@ class OperatorTest(unittest.TestCase):
         self.apply(fmnist("resume", run_policy={"cleanPodPolicy": "None"}))
         self.wait_phase("resume", ["Running"], timeout=60)
         uids = {p["metadata"]["uid"] for p in self.pods("resume")}
-        self.stop_operator(signal.SIGKILL)
-        time.sleep(2)
+        self.stop_operator(signal.SIGKILL)  # waits for the process to be gone
         # The killed leader's lease must expire (15 s) before the new process takes over.
         self.start_operator()
         status = self.wait_phase("resume", ["Succeeded", "Failed"], timeout=300)
@@ -296,7 +300,9 @@ class OperatorTest(unittest.TestCase):
         self.wait_phase("outage", ["Running"], timeout=60)
         uids = {p["metadata"]["uid"] for p in self.pods("outage")}
         self.cp.stop_process("kube-apiserver")
-        time.sleep(3)
+        # An outage the operator saw: its watches broke and it began to retry them.
+        log = self.operator_logs[-1]
+        self.cp.wait_for(lambda: "watch interrupted" in open(log).read(), 60, "the operator to notice the outage")
         self.cp.start_apiserver()
         status = self.wait_phase("outage", ["Succeeded", "Failed"], timeout=300)
         self.assertEqual(status["phase"], "Succeeded", status)

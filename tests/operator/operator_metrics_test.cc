@@ -3,12 +3,34 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
+#include "api/aggregate.h"
+#include "api/cost.h"
+
 namespace ergobench {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+RankResult Rank(int64_t rank, double samples_per_second, double time_to_accuracy) {
+  RankResult r;
+  r.rank = rank;
+  r.world_size = 2;
+  r.status = kRankSucceeded;
+  r.figures.run_seconds = 36;
+  r.figures.samples_per_second = samples_per_second;
+  r.figures.goal_reached = true;
+  r.figures.time_to_accuracy_seconds = time_to_accuracy;
+  r.figures.energy_joules = 450;
+  r.figures.energy_to_accuracy_joules = 360;
+  return r;
+}
+
+// A finished fmnist k=2 Benchmark whose results come the way the operator's do: two ranks'
+// results folded by AggregateRankResults and priced by PriceResults at $0.20 per worker-hour.
 Benchmark Finished() {
   Benchmark b;
   b.metadata.name = "fmnist-k2";
@@ -16,31 +38,42 @@ Benchmark Finished() {
   b.spec.task = "fmnist";
   b.spec.backend = "gloo";
   b.spec.workers = 2;
-  BenchmarkResults results;
-  results.figures.time_to_accuracy_seconds = 44.5;
-  results.figures.samples_per_second = 1439.5;
-  results.figures.energy_joules = 900;
-  results.figures.energy_to_accuracy_joules = 720;
-  results.cost_usd = 0.0052;
-  b.status.results = results;
+  b.spec.pricing = Pricing{"USD", 0.20, std::nullopt, std::nullopt, ""};
+  RunOutcome outcome = AggregateRankResults({Rank(0, 700, 30), Rank(1, 739.5, 29)}, 2);
+  PriceResults(b.spec, &outcome.results);
+  b.status.results = outcome.results;
   return b;
 }
 
 constexpr char kLabels[] = R"({backend="gloo",benchmark="fmnist-k2",namespace="bench",task="fmnist",workers="2"})";
 
-TEST(OperatorMetricsTest, FinishedBenchmarkExportsItsResultsWithItsLabels) {
+// The value of the sample `name` + kLabels in a text exposition; NaN when there is none.
+double Sample(const std::string& text, const std::string& name) {
+  const std::string head = name + kLabels + " ";
+  const size_t at = text.find(head);
+  return at == std::string::npos ? std::nan("") : std::stod(text.substr(at + head.size()));
+}
+
+TEST(OperatorMetricsTest, FinishedBenchmarkExportsItsFoldedResults) {
   OperatorMetrics metrics;
   metrics.RecordFinished(Finished());
   const std::string text = metrics.Render();
-  const std::string labels = kLabels;
-  EXPECT_THAT(text, HasSubstr("ergobench_benchmark_time_to_accuracy_seconds" + labels + " 44.5\n"));
-  EXPECT_THAT(text, HasSubstr("ergobench_benchmark_samples_per_second" + labels + " 1439.5\n"));
-  EXPECT_THAT(text, HasSubstr("ergobench_benchmark_workers" + labels + " 2\n"));
-  EXPECT_THAT(text, HasSubstr("ergobench_benchmark_energy_joules" + labels + " 900\n"));
-  EXPECT_THAT(text, HasSubstr("ergobench_benchmark_energy_to_accuracy_joules" + labels + " 720\n"));
-  EXPECT_THAT(text, HasSubstr("ergobench_benchmark_cost_usd" + labels + " 0.0052\n"));
-  // No price for reaching the goal: no sample, rather than a zero that reads as free.
-  EXPECT_THAT(text, Not(HasSubstr("ergobench_benchmark_cost_to_accuracy_usd{")));
+  // Worked out by hand from the two ranks above.
+  EXPECT_DOUBLE_EQ(Sample(text, "ergobench_benchmark_time_to_accuracy_seconds"), 30);  // the slower rank
+  EXPECT_DOUBLE_EQ(Sample(text, "ergobench_benchmark_samples_per_second"), 700 + 739.5);
+  EXPECT_DOUBLE_EQ(Sample(text, "ergobench_benchmark_workers"), 2);
+  EXPECT_DOUBLE_EQ(Sample(text, "ergobench_benchmark_energy_joules"), 450 + 450);
+  EXPECT_DOUBLE_EQ(Sample(text, "ergobench_benchmark_energy_to_accuracy_joules"), 360 + 360);
+  EXPECT_NEAR(Sample(text, "ergobench_benchmark_cost_usd"), 2 * (36.0 / 3600) * 0.20, 1e-12);
+  EXPECT_NEAR(Sample(text, "ergobench_benchmark_cost_to_accuracy_usd"), 2 * (30.0 / 3600) * 0.20, 1e-12);
+}
+
+TEST(OperatorMetricsTest, NoPriceForTheGoalIsNoSampleRatherThanAZeroThatReadsAsFree) {
+  OperatorMetrics metrics;
+  Benchmark b = Finished();
+  b.status.results->cost_to_accuracy_usd.reset();
+  metrics.RecordFinished(b);
+  EXPECT_THAT(metrics.Render(), Not(HasSubstr("ergobench_benchmark_cost_to_accuracy_usd{")));
 }
 
 TEST(OperatorMetricsTest, BenchmarkWithoutResultsExportsNothing) {

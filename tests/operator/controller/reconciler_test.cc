@@ -135,6 +135,35 @@ TEST_F(ReconcilerTest, ApiErrorsComeBackForARetry) {
   EXPECT_NE(result.status().message().find("create Service b-workers"), std::string::npos);
 }
 
+// The pods the last reconcile created, as the kubelet reports them once they run.
+std::vector<json> RunningPodsCreatedBy(const std::vector<kube::HttpRequest>& requests) {
+  std::vector<json> pods;
+  for (const auto& r : requests) {
+    if (r.method != "POST" || r.path != "/api/v1/namespaces/ns/pods") continue;
+    json pod = json::parse(r.body);
+    pod["status"] = {{"phase", "Running"}, {"podIP", "10.0.0." + std::to_string(pods.size() + 1)}};
+    pods.push_back(pod);
+  }
+  return pods;
+}
+
+TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
+  const json spec = {{"task", "fmnist"}, {"workers", 2}};
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
+  const json pending = LastStatusWrite();
+  pods_.Apply({runtime::WatcherEvent::kRestarted, RunningPodsCreatedBy(transport_.requests)});
+  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, pending)}});
+  ProgressCache progress;
+  progress.Put("ns/b", /*attempt=*/0, Progress{2, 300, "accuracy", 0.71});
+  transport_.requests.clear();
+
+  BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &progress, [] { return kNow; }, nullptr, ""});
+  ASSERT_TRUE(reconciler.Reconcile("ns/b").ok());
+  const json running = LastStatusWrite();
+  EXPECT_EQ(running["phase"], "Running");
+  EXPECT_EQ(running["progress"], json({{"epoch", 2}, {"step", 300}, {"metric", "accuracy"}, {"value", 0.71}}));
+}
+
 TEST_F(ReconcilerTest, ABenchmarkBeingDeletedIsLeftAlone) {
   json object = BenchmarkObject({{"task", "0a"}, {"workers", 2}});
   object["metadata"]["deletionTimestamp"] = "2026-11-22T06:00:00Z";

@@ -1,7 +1,11 @@
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -80,13 +84,24 @@ TEST_F(FakeSysfs, RaplWrapAroundThroughTheSampler) {
   EXPECT_TRUE(sampler.Channels()[0].from_counter);
 }
 
+// As root every file is readable, so the check runs in a child that is not root, as a rank
+// on a real node is not: a forked child drops to nobody (65534) when the test runs as root.
+// The child's exit code says whether the meter was unavailable; its stderr holds the reason.
+void CheckUnreadableAsAnUnprivilegedUser(const std::string& powercap) {
+  if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) {
+    std::fprintf(stderr, "cannot drop to nobody: %s\n", std::strerror(errno));
+    std::_Exit(2);
+  }
+  auto meter = OpenRaplMeter(powercap);
+  std::fprintf(stderr, "%s\n", meter->info().reason.c_str());
+  std::_Exit(meter->info().available ? 1 : 0);
+}
+
 TEST_F(FakeSysfs, UnreadableCountersAreUnavailableWithTheReason) {
-  if (geteuid() == 0) GTEST_SKIP() << "root reads any file; the permission check needs a normal user";
   Zone("intel-rapl:0", "package-0", 1000);
   chmod((root_ / "sys/class/powercap/intel-rapl:0/energy_uj").c_str(), 0);
-  auto meter = OpenRaplMeter(Powercap());
-  EXPECT_FALSE(meter->info().available);
-  EXPECT_NE(meter->info().reason.find("root-only since Linux 5.10"), std::string::npos) << meter->info().reason;
+  EXPECT_EXIT(CheckUnreadableAsAnUnprivilegedUser(Powercap()), ::testing::ExitedWithCode(0),
+              "root-only since Linux 5.10");
 }
 
 TEST_F(FakeSysfs, MissingZonesAndMissingFilesAreNamed) {
