@@ -54,12 +54,16 @@ const std::vector<RunnerFlag>& RunnerFlags() {
 }
 
 std::vector<std::string> RunnerInvocation::ToArgs() const {
+  static const RunnerInvocation kDefaults;
   std::vector<std::string> args;
   for (const RunnerFlag& flag : RunnerFlags()) {
     std::visit(
         [&](auto member) {
           const auto& value = this->*member;
           using T = std::decay_t<decltype(value)>;
+          // A command-line value beats the environment, so a flag the environment can set is
+          // written only when the launcher chose something else: ERGOBENCH_THREADS still works.
+          if (flag.env != nullptr && value == kDefaults.*member) return;
           if constexpr (std::is_same_v<T, bool>) {
             if (value) args.push_back(flag.name);
           } else if constexpr (std::is_same_v<T, std::string>) {

@@ -42,8 +42,9 @@ struct RunnerInvocation {
   std::string nvml_library = "libnvidia-ml.so.1";
 
   // Every flag that carries a value, in RunnerFlags() order: numbers always, strings when
-  // set, switches when on. Explicit rather than relying on defaults, because the operator and
-  // the runner image may come from different releases.
+  // set, switches when on, explicit because the operator and the runner image may come from
+  // different releases. A flag that an environment variable can also set is left out while it
+  // holds its default, so that the variable still works (a command-line value would win).
   std::vector<std::string> ToArgs() const;
   bool operator==(const RunnerInvocation&) const = default;
 };

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -15,7 +16,6 @@
 #include "api/benchmark.h"
 #include "api/benchmark_phase.h"
 #include "operator/controller/builders.h"
-#include "operator/controller/plan.h"
 #include "operator/controller/progress_poller.h"
 #include "operator/controller/reconciler.h"
 #include "operator/kube/cpprest_transport.h"
@@ -98,14 +98,24 @@ sigset_t BlockStopSignals() {
   return signals;
 }
 
-// The one thread that takes the stop signals, and asks the manager to stop.
-std::thread StopOnSignal(runtime::Manager& manager, sigset_t signals) {
-  return std::thread([&manager, signals] {
+// The one thread that takes the stop signals, and asks the manager to stop. Join it with
+// JoinSignalThread, which wakes it if no signal came.
+std::thread StopOnSignal(runtime::Manager& manager, sigset_t signals, const std::atomic<bool>& exiting) {
+  return std::thread([&manager, &exiting, signals] {
     int received = 0;
     sigwait(&signals, &received);
+    if (exiting.load()) return;  // woken by JoinSignalThread: Run() has returned
     Log(LogLevel::kInfo, "stopping", {{"signal", std::to_string(received)}});
     manager.Stop();
   });
+}
+
+// Ends the signal thread before the manager it points to goes: after a fatal error or a
+// failed start it still waits in sigwait, and a late signal must not reach a dead manager.
+void JoinSignalThread(std::thread& thread, std::atomic<bool>& exiting) {
+  exiting = true;
+  pthread_kill(thread.native_handle(), SIGTERM);  // blocked, so sigwait takes it; ESRCH if it ended
+  thread.join();
 }
 
 // The gauges that are read rather than counted, every 2 s.
@@ -196,10 +206,10 @@ int Run(const Options& options) {
       {{"server", config->server},
        {"namespace", options.namespace_name.empty() ? "(all)" : options.namespace_name},
        {"workers", std::to_string(options.workers)}});
-  std::thread signal_thread = StopOnSignal(manager, stop_signals);
+  std::atomic<bool> exiting{false};
+  std::thread signal_thread = StopOnSignal(manager, stop_signals, exiting);
   const int exit_code = manager.Run();
-  // After a signal the thread has ended; after a fatal error it still waits in sigwait.
-  signal_thread.detach();
+  JoinSignalThread(signal_thread, exiting);
   return exit_code;
 }
 

@@ -175,7 +175,7 @@ std::string BarChartSvg(const ChartSpec& spec) {
 
 std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark>& runs) {
   std::map<std::string, ChartSeries> throughput, tta, cost;
-  ChartSeries compute{"compute", {}}, communication{"communication", {}}, energy{"joules per sample", {}};
+  ChartSeries compute{"data and compute", {}}, communication{"communication", {}}, energy{"joules per sample", {}};
   std::vector<const Benchmark*> done;
   for (const Benchmark& b : runs) {
     if (b.status.phase == "Succeeded" && b.status.results) done.push_back(&b);

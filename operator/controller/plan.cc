@@ -78,7 +78,8 @@ class Planner {
                    "all " + std::to_string(workers) + " workers are running", generation_, now_text_);
       plan_.events.push_back({"Normal", "Running", "all " + std::to_string(workers) + " workers are running"});
     }
-    if (all_running) Requeue(kProgressInterval);
+    // No periodic look while running: the progress poller queues the Benchmark when its
+    // progress moves, pod events when a worker changes, and a deadline requeues for itself.
     return plan_;
   }
 

@@ -35,9 +35,6 @@ struct ReconcilePlan {
   std::optional<std::chrono::seconds> requeue_after;
 };
 
-// How often a running Benchmark is looked at again for progress.
-inline constexpr std::chrono::seconds kProgressInterval{10};
-
 ReconcilePlan PlanReconcile(const Benchmark& benchmark, const std::vector<WorkerPod>& pods,
                             std::chrono::system_clock::time_point now);
 

@@ -19,6 +19,9 @@
 
 namespace ergobench::controller {
 
+// How often rank 0 of each running Benchmark is read, by default (--progress-interval).
+inline constexpr std::chrono::seconds kProgressInterval{10};
+
 class ProgressCache {
  public:
   // The progress of rank 0 of gang attempt `attempt`: a restarted gang never shows the last

@@ -69,13 +69,21 @@ int Manager::Run() {
     for (auto& cache : caches_) threads.push_back(Watch(*cache));
     while (!stop_.stopped() && !Ready()) stop_.Sleep(std::chrono::milliseconds(50));
     if (!stop_.stopped()) Log(LogLevel::kInfo, "caches synced");
-    for (auto& body : runnables_) {
-      threads.emplace_back([this, &body] { body(stop_); });
-    }
+    for (auto& body : runnables_) threads.emplace_back([this, &body] { RunRunnable(body); });
     if (!stop_.stopped()) ServeQueue(&queue_, options_.workers, reconcile_, observer_);
   }
   Shutdown(threads);
   return exit_code_;
+}
+
+// A runnable that throws (a JSON type error on an object of an odd shape) stops the manager
+// with an error, as a broken watch does, rather than terminating the process from its thread.
+void Manager::RunRunnable(const std::function<void(StopFlag&)>& body) {
+  try {
+    body(stop_);
+  } catch (const std::exception& e) {
+    StopWithError("a background task failed", Status::Internal(e.what()));
+  }
 }
 
 // Step 2: blocks until this replica leads, or the stop. Renewal runs on its own thread.

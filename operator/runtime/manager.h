@@ -77,6 +77,7 @@ class Manager {
   struct Cache;
 
   bool WinLease();
+  void RunRunnable(const std::function<void(StopFlag&)>& body);
   std::thread Watch(Cache& cache);
   void StopWithError(const std::string& message, const Status& error);
   void Shutdown(std::vector<std::thread>& threads);

@@ -42,8 +42,10 @@ class StepDriver {
              torch::optim::Optimizer& optimizer)
       : comm_(comm), clock_(clock), phases_(phases), sync_(sync), optimizer_(optimizer) {}
 
-  // Step number `step` of the run (from 0). Returns the summed loss of its micro-batches, or
-  // Cancelled when the ranks agreed to stop, or the communicator's error.
+  // Takes one step. Ranks agree to go on first when `step` is a multiple of kAgreeEvery; every
+  // rank must count steps alike (the SGD trainer counts within each epoch, the language model
+  // over the run). Returns the summed loss of the micro-batches, or Cancelled when the ranks
+  // agreed to stop, or the communicator's error.
   StatusOr<double> Step(int64_t step, const StepWork& work);
 
  private:

@@ -1,15 +1,12 @@
 #include "runner/tasks/sync_sgd_trainer.h"
 
-#include <chrono>
 #include <cstdio>
-#include <map>
 
 #include "base/units.h"
 #include "runner/dist/communicator.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
-#include "runner/stop_signal.h"
 #include "runner/tasks/lr_schedule.h"
 #include "runner/tasks/phase_timer.h"
 #include "runner/tasks/recipe_reader.h"
@@ -162,7 +159,8 @@ class SgdTraining {
     for (; step < steps_per_epoch_; ++step) {
       const double lr = schedule_.At(static_cast<double>(epoch - 1) + static_cast<double>(step) / steps_per_epoch_);
       for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
-      ASSIGN_OR_RETURN(const double loss, driver_->Step((epoch - 1) * steps_per_epoch_ + step, work));
+      // Counted within the epoch: every epoch begins with a stop check, however short it is.
+      ASSIGN_OR_RETURN(const double loss, driver_->Step(step, work));
       loss_sum += loss;
       if ((step + 1) % report_every == 0) {
         ReportEpochProgress(context_.progress, epoch, step + 1, steps_per_epoch_,

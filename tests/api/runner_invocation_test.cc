@@ -13,13 +13,19 @@ std::string Join(const std::vector<std::string>& args) {
   return out;
 }
 
-TEST(RunnerInvocationTest, DefaultsWriteEveryNumberAndNoEmptyString) {
+TEST(RunnerInvocationTest, NumbersAreExplicitButEnvironmentFlagsAtTheirDefaultAreLeftToTheEnvironment) {
   RunnerInvocation invocation;
   invocation.config_path = "/etc/ergobench/benchmark.json";
+  // --metrics-port, --rendezvous-timeout and --threads hold their defaults and have variables
+  // (ERGOBENCH_METRICS_PORT, ...): left out, so that the variables still apply.
   EXPECT_EQ(Join(invocation.ToArgs()),
-            "--config /etc/ergobench/benchmark.json --metrics-port 9400 --metrics-bind 0.0.0.0 "
-            "--rendezvous-timeout 300 --collective-timeout 1800 --threads 0 --ranks-per-host 1 --stop-grace 10 "
-            "--energy-interval 100 --nvml-library libnvidia-ml.so.1");
+            "--config /etc/ergobench/benchmark.json --metrics-bind 0.0.0.0 --collective-timeout 1800 "
+            "--ranks-per-host 1 --stop-grace 10 --energy-interval 100 --nvml-library libnvidia-ml.so.1");
+  invocation.threads = 3;
+  invocation.metrics_port = 19400;
+  const std::string args = Join(invocation.ToArgs());
+  EXPECT_NE(args.find("--metrics-port 19400 "), std::string::npos) << args;
+  EXPECT_NE(args.find("--threads 3 "), std::string::npos) << args;
 }
 
 TEST(RunnerInvocationTest, SwitchesAppearOnlyWhenOnAndFractionsStayExact) {

@@ -19,13 +19,13 @@ def main(module):
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stderr).run(suite)
     if not result.wasSuccessful():
         return 1
-    if result.testsRun == 0:
-        print(f"{module}: no test ran", file=sys.stderr)
-        return 1
-    if result.skipped:
+    if result.skipped:  # first: a class skipped in setUpClass runs no test at all
         for test, reason in result.skipped:
             print(f"SKIPPED {test.id()}: {reason}", file=sys.stderr)
         return SKIPPED
+    if result.testsRun == 0:
+        print(f"{module}: no test ran", file=sys.stderr)
+        return 1
     return 0
 
 

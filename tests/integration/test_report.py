@@ -55,7 +55,7 @@ class ReportTest(ErgobenchTestCase):
         expected = {
             "throughput.svg": {"fmnist / gloo": [("1", "800"), ("2", "1500"), ("4", "2400")]},
             "time-to-accuracy.svg": {"fmnist / gloo": [("1", "40"), ("2", "25"), ("4", "20")]},
-            "communication.svg": {"compute": [("fmnist-k2", "85"), ("fmnist-k4", "70")],
+            "communication.svg": {"data and compute": [("fmnist-k2", "85"), ("fmnist-k4", "70")],
                                   "communication": [("fmnist-k2", "15"), ("fmnist-k4", "30")]},
             "cost-vs-tta.svg": {"fmnist / gloo": [("40", "0.002324"), ("25", "0.002906"), ("20", "0.004649")]},
             "energy-per-sample.svg": {"joules per sample": [("fmnist-k1", "0.025"), ("fmnist-k2", "0.031"),

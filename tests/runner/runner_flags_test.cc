@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "base/status.h"
 
 namespace ergobench {
@@ -47,6 +49,16 @@ TEST(RunnerFlagsTest, EveryFieldRoundTrips) {
   ASSERT_TRUE(received.ok()) << received.status().ToString();
   EXPECT_EQ(*received, sent);
   EXPECT_NE(RunnerInvocation(), sent);  // every field above differs from its default
+}
+
+TEST(RunnerFlagsTest, TheEnvironmentStillSetsWhatALauncherLeftAtItsDefault) {
+  RunnerInvocation sent;  // threads 0: derive them, unless ERGOBENCH_THREADS says otherwise
+  sent.config_path = "/c.json";
+  setenv("ERGOBENCH_THREADS", "3", 1);
+  StatusOr<RunnerInvocation> received = Parse(sent.ToArgs());
+  unsetenv("ERGOBENCH_THREADS");
+  ASSERT_TRUE(received.ok()) << received.status().ToString();
+  EXPECT_EQ(received->threads, 3);
 }
 
 TEST(RunnerFlagsTest, ChecksAndRequiredFlagsAreEnforced) {

@@ -86,6 +86,15 @@ TEST_F(ManagerTest, AWatchTheRbacForbidsEndsTheRunWithAFailure) {
   EXPECT_FALSE(manager.Ready());
 }
 
+TEST_F(ManagerTest, AThrowingRunnableStopsTheManagerWithAFailureInsteadOfTerminating) {
+  Manager manager(&client_, &time_, Options());
+  manager.AddCache("pods", std::make_unique<ScriptedSource>(std::vector<json>{}, &manager.stop()),
+                   [](const json&) { return std::string(); });
+  manager.AddRunnable([](StopFlag&) { json::parse("[1]").at("phase"); });  // type_error
+  manager.SetReconciler([](const std::string&) { return std::optional<std::chrono::seconds>(); }, {});
+  EXPECT_EQ(manager.Run(), kManagerFailed);
+}
+
 TEST_F(ManagerTest, AServerThatCannotStartIsReportedBeforeAnythingElse) {
   ManagerOptions options = Options();
   options.metrics_host = "not-an-address";
