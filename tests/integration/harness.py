@@ -40,6 +40,24 @@ def free_port():
         return s.getsockname()[1]
 
 
+def usable_cpus():
+    """This machine's CPUs for ranks, read from the OS rather than from ergobench: the affinity
+    mask, capped by a cgroup CPU quota (v2 cpu.max or v1 cfs_quota_us), rounded down."""
+    cpus = len(os.sched_getaffinity(0))
+    quota = None
+    try:
+        limit, period = open("/sys/fs/cgroup/cpu.max").read().split()
+        quota = None if limit == "max" else int(limit) / int(period)
+    except (OSError, ValueError):
+        try:
+            limit = int(open("/sys/fs/cgroup/cpu/cpu.cfs_quota_us").read())
+            period = int(open("/sys/fs/cgroup/cpu/cpu.cfs_period_us").read())
+            quota = limit / period if limit > 0 else None
+        except (OSError, ValueError):
+            pass
+    return cpus if quota is None else min(cpus, max(1, int(quota + 1e-9)))
+
+
 def runner_pids(directory):
     """PIDs of the processes (ranks, mpirun, ergobench) working in `directory`."""
     directory = os.path.realpath(directory)

@@ -5,14 +5,15 @@ import math
 import os
 import unittest
 
-from harness import ErgobenchTestCase, benchmark_yaml
+from harness import ErgobenchTestCase, benchmark_yaml, usable_cpus
 
 
 class LocalRunTest(ErgobenchTestCase):
 
     def check_run(self, name, workers, backend, dtype="float32"):
         path = self.write(f"{name}.yaml", benchmark_yaml(name, workers, backend, dtype=dtype))
-        run = self.ergobench("run", path)
+        env = {k: v for k, v in os.environ.items() if k != "ERGOBENCH_THREADS"}
+        run = self.ergobench("run", path, env=env)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         self.assertIn(f"{name}: Succeeded", run.stdout)
         self.assertIn("peak bus bandwidth", run.stdout)
@@ -27,6 +28,9 @@ class LocalRunTest(ErgobenchTestCase):
             self.assertIn("all sums correct", summary)
             self.assertEqual(result["allreduce"]["sizes"], 80)
             self.assertGreater(result["communicationSeconds"], 0)
+            # Each rank's torch threads are its share of the CPUs the OS gives: oversubscribing
+            # halves throughput.
+            self.assertEqual(result["environment"]["threads"], max(1, usable_cpus() // workers), result["environment"])
 
         table = self.read_json(os.path.join(self.results(name), "allreduce.json"))
         rows = table["rows"]
