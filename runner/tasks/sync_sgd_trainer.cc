@@ -17,35 +17,6 @@ namespace ergobench {
 namespace {
 
 
-// The full test set, sharded across ranks (each a contiguous slice), summed with one
-// all-reduce. Buffers (batch-norm statistics) come from rank 0 first, as DDP does, so
-// every rank evaluates the same model.
-Status Evaluate(Communicator& comm, torch::nn::AnyModule& model, TrainingProblem& problem, double* accuracy,
-                double* loss) {
-  RETURN_IF_ERROR(BroadcastFromRankZero(comm, model.ptr()->buffers()));
-  torch::NoGradGuard no_grad;
-  model.ptr()->eval();
-  const int64_t count = problem.test_count();
-  const int64_t k = comm.world_size();
-  const int64_t end = count * (comm.rank() + 1) / k;
-  constexpr int64_t kBatch = 500;
-  double sums[3] = {0, 0, 0};  // correct, loss, samples
-  torch::Tensor inputs;
-  torch::Tensor targets;
-  for (int64_t start = count * comm.rank() / k; start < end; start += kBatch) {
-    const int64_t n = std::min(kBatch, end - start);
-    problem.TestBatch(start, n, &inputs, &targets);
-    torch::Tensor outputs = model.forward(inputs);
-    sums[0] += problem.Correct(outputs, targets).item<double>();
-    sums[1] += problem.LossSum(outputs, targets).item<double>();
-    sums[2] += static_cast<double>(n);
-  }
-  RETURN_IF_ERROR(comm.AllReduce(sums, 3, DType::kFloat64, ReduceOp::kSum));
-  *accuracy = sums[0] / sums[2];
-  *loss = sums[1] / sums[2];
-  return Status::Ok();
-}
-
 void ReportEpochProgress(ProgressWriter& progress, int64_t epoch, int64_t done, int64_t total, double loss,
                          std::optional<double> accuracy) {
   ProgressEvent event;
@@ -177,7 +148,7 @@ class SgdTraining {
     double accuracy = 0;
     double eval_loss = 0;
     Status evaluated = Status::Ok();
-    phases_.Time(TrainingPhase::kEval, [&] { evaluated = Evaluate(comm_, model_, problem_, &accuracy, &eval_loss); });
+    phases_.Time(TrainingPhase::kEval, [&] { evaluated = EvaluateSharded(comm_, model_, problem_, &accuracy, &eval_loss); });
     RETURN_IF_ERROR(evaluated);
     accuracy_ = accuracy;
     context_.metrics.SetEvalAccuracy(accuracy);
@@ -226,6 +197,32 @@ class SgdTraining {
 };
 
 }  // namespace
+
+Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, TrainingProblem& problem, double* accuracy,
+                       double* loss) {
+  RETURN_IF_ERROR(BroadcastFromRankZero(comm, model.ptr()->buffers()));
+  torch::NoGradGuard no_grad;
+  model.ptr()->eval();
+  const int64_t count = problem.test_count();
+  const int64_t k = comm.world_size();
+  const int64_t end = count * (comm.rank() + 1) / k;
+  constexpr int64_t kBatch = 500;
+  double sums[3] = {0, 0, 0};  // correct, loss, samples
+  torch::Tensor inputs;
+  torch::Tensor targets;
+  for (int64_t start = count * comm.rank() / k; start < end; start += kBatch) {
+    const int64_t n = std::min(kBatch, end - start);
+    problem.TestBatch(start, n, &inputs, &targets);
+    torch::Tensor outputs = model.forward(inputs);
+    sums[0] += problem.Correct(outputs, targets).item<double>();
+    sums[1] += problem.LossSum(outputs, targets).item<double>();
+    sums[2] += static_cast<double>(n);
+  }
+  RETURN_IF_ERROR(comm.AllReduce(sums, 3, DType::kFloat64, ReduceOp::kSum));
+  *accuracy = sums[0] / sums[2];
+  *loss = sums[1] / sums[2];
+  return Status::Ok();
+}
 
 StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec) {
   RecipeReader read(spec.hyperparameters);

@@ -58,6 +58,12 @@ class TrainingProblem {
   virtual torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;
 };
 
+// The whole test set, sharded across ranks (each a contiguous slice) and summed with one
+// all-reduce: accuracy and mean loss of rank 0's model, the same on every rank. Buffers
+// (batch-norm statistics) come from rank 0 first, as DDP does.
+Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, TrainingProblem& problem, double* accuracy,
+                       double* loss);
+
 StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& problem, const SgdRecipe& recipe);
 
 }  // namespace ergobench

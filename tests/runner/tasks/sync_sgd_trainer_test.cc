@@ -146,6 +146,85 @@ class SlowDataProblem : public TrainingProblem {
   std::chrono::milliseconds delay_;
 };
 
+struct BatchNormNetImpl : torch::nn::Module {
+  BatchNormNetImpl()
+      : first(register_module("first", torch::nn::Linear(4, 4))),
+        norm(register_module("norm", torch::nn::BatchNorm1d(4))),
+        last(register_module("last", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(torch::Tensor x) { return last(norm(first(x))); }
+  torch::nn::Linear first;
+  torch::nn::BatchNorm1d norm;
+  torch::nn::Linear last;
+};
+TORCH_MODULE(BatchNormNet);
+
+// Nine fixed test samples (shards of 4 and 5 at k=2) for a model with batch norm.
+class FixedTestSet : public TrainingProblem {
+ public:
+  FixedTestSet() {
+    torch::manual_seed(21);
+    inputs_ = torch::randn({9, 4});
+    targets_ = torch::randint(0, 2, {9});
+  }
+  torch::nn::AnyModule BuildModel() override {
+    return torch::nn::AnyModule(BatchNormNet());
+  }
+  Status Load() override { return Status::Ok(); }
+  int64_t train_count() const override { return 0; }
+  int64_t test_count() const override { return 9; }
+  void TrainBatch(const int64_t*, int64_t, SplitMix64&, torch::Tensor*, torch::Tensor*) override {}
+  void TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
+    *inputs = inputs_.slice(0, begin, begin + n);
+    *targets = targets_.slice(0, begin, begin + n);
+  }
+  torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+    return torch::nn::functional::cross_entropy(outputs, targets,
+                                                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+  }
+  torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+    return outputs.argmax(1).eq(targets).sum();
+  }
+
+ private:
+  torch::Tensor inputs_;
+  torch::Tensor targets_;
+};
+
+struct Evaluation {
+  double accuracy = -1;
+  double loss = -1;
+};
+
+// Evaluates identical weights on `world_size` ranks; rank 1 and up start with batch-norm
+// statistics of their own, as ranks do after training on different shards.
+std::vector<Evaluation> EvaluateOnRanks(int world_size) {
+  FixedTestSet problem;
+  std::vector<torch::nn::AnyModule> models;
+  for (int rank = 0; rank < world_size; ++rank) {
+    torch::manual_seed(4);
+    models.push_back(problem.BuildModel());
+    auto batch_norm = models.back().ptr()->named_buffers();
+    batch_norm["norm.running_mean"].fill_(0.3 * rank);
+    batch_norm["norm.running_var"].fill_(1.0 + 2.0 * rank);
+  }
+  std::vector<Evaluation> evaluations(static_cast<size_t>(world_size));
+  const std::vector<Status> statuses = OnLoopbackRanks(world_size, [&](Communicator& comm) -> Status {
+    Evaluation& e = evaluations[static_cast<size_t>(comm.rank())];
+    return EvaluateSharded(comm, models[static_cast<size_t>(comm.rank())], problem, &e.accuracy, &e.loss);
+  });
+  for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.ToString();
+  return evaluations;
+}
+
+TEST(EvaluateShardedTest, TwoRanksGiveWhatOneRankGivesWithRankZerosStatistics) {
+  const Evaluation one = EvaluateOnRanks(1)[0];
+  ASSERT_GE(one.accuracy, 0);
+  for (const Evaluation& rank : EvaluateOnRanks(2)) {
+    EXPECT_DOUBLE_EQ(rank.accuracy, one.accuracy);  // counts of correct answers: exact
+    EXPECT_NEAR(rank.loss, one.loss, 1e-6 * std::abs(one.loss));
+  }
+}
+
 // The communication time is what the step waited in all-reduces, and the ratio divides it by
 // the whole step time, data included (api/training_phases.h). With equal injected delays in
 // the data and the all-reduce, and next to no compute, the ratio is one half; a ratio over
