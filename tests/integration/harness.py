@@ -40,6 +40,37 @@ def free_port():
         return s.getsockname()[1]
 
 
+def write_separable(path, count, weights, rng):
+    """libsvm lines whose labels are the sign of a fixed linear function, with a margin: data
+    that task 2a can learn to a high accuracy."""
+    lines = []
+    while len(lines) < count:
+        x = [rng.uniform(-1, 1) for _ in weights]
+        score = sum(w * v for w, v in zip(weights, x))
+        if abs(score) < 0.1:
+            continue
+        features = " ".join(f"{i + 1}:{v:.5f}" for i, v in enumerate(x) if abs(v) > 0.05)
+        lines.append(f"{'+1' if score > 0 else '-1'} {features}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def logistic_regression_yaml(name, directory, goal, max_epochs=10):
+    return "\n".join([
+        "apiVersion: ergobench.io/v1alpha1",
+        "kind: Benchmark",
+        f"metadata: {{name: {name}}}",
+        "spec:",
+        "  task: 2a",
+        "  workers: 2",
+        "  backend: gloo",
+        f"  maxEpochs: {max_epochs}",
+        f"  goal: {{target: {goal}}}",
+        f"  dataset: {{source: path, path: {directory}}}",
+        "  hyperparameters: {trainFile: train.svm, testFile: test.svm, features: 20}",
+    ]) + "\n"
+
+
 def usable_cpus():
     """This machine's CPUs for ranks, read from the OS rather than from ergobench: the affinity
     mask, capped by a cgroup CPU quota (v2 cpu.max or v1 cfs_quota_us), rounded down."""

@@ -6,7 +6,9 @@ between the ranks that share the host, in the results and in Prometheus."""
 import os
 import unittest
 
-from harness import ErgobenchTestCase, FakeRapl, benchmark_yaml
+import random
+
+from harness import ErgobenchTestCase, FakeRapl, benchmark_yaml, logistic_regression_yaml, write_separable
 
 WATTS = 100.0
 
@@ -35,6 +37,37 @@ class EnergyTest(ErgobenchTestCase):
         results = status["results"]
         run_seconds = max(r["runSeconds"] for r in ranks)
         self.assertAlmostEqual(results["energyJoules"], WATTS * run_seconds, delta=0.15 * WATTS * run_seconds + 2.0)
+
+
+    def test_energy_to_accuracy_is_the_power_over_the_time_to_accuracy(self):
+        rng = random.Random(5)
+        weights = [rng.uniform(-1, 1) for _ in range(20)]
+        write_separable(os.path.join(self.dir, "train.svm"), 40000, weights, rng)
+        write_separable(os.path.join(self.dir, "test.svm"), 2000, weights, rng)
+        path = self.write("l.yaml", logistic_regression_yaml("logreg-energy", self.dir, 0.97, max_epochs=20))
+        env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=self.dir)
+        with FakeRapl(self.dir, WATTS):
+            run = self.ergobench("run", "-q", path, env=env, timeout=300)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        results = self.read_json(os.path.join(self.results("logreg-energy"), "benchmark.json"))["status"]["results"]
+        self.assertTrue(results["goalReached"], results)
+        tta = results["timeToAccuracySeconds"]
+        print(f"time to accuracy {tta:.2f} s, energy to accuracy {results['energyToAccuracyWh'] * 3600:.1f} J")
+        # The host's 100 W over the time to accuracy, whoever of the two ranks drew it. The recorder
+        # reads the counter at run_start and at the goal's evaluation, so the fixture's 10 ms
+        # writes (1 J) are the error, well inside the band even for a short run.
+        self.assertAlmostEqual(results["energyToAccuracyWh"] * 3600, WATTS * tta, delta=0.15 * WATTS * tta)
+
+    def test_energy_is_absent_never_zero_without_a_meter(self):
+        path = self.write("e.yaml", benchmark_yaml("no-meter", 2, "gloo", maxElements=4096, repetitions=5))
+        env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=self.dir)  # an empty /sys: no RAPL, no hwmon
+        run = self.ergobench("run", "-q", path, env=env)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        results = self.read_json(os.path.join(self.results("no-meter"), "benchmark.json"))["status"]["results"]
+        for key in ("energyJoules", "energyJoulesWholeRun", "energyToAccuracyWh", "joulesPerSample"):
+            self.assertNotIn(key, results)
+        for rank in range(2):
+            self.assertNotIn("energyJoules", self.rank_result("no-meter", rank)[0])
 
 
 if __name__ == "__main__":

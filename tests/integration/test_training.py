@@ -5,7 +5,7 @@ import json
 import os
 import unittest
 
-from harness import ErgobenchTestCase
+from harness import ErgobenchTestCase, logistic_regression_yaml, write_separable
 
 FASHION_MNIST = "/usr/share/datasets/fashion-mnist"
 
@@ -115,37 +115,13 @@ class FmnistTest(ErgobenchTestCase):
 
 class LogisticRegressionTest(ErgobenchTestCase):
 
-    def write_separable(self, name, count, weights, rng):
-        """libsvm lines whose labels are the sign of a fixed linear function, with a margin."""
-        lines = []
-        while len(lines) < count:
-            x = [rng.uniform(-1, 1) for _ in weights]
-            score = sum(w * v for w, v in zip(weights, x))
-            if abs(score) < 0.1:
-                continue
-            features = " ".join(f"{i + 1}:{v:.5f}" for i, v in enumerate(x) if abs(v) > 0.05)
-            lines.append(f"{'+1' if score > 0 else '-1'} {features}")
-        self.write(name, "\n".join(lines) + "\n")
-
     def test_2a_reaches_95_percent_on_separable_data(self):
         import random
         rng = random.Random(5)
         weights = [rng.uniform(-1, 1) for _ in range(20)]
-        self.write_separable("train.svm", 4000, weights, rng)
-        self.write_separable("test.svm", 1000, weights, rng)
-        doc = "\n".join([
-            "apiVersion: ergobench.io/v1alpha1",
-            "kind: Benchmark",
-            "metadata: {name: logreg-k2}",
-            "spec:",
-            "  task: 2a",
-            "  workers: 2",
-            "  backend: gloo",
-            "  maxEpochs: 10",
-            "  goal: {target: 0.95}",
-            f"  dataset: {{source: path, path: {self.dir}}}",
-            "  hyperparameters: {trainFile: train.svm, testFile: test.svm, features: 20}",
-        ]) + "\n"
+        write_separable(os.path.join(self.dir, "train.svm"), 4000, weights, rng)
+        write_separable(os.path.join(self.dir, "test.svm"), 1000, weights, rng)
+        doc = logistic_regression_yaml("logreg-k2", self.dir, 0.95)
         run = self.ergobench("run", "-q", self.write("l.yaml", doc), timeout=300)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         results = self.read_json(os.path.join(self.results("logreg-k2"), "benchmark.json"))["status"]["results"]
