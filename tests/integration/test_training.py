@@ -65,6 +65,19 @@ class FmnistTest(ErgobenchTestCase):
         self.assertGreaterEqual(accuracies[-1], 0.85)
         self.assertEqual(len(accuracies), results["epochs"])
 
+        # The MLPerf clock against rank 0's own log: time to accuracy runs from run_start to the
+        # evaluation that reached the goal (the last: training stops there), run seconds to
+        # run_stop, and the data is read after run_start (train_samples is logged once loaded).
+        rank0, _ = self.rank_result("fmnist-k2", 0)
+        first = {}
+        for e in events:
+            first.setdefault(e["key"], e["time_ms"])
+        goal_evaluation = [e for e in events if e["key"] == "eval_accuracy"][-1]["time_ms"]
+        self.assertAlmostEqual(rank0["timeToAccuracySeconds"], (goal_evaluation - first["run_start"]) / 1000,
+                               delta=0.05)
+        self.assertAlmostEqual(rank0["runSeconds"], (first["run_stop"] - first["run_start"]) / 1000, delta=0.05)
+        self.assertLess(keys.index("run_start"), keys.index("train_samples"))
+
     def test_trains_over_mpi(self):
         path = self.write("m.yaml", training_yaml("fmnist-mpi", backend="mpi", max_epochs=1, trainSamples=8192))
         run = self.ergobench("run", "-q", path, timeout=600)
