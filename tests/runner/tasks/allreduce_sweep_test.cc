@@ -1,8 +1,17 @@
 #include "runner/tasks/allreduce_sweep.h"
 
-#include <cstring>
-
 #include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "runner/metrics/mllog.h"
+#include "runner/metrics/runner_metrics.h"
+#include "runner/progress_writer.h"
+#include "runner/tasks/task.h"
+#include "tests/testing/loopback_ranks.h"
 
 namespace ergobench {
 namespace {
@@ -144,6 +153,70 @@ TEST(SweepTableTest, CsvAndJsonHoldEveryRow) {
   EXPECT_EQ(json["rows"].size(), 2u);
   EXPECT_EQ(json["rows"][1]["bytes"], 4096);
   EXPECT_EQ(json["worldSize"], 2);
+}
+
+// A communicator that takes `delay` longer after each all-reduce completes: inside the sweep's
+// timed window on this rank only, as a slow NIC or a busy core would be.
+class SlowAfterAllReduce : public Communicator {
+ public:
+  SlowAfterAllReduce(Communicator& inner, std::chrono::milliseconds delay) : inner_(inner), delay_(delay) {}
+  int rank() const override { return inner_.rank(); }
+  int world_size() const override { return inner_.world_size(); }
+  const char* backend() const override { return inner_.backend(); }
+  bool Supports(DType dtype) const override { return inner_.Supports(dtype); }
+  Status AllReduce(void* data, size_t count, DType dtype, ReduceOp op) override {
+    const Status status = inner_.AllReduce(data, count, dtype, op);
+    std::this_thread::sleep_for(delay_);
+    return status;
+  }
+  Status Broadcast(void* data, size_t count, DType dtype, int root) override {
+    return inner_.Broadcast(data, count, dtype, root);
+  }
+  Status Barrier() override { return inner_.Barrier(); }
+
+ private:
+  Communicator& inner_;
+  std::chrono::milliseconds delay_;
+};
+
+// A collective has finished when its slowest rank has: with rank 1 alone slowed by D, rank 0's
+// table must show at least D in every row, and its summary must be that table's.
+TEST(AllreduceSweepTaskTest, TheTableTakesTheSlowestRankAndTheSummaryIsTheTables) {
+  constexpr auto kDelay = std::chrono::milliseconds(15);
+  Benchmark benchmark;
+  benchmark.metadata.name = "slow-rank";
+  benchmark.spec.task = "0a";
+  benchmark.spec.hyperparameters = {{"dtype", "float32"}, {"minElements", 1}, {"maxElements", 1024},
+                                    {"sizes", 3}, {"warmup", 1}, {"repetitions", 5}};
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ergobench-sweep-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<TaskOutcome> outcomes(2);
+  const std::vector<Status> statuses = OnLoopbackRanks(2, [&](Communicator& gloo) -> Status {
+    SlowAfterAllReduce comm(gloo, gloo.rank() == 1 ? kDelay : std::chrono::milliseconds(0));
+    RunnerMetrics metrics(MetricLabels{"slow-rank", "0a", "gloo", comm.rank(), 2});
+    ProgressWriter progress("", comm.rank());
+    MlLog mllog("");
+    TaskContext context{benchmark, comm, metrics, progress, comm.rank() == 0 ? dir.string() : "", mllog};
+    ASSIGN_OR_RETURN(std::unique_ptr<Task> task, CreateTask("0a"));
+    ASSIGN_OR_RETURN(outcomes[static_cast<size_t>(comm.rank())], task->Run(context));
+    return Status::Ok();
+  });
+  for (const Status& s : statuses) ASSERT_TRUE(s.ok()) << s.ToString();
+
+  std::ifstream in(dir / "allreduce.json");
+  const nlohmann::json table = nlohmann::json::parse(in);
+  std::filesystem::remove_all(dir);
+  const double delay = std::chrono::duration<double>(kDelay).count();
+  double peak_busbw = 0;
+  ASSERT_EQ(table["rows"].size(), 3u);
+  for (const auto& row : table["rows"]) {
+    EXPECT_GE(row["medianSeconds"].get<double>(), delay) << row.dump();
+    peak_busbw = std::max(peak_busbw, row["busbwBytesPerSecond"].get<double>());
+  }
+  const AllreduceSummary& summary = *outcomes[0].figures.allreduce;
+  EXPECT_DOUBLE_EQ(summary.peak_bus_bandwidth_bytes_per_second, peak_busbw);
+  EXPECT_DOUBLE_EQ(summary.min_latency_seconds, table["rows"][0]["medianSeconds"].get<double>());
 }
 
 }  // namespace
