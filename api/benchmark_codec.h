@@ -10,8 +10,11 @@
 
 namespace ergobench {
 
-// Decodes what it can and adds every problem to `errors`.
-Benchmark DecodeBenchmark(const nlohmann::json& json, FieldErrors* errors);
+// Decodes what it can and adds every problem of what the user wrote (apiVersion, kind,
+// metadata, spec) to `errors`. The status is the operator's: one written by another version
+// (a newer result field, say) must not make a valid spec invalid, so its problems go to
+// `status_errors` when given, and are otherwise dropped.
+Benchmark DecodeBenchmark(const nlohmann::json& json, FieldErrors* errors, FieldErrors* status_errors = nullptr);
 
 // Omits unset optional fields and an empty status.
 nlohmann::json EncodeBenchmark(const Benchmark& benchmark);

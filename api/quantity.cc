@@ -22,11 +22,17 @@ StatusOr<double> ParseQuantity(const std::string& text) {
       {"n", 1e-9},    {"u", 1e-6},    {"m", 1e-3},    {"k", 1e3},     {"M", 1e6},     {"G", 1e9},
       {"T", 1e12},    {"P", 1e15},    {"E", 1e18},
   };
-  if (suffix.empty()) return value;
-  for (const auto& [name, factor] : kSuffixes) {
-    if (suffix == name) return value * factor;
+  double factor = 1;
+  for (const auto& [name, multiplier] : kSuffixes) {
+    if (suffix == name) factor = multiplier;
   }
-  return value * std::pow(10.0, std::atoi(suffix.c_str() + 1));
+  if (suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E') && suffix != "Ei") {
+    // strtod saturates where atoi overflowed: an exponent of a thousand digits is just large.
+    factor = std::pow(10.0, std::strtod(suffix.c_str() + 1, nullptr));
+  }
+  const double quantity = value * factor;
+  if (!std::isfinite(quantity)) return Status::InvalidArgument("\"" + text + "\" is out of range");
+  return quantity;
 }
 
 }  // namespace ergobench

@@ -1,6 +1,7 @@
 #include "api/result.h"
 
 #include "base/json_reader.h"
+#include "base/utf8.h"
 
 namespace ergobench {
 namespace {
@@ -70,11 +71,6 @@ LanguageModelSummary DecodeLanguageModel(const nlohmann::json* json, const std::
   return m;
 }
 
-std::string Truncate(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  if (max <= 3) return s.substr(0, max);
-  return s.substr(0, max - 3) + "...";
-}
 
 }  // namespace
 
@@ -169,12 +165,12 @@ std::string SerializeRankResult(const RankResult& result, size_t limit) {
   // Environment first: the figures and the error are what a reader came for.
   RankResult trimmed = result;
   trimmed.environment = {{"truncated", true}};
-  trimmed.summary = Truncate(trimmed.summary, 200);
+  trimmed.summary = AbbreviateUtf8(trimmed.summary, 200);
   text = render(trimmed);
   // JSON escaping makes the encoded error longer than the raw one, hence the loop.
   while (text.size() > limit && !trimmed.error.empty()) {
     size_t excess = text.size() - limit + 3;
-    trimmed.error = Truncate(trimmed.error, trimmed.error.size() > excess ? trimmed.error.size() - excess : 0);
+    trimmed.error = AbbreviateUtf8(trimmed.error, trimmed.error.size() > excess ? trimmed.error.size() - excess : 0);
     text = render(trimmed);
   }
   return text;
@@ -184,7 +180,7 @@ StatusOr<RankResult> ParseRankResult(const std::string& text) {
   std::string first_line = text.substr(0, text.find('\n'));
   nlohmann::json json = nlohmann::json::parse(first_line, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
-    return Status::InvalidArgument("result is not JSON: " + Truncate(first_line, 120));
+    return Status::InvalidArgument("result is not JSON: " + AbbreviateUtf8(first_line, 120));
   }
   FieldErrors errors;
   RankResult result = DecodeRankResult(json, &errors);

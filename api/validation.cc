@@ -1,18 +1,22 @@
 #include "api/validation.h"
 
 #include <cmath>
+#include <functional>
 #include <regex>
 #include <sstream>
 
 #include "api/catalog.h"
 #include "api/cost.h"
 #include "api/quantity.h"
+#include "api/benchmark_codec.h"
 #include "base/json_reader.h"
+#include "base/utf8.h"
 
 namespace ergobench {
 namespace {
 
-std::string Quote(const std::string& s) { return "\"" + s + "\""; }
+// A long value is quoted shortened: the error must stay readable and fit an Event (1 KiB).
+std::string Quote(const std::string& s) { return "\"" + AbbreviateUtf8(s, 64) + "\""; }
 
 std::string FormatNumber(double value) {
   std::ostringstream out;
@@ -94,7 +98,7 @@ void ValidateHyperparameters(const BenchmarkSpec& spec, const TaskDef& task, Fie
     }
     if (!typed) {
       errors->Add(path, std::string("must be ") + ParamTypeName(def->type) + ", got " +
-                            JsonTypeName(value) + " " + value.dump());
+                            JsonTypeName(value) + " " + ShowJson(value));
       continue;
     }
     if (value.is_number() && (def->min || def->max)) {
@@ -141,7 +145,7 @@ void ValidateTaskSpecific(const BenchmarkSpec& spec, FieldErrors* errors) {
   const nlohmann::json max = h.value("maxElements", nlohmann::json());
   if (min.is_number() && max.is_number() && min.get<double>() > max.get<double>()) {
     errors->Add("spec.hyperparameters.minElements",
-                "must not exceed maxElements (" + max.dump() + "), got " + min.dump());
+                "must not exceed maxElements (" + ShowJson(max) + "), got " + ShowJson(min));
   }
   if (h.value("dtype", nlohmann::json()) == "float16" && spec.backend == "mpi") {
     errors->Add("spec.hyperparameters.dtype",
@@ -178,6 +182,62 @@ void ValidateResources(const BenchmarkSpec& spec, FieldErrors* errors) {
   }
   if (spec.backend == "nccl" && spec.device != "cuda") {
     errors->Add("spec.backend", "nccl needs device cuda, got device " + Quote(spec.device));
+  }
+  if (spec.device == "cuda" && !kRunnerHasCuda) {
+    errors->Add("spec.device", "cuda is not supported by this release: ergobench-runner trains on the CPU only (its "
+                               "CUDA and NCCL paths are not written yet); use device cpu with backend gloo or mpi");
+  }
+}
+
+// Walks `node` along `names` (from `at`), calling `check` with each value reached and its path.
+void ForEachAt(const nlohmann::json& node, const std::vector<std::string>& names, size_t at, const std::string& path,
+               const std::function<void(const nlohmann::json&, const std::string&)>& check) {
+  if (at == names.size()) return check(node, path);
+  if (!node.is_object()) return;
+  if (names[at] == "*") {
+    for (const auto& [key, value] : node.items()) ForEachAt(value, names, at + 1, JoinPath(path, key), check);
+  } else if (node.contains(names[at])) {
+    ForEachAt(node[names[at]], names, at + 1, JoinPath(path, names[at]), check);
+  }
+}
+
+void ValidateLimits(const Benchmark& b, FieldErrors* errors) {
+  const nlohmann::json spec = EncodeBenchmark(b).value("spec", nlohmann::json::object());
+  for (const SpecLimit& limit : SpecLimits()) {
+    std::vector<std::string> names;
+    std::stringstream parts(limit.path.substr(std::string("spec.").size()));
+    for (std::string name; std::getline(parts, name, '.');) names.push_back(name);
+    const std::string keyword = limit.keyword;
+    ForEachAt(spec, names, 0, "spec", [&](const nlohmann::json& value, const std::string& path) {
+      const std::string max = std::to_string(limit.max);
+      if (keyword == "maxLength" && value.is_string() && value.get_ref<const std::string&>().size() > static_cast<size_t>(limit.max)) {
+        errors->Add(path, "must be at most " + max + " bytes, got " + std::to_string(value.get_ref<const std::string&>().size()));
+      } else if (keyword == "maxItems" && value.is_array() && value.size() > static_cast<size_t>(limit.max)) {
+        errors->Add(path, "must have at most " + max + " items, got " + std::to_string(value.size()));
+      } else if (keyword == "maxProperties" && value.is_object() && value.size() > static_cast<size_t>(limit.max)) {
+        errors->Add(path, "must have at most " + max + " entries, got " + std::to_string(value.size()));
+      }
+    });
+  }
+}
+
+// The reference grammar of the distribution project (github.com/distribution/reference), which
+// the kubelet applies: [domain[:port]/]path[:tag][@digest]. Anything else would sit in
+// InvalidImageName.
+void ValidateImage(const std::string& image, FieldErrors* errors) {
+  // Each separator is non-empty, so the pattern has one way to match and std::regex does not
+  // backtrack over a long name.
+  static const std::regex kReference(
+      "(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*"
+      "(?::[0-9]+)?/)?"                                       // domain[:port]/, only before a '/'
+      "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"                 // first path component
+      "(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"           // more path components
+      "(?::\\w[\\w.-]{0,127})?"                               // :tag
+      "(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?");  // @digest
+  if (image.empty() || image.size() > 512) return;  // empty: the default; too long: the limit says so
+  if (!std::regex_match(image, kReference)) {
+    errors->Add("spec.image", "is not an image reference ([registry/]repository[:tag][@digest], lowercase "
+                              "repository), got " + Quote(image));
   }
 }
 
@@ -225,6 +285,25 @@ void ValidateRunPolicy(const RunPolicy& rp, FieldErrors* errors) {
 
 }  // namespace
 
+const std::vector<SpecLimit>& SpecLimits() {
+  // Names and label values follow Kubernetes' own limits (DNS subdomain 253, label value 63).
+  static const std::vector<SpecLimit> kLimits = {
+      {"spec.task", "maxLength", 63},
+      {"spec.goal.metric", "maxLength", 63},
+      {"spec.dataset.path", "maxLength", 4096},
+      {"spec.dataset.url", "maxLength", 2048},
+      {"spec.hyperparameters", "maxProperties", 64},
+      {"spec.image", "maxLength", 512},
+      {"spec.scheduling.nodeSelector", "maxProperties", 32},
+      {"spec.scheduling.nodeSelector.*", "maxLength", 63},
+      {"spec.scheduling.tolerations", "maxItems", 32},
+      {"spec.scheduling.schedulerName", "maxLength", 253},
+      {"spec.scheduling.priorityClassName", "maxLength", 253},
+      {"spec.pricing.label", "maxLength", 253},
+  };
+  return kLimits;
+}
+
 size_t MaxNameLength(int64_t workers) {
   const size_t index_digits = std::to_string(std::max<int64_t>(workers - 1, 0)).size();
   return 63 - std::string("-worker-").size() - index_digits;
@@ -242,7 +321,7 @@ FieldErrors ValidateBenchmark(const Benchmark& b) {
   const TaskDef* task = FindTask(spec.task);
   if (spec.task.empty()) {
     errors.Add("spec.task", "is required; known tasks: " + KnownTaskIds());
-  } else if (task == nullptr) {
+  } else if (task == nullptr && spec.task.size() <= 63) {  // a longer id is the limit's error
     errors.Add("spec.task", "unknown task " + Quote(spec.task) + "; known tasks: " + KnownTaskIds());
   }
   const int64_t workers = spec.workers.value_or(1);
@@ -253,6 +332,8 @@ FieldErrors ValidateBenchmark(const Benchmark& b) {
     ValidateTask(spec, *task, &errors);
     ValidateTaskSpecific(spec, &errors);
   }
+  ValidateLimits(b, &errors);
+  ValidateImage(spec.image, &errors);
   ValidateDataset(spec.dataset, &errors);
   ValidateResources(spec, &errors);
   ValidateScheduling(spec.scheduling, &errors);

@@ -3,6 +3,9 @@
 // fit in a DNS label). Reports every problem with its field path.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "api/benchmark.h"
 #include "base/field_errors.h"
 
@@ -10,7 +13,21 @@ namespace ergobench {
 
 inline constexpr int64_t kMaxWorkers = 1024;
 
+// Whether ergobench-runner can train on a GPU. Not yet: validation refuses device cuda (and
+// so backend nccl), naming why, instead of letting every pod fail at run time.
+inline constexpr bool kRunnerHasCuda = false;
+
 FieldErrors ValidateBenchmark(const Benchmark& benchmark);
+
+// A bound on what a user may write, as the CRD's schema states it (so the API server refuses
+// the same), checked here too for `ergobench run`. `path` names a spec field; "*" stands for
+// every value of a map. `keyword` is the schema's: maxLength, maxItems or maxProperties.
+struct SpecLimit {
+  std::string path;
+  const char* keyword;
+  int64_t max;
+};
+const std::vector<SpecLimit>& SpecLimits();
 
 // The longest metadata.name whose worker pods ("<name>-worker-<k-1>") still fit in a
 // 63-character DNS label.

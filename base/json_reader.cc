@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "base/utf8.h"
+
 namespace ergobench {
 
 std::string JsonTypeName(const nlohmann::json& value) {
@@ -49,11 +51,13 @@ const nlohmann::json* ObjectReader::Find(const std::string& key) {
   return &*it;
 }
 
+std::string ShowJson(const nlohmann::json& value, size_t max_bytes) {
+  return AbbreviateUtf8(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), max_bytes);
+}
+
 void ObjectReader::TypeError(const std::string& key, const char* expected,
                              const nlohmann::json& got) {
-  std::string shown = got.dump();
-  if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
-  errors_->Add(PathOf(key), std::string("must be ") + expected + ", got " + JsonTypeName(got) + " " + shown);
+  errors_->Add(PathOf(key), std::string("must be ") + expected + ", got " + JsonTypeName(got) + " " + ShowJson(got));
 }
 
 bool ObjectReader::String(const std::string& key, std::string* out) {

@@ -18,6 +18,10 @@ namespace ergobench {
 // Names a JSON value's type the way a user thinks of it: "string", "integer", "object"...
 std::string JsonTypeName(const nlohmann::json& value);
 
+// A value as an error message quotes it: JSON, at most `max_bytes` long ("..." marks a cut),
+// invalid UTF-8 shown as U+FFFD. Never throws.
+std::string ShowJson(const nlohmann::json& value, size_t max_bytes = 40);
+
 class ObjectReader {
  public:
   // `object` may be null (absent), which reads as an empty object; any other non-object

@@ -1,117 +1,176 @@
 #include "base/metrics_server.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+#include <atomic>
+#include <optional>
 #include <thread>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
 namespace ergobench {
 namespace {
 
-// A client that sends no complete request in this long is dropped, so it cannot hold up
-// the scrapes and probes behind it (connections are served one at a time).
-constexpr int kRequestTimeoutMs = 2000;
-constexpr size_t kMaxRequestBytes = 8192;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
 
-void SendAll(int fd, const std::string& data) {
-  for (size_t sent = 0; sent < data.size();) {
-    const ssize_t n = send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return;
-    sent += static_cast<size_t>(n);
+struct Routes {
+  std::function<std::string()> render_metrics;
+  std::function<bool()> ready;
+};
+
+http::response<http::string_body> Answer(const http::request<http::string_body>& request, const Routes& routes) {
+  auto reply = [&request](http::status status, const char* content_type, std::string body) {
+    http::response<http::string_body> response{status, request.version()};
+    response.set(http::field::content_type, content_type);
+    response.body() = std::move(body);
+    response.prepare_payload();
+    if (request.method() == http::verb::head) response.body().clear();  // Content-Length stays
+    return response;
+  };
+  const auto method = request.method();
+  if (method != http::verb::get && method != http::verb::head) {
+    return reply(http::status::method_not_allowed, "text/plain", "GET only\n");
   }
-}
-
-// The request line's method and path, once the headers have arrived; empty on a timeout,
-// a closed connection or an oversized request.
-bool ReadRequestLine(int fd, std::string* method, std::string* path) {
-  timeval timeout{kRequestTimeoutMs / 1000, (kRequestTimeoutMs % 1000) * 1000};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  std::string request;
-  char buffer[1024];
-  while (request.find("\r\n\r\n") == std::string::npos && request.find("\n\n") == std::string::npos) {
-    if (request.size() > kMaxRequestBytes) return false;
-    const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
-    if (n <= 0) return false;
-    request.append(buffer, static_cast<size_t>(n));
+  const beast::string_view target = request.target();
+  const beast::string_view path = target.substr(0, target.find('?'));
+  if (path == "/metrics") {
+    return reply(http::status::ok, "text/plain; version=0.0.4; charset=utf-8", routes.render_metrics());
   }
-  const size_t method_end = request.find(' ');
-  const size_t path_end = request.find_first_of(" \r\n", method_end + 1);
-  if (method_end == std::string::npos || path_end == std::string::npos) return false;
-  *method = request.substr(0, method_end);
-  *path = request.substr(method_end + 1, path_end - method_end - 1);
-  *path = path->substr(0, path->find('?'));
-  return true;
+  if (path == "/healthz") return reply(http::status::ok, "text/plain", "ok\n");
+  if (path == "/readyz") {
+    const bool ok = !routes.ready || routes.ready();
+    return reply(ok ? http::status::ok : http::status::service_unavailable, "text/plain", ok ? "ok\n" : "not ready\n");
+  }
+  return reply(http::status::not_found, "text/plain", "not found: /metrics, /healthz, /readyz\n");
 }
 
-std::string Response(const char* status, const char* content_type, const std::string& body, bool head) {
-  return std::string("HTTP/1.1 ") + status + "\r\nContent-Type: " + content_type +
-         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + (head ? "" : body);
-}
+// One connection: read a request under a deadline, answer it, and read the next while the
+// client keeps the connection alive. Every step is asynchronous, so a slow client only ever
+// holds its own connection.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, const Routes& routes, const HttpServerLimits& limits, std::atomic<int>* open)
+      : stream_(std::move(socket)), routes_(routes), limits_(limits), open_(open) {
+    ++*open_;
+  }
+  ~Session() { --*open_; }
+
+  void ReadRequest() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<uint32_t>(limits_.max_header_bytes));
+    parser_->body_limit(limits_.max_body_bytes);
+    // One deadline for the whole request, not per read: a byte now and then does not renew it.
+    // The header is read apart: Beast 1.74 checks a Content-Length against the body limit only
+    // then, not in the eager read that async_read does.
+    stream_.expires_after(limits_.request_timeout);
+    http::async_read_header(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code error, size_t) {
+      if (error) return self->OnRequest(error);
+      http::async_read(self->stream_, self->buffer_, *self->parser_,
+                       [self](beast::error_code body_error, size_t) { self->OnRequest(body_error); });
+    });
+  }
+
+ private:
+  void OnRequest(beast::error_code error) {
+    if (error == http::error::header_limit) return Refuse(http::status::request_header_fields_too_large);
+    if (error == http::error::body_limit) return Refuse(http::status::payload_too_large);
+    if (error == http::error::end_of_stream) return Close();
+    // Out of time, reset, or shut down: nothing more can be said on this connection.
+    if (error == beast::error::timeout || error == asio::error::connection_reset ||
+        error == asio::error::operation_aborted) {
+      return stream_.close();
+    }
+    if (error) return Refuse(http::status::bad_request);
+    const http::request<http::string_body> request = parser_->release();
+    http::response<http::string_body> response = Answer(request, routes_);
+    response.keep_alive(request.keep_alive());
+    Send(std::move(response));
+  }
+
+  // A request the server will not read to its end: answer, then close without a reset.
+  void Refuse(http::status status) {
+    http::response<http::string_body> response{status, 11};
+    response.set(http::field::content_type, "text/plain");
+    response.body() = std::string(http::obsolete_reason(status)) + "\n";
+    response.keep_alive(false);
+    response.prepare_payload();
+    Send(std::move(response));
+  }
+
+  void Send(http::response<http::string_body> response) {
+    response_ = std::move(response);
+    stream_.expires_after(limits_.write_timeout);
+    http::async_write(stream_, response_, [self = shared_from_this()](beast::error_code error, size_t) {
+      if (error) return self->stream_.close();
+      if (!self->response_.keep_alive()) return self->Close();
+      self->ReadRequest();
+    });
+  }
+
+  // Closing with unread input makes the kernel send a reset, which can destroy the response
+  // before the client reads it. So: end our side, read what the client still sends until it
+  // closes (or a second passes), then close.
+  void Close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(1));
+    Drain();
+  }
+
+  void Drain() {
+    stream_.async_read_some(asio::buffer(discard_), [self = shared_from_this()](beast::error_code error, size_t) {
+      if (error) return self->stream_.close();
+      self->Drain();
+    });
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> response_;
+  char discard_[4096];
+  const Routes& routes_;
+  const HttpServerLimits& limits_;
+  std::atomic<int>* open_;
+};
 
 }  // namespace
 
-// One thread accepts and answers connections in turn: scrapes and probes are few and small.
-// It is a std::thread, with the default 8 MiB stack: libraries with large static TLS
-// (OpenBLAS brings 60 KiB) leave no room in the 100 KiB thread stacks civetweb asked for,
-// and its threads then failed to start.
+// One thread runs every connection asynchronously. It is a std::thread, with the default
+// 8 MiB stack: libraries with large static TLS (OpenBLAS brings 60 KiB) leave no room in
+// small thread stacks.
 struct MetricsServer::Impl {
-  int listen_fd = -1;
-  int wake[2] = {-1, -1};  // a byte on wake[1] stops the thread
-  std::function<std::string()> render_metrics;
-  std::function<bool()> ready;
+  // Sessions refer to these; they live until io_context, declared after them, has destroyed
+  // the last session.
+  Routes routes;
+  HttpServerLimits limits;
+  std::atomic<int> open{0};
+  asio::io_context io{1};
+  tcp::acceptor acceptor{io};
   std::thread thread;
 
   ~Impl() {
     if (thread.joinable()) {
-      const char stop = 1;
-      [[maybe_unused]] const ssize_t written = write(wake[1], &stop, 1);  // an empty, open pipe takes it
+      asio::post(io, [this] {
+        beast::error_code ignored;
+        acceptor.close(ignored);
+        io.stop();
+      });
       thread.join();
     }
-    for (int fd : {listen_fd, wake[0], wake[1]}) {
-      if (fd >= 0) close(fd);
-    }
   }
 
-  void Serve() {
-    for (;;) {
-      pollfd fds[2] = {{listen_fd, POLLIN, 0}, {wake[0], POLLIN, 0}};
-      if (poll(fds, 2, -1) < 0) {
-        if (errno == EINTR) continue;
-        return;
+  void Accept() {
+    acceptor.async_accept([this](beast::error_code error, tcp::socket socket) {
+      if (error == asio::error::operation_aborted) return;
+      if (!error && open.load() < limits.max_connections) {
+        std::make_shared<Session>(std::move(socket), routes, limits, &open)->ReadRequest();
       }
-      if (fds[1].revents != 0) return;
-      const int client = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-      if (client < 0) continue;
-      Answer(client);
-      close(client);
-    }
-  }
-
-  void Answer(int fd) {
-    std::string method, path;
-    if (!ReadRequestLine(fd, &method, &path)) return;
-    const bool head = method == "HEAD";
-    if (method != "GET" && !head) {
-      SendAll(fd, Response("405 Method Not Allowed", "text/plain", "GET only\n", false));
-    } else if (path == "/metrics") {
-      SendAll(fd, Response("200 OK", "text/plain; version=0.0.4; charset=utf-8", render_metrics(), head));
-    } else if (path == "/healthz") {
-      SendAll(fd, Response("200 OK", "text/plain", "ok\n", head));
-    } else if (path == "/readyz") {
-      const bool ok = !ready || ready();
-      SendAll(fd, Response(ok ? "200 OK" : "503 Service Unavailable", "text/plain", ok ? "ok\n" : "not ready\n", head));
-    } else {
-      SendAll(fd, Response("404 Not Found", "text/plain", "not found: /metrics, /healthz, /readyz\n", head));
-    }
+      Accept();  // a refused or failed connection is closed when `socket` goes out of scope
+    });
   }
 };
 
@@ -121,41 +180,28 @@ MetricsServer::~MetricsServer() = default;
 
 StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& bind_address, int port,
                                                               std::function<std::string()> render_metrics,
-                                                              std::function<bool()> ready) {
+                                                              std::function<bool()> ready, HttpServerLimits limits) {
   const std::string where = bind_address + ":" + std::to_string(port);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(bind_address.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || found == nullptr) {
-    return Status::InvalidArgument("metrics bind address \"" + bind_address + "\" is not an IP address");
-  }
+  beast::error_code error;
+  const asio::ip::address address = asio::ip::make_address(bind_address, error);
+  if (error) return Status::InvalidArgument("metrics bind address \"" + bind_address + "\" is not an IP address");
   auto impl = std::make_unique<Impl>();
-  impl->render_metrics = std::move(render_metrics);
-  impl->ready = std::move(ready);
-  impl->listen_fd = socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  const int one = 1;
-  setsockopt(impl->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  const bool bound = impl->listen_fd >= 0 && bind(impl->listen_fd, found->ai_addr, found->ai_addrlen) == 0;
-  const int bind_error = errno;
-  freeaddrinfo(found);
-  if (!bound) {
-    if (bind_error == EADDRINUSE) {
-      return Status::FailedPrecondition("metrics port " + std::to_string(port) + " is already in use (" + where + ")");
-    }
-    return Status::FailedPrecondition("cannot serve metrics on " + where + ": " + std::strerror(bind_error));
+  impl->routes = {std::move(render_metrics), std::move(ready)};
+  impl->limits = limits;
+  const tcp::endpoint endpoint(address, static_cast<uint16_t>(port));
+  tcp::acceptor& acceptor = impl->acceptor;
+  acceptor.open(endpoint.protocol(), error);
+  if (!error) acceptor.set_option(asio::socket_base::reuse_address(true), error);
+  if (!error) acceptor.bind(endpoint, error);
+  if (error == asio::error::address_in_use) {
+    return Status::FailedPrecondition("metrics port " + std::to_string(port) + " is already in use (" + where + ")");
   }
-  if (listen(impl->listen_fd, 64) != 0 || pipe2(impl->wake, O_CLOEXEC) != 0) {
-    return Status::FailedPrecondition("cannot serve metrics on " + where + ": " + std::strerror(errno));
-  }
-  sockaddr_storage local{};
-  socklen_t length = sizeof local;
-  getsockname(impl->listen_fd, reinterpret_cast<sockaddr*>(&local), &length);
-  const int bound_port = ntohs(local.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&local)->sin6_port
-                                                           : reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+  if (!error) acceptor.listen(asio::socket_base::max_listen_connections, error);
+  if (error) return Status::FailedPrecondition("cannot serve metrics on " + where + ": " + error.message());
+  const int bound_port = acceptor.local_endpoint().port();
   Impl* serving = impl.get();
-  impl->thread = std::thread([serving] { serving->Serve(); });
+  serving->Accept();
+  impl->thread = std::thread([serving] { serving->io.run(); });
   return std::unique_ptr<MetricsServer>(new MetricsServer(std::move(impl), bound_port));
 }
 

@@ -4,6 +4,7 @@
 // server of its own, on one thread.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -12,13 +13,27 @@
 
 namespace ergobench {
 
+// What one client may take of the server. A client past a limit is answered with an error or
+// dropped; the others never wait for it.
+struct HttpServerLimits {
+  // To receive one request, from the end of the last one (idle keep-alive time included): a
+  // client that trickles its request is dropped when this runs out, whatever its pace.
+  std::chrono::milliseconds request_timeout{10000};
+  // To send one response: a client that does not read is dropped when this runs out.
+  std::chrono::milliseconds write_timeout{10000};
+  size_t max_header_bytes = 8192;  // over it: 431
+  size_t max_body_bytes = 4096;    // over it: 413 (every route is GET)
+  int max_connections = 256;       // more are closed at once
+};
+
 class MetricsServer {
  public:
   // Port 0 picks a free port (see port()). A port already in use is a FailedPrecondition
   // naming it.
   static StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& bind_address, int port,
                                                         std::function<std::string()> render_metrics,
-                                                        std::function<bool()> ready = nullptr);
+                                                        std::function<bool()> ready = nullptr,
+                                                        HttpServerLimits limits = {});
   ~MetricsServer();
 
   int port() const { return port_; }

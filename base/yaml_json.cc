@@ -1,5 +1,6 @@
 #include "base/yaml_json.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -42,47 +43,85 @@ std::optional<nlohmann::json> ParseInteger(const std::string& text) {
   return nlohmann::json(static_cast<int64_t>(value));
 }
 
-StatusOr<nlohmann::json> Convert(const YAML::Node& node, const std::string& source) {
-  switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      return nlohmann::json(nullptr);
-    case YAML::NodeType::Scalar: {
-      const std::string& tag = node.Tag();
-      // "!" marks a quoted scalar; a plain one carries "?". Both mean "resolve by schema"
-      // in YAML, but only plain scalars are typed by the core schema's patterns.
-      if (tag == "!" || tag == kStrTag) return nlohmann::json(node.Scalar());
-      if (tag == "?" || tag.empty()) return ResolvePlainScalar(node.Scalar());
-      return Status::InvalidArgument(Where(source, node.Mark()) + ": unsupported YAML tag " + tag);
-    }
-    case YAML::NodeType::Sequence: {
-      nlohmann::json out = nlohmann::json::array();
-      for (const YAML::Node& item : node) {
-        ASSIGN_OR_RETURN(nlohmann::json value, Convert(item, source));
-        out.push_back(std::move(value));
+// Converts one document. yaml-cpp shares an aliased node rather than copying it, so an alias
+// inside its own anchor is a cycle, and nested aliases multiply ("billion laughs"): the path
+// from the root is checked for the node being converted, and the output is bounded.
+class Converter {
+ public:
+  // The output may be this many times the input (bytes of scalars plus one per node): a
+  // document without aliases never comes near it.
+  static constexpr size_t kExpansionFactor = 16;
+  static constexpr size_t kMinBudget = 1 << 16;
+
+  Converter(const std::string& source, size_t input_bytes)
+      : source_(source), budget_(std::max(kMinBudget, kExpansionFactor * input_bytes)) {}
+
+  StatusOr<nlohmann::json> Convert(const YAML::Node& node) {
+    for (const YAML::Node& ancestor : path_) {
+      if (ancestor.is(node)) {
+        return Status::InvalidArgument(Where(source_, node.Mark()) + ": an alias refers to a node that contains it");
       }
-      return out;
     }
-    case YAML::NodeType::Map: {
-      nlohmann::json out = nlohmann::json::object();
-      for (const auto& entry : node) {
-        if (!entry.first.IsScalar()) {
-          return Status::InvalidArgument(Where(source, entry.first.Mark()) +
-                                         ": mapping keys must be scalars");
-        }
-        const std::string& key = entry.first.Scalar();
-        if (out.contains(key)) {
-          return Status::InvalidArgument(Where(source, entry.first.Mark()) + ": duplicate key \"" +
-                                         key + "\"");
-        }
-        ASSIGN_OR_RETURN(nlohmann::json value, Convert(entry.second, source));
-        out[key] = std::move(value);
-      }
-      return out;
+    spent_ += 1 + (node.IsScalar() ? node.Scalar().size() : 0);
+    if (spent_ > budget_) {
+      return Status::InvalidArgument(source_ + ": aliases expand the document beyond " + std::to_string(kExpansionFactor) +
+                                     " times its size");
     }
+    path_.push_back(node);
+    StatusOr<nlohmann::json> out = ConvertNode(node);
+    path_.pop_back();
+    return out;
   }
-  return Status::Internal("unreachable YAML node type");
-}
+
+ private:
+  StatusOr<nlohmann::json> ConvertNode(const YAML::Node& node) {
+    switch (node.Type()) {
+      case YAML::NodeType::Undefined:
+      case YAML::NodeType::Null:
+        return nlohmann::json(nullptr);
+      case YAML::NodeType::Scalar: {
+        const std::string& tag = node.Tag();
+        // "!" marks a quoted scalar; a plain one carries "?". Both mean "resolve by schema"
+        // in YAML, but only plain scalars are typed by the core schema's patterns.
+        if (tag == "!" || tag == kStrTag) return nlohmann::json(node.Scalar());
+        if (tag == "?" || tag.empty()) return ResolvePlainScalar(node.Scalar());
+        return Status::InvalidArgument(Where(source_, node.Mark()) + ": unsupported YAML tag " + tag);
+      }
+      case YAML::NodeType::Sequence: {
+        nlohmann::json out = nlohmann::json::array();
+        for (const YAML::Node& item : node) {
+          ASSIGN_OR_RETURN(nlohmann::json value, Convert(item));
+          out.push_back(std::move(value));
+        }
+        return out;
+      }
+      case YAML::NodeType::Map:
+        return ConvertMap(node);
+    }
+    return Status::Internal("unreachable YAML node type");
+  }
+
+  StatusOr<nlohmann::json> ConvertMap(const YAML::Node& node) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& entry : node) {
+      if (!entry.first.IsScalar()) {
+        return Status::InvalidArgument(Where(source_, entry.first.Mark()) + ": mapping keys must be scalars");
+      }
+      const std::string& key = entry.first.Scalar();
+      if (out.contains(key)) {
+        return Status::InvalidArgument(Where(source_, entry.first.Mark()) + ": duplicate key \"" + key + "\"");
+      }
+      ASSIGN_OR_RETURN(nlohmann::json value, Convert(entry.second));
+      out[key] = std::move(value);
+    }
+    return out;
+  }
+
+  const std::string& source_;
+  const size_t budget_;
+  size_t spent_ = 0;
+  std::vector<YAML::Node> path_;  // from the document's root to the node being converted
+};
 
 }  // namespace
 
@@ -118,7 +157,7 @@ StatusOr<std::vector<nlohmann::json>> ParseYamlDocuments(std::string_view text,
   std::vector<nlohmann::json> documents;
   for (const YAML::Node& node : nodes) {
     if (node.IsNull()) continue;
-    ASSIGN_OR_RETURN(nlohmann::json document, Convert(node, source));
+    ASSIGN_OR_RETURN(nlohmann::json document, Converter(source, text.size()).Convert(node));
     documents.push_back(std::move(document));
   }
   return documents;

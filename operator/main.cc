@@ -15,6 +15,7 @@
 
 #include "api/benchmark.h"
 #include "api/benchmark_phase.h"
+#include "base/http_get.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/progress_poller.h"
 #include "operator/controller/reconciler.h"
@@ -48,9 +49,9 @@ struct Options {
 class HttpProgressReader final : public controller::ProgressReader {
  public:
   std::optional<Progress> Read(const std::string& pod_ip, int port, const std::string& metric) override {
-    const bool ipv6 = pod_ip.find(':') != std::string::npos;
-    const std::string host = ipv6 ? "[" + pod_ip + "]" : pod_ip;
-    auto text = kube::HttpGet("http://" + host + ":" + std::to_string(port) + "/metrics", std::chrono::seconds(2));
+    // One deadline for the whole scrape and a cap on the page: a rank that trickles or floods
+    // its answer costs the poller two seconds, never more.
+    auto text = HttpGet(pod_ip, port, "/metrics", {std::chrono::seconds(2), 4 << 20});
     if (!text.ok()) return std::nullopt;
     return controller::ParseProgress(*text, metric);
   }
@@ -125,8 +126,14 @@ void UpdateGauges(runtime::StopFlag& stop, OperatorMetrics& metrics, runtime::Wo
     metrics.SetQueueDepth(queue.Len());
     metrics.SetApiRequests(client.RequestCounts());
     std::map<std::string, int> phases;
-    for (const auto& b : benchmarks.List()) ++phases[b.value("status", nlohmann::json::object()).value("phase", kPhasePending)];
+    std::vector<std::string> live;
+    for (const auto& b : benchmarks.List()) {
+      ++phases[b.value("status", nlohmann::json::object()).value("phase", kPhasePending)];
+      const nlohmann::json& metadata = b.value("metadata", nlohmann::json::object());
+      live.push_back(metadata.value("namespace", "") + "/" + metadata.value("name", ""));
+    }
     metrics.SetPhaseCounts(phases);
+    metrics.RetainBenchmarks(live);
     stop.Sleep(std::chrono::seconds(2));
   }
 }
@@ -165,6 +172,16 @@ int Run(const Options& options) {
     return runtime::kManagerCannotStart;
   }
   kube::KubeClient client(transport->get());
+  // The lease has a client of its own whose requests end within the retry period (2 s): one
+  // stuck renewal must not outlast the renew deadline while a standby takes over.
+  kube::TransportOptions lease_options;
+  lease_options.request_timeout = std::chrono::seconds(2);
+  auto lease_transport = kube::NewCpprestTransport(*config, lease_options);
+  if (!lease_transport.ok()) {
+    Log(LogLevel::kError, "cannot configure the Kubernetes client", {{"error", lease_transport.status().ToString()}});
+    return runtime::kManagerCannotStart;
+  }
+  kube::KubeClient lease_client(lease_transport->get());
   RealTime time;
   OperatorMetrics metrics;
   auto manager_options = ManagerOptionsFrom(options, *config, metrics);
@@ -172,6 +189,7 @@ int Run(const Options& options) {
     Log(LogLevel::kError, manager_options.status().message());
     return runtime::kManagerCannotStart;
   }
+  manager_options->lease_client = &lease_client;
   runtime::Manager manager(&client, &time, std::move(manager_options).value());
   runtime::Store* benchmarks = manager.AddCache(
       "benchmarks",

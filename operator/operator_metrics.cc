@@ -3,6 +3,7 @@
 #include <iterator>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include <prometheus/counter.h>
@@ -62,6 +63,15 @@ struct OperatorMetrics::Families {
   std::vector<prometheus::Family<prometheus::Gauge>*> finished;  // one per kFinishedGauges entry
   std::mutex mutex;
   std::map<std::string, uint64_t> api_seen;
+  // The series each finished Benchmark ("namespace/name") exports, to remove them with it.
+  std::map<std::string, std::vector<std::pair<prometheus::Family<prometheus::Gauge>*, prometheus::Gauge*>>> series;
+
+  void Remove(const std::string& key) {
+    const auto it = series.find(key);
+    if (it == series.end()) return;
+    for (const auto& [family, gauge] : it->second) family->Remove(gauge);
+    series.erase(it);
+  }
 };
 
 OperatorMetrics::OperatorMetrics() : families_(std::make_unique<Families>()) {
@@ -106,11 +116,26 @@ void OperatorMetrics::RecordFinished(const Benchmark& benchmark) {
                                                      {"task", benchmark.spec.task},
                                                      {"backend", benchmark.spec.backend},
                                                      {"workers", std::to_string(benchmark.spec.workers.value_or(1))}};
+  const std::string key = benchmark.metadata.namespace_name + "/" + benchmark.metadata.name;
+  std::lock_guard<std::mutex> lock(families_->mutex);
+  families_->Remove(key);
   for (size_t i = 0; i < std::size(kFinishedGauges); ++i) {
     if (const std::optional<double> value = kFinishedGauges[i].value(benchmark)) {
-      families_->finished[i]->Add(labels).Set(*value);
+      prometheus::Gauge& gauge = families_->finished[i]->Add(labels);
+      gauge.Set(*value);
+      families_->series[key].emplace_back(families_->finished[i], &gauge);
     }
   }
+}
+
+void OperatorMetrics::RetainBenchmarks(const std::vector<std::string>& live) {
+  const std::set<std::string> keep(live.begin(), live.end());
+  std::lock_guard<std::mutex> lock(families_->mutex);
+  std::vector<std::string> gone;
+  for (const auto& [key, unused] : families_->series) {
+    if (keep.count(key) == 0) gone.push_back(key);
+  }
+  for (const std::string& key : gone) families_->Remove(key);
 }
 
 std::string OperatorMetrics::Render() const {

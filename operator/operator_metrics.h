@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "api/benchmark.h"
 
@@ -23,7 +24,10 @@ class OperatorMetrics {
   void SetQueueDepth(size_t depth);
   void SetPhaseCounts(const std::map<std::string, int>& by_phase);
   void SetApiRequests(const std::map<std::string, uint64_t>& by_verb);
+  // Exports a finished Benchmark's results, in place of any its namesake exported before.
   void RecordFinished(const Benchmark& benchmark);
+  // Drops the series of Benchmarks not in `live` ("namespace/name"): deleted ones.
+  void RetainBenchmarks(const std::vector<std::string>& live);
 
   std::string Render() const;
 

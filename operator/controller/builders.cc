@@ -2,6 +2,7 @@
 
 #include "api/benchmark_codec.h"
 #include "api/defaults.h"
+#include "base/utf8.h"
 
 namespace ergobench::controller {
 namespace {
@@ -160,7 +161,7 @@ json BuildEvent(const Benchmark& benchmark, const std::string& type, const std::
             {"resourceVersion", benchmark.metadata.resource_version}}},
           {"type", type},
           {"reason", reason},
-          {"message", message.substr(0, 1024)},
+          {"message", TruncateUtf8(message, kMaxEventMessageBytes)},
           {"source", {{"component", "ergobench-operator"}}},
           {"reportingComponent", "ergobench-operator"},
           {"firstTimestamp", timestamp},

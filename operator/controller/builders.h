@@ -45,7 +45,9 @@ RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank);
 // `attempt` is status.restarts: every gang restart creates a fresh set of pods.
 nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, int64_t attempt);
 
-// A core/v1 Event about the Benchmark. `type` is Normal or Warning.
+// A core/v1 Event about the Benchmark. `type` is Normal or Warning. The API server refuses
+// a message over 1 KiB; a longer one is cut between characters.
+inline constexpr size_t kMaxEventMessageBytes = 1024;
 nlohmann::json BuildEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
                           const std::string& message, const std::string& timestamp);
 

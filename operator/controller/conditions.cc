@@ -1,10 +1,13 @@
 #include "operator/controller/conditions.h"
 
+#include "base/utf8.h"
+
 namespace ergobench::controller {
 
 void SetCondition(std::vector<Condition>* conditions, const std::string& type, bool value, const std::string& reason,
-                  const std::string& message, int64_t observed_generation, const std::string& now) {
+                  const std::string& full_message, int64_t observed_generation, const std::string& now) {
   const std::string status = value ? "True" : "False";
+  const std::string message = AbbreviateUtf8(full_message, kMaxConditionMessageBytes);
   for (Condition& c : *conditions) {
     if (c.type != type) continue;
     if (c.status != status) c.last_transition_time = now;

@@ -14,7 +14,12 @@ inline constexpr char kConditionRunning[] = "Running";
 inline constexpr char kConditionSucceeded[] = "Succeeded";
 inline constexpr char kConditionFailed[] = "Failed";
 
-// Sets (or adds) the condition of `type`. `now` stamps lastTransitionTime on a flip.
+// The CRD's maxLength of a condition's message, metav1.Condition's: a longer status write
+// would be refused.
+inline constexpr size_t kMaxConditionMessageBytes = 32768;
+
+// Sets (or adds) the condition of `type`. `now` stamps lastTransitionTime on a flip. A message
+// over kMaxConditionMessageBytes is cut between characters.
 void SetCondition(std::vector<Condition>* conditions, const std::string& type, bool value, const std::string& reason,
                   const std::string& message, int64_t observed_generation, const std::string& now);
 

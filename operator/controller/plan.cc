@@ -245,12 +245,20 @@ ReconcilePlan PlanReconcile(const Benchmark& benchmark, const std::vector<Worker
   return Planner(benchmark, pods, now).Run();
 }
 
-BenchmarkStatus InvalidStatus(const Benchmark& benchmark, const std::string& errors, const std::string& now) {
-  BenchmarkStatus status = benchmark.status;
+BenchmarkStatus FailedStatus(const Benchmark& benchmark, BenchmarkStatus status, const std::string& reason,
+                             const std::string& message, const std::string& now) {
   status.phase = kPhaseFailed;
   if (status.completion_time.empty()) status.completion_time = now;
-  SetCondition(&status.conditions, kConditionFailed, true, "Invalid", errors, benchmark.metadata.generation, now);
+  const int64_t generation = benchmark.metadata.generation;
+  if (FindCondition(status.conditions, kConditionRunning) != nullptr) {
+    SetCondition(&status.conditions, kConditionRunning, false, reason, message, generation, now);
+  }
+  SetCondition(&status.conditions, kConditionFailed, true, reason, message, generation, now);
   return status;
+}
+
+BenchmarkStatus InvalidStatus(const Benchmark& benchmark, const std::string& errors, const std::string& now) {
+  return FailedStatus(benchmark, benchmark.status, "Invalid", errors, now);
 }
 
 }  // namespace ergobench::controller

@@ -38,6 +38,10 @@ struct ReconcilePlan {
 ReconcilePlan PlanReconcile(const Benchmark& benchmark, const std::vector<WorkerPod>& pods,
                             std::chrono::system_clock::time_point now);
 
+// `status` ended: phase Failed, condition Failed with `reason` (and Running false, if it was set).
+BenchmarkStatus FailedStatus(const Benchmark& benchmark, BenchmarkStatus status, const std::string& reason,
+                             const std::string& message, const std::string& now);
+
 // The terminal status of a Benchmark that failed validation: phase Failed, reason Invalid.
 BenchmarkStatus InvalidStatus(const Benchmark& benchmark, const std::string& errors, const std::string& now);
 

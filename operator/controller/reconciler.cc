@@ -17,6 +17,15 @@ namespace {
 
 using nlohmann::json;
 
+// The UID in the object's controller ownerReference; empty when it has none.
+std::string ControllerUid(const json& object) {
+  const json& metadata = object.value("metadata", json::object());
+  for (const json& reference : metadata.value("ownerReferences", json::array())) {
+    if (reference.value("controller", false)) return reference.value("uid", "");
+  }
+  return "";
+}
+
 std::string JoinErrors(const FieldErrors& errors) {
   std::string text;
   for (const FieldError& e : errors.errors()) {
@@ -31,19 +40,77 @@ std::string JoinErrors(const FieldErrors& errors) {
 
 std::string ClusterValidationErrors(const Benchmark& benchmark) {
   if (benchmark.spec.backend == "mpi") {
-    return "spec.backend: \"mpi\" runs with `ergobench run` only; in a cluster use gloo (CPU) or nccl (GPU)";
+    return "spec.backend: \"mpi\" runs with `ergobench run` only; in a cluster use gloo";
   }
   return "";
 }
 
-Status BenchmarkReconciler::CreateChild(const kube::ApiResource& resource, const json& object) {
-  auto created = deps_.client->Create(resource, object["metadata"].value("namespace", ""), object);
-  // Our cache may lag our own writes; an existing child is what we wanted.
-  if (kube::IsAlreadyExists(created.status())) return Status::Ok();
+Status BenchmarkReconciler::CreateChild(const Benchmark& owner, const kube::ApiResource& resource,
+                                        const json& object) {
+  const std::string ns = object["metadata"].value("namespace", "");
+  const std::string name = object["metadata"].value("name", "");
+  auto created = deps_.client->Create(resource, ns, object);
+  if (kube::IsAlreadyExists(created.status())) return CheckControlled(owner, resource, ns, name);
   if (created.ok() && resource.kind == kube::Pods().kind) {
     deps_.pods->ApplyOwnWrite(*created, "");
   }
-  return created.status().WithContext("create " + resource.kind + " " + object["metadata"].value("name", ""));
+  return created.status().WithContext("create " + resource.kind + " " + name);
+}
+
+Status BenchmarkReconciler::CheckControlled(const Benchmark& owner, const kube::ApiResource& resource,
+                                            const std::string& ns, const std::string& name) {
+  // Our cache may lag our own create: then the object is ours, and what we wanted. Or it is a
+  // deleted namesake's, still waiting for garbage collection: adopting it would run the old
+  // spec, or lose the object under the new pods when the collector gets to it.
+  ASSIGN_OR_RETURN(const json existing, deps_.client->Get(resource, ns, name));
+  const std::string controller = ControllerUid(existing);
+  if (controller == owner.metadata.uid) return Status::Ok();
+  const std::string holder = controller.empty() ? "another owner (it has no controller)"
+                                                 : "an earlier Benchmark " + owner.metadata.name + " (uid " + controller + ")";
+  return Status::FailedPrecondition(resource.kind + " " + name + " belongs to " + holder +
+                                    "; waiting for garbage collection to remove it");
+}
+
+Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan) {
+  if (plan.create_service_and_config) {
+    RETURN_IF_ERROR(CreateChild(benchmark, kube::Services(), BuildWorkerService(benchmark)));
+    RETURN_IF_ERROR(CreateChild(benchmark, kube::ConfigMaps(), BuildConfigMap(benchmark)));
+  }
+  for (int64_t rank : plan.create_ranks) {
+    RETURN_IF_ERROR(CreateChild(benchmark, kube::Pods(), BuildWorkerPod(benchmark, rank, plan.status.restarts)));
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::AfterCreateFailed(const json& object,
+                                                                                     const Benchmark& benchmark,
+                                                                                     BenchmarkStatus status,
+                                                                                     const Status& error) {
+  const std::string now = Rfc3339(deps_.now());
+  const int64_t generation = benchmark.metadata.generation;
+  if (kube::IsInvalid(error)) {
+    // The API found the object invalid (422), and will each time: the run cannot start.
+    status = FailedStatus(benchmark, status, "CreateRejected", error.message(), now);
+    RETURN_IF_ERROR(WriteStatus(object, status));
+    RecordEvent(benchmark, "Warning", "CreateRejected", error.message());
+    if (deps_.on_finished) {
+      Benchmark finished = benchmark;
+      finished.status = status;
+      deps_.on_finished(finished);
+    }
+    return std::optional<std::chrono::seconds>();
+  }
+  // Anything else may pass (a quota frees up, a policy is fixed, garbage collection runs):
+  // say why in status, and retry with backoff.
+  const char* reason = error.code() == StatusCode::kFailedPrecondition ? "WaitingForStaleChildren"
+                       : kube::IsFatal(error)                         ? "CreateForbidden"
+                                                                      : "CreateFailed";
+  SetCondition(&status.conditions, kConditionCreated, false, reason, error.message(), generation, now);
+  if (EncodeStatus(status) != EncodeStatus(benchmark.status)) {
+    Status written = WriteStatus(object, status);
+    if (!written.ok()) return written;
+  }
+  return error;
 }
 
 Status BenchmarkReconciler::WriteStatus(const json& object, const BenchmarkStatus& status) {
@@ -69,11 +136,14 @@ void BenchmarkReconciler::RecordEvent(const Benchmark& benchmark, const std::str
 
 Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<std::string>& names) {
   for (const std::string& pod : names) {
-    auto deleted = deps_.client->Delete(kube::Pods(), ns, pod);
-    if (!deleted.ok() && !kube::IsNotFound(deleted.status())) return deleted.status().WithContext("delete pod " + pod);
+    // The UID the plan saw: a pod that has since been replaced under the name is not this one.
+    const auto cached = deps_.pods->Get(ns + "/" + pod);
+    const std::string uid = cached ? (*cached)["metadata"].value("uid", "") : "";
+    auto deleted = deps_.client->Delete(kube::Pods(), ns, pod, uid);
+    const bool gone = kube::IsNotFound(deleted.status()) || kube::IsConflict(deleted.status());
+    if (!deleted.ok() && !gone) return deleted.status().WithContext("delete pod " + pod);
     // A graceful deletion answers with the pod marked: cache it, so the next look does not
     // delete it again before the watch reports it.
-    const auto cached = deps_.pods->Get(ns + "/" + pod);
     if (deleted.ok() && cached && deleted->value("kind", "") == "Pod") {
       deps_.pods->ApplyOwnWrite(*deleted, (*cached)["metadata"].value("resourceVersion", ""));
     }
@@ -121,18 +191,15 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   if (plan.delete_benchmark) {
     runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed",
                  {{"benchmark", key}});
-    Status deleted = deps_.client->Delete(kube::Benchmarks(), ns, name).status();
-    if (!deleted.ok() && !kube::IsNotFound(deleted)) return deleted;
+    Status deleted = deps_.client->Delete(kube::Benchmarks(), ns, name, benchmark.metadata.uid).status();
+    if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
     return std::optional<std::chrono::seconds>();
   }
 
-  // 4. Create what is missing.
-  if (plan.create_service_and_config) {
-    RETURN_IF_ERROR(CreateChild(kube::Services(), BuildWorkerService(benchmark)));
-    RETURN_IF_ERROR(CreateChild(kube::ConfigMaps(), BuildConfigMap(benchmark)));
-  }
-  for (int64_t rank : plan.create_ranks) {
-    RETURN_IF_ERROR(CreateChild(kube::Pods(), BuildWorkerPod(benchmark, rank, plan.status.restarts)));
+  // 4. Create what is missing. A failed create is shown in status (AfterCreateFailed).
+  if (Status created = CreateMissing(benchmark, plan); !created.ok()) {
+    benchmark.status = stored;
+    return AfterCreateFailed(*object, benchmark, plan.status, created);
   }
 
   // 5. Progress of this gang's rank 0, as the poller last read it.

@@ -13,6 +13,7 @@
 
 #include "api/benchmark.h"
 #include "base/status.h"
+#include "operator/controller/plan.h"
 #include "operator/controller/progress_poller.h"
 #include "operator/kube/client.h"
 #include "operator/runtime/store.h"
@@ -44,7 +45,14 @@ class BenchmarkReconciler {
 
  private:
   Status WriteStatus(const nlohmann::json& object, const BenchmarkStatus& status);
-  Status CreateChild(const kube::ApiResource& resource, const nlohmann::json& object);
+  Status CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan);
+  // AlreadyExists is success only for an object this Benchmark controls.
+  Status CreateChild(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& object);
+  Status CheckControlled(const Benchmark& owner, const kube::ApiResource& resource, const std::string& ns,
+                         const std::string& name);
+  StatusOr<std::optional<std::chrono::seconds>> AfterCreateFailed(const nlohmann::json& object,
+                                                                  const Benchmark& benchmark, BenchmarkStatus status,
+                                                                  const Status& error);
   Status DeletePods(const std::string& ns, const std::vector<std::string>& names);
   void RecordEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
                    const std::string& message);

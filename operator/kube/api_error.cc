@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "base/utf8.h"
+
 namespace ergobench::kube {
 namespace {
 
@@ -57,7 +59,7 @@ Status ApiError(int http_code, std::string_view body) {
     if (!object.contains("code") || !object["code"].is_number_integer()) object["code"] = http_code;
     return ApiErrorFromObject(object);
   }
-  std::string text(body.substr(0, 512));
+  std::string text = TruncateUtf8(body, 512);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   return Status(CodeFor(http_code, ""), "HTTP " + std::to_string(http_code) + ": " + text);
 }

@@ -6,6 +6,14 @@ namespace ergobench::kube {
 
 using nlohmann::json;
 
+namespace {
+
+// Text from outside (a pod's log, a user's spec) may be invalid UTF-8; a plain dump() throws
+// on it. The bad bytes go out as U+FFFD instead.
+std::string Encode(const json& object) { return object.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+}  // namespace
+
 void KubeClient::Count(const std::string& verb) {
   std::lock_guard<std::mutex> lock(counts_mutex_);
   ++counts_[verb];
@@ -57,18 +65,18 @@ StatusOr<ObjectList> KubeClient::List(const ApiResource& resource, const std::st
 }
 
 StatusOr<json> KubeClient::Create(const ApiResource& resource, const std::string& ns, const json& object) {
-  return Exchange("create", {"POST", ResourcePath(resource, ns), object.dump()});
+  return Exchange("create", {"POST", ResourcePath(resource, ns), Encode(object)});
 }
 
 StatusOr<json> KubeClient::MergePatch(const ApiResource& resource, const std::string& ns, const std::string& name,
                                       const json& patch, const std::string& subresource) {
-  return Exchange("patch", {"PATCH", ResourcePath(resource, ns, name, subresource), patch.dump(),
+  return Exchange("patch", {"PATCH", ResourcePath(resource, ns, name, subresource), Encode(patch),
                             "application/merge-patch+json"});
 }
 
 StatusOr<json> KubeClient::Replace(const ApiResource& resource, const std::string& ns, const std::string& name,
                                    const json& object, const std::string& subresource) {
-  return Exchange("update", {"PUT", ResourcePath(resource, ns, name, subresource), object.dump()});
+  return Exchange("update", {"PUT", ResourcePath(resource, ns, name, subresource), Encode(object)});
 }
 
 StatusOr<json> KubeClient::UpdateStatus(const ApiResource& resource, const json& object) {
@@ -77,9 +85,10 @@ StatusOr<json> KubeClient::UpdateStatus(const ApiResource& resource, const json&
 }
 
 StatusOr<json> KubeClient::Delete(const ApiResource& resource, const std::string& ns, const std::string& name,
-                                  const std::string& propagation) {
-  const json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"propagationPolicy", propagation}};
-  return Exchange("delete", {"DELETE", ResourcePath(resource, ns, name), options.dump()});
+                                  const std::string& uid) {
+  json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"propagationPolicy", "Background"}};
+  if (!uid.empty()) options["preconditions"] = {{"uid", uid}};
+  return Exchange("delete", {"DELETE", ResourcePath(resource, ns, name), Encode(options)});
 }
 
 Status KubeClient::Watch(const ApiResource& resource, const std::string& ns, const ListOptions& options,

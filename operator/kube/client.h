@@ -39,10 +39,11 @@ class KubeClient {
   StatusOr<nlohmann::json> Replace(const ApiResource& resource, const std::string& ns, const std::string& name,
                                    const nlohmann::json& object, const std::string& subresource = "");
   StatusOr<nlohmann::json> UpdateStatus(const ApiResource& resource, const nlohmann::json& object);
-  // propagation: Background | Foreground | Orphan. A missing object is NotFound. The value
-  // is the server's answer: the object marked for deletion (graceful), or a Status.
+  // Deletes only the object whose UID is `uid` (unless empty): a newer namesake is left alone
+  // and the answer is a Conflict. A missing object is NotFound. Dependents go in the background.
+  // The value is the server's answer: the object marked for deletion (graceful), or a Status.
   StatusOr<nlohmann::json> Delete(const ApiResource& resource, const std::string& ns, const std::string& name,
-                                  const std::string& propagation = "Background");
+                                  const std::string& uid = "");
 
   // Streams events to on_event until the server ends the stream (OK), on_event fails, or
   // the transport does. A non-200 answer is its API error (410 Gone included).

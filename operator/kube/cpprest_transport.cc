@@ -109,19 +109,4 @@ StatusOr<std::unique_ptr<HttpTransport>> NewCpprestTransport(const KubeConfig& c
   }
 }
 
-StatusOr<std::string> HttpGet(const std::string& url, std::chrono::milliseconds timeout) {
-  try {
-    client::http_client_config config;
-    config.set_timeout(timeout);
-    client::http_client http(utility::conversions::to_string_t(url), config);
-    http::http_response response = http.request(http::methods::GET).get();
-    if (response.status_code() != http::status_codes::OK) {
-      return Status::Unavailable("GET " + url + ": HTTP " + std::to_string(response.status_code()));
-    }
-    return response.extract_utf8string(true).get();
-  } catch (const std::exception& e) {
-    return Status::Unavailable("GET " + url + ": " + e.what());
-  }
-}
-
 }  // namespace ergobench::kube

@@ -20,7 +20,4 @@ struct TransportOptions {
 StatusOr<std::unique_ptr<HttpTransport>> NewCpprestTransport(const KubeConfig& config,
                                                              const TransportOptions& options = {});
 
-// A plain GET of an http:// URL (a pod's /metrics); non-200 answers are errors.
-StatusOr<std::string> HttpGet(const std::string& url, std::chrono::milliseconds timeout);
-
 }  // namespace ergobench::kube

@@ -2,6 +2,7 @@
 
 #include "base/rfc3339.h"
 #include "operator/kube/api_error.h"
+#include "operator/runtime/log.h"
 
 namespace ergobench::runtime {
 
@@ -62,6 +63,10 @@ bool LeaderElector::Acquire(const std::atomic<bool>& stop, const std::function<v
   while (!stop.load()) {
     auto acquired = TryAcquireOrRenew();
     if (acquired.ok() && *acquired) return true;
+    if (!acquired.ok()) {
+      Log(LogLevel::kWarning, "cannot read or take the lease; retrying",
+          {{"lease", config_.namespace_name + "/" + config_.lease_name}, {"error", acquired.status().ToString()}});
+    }
     sleep(config_.retry_period);
   }
   return false;
@@ -73,12 +78,18 @@ Status LeaderElector::KeepRenewing(const std::atomic<bool>& stop, const std::fun
   while (!stop.load()) {
     sleep(config_.retry_period);
     if (stop.load()) break;
+    // An attempt is bounded by the lease client's request timeout (the retry period), so the
+    // deadline below is checked in time: a leader gives up before a standby may take over.
     auto renewed = TryAcquireOrRenew();
     if (renewed.ok() && *renewed) {
       last_renewal = time_->Now();
       continue;
     }
-    if (!renewed.ok()) last_error = renewed.status();
+    if (!renewed.ok()) {
+      last_error = renewed.status();
+      Log(LogLevel::kWarning, "cannot renew the lease",
+          {{"lease", config_.namespace_name + "/" + config_.lease_name}, {"error", last_error.ToString()}});
+    }
     if (time_->Now() - last_renewal >= config_.renew_deadline) {
       return Status::Aborted("lost the lease " + config_.namespace_name + "/" + config_.lease_name +
                              (last_error.ok() ? ": another replica holds it" : ": " + last_error.message()));

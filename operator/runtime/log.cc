@@ -34,14 +34,19 @@ void SetMinLogLevel(LogLevel level) { min_level = static_cast<int>(level); }
 void Log(LogLevel level, const std::string& message, std::initializer_list<LogField> fields) {
   if (static_cast<int>(level) < min_level.load()) return;
   const std::string ts = Rfc3339Micro(std::chrono::system_clock::now());
+  // Fields carry text from outside (pod logs, specs): invalid UTF-8 is written as U+FFFD
+  // rather than thrown.
+  auto encode = [](const nlohmann::json& value) {
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
   std::string line;
   if (json_format) {
     nlohmann::json object = {{"ts", ts}, {"level", LevelName(level)}, {"msg", message}};
     for (const auto& [key, value] : fields) object[key] = value;
-    line = object.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    line = encode(object);
   } else {
     line = ts + " " + LevelName(level) + " " + message;
-    for (const auto& [key, value] : fields) line += " " + key + "=" + nlohmann::json(value).dump();
+    for (const auto& [key, value] : fields) line += " " + key + "=" + encode(value);
   }
   std::lock_guard<std::mutex> lock(output_mutex);
   std::fprintf(stderr, "%s\n", line.c_str());

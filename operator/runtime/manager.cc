@@ -36,7 +36,6 @@ void Manager::SetReconciler(ReconcileFn reconcile, ReconcileObserver observer) {
 }
 
 bool Manager::Ready() const {
-  if (!leading_.load()) return false;
   for (const auto& cache : caches_) {
     if (!cache->store.Synced()) return false;
   }
@@ -65,10 +64,11 @@ int Manager::Run() {
       {{"address", options_.metrics_host + ":" + std::to_string((*server)->port())}});
 
   std::vector<std::thread> threads;
-  if (WinLease()) {
-    for (auto& cache : caches_) threads.push_back(Watch(*cache));
-    while (!stop_.stopped() && !Ready()) stop_.Sleep(std::chrono::milliseconds(50));
-    if (!stop_.stopped()) Log(LogLevel::kInfo, "caches synced");
+  for (auto& cache : caches_) threads.push_back(Watch(*cache));
+  while (!stop_.stopped() && !Ready()) stop_.Sleep(std::chrono::milliseconds(50));
+  if (!stop_.stopped()) Log(LogLevel::kInfo, "caches synced");
+  // Keys queued meanwhile wait (deduplicated) for this replica to lead.
+  if (!stop_.stopped() && WinLease()) {
     for (auto& body : runnables_) threads.emplace_back([this, &body] { RunRunnable(body); });
     if (!stop_.stopped()) ServeQueue(&queue_, options_.workers, reconcile_, observer_);
   }
@@ -86,11 +86,11 @@ void Manager::RunRunnable(const std::function<void(StopFlag&)>& body) {
   }
 }
 
-// Step 2: blocks until this replica leads, or the stop. Renewal runs on its own thread.
+// Step 4: blocks until this replica leads, or the stop. Renewal runs on its own thread.
 bool Manager::WinLease() {
   if (!options_.leader_election) return true;
   const LeaderElectionConfig& lease = *options_.leader_election;
-  elector_.emplace(client_, time_, lease);
+  elector_.emplace(options_.lease_client != nullptr ? options_.lease_client : client_, time_, lease);
   Log(LogLevel::kInfo, "waiting for the lease",
       {{"lease", lease.namespace_name + "/" + lease.lease_name}, {"identity", lease.identity}});
   const auto sleep = [this](Duration d) { stop_.Sleep(d); };
@@ -107,7 +107,7 @@ bool Manager::WinLease() {
   return true;
 }
 
-// Step 3: a watcher that fills `cache` and queues the keys its events touch.
+// Step 2: a watcher that fills `cache` and queues the keys its events touch.
 std::thread Manager::Watch(Cache& cache) {
   return std::thread([this, &cache] {
     Watcher watcher(cache.source.get(), [this, &cache](const WatcherEvent& event) {
@@ -133,6 +133,7 @@ void Manager::Shutdown(std::vector<std::thread>& threads) {
   if (renew_thread_.joinable()) renew_thread_.join();
   if (elector_ && leading_.load()) elector_->Release();
   client_->Shutdown();
+  if (options_.lease_client != nullptr) options_.lease_client->Shutdown();
   for (std::thread& thread : threads) thread.join();
   Log(LogLevel::kInfo, "stopped");
 }

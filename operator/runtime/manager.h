@@ -3,15 +3,18 @@
 // controller's workers, and periodic housekeeping) and starts and stops them in one order:
 //
 //   Run:   1. serve /metrics, /healthz, /readyz;
-//          2. when electing, wait for the lease (/readyz waits for it too);
-//          3. start the watchers that fill the caches;
-//          4. wait until every cache has synced: a partial pod cache would create duplicates;
+//          2. start the watchers that fill the caches;
+//          3. wait until every cache has synced: a partial pod cache would create duplicates;
+//          4. when electing, wait for the lease, caches warm, so that a takeover starts hot;
 //          5. start the housekeeping runnables, then serve the work queue with the workers.
 //   Stop:  (a signal, a fatal watch error) the workers drain; the lease is handed back; the
 //          watches end; the runnables end; the server stops last.
 //   A lost lease ends the process at once: another replica may be reconciling already.
 //
-// /readyz answers 200 when this replica leads (or does not elect) and every cache has synced.
+// /readyz answers 200 once every cache has synced, leader or not, as controller-runtime's
+// does. Readiness that waited for the lease deadlocked rollouts: the new pod (the old one still
+// leading) never became Ready, so the Deployment never stopped the old one; and with a PDB a
+// standby that is never Ready forbids draining the leader's node.
 #pragma once
 
 #include <atomic>
@@ -41,6 +44,9 @@ struct ManagerOptions {
   std::function<std::string()> render_metrics;  // the body of /metrics
   int workers = 2;                                // concurrent reconciles
   std::optional<LeaderElectionConfig> leader_election;  // absent: lead from the start
+  // The client the lease is read and renewed with; null: the Manager's. Its requests should time
+  // out within the retry period, so a renewal cannot outlast the renew deadline.
+  kube::KubeClient* lease_client = nullptr;
 };
 
 // Exit codes of Run().
@@ -70,6 +76,7 @@ class Manager {
   void Stop();
 
   bool Ready() const;
+  bool Leading() const { return leading_.load(); }
   WorkQueue& queue() { return queue_; }
   const StopFlag& stop() const { return stop_; }
 

@@ -43,7 +43,17 @@ Status Watcher::Step() {
     emit_({WatcherEvent::kRestarted, std::move(list.items)});
     return Status::Ok();
   }
-  Status status = source_->Watch(resource_version_, [this](const kube::WatchEvent& e) { return OnEvent(e); });
+  const auto started = std::chrono::steady_clock::now();
+  int events = 0;
+  Status status = source_->Watch(resource_version_, [this, &events](const kube::WatchEvent& e) {
+    ++events;
+    return OnEvent(e);
+  });
+  if (status.ok() && events == 0 && std::chrono::steady_clock::now() - started < kShortWatch) {
+    // client-go's "very short watch": a server or proxy that ends every stream at once would
+    // have us reconnect in a hot loop. Count it a failure, so Run backs off.
+    return Status::Unavailable("the watch ended at once without an event");
+  }
   if (kube::IsGone(status)) {
     // Our resourceVersion left the server's window: what happened meanwhile is lost, so
     // start over from a list.

@@ -72,6 +72,9 @@ class Watcher {
   // One transition: a list in kEmpty, one watch stream in kListed.
   Status Step();
 
+  // A watch stream that ends OK sooner than this without an event is a failure (backed off).
+  static constexpr Duration kShortWatch = std::chrono::seconds(1);
+
   // How long 401/403 answers are retried once the watch has worked.
   static constexpr Duration kFatalGrace = std::chrono::seconds(60);
 

@@ -23,5 +23,17 @@ TEST(QuantityTest, RejectsOtherText) {
   }
 }
 
+// "1e999" was read as infinity and accepted as a CPU count; a longer exponent overflowed atoi.
+TEST(QuantityTest, OutOfRangeIsAnErrorNotInfinity) {
+  for (const std::string& huge : {std::string("1e999"), std::string("1e99999999999999999999"), std::string(400, '9'),
+                                  std::string("1E400")}) {
+    auto q = ParseQuantity(huge);
+    ASSERT_FALSE(q.ok()) << huge << " gave " << *q;
+    EXPECT_NE(q.status().message().find("out of range"), std::string::npos) << q.status().message();
+  }
+  EXPECT_DOUBLE_EQ(*ParseQuantity("1e-999"), 0.0);
+  EXPECT_DOUBLE_EQ(*ParseQuantity("2e18"), 2e18);
+}
+
 }  // namespace
 }  // namespace ergobench

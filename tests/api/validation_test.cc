@@ -1,8 +1,12 @@
 #include "api/validation.h"
 
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "api/defaults.h"
+#include "api/load.h"
+#include "base/yaml_json.h"
 
 namespace ergobench {
 namespace {
@@ -81,9 +85,13 @@ TEST(ValidationTest, BackendAndDevice) {
   b.spec.backend = "nccl";
   EXPECT_EQ(OnlyError(b), "spec.backend: nccl needs device cuda, got device \"cpu\"");
   b.spec.device = "cuda";
-  EXPECT_EQ(OnlyError(b), "spec.resources.gpu: must be at least 1 when device is cuda, got 0");
   b.spec.resources.gpu = 1;
-  EXPECT_TRUE(ValidateBenchmark(b).empty());
+  // No runner of this release trains on a GPU: refused here, with the reason, rather than
+  // failing in every pod at run time (the audit's point 18).
+  EXPECT_EQ(OnlyError(b), "spec.device: cuda is not supported by this release: ergobench-runner trains on the CPU "
+                          "only (its CUDA and NCCL paths are not written yet); use device cpu with backend gloo or mpi");
+  b.spec.resources.gpu = 0;
+  EXPECT_EQ(ValidateBenchmark(b).size(), 2u) << "and a GPU count, once there is CUDA";
 }
 
 TEST(ValidationTest, GoalAndEpochsOnANonTrainingTask) {
@@ -196,6 +204,69 @@ TEST(ValidationTest, RunPolicy) {
   b = Valid();
   b.spec.run_policy.clean_pod_policy = "Some";
   EXPECT_EQ(OnlyError(b), "spec.runPolicy.cleanPodPolicy: must be one of All, Running or None, got \"Some\"");
+}
+
+// The CRD's maxLengths hold for `ergobench run` too, which has no API server in front of it,
+// and a long value is quoted shortened, so an error stays short enough for an Event.
+TEST(ValidationTest, LongStringsAreRefusedAndQuotedShort) {
+  Benchmark b = Valid();
+  b.spec.task = std::string(64, 'x');
+  const std::string error = OnlyError(b);
+  EXPECT_EQ(error.rfind("spec.task: must be at most 63 bytes, got 64", 0), 0u) << error;
+  b.spec.task = std::string(2000, 'x');
+  EXPECT_LT(OnlyError(b).size(), 200u);
+
+  b = Valid();
+  b.spec.scheduling.scheduler_name = std::string(254, 's');
+  EXPECT_EQ(OnlyError(b), "spec.scheduling.schedulerName: must be at most 253 bytes, got 254");
+  b = Valid();
+  b.spec.scheduling.node_selector["zone"] = std::string(64, 'z');
+  EXPECT_EQ(OnlyError(b), "spec.scheduling.nodeSelector.zone: must be at most 63 bytes, got 64");
+  b = Valid();
+  b.spec.scheduling.tolerations = nlohmann::json::array();
+  for (int i = 0; i < 33; ++i) b.spec.scheduling.tolerations.push_back({{"operator", "Exists"}});
+  EXPECT_EQ(OnlyError(b), "spec.scheduling.tolerations: must have at most 32 items, got 33");
+}
+
+// Each limit here is the CRD's: one number, two places that enforce it.
+TEST(ValidationTest, LimitsAreTheCrds) {
+  auto text = ReadFile(std::string(ERGOBENCH_SOURCE_DIR) + "/manifests/crd/benchmarks.ergobench.io.yaml");
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  auto docs = ParseYamlDocuments(*text, "crd");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+  nlohmann::json spec = (*docs)[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+  for (const SpecLimit& limit : SpecLimits()) {
+    nlohmann::json* node = &spec;
+    std::stringstream path(limit.path.substr(std::string("spec.").size()));
+    for (std::string name; std::getline(path, name, '.');) {
+      node = name == "*" ? &(*node)["additionalProperties"] : &(*node)["properties"][name];
+    }
+    ASSERT_TRUE(node->is_object()) << limit.path << " is not in the CRD";
+    EXPECT_EQ(node->value(limit.keyword, nlohmann::json()), limit.max) << limit.path << " " << limit.keyword;
+  }
+}
+
+// The image-reference grammar of the distribution project (what a kubelet accepts); anything
+// else sat in InvalidImageName, or was a shell fragment.
+TEST(ValidationTest, ImageReferences) {
+  for (const char* good : {"ergobench-runner:0.2.0", "registry.example:5000/team/runner:v1", "runner",
+                           "localhost/ergobench-runner:latest", "a.b/c__d/e-f.g@sha256:" 
+                           "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                           "ghcr.io/org/runner:1.2@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}) {
+    Benchmark b = Valid();
+    b.spec.image = good;
+    EXPECT_TRUE(ValidateBenchmark(b).empty()) << good << ": " << ValidateBenchmark(b).ToString();
+  }
+  for (const char* bad : {"x; rm -rf /", "Runner:1", "runner:", "runner:-x", "/runner", "runner@sha256:12",
+                          "a//b", "runner:1 ", ""}) {
+    Benchmark b = Valid();
+    b.spec.image = bad;
+    if (std::string(bad).empty()) continue;  // empty: the operator's default image
+    EXPECT_EQ(OnlyError(b).rfind("spec.image: ", 0), 0u) << bad;
+  }
+  Benchmark b = Valid();
+  b.spec.image = "r/" + std::string(600, 'a');
+  EXPECT_EQ(OnlyError(b), "spec.image: must be at most 512 bytes, got 602");
 }
 
 TEST(ValidationTest, ReportsEveryProblemAtOnce) {

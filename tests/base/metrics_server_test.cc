@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "base/metrics_server.h"
 
@@ -83,6 +86,134 @@ TEST(MetricsServerTest, AClientThatSaysNothingIsDroppedAndOthersAreServed) {
   ASSERT_GE(silent, 0);
   EXPECT_NE(HttpGet((*server)->port(), "/healthz").find("200 OK"), std::string::npos);
   close(silent);
+}
+
+using Clock = std::chrono::steady_clock;
+
+// A /healthz probe as the kubelet sends it, with its 1 s timeout: the time it took, or 1 s.
+std::chrono::milliseconds Probe(int port) {
+  const auto start = Clock::now();
+  const int fd = Connect(port);
+  if (fd < 0) return std::chrono::milliseconds(1000);
+  timeval timeout{1, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  const std::string request = "GET /healthz HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n";
+  std::string response;
+  if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+    char buffer[512];
+    for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) > 0;) response.append(buffer, n);
+  }
+  close(fd);
+  if (response.find("\r\n\r\nok\n") == std::string::npos) return std::chrono::milliseconds(1000);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+}
+
+// The slowest of `count` probes, 50 ms apart.
+std::chrono::milliseconds SlowestProbe(int port, int count) {
+  std::chrono::milliseconds slowest{0};
+  for (int i = 0; i < count; ++i) {
+    slowest = std::max(slowest, Probe(port));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return slowest;
+}
+
+// The audit's stall: one client sending a byte every 100 ms held the single-threaded server,
+// and every kubelet probe behind it failed. Probes answer within 100 ms while it trickles, and
+// the request deadline (here 1 s) ends the trickle, whatever the pace.
+TEST(MetricsServerTest, ATricklingClientNeitherDelaysProbesNorHoldsOn) {
+  HttpServerLimits limits;
+  limits.request_timeout = std::chrono::milliseconds(1000);
+  auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); }, nullptr, limits);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const int port = (*server)->port();
+  const int trickler = Connect(port);
+  ASSERT_GE(trickler, 0);
+  std::atomic<bool> dropped{false};
+  std::atomic<int> dropped_after_ms{0};
+  std::thread trickle([&] {
+    const std::string request = "GET /metrics HTTP/1.1\r\nHost: slow\r\nX-Padding: " + std::string(200, 'p');
+    const auto start = Clock::now();
+    for (char c : request) {
+      if (send(trickler, &c, 1, MSG_NOSIGNAL) != 1) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    dropped = true;
+    dropped_after_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+  });
+  EXPECT_LT(SlowestProbe(port, 12).count(), 100);
+  trickle.join();
+  close(trickler);
+  EXPECT_TRUE(dropped);
+  EXPECT_LT(dropped_after_ms.load(), 3000) << "the request deadline, not the pace, ends a slow request";
+}
+
+TEST(MetricsServerTest, AnOversizedHeaderIsRefused) {
+  auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); });
+  ASSERT_TRUE(server.ok());
+  const std::string response =
+      Http((*server)->port(), "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(64 * 1024, 'b') + "\r\n\r\n");
+  EXPECT_EQ(response.rfind("HTTP/1.1 431 ", 0), 0u) << response.substr(0, 100);
+  EXPECT_LT(Probe((*server)->port()).count(), 100);
+  // A body announced larger than the limit is refused before it is read.
+  const std::string big = Http((*server)->port(), "GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n");
+  EXPECT_EQ(big.rfind("HTTP/1.1 413 ", 0), 0u) << big.substr(0, 100);
+}
+
+// A client that asks for a large page and never reads it fills its socket; the server's
+// other connections go on, and the write deadline frees the connection.
+TEST(MetricsServerTest, AClientThatNeverReadsHoldsNothingUp) {
+  HttpServerLimits limits;
+  limits.write_timeout = std::chrono::milliseconds(1000);
+  const std::string page(32 << 20, 'm');
+  auto server = MetricsServer::Start("127.0.0.1", 0, [&page] { return page; }, nullptr, limits);
+  ASSERT_TRUE(server.ok());
+  const int port = (*server)->port();
+  const int stuck = Connect(port);
+  const std::string request = "GET /metrics HTTP/1.1\r\nHost: stuck\r\n\r\n";
+  ASSERT_EQ(write(stuck, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+  EXPECT_LT(SlowestProbe(port, 10).count(), 100);
+  // Past the write deadline the server has given up: reading now ends well short of the page.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  size_t received = 0;
+  char buffer[65536];
+  for (ssize_t n; (n = read(stuck, buffer, sizeof buffer)) > 0;) received += static_cast<size_t>(n);
+  close(stuck);
+  EXPECT_LT(received, page.size());
+}
+
+// Prometheus servers, dashboards and probes at once: 200 concurrent scrapes all get the whole
+// page, and a probe among them still answers within 100 ms.
+TEST(MetricsServerTest, TwoHundredConcurrentScrapesAndAProbe) {
+  std::string page;
+  for (int i = 0; i < 2000; ++i) page += "ergobench_phase_seconds_total{phase=\"data\",rank=\"" + std::to_string(i) + "\"} 1.5\n";
+  auto server = MetricsServer::Start("127.0.0.1", 0, [&page] { return page; });
+  ASSERT_TRUE(server.ok());
+  const int port = (*server)->port();
+  std::atomic<int> whole{0};
+  std::vector<std::thread> scrapers;
+  for (int i = 0; i < 200; ++i) {
+    scrapers.emplace_back([&] {
+      const std::string response = Http(port, "GET /metrics HTTP/1.1\r\nHost: p\r\nConnection: close\r\n\r\n");
+      const size_t body = response.find("\r\n\r\n");
+      if (body != std::string::npos && response.substr(body + 4) == page) ++whole;
+    });
+  }
+  const auto slowest = SlowestProbe(port, 5);
+  for (auto& t : scrapers) t.join();
+  EXPECT_EQ(whole.load(), 200);
+  EXPECT_LT(slowest.count(), 100);
+}
+
+TEST(MetricsServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
+  auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); });
+  ASSERT_TRUE(server.ok());
+  const std::string two = Http((*server)->port(),
+                               "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+                               "GET /metrics HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(two.find("HTTP/1.1 200"), 0u);
+  EXPECT_NE(two.find("\r\n\r\nok\nHTTP/1.1 200"), std::string::npos) << two;
+  EXPECT_EQ(two.substr(two.size() - 4), "x 1\n");
 }
 
 TEST(MetricsServerTest, BadBindAddressIsNamed) {

@@ -64,6 +64,39 @@ TEST(YamlJsonTest, NestedStructuresAndAnchors) {
   EXPECT_EQ(doc["list"][2]["x"], 1);
 }
 
+// The audit's two documents: an 85-byte self-reference segfaulted (endless recursion), and a
+// 380-byte "billion laughs" grew to 3 GB before it aborted. Both are clear errors now.
+TEST(YamlJsonTest, ASelfReferencingAliasIsAnError) {
+  for (const char* text : {"a: &loop\n  b: *loop\n", "&x [1, *x]\n", "spec:\n  task: 0a\n  more: &m {inner: [*m]}\n"}) {
+    auto docs = ParseYamlDocuments(text, "loop.yaml");
+    ASSERT_FALSE(docs.ok()) << text;
+    EXPECT_EQ(docs.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(docs.status().message().find("loop.yaml:"), std::string::npos) << docs.status().message();
+    EXPECT_NE(docs.status().message().find("refers to a node that contains it"), std::string::npos)
+        << docs.status().message();
+  }
+}
+
+TEST(YamlJsonTest, AliasExpansionIsBounded) {
+  std::string text = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
+  for (char level = 'b'; level <= 'i'; ++level) {
+    const std::string prev(1, static_cast<char>(level - 1));
+    text += std::string(1, level) + ": &" + level + " [*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev +
+            ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + "]\n";
+  }
+  ASSERT_LT(text.size(), 400u);
+  auto docs = ParseYamlDocuments(text, "laughs.yaml");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(docs.status().message().find("laughs.yaml: aliases expand"), std::string::npos) << docs.status().message();
+}
+
+TEST(YamlJsonTest, ReusedAnchorsWithinTheBudgetExpand) {
+  nlohmann::json doc = ParseOne("base: &r {cpu: \"2\", memory: 4Gi}\nworkers: [*r, *r, *r, *r]\n");
+  ASSERT_EQ(doc["workers"].size(), 4u);
+  EXPECT_EQ(doc["workers"][3]["memory"], "4Gi");
+}
+
 TEST(YamlJsonTest, SeveralDocumentsSkippingEmptyOnes) {
   auto docs = ParseYamlDocuments("---\na: 1\n---\n---\nb: 2\n...\n", "multi.yaml");
   ASSERT_TRUE(docs.ok());

@@ -92,7 +92,7 @@ class ChartTest(unittest.TestCase):
         server, decides, and the description is silently cut."""
         keywords = {"type", "enum", "description", "properties", "items", "required", "minimum", "maximum",
                     "exclusiveMinimum", "pattern", "format", "default", "minLength", "maxLength", "minItems",
-                    "maxItems", "additionalProperties", "x-kubernetes-int-or-string",
+                    "maxItems", "maxProperties", "additionalProperties", "x-kubernetes-int-or-string",
                     "x-kubernetes-preserve-unknown-fields", "x-kubernetes-list-type", "x-kubernetes-list-map-keys"}
         (crd,) = load("manifests/crd/benchmarks.ergobench.io.yaml")
 
@@ -104,6 +104,33 @@ class ChartTest(unittest.TestCase):
                 walk(node["items"], path + "[]")
         for version in crd["spec"]["versions"]:
             walk(version["schema"]["openAPIV3Schema"], version["name"])
+
+    def test_every_string_and_list_a_user_writes_is_bounded(self):
+        """An unbounded string let one author crash the operator (600 characters of "é" in
+        spec.task); every free-text field has a maxLength, every list a maxItems, every map a
+        maxProperties, so the API server refuses what no run needs."""
+        (crd,) = load("manifests/crd/benchmarks.ergobench.io.yaml")
+        unbounded = []
+
+        def walk(node, path):
+            kind = node.get("type")
+            if kind == "string" and "enum" not in node and "maxLength" not in node:
+                unbounded.append(path)
+            if kind == "array" and "maxItems" not in node:
+                unbounded.append(path)
+            if kind == "object" and ("additionalProperties" in node or node.get("x-kubernetes-preserve-unknown-fields")) \
+                    and "maxProperties" not in node:
+                unbounded.append(path)
+            for name, child in node.get("properties", {}).items():
+                walk(child, f"{path}.{name}")
+            for key in ("items", "additionalProperties"):
+                if isinstance(node.get(key), dict):
+                    walk(node[key], f"{path}[{key}]")
+        for version in crd["spec"]["versions"]:
+            walk(version["schema"]["openAPIV3Schema"]["properties"]["spec"], "spec")
+            walk(version["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["conditions"],
+                 "status.conditions")
+        self.assertEqual(unbounded, [])
 
     def test_rbac_is_the_manifests(self):
         manifests = load("manifests/rbac/role.yaml") + load("manifests/rbac/role_leader_election.yaml")

@@ -153,6 +153,8 @@ class OperatorTest(unittest.TestCase):
             "spec.backend": {"task": "0a", "backend": "tcp"},
             "spec.task": {"workers": 2},
             "spec.runPolicy.cleanPodPolicy": {"task": "0a", "runPolicy": {"cleanPodPolicy": "Some"}},
+            # The audit's crash: 600 two-byte characters. Now the schema's maxLength refuses it.
+            "spec.task": {"task": "\u00e9" * 600},
         }
         for field, spec in cases.items():
             obj = {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": "bad"},
@@ -185,6 +187,76 @@ class OperatorTest(unittest.TestCase):
         status = self.wait_phase("typo", ["Succeeded"], timeout=120)
         self.assertEqual(self.condition(status, "Succeeded")["observedGeneration"], 2)
         self.assertIsNone(self.condition(status, "Failed"))
+
+    def test_non_ascii_errors_past_an_events_limit_do_not_crash_the_operator(self):
+        """Errors quoting non-ASCII text run past the 1 KiB an Event holds; the cut once split a
+        character and the encoder's exception ended the operator."""
+        obj = fmnist("accents")
+        obj["spec"]["hyperparameters"] = {f"taux{i}" + "\u00e9" * 150: 0.1 for i in range(8)}
+        self.apply(obj)
+        status = self.wait_phase("accents", ["Failed"], timeout=30)
+        self.assertEqual(self.condition(status, "Failed")["reason"], "Invalid")
+        self.assertIn("\u00e9", self.condition(status, "Failed")["message"])
+        self.cp.wait_for(lambda: ("Invalid", "Warning") in self.events(), 30, "the Invalid event")
+        self.assertIsNone(self.operator.poll(), "the operator must survive")
+        self.apply(fmnist("after", workers=1))
+        self.wait_phase("after", ["Running", "Succeeded"], timeout=60)
+
+    def test_a_refused_create_is_shown_and_retried(self):
+        """A quota refuses the second worker (403): the Benchmark says so in the API's words, and
+        goes on once the quota allows it."""
+        quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "one-pod"}, "spec": {"hard": {"pods": "1"}}}
+        self.apply(quota)
+        self.apply(fmnist("quota"))
+        self.cp.wait_for(lambda: (self.condition(self.status("quota"), "Created") or {}).get("reason") == "CreateForbidden",
+                         60, "the refusal in status")
+        created = self.condition(self.status("quota"), "Created")
+        self.assertEqual(created["status"], "False")
+        self.assertIn("exceeded quota", created["message"])
+        self.cp.kubectl("delete", "-n", self.ns, "resourcequota", "one-pod")
+        status = self.wait_phase("quota", ["Succeeded", "Failed"], timeout=300)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        self.assertEqual(self.condition(status, "Created")["status"], "True")
+
+    def test_a_namesake_does_not_adopt_stale_children(self):
+        """Children left by a deleted Benchmark of the same name (orphaned here; in general,
+        waiting for garbage collection) are not adopted: the new one waits, says why, and runs its
+        own spec once they are gone."""
+        first = fmnist("same", workers=1)
+        first["spec"]["maxEpochs"] = 1
+        self.apply(first)
+        self.wait_phase("same", ["Running", "Succeeded"], timeout=60)
+        self.cp.kubectl("delete", "-n", self.ns, "benchmark", "same", "--cascade=orphan")
+        second = fmnist("same", workers=1)
+        second["spec"]["maxEpochs"] = 2
+        self.apply(second)
+        self.cp.wait_for(
+            lambda: (self.condition(self.status("same"), "Created") or {}).get("reason") == "WaitingForStaleChildren",
+            60, "the wait for stale children in status")
+        self.assertIn("same-workers", self.condition(self.status("same"), "Created")["message"])
+        for kind, name in (("service", "same-workers"), ("configmap", "same-config"), ("pod", "same-worker-0")):
+            self.cp.kubectl("delete", "-n", self.ns, kind, name, "--wait=true")
+        status = self.wait_phase("same", ["Succeeded", "Failed"], timeout=300)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        config = self.cp.get_json("-n", self.ns, "configmap", "same-config")
+        self.assertEqual(config["metadata"]["ownerReferences"][0]["uid"], self.benchmark("same")["metadata"]["uid"])
+        self.assertEqual(json.loads(config["data"]["benchmark.json"])["spec"]["maxEpochs"], 2)
+
+    def test_a_standby_is_ready_and_takes_over_hot(self):
+        """Readiness does not wait for the lease (a rollout's new pod must become Ready while the
+        old one leads), and the standby reconciles nothing until it leads."""
+        leader = self.operator
+        self.start_operator()  # a second replica: Ready, but standing by
+        standby_log = self.operator_logs[-1]
+        self.assertNotIn("became the leader", open(standby_log).read())
+        self.apply(fmnist("led", workers=1))
+        self.wait_phase("led", ["Running", "Succeeded"], timeout=60)
+        self.assertNotIn("became the leader", open(standby_log).read())
+        leader.send_signal(signal.SIGTERM)  # hands the lease back
+        leader.wait(timeout=30)
+        self.cp.wait_for(lambda: "became the leader" in open(standby_log).read(), 15, "the standby to take over")
+        self.apply(fmnist("taken-over", workers=1))
+        self.wait_phase("taken-over", ["Running", "Succeeded"], timeout=60)
 
     def test_fmnist_k2_runs_to_accuracy(self):
         with open(os.path.join(ROOT, "manifests/examples/fmnist-k2.yaml")) as f:

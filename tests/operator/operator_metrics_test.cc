@@ -68,6 +68,25 @@ TEST(OperatorMetricsTest, FinishedBenchmarkExportsItsFoldedResults) {
   EXPECT_NEAR(Sample(text, "ergobench_benchmark_cost_to_accuracy_usd"), 2 * (30.0 / 3600) * 0.20, 1e-12);
 }
 
+// The audit's leak: a series per finished Benchmark, never removed. A deleted Benchmark's series
+// go; a namesake re-created with another spec replaces its predecessor's, never adds to them.
+TEST(OperatorMetricsTest, SeriesOfDeletedBenchmarksGo) {
+  OperatorMetrics metrics;
+  Benchmark other = Finished();
+  other.metadata.name = "other";
+  metrics.RecordFinished(Finished());
+  metrics.RecordFinished(other);
+  metrics.RetainBenchmarks({"bench/other"});
+  EXPECT_THAT(metrics.Render(), Not(HasSubstr("benchmark=\"fmnist-k2\"")));
+  EXPECT_THAT(metrics.Render(), HasSubstr("benchmark=\"other\""));
+
+  Benchmark renamed_task = other;
+  renamed_task.spec.task = "2a";
+  metrics.RecordFinished(renamed_task);
+  EXPECT_THAT(metrics.Render(), Not(HasSubstr("task=\"fmnist\"")));
+  EXPECT_THAT(metrics.Render(), HasSubstr("task=\"2a\""));
+}
+
 TEST(OperatorMetricsTest, NoPriceForTheGoalIsNoSampleRatherThanAZeroThatReadsAsFree) {
   OperatorMetrics metrics;
   Benchmark b = Finished();

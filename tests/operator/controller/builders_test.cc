@@ -91,5 +91,17 @@ TEST(Builders, Event) {
   ExpectGolden(BuildEvent(Task1a(), "Warning", "Restarting", "rank 1 failed", "2026-11-22T06:00:00Z"), "event.json");
 }
 
+// Events hold at most 1024 bytes of message; the cut must fall between characters, or the
+// Event cannot be encoded at all (the audit's crash).
+TEST(Builders, ALongEventMessageIsCutBetweenCharacters) {
+  std::string message = "x";
+  for (int i = 0; i < 600; ++i) message += "\u00e9";
+  const nlohmann::json event = BuildEvent(Task1a(), "Warning", "Invalid", message, "2026-11-22T06:00:00Z");
+  const std::string sent = event["message"];
+  EXPECT_EQ(sent.size(), 1023u);
+  EXPECT_EQ(sent, message.substr(0, 1023));
+  EXPECT_NO_THROW(event.dump());
+}
+
 }  // namespace
 }  // namespace ergobench::controller

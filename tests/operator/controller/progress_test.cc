@@ -40,6 +40,16 @@ TEST(Progress, ALanguageModelsLoss) {
   EXPECT_DOUBLE_EQ(*progress->value, 3.25);
 }
 
+// A pod can serve any number; converting one past int64's range to an integer was undefined.
+TEST(Progress, ImplausibleCountsAreIgnored) {
+  EXPECT_FALSE(ParseProgress("ergobench_epoch 1e300\n", "accuracy"));
+  EXPECT_FALSE(ParseProgress("ergobench_epoch -3\n", "accuracy"));
+  const auto progress = ParseProgress("ergobench_epoch 2\nergobench_step_duration_seconds_count 9.3e18\n", "accuracy");
+  ASSERT_TRUE(progress);
+  EXPECT_EQ(progress->epoch, 2);
+  EXPECT_FALSE(progress->step) << *progress->step;
+}
+
 TEST(Progress, NothingBeforeTheFirstEpochAndNoFalseZero) {
   EXPECT_FALSE(ParseProgress("ergobench_samples_total 0\n", "accuracy").has_value());
   auto progress = ParseProgress("ergobench_epoch 1\nergobench_eval_accuracy_ratio 0\n", "accuracy");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "base/rfc3339.h"
 #include "tests/testing/fake_transport.h"
 
@@ -121,18 +123,107 @@ TEST_F(ReconcilerTest, InvalidIsWrittenOnceAndStartsOverAfterAnEdit) {
   EXPECT_EQ(LastStatusWrite()["conditions"].size(), 1u);
 }
 
+// The audit's crash: 600 two-byte characters in spec.task made the Event's message, cut at byte
+// 1024, end inside a character; nlohmann's dump() threw and the worker thread took the process
+// down. Values are quoted shortened now, but field paths are not: non-ASCII hyperparameter names
+// still make a message past 1 KiB. The Event goes out, cut between characters.
+TEST_F(ReconcilerTest, ANonAsciiSpecIsRejectedWithoutCrashing) {
+  std::string task;
+  for (int i = 0; i < 600; ++i) task += "\u00e9";
+  json hyperparameters = json::object();
+  for (int i = 0; i < 8; ++i) hyperparameters["x" + std::to_string(i) + task.substr(0, 300)] = 1;
+  ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", task}, {"workers", 1}})).ok());
+  EXPECT_EQ(LastStatusWrite()["phase"], "Failed");
+  ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 1}, {"hyperparameters", hyperparameters}}, 2)).ok());
+  const auto& event = transport_.requests.back();
+  ASSERT_EQ(event.path, "/api/v1/namespaces/ns/events");
+  const json sent = json::parse(event.body);  // throws on invalid UTF-8
+  const std::string message = sent["message"];
+  EXPECT_LE(message.size(), 1024u);
+  EXPECT_GT(message.size(), 1020u);
+  EXPECT_EQ(message.rfind("spec.hyperparameters.x0", 0), 0u) << message;
+  EXPECT_NO_THROW(json(message).dump()) << "the cut falls between characters";
+}
+
 TEST_F(ReconcilerTest, MpiIsRefusedInACluster) {
   ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}, {"backend", "mpi"}})).ok());
   EXPECT_NE(LastStatusWrite()["conditions"][0]["message"].get<std::string>().find("spec.backend"), std::string::npos);
 }
 
-TEST_F(ReconcilerTest, ApiErrorsComeBackForARetry) {
-  transport_.handler = [](const kube::HttpRequest&) -> StatusOr<kube::HttpResponse> {
-    return kube::HttpResponse{403, R"({"kind":"Status","code":403,"reason":"Forbidden","message":"cannot create pods"})"};
+// A refusal the API will repeat (RBAC, a quota, Pod Security admission) is shown in status with
+// the API's own words, and retried with backoff: a quota may free up, a policy be fixed.
+TEST_F(ReconcilerTest, AForbiddenCreateIsShownAndRetried) {
+  auto echo = transport_.handler;
+  transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.method == "POST" && r.path == "/api/v1/namespaces/ns/pods") {
+      return kube::HttpResponse{403, R"({"kind":"Status","code":403,"reason":"Forbidden","message":"pods \"b-worker-0\" is forbidden: exceeded quota: compute"})"};
+    }
+    return echo(r);
   };
   auto result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
   EXPECT_EQ(result.status().code(), StatusCode::kPermissionDenied);
-  EXPECT_NE(result.status().message().find("create Service b-workers"), std::string::npos);
+  EXPECT_NE(result.status().message().find("create Pod b-worker-0"), std::string::npos);
+  const json status = LastStatusWrite();
+  EXPECT_EQ(status["phase"], "Pending");
+  ASSERT_EQ(status["conditions"].size(), 1u) << status.dump();
+  EXPECT_EQ(status["conditions"][0]["type"], "Created");
+  EXPECT_EQ(status["conditions"][0]["status"], "False");
+  EXPECT_EQ(status["conditions"][0]["reason"], "CreateForbidden");
+  EXPECT_NE(status["conditions"][0]["message"].get<std::string>().find("exceeded quota: compute"), std::string::npos);
+}
+
+// 422: the API found the object invalid, and will every time. The Benchmark fails with the
+// API's causes instead of retrying forever.
+TEST_F(ReconcilerTest, AnInvalidChildFailsTheBenchmarkOnce) {
+  auto echo = transport_.handler;
+  transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.method == "POST" && r.path == "/api/v1/namespaces/ns/pods") {
+      return kube::HttpResponse{422, R"({"kind":"Status","code":422,"reason":"Invalid","message":"Pod \"b-worker-0\" is invalid: spec.tolerations[0].operator: Unsupported value: \"Sometimes\""})"};
+    }
+    return echo(r);
+  };
+  auto result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_FALSE(*result) << "no retry";
+  const json status = LastStatusWrite();
+  EXPECT_EQ(status["phase"], "Failed");
+  const json failed = status["conditions"].back();
+  EXPECT_EQ(failed["type"], "Failed");
+  EXPECT_EQ(failed["reason"], "CreateRejected");
+  EXPECT_NE(failed["message"].get<std::string>().find("spec.tolerations[0].operator"), std::string::npos);
+}
+
+// After `kubectl delete` and a re-create under the same name, the old Benchmark's children wait
+// for garbage collection under the old UID. They are not adopted: the new Benchmark waits, says
+// why, and creates its own once they are gone.
+TEST_F(ReconcilerTest, ChildrenOfANamesakeAreNotAdopted) {
+  std::string owner = "u-old";
+  auto echo = transport_.handler;
+  transport_.handler = [echo, &owner](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.method == "POST" && r.path == "/api/v1/namespaces/ns/services") {
+      return kube::HttpResponse{409, R"({"kind":"Status","code":409,"reason":"AlreadyExists","message":"services \"b-workers\" already exists"})"};
+    }
+    if (r.method == "GET" && r.path == "/api/v1/namespaces/ns/services/b-workers") {
+      const json service = {{"metadata",
+                             {{"name", "b-workers"},
+                              {"ownerReferences", {{{"kind", "Benchmark"}, {"name", "b"}, {"uid", owner}, {"controller", true}}}}}}};
+      return kube::HttpResponse{200, service.dump()};
+    }
+    return echo(r);
+  };
+  auto result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
+  EXPECT_EQ(result.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(result.status().message().find("Service b-workers belongs to an earlier Benchmark b (uid u-old)"),
+            std::string::npos)
+      << result.status().message();
+  EXPECT_EQ(PodImages(transport_.requests).size(), 0u) << "nothing created next to a stale child";
+  EXPECT_EQ(LastStatusWrite()["conditions"][0]["reason"], "WaitingForStaleChildren");
+
+  owner = "u-1";  // ours after all: our own create raced our cache
+  transport_.requests.clear();
+  result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(PodImages(transport_.requests).size(), 2u);
 }
 
 // The pods the last reconcile created, as the kubelet reports them once they run.
@@ -162,6 +253,50 @@ TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
   const json running = LastStatusWrite();
   EXPECT_EQ(running["phase"], "Running");
   EXPECT_EQ(running["progress"], json({{"epoch", 2}, {"step", 300}, {"metric", "accuracy"}, {"value", 0.71}}));
+}
+
+// A status written by a newer operator (a result field this one does not know) is not the
+// user's error: the finished Benchmark stays Succeeded, and nothing is written.
+TEST_F(ReconcilerTest, AStatusFromAnotherVersionDoesNotInvalidateTheSpec) {
+  const json status = {{"phase", "Succeeded"},
+                       {"completionTime", "2026-11-22T06:00:00Z"},
+                       {"conditions", {{{"type", "Succeeded"}, {"status", "True"}, {"reason", "GoalReached"}}}},
+                       {"results", {{"samplesPerSecond", 812.5}, {"carbonGrams", 3.2}}},
+                       {"futureField", {{"x", 1}}}};
+  json spec = {{"task", "0a"}, {"workers", 1}, {"runPolicy", {{"cleanPodPolicy", "None"}}}};
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, status)).ok());
+  EXPECT_EQ(Requests(), std::vector<std::string>{});
+}
+
+// A delete names the UID it means: a stale cache (or a deposed leader) cannot delete a newer
+// object that took the name.
+TEST_F(ReconcilerTest, DeletesCarryTheUidTheyMean) {
+  const json spec = {{"task", "0a"}, {"workers", 1}};
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
+  std::vector<json> pods = RunningPodsCreatedBy(transport_.requests);
+  ASSERT_EQ(pods.size(), 1u);
+  pods[0]["metadata"]["uid"] = "pod-uid-7";
+  pods[0]["status"]["phase"] = "Succeeded";
+  pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
+  transport_.requests.clear();
+  const json finished = {{"phase", "Succeeded"}, {"completionTime", Rfc3339(kNow - std::chrono::hours(1))}};
+  json ttl_spec = spec;
+  ttl_spec["runPolicy"] = {{"ttlSecondsAfterFinished", 0}};
+  ASSERT_TRUE(Reconcile(BenchmarkObject(ttl_spec, 1, finished)).ok());
+  std::map<std::string, std::string> uids;
+  for (const auto& r : transport_.requests) {
+    if (r.method == "DELETE") uids[r.path] = json::parse(r.body)["preconditions"].value("uid", "");
+  }
+  EXPECT_EQ(uids, (std::map<std::string, std::string>{
+                      {"/apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b", "u-1"}}));
+  // The pods go with cleanPodPolicy on a Benchmark that stays.
+  transport_.requests.clear();
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, finished)).ok());
+  uids.clear();
+  for (const auto& r : transport_.requests) {
+    if (r.method == "DELETE") uids[r.path] = json::parse(r.body)["preconditions"].value("uid", "");
+  }
+  EXPECT_EQ(uids, (std::map<std::string, std::string>{{"/api/v1/namespaces/ns/pods/b-worker-0", "pod-uid-7"}}));
 }
 
 TEST_F(ReconcilerTest, ABenchmarkBeingDeletedIsLeftAlone) {

@@ -34,6 +34,7 @@ TEST(KubeClient, BuildsEachVerbsRequest) {
   EXPECT_EQ(transport.requests[3].path, "/apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status");
   EXPECT_EQ(transport.requests[4].method, "DELETE");
   EXPECT_EQ(json::parse(transport.requests[4].body)["propagationPolicy"], "Background");
+  EXPECT_FALSE(json::parse(transport.requests[4].body).contains("preconditions"));
   EXPECT_EQ(client.RequestCounts(),
             (std::map<std::string, uint64_t>{{"create", 1}, {"delete", 1}, {"get", 1}, {"patch", 1}, {"update", 1}}));
 }
@@ -97,6 +98,26 @@ TEST(KubeClient, WatchReportsAnEventCutShortAndErrorStatuses) {
   auto ignore = [](const WatchEvent&) { return Status::Ok(); };
   EXPECT_EQ(client.Watch(Pods(), "", {}, ignore).code(), StatusCode::kUnavailable);
   EXPECT_TRUE(IsGone(client.Watch(Pods(), "", {}, ignore)));
+}
+
+TEST(KubeClient, ADeleteCanNameTheUidItMeans) {
+  FakeTransport transport;
+  KubeClient client(&transport);
+  transport.responses.push_back(Json(200, R"({"kind":"Status","status":"Success"})"));
+  ASSERT_TRUE(client.Delete(Pods(), "ns", "p", "uid-3").ok());
+  EXPECT_EQ(json::parse(transport.requests.at(0).body)["preconditions"], json({{"uid", "uid-3"}}));
+}
+
+// Text from outside (pod logs, user specs) may hold invalid UTF-8; sending it must not throw.
+// The bad bytes go out as U+FFFD, as client-go's encoder writes them.
+TEST(KubeClient, InvalidUtf8IsSentReplacedNotThrown) {
+  FakeTransport transport;
+  KubeClient client(&transport);
+  transport.responses.push_back(Json(201, R"({"metadata":{"name":"e"}})"));
+  const std::string broken = std::string("ab\xc3", 3);  // a two-byte character cut after its first byte
+  auto created = client.Create(Events(), "ns", json{{"message", broken}});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(json::parse(transport.requests.at(0).body)["message"], "ab\ufffd");
 }
 
 }  // namespace

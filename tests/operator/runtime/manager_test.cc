@@ -75,6 +75,53 @@ TEST_F(ManagerTest, ReconcilesEveryCachedKeyAfterTheCachesSyncAndStopsCleanly) {
   EXPECT_TRUE(ready_when_runnable_started.load());
 }
 
+// The audit's deadlock: readiness waited for the lease, so a rollout's new pod (the old one
+// still leading) never became Ready and the old one was never stopped. A standby is Ready once
+// its caches have synced, reconciles nothing, and takes over hot when the lease frees.
+TEST_F(ManagerTest, AStandbyIsReadyWithWarmCachesAndReconcilesOnlyOnceItLeads) {
+  std::atomic<bool> held_by_other{true};
+  transport_.handler = [&held_by_other](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.method == "GET") {
+      const json lease = {{"metadata", {{"name", "ergobench-operator"}, {"namespace", "ns"}, {"resourceVersion", "1"}}},
+                          {"spec",
+                           {{"holderIdentity", held_by_other ? "old-pod" : ""},
+                            {"leaseDurationSeconds", 15},
+                            {"renewTime", "2026-11-23T10:00:00.000000Z"}}}};
+      return kube::HttpResponse{200, lease.dump()};
+    }
+    return kube::HttpResponse{200, r.body};  // the replace that takes the lease
+  };
+  ManagerOptions options = Options();
+  LeaderElectionConfig lease;
+  lease.namespace_name = "ns";
+  lease.identity = "new-pod";
+  lease.retry_period = std::chrono::milliseconds(20);
+  options.leader_election = lease;
+  Manager manager(&client_, &time_, options);
+  manager.AddCache("benchmarks", std::make_unique<ScriptedSource>(std::vector<json>{Object("a")}, &manager.stop()),
+                   [](const json& o) { return ObjectKey(o); });
+  std::atomic<int> reconciles{0};
+  manager.SetReconciler(
+      [&](const std::string&) -> StatusOr<std::optional<std::chrono::seconds>> {
+        EXPECT_FALSE(held_by_other.load()) << "a standby reconciled";
+        ++reconciles;
+        manager.Stop();
+        return std::optional<std::chrono::seconds>();
+      },
+      {});
+  std::thread run([&manager] { EXPECT_EQ(manager.Run(), kManagerStopped); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!manager.Ready() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(manager.Ready()) << "a standby with synced caches is Ready";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(reconciles.load(), 0);
+  held_by_other = false;  // the old pod hands the lease back
+  run.join();
+  EXPECT_EQ(reconciles.load(), 1);
+}
+
 TEST_F(ManagerTest, AWatchTheRbacForbidsEndsTheRunWithAFailure) {
   Manager manager(&client_, &time_, Options());
   manager.AddCache("pods",

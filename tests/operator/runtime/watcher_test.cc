@@ -27,6 +27,7 @@ class ScriptedListWatch : public ListWatch {
   };
   std::deque<Stream> watches;
   std::vector<std::string> watched_from;
+  std::atomic<bool>* stop_when_done = nullptr;  // set when the script of watches runs out
 
   StatusOr<kube::ObjectList> List() override {
     auto next = lists.front();
@@ -35,6 +36,10 @@ class ScriptedListWatch : public ListWatch {
   }
   Status Watch(const std::string& rv, const std::function<Status(const kube::WatchEvent&)>& on_event) override {
     watched_from.push_back(rv);
+    if (watches.empty() && stop_when_done != nullptr) {
+      *stop_when_done = true;
+      return Status::Cancelled("the script ended");
+    }
     Stream stream = watches.front();
     watches.pop_front();
     for (const auto& e : stream.events) RETURN_IF_ERROR(on_event(e));
@@ -81,7 +86,7 @@ TEST(Watcher, BookmarksMoveTheVersionSilently) {
   Watcher watcher(&source, std::ref(recorder));
   ASSERT_TRUE(watcher.Step().ok());
   ASSERT_TRUE(watcher.Step().ok());
-  ASSERT_TRUE(watcher.Step().ok());
+  EXPECT_EQ(watcher.Step().code(), StatusCode::kUnavailable) << "an empty stream that ends at once";
   EXPECT_EQ(source.watched_from, (std::vector<std::string>{"10", "50"}));
   EXPECT_EQ(recorder.log, std::vector<std::string>{"restarted:"});
 }
@@ -130,6 +135,29 @@ TEST(Watcher, RunBacksOffOnErrorsAndStopsOnFatalOnes) {
   EXPECT_EQ(errors, 3);
   EXPECT_EQ(sleeps, (std::vector<Duration>{std::chrono::milliseconds(800), std::chrono::milliseconds(1600),
                                            std::chrono::milliseconds(3200)}));
+}
+
+// A server (or proxy) that answers each watch with 200 and ends it at once made the watcher
+// reconnect in a hot loop. A stream that ends at once without an event counts as a failure,
+// and the delays grow as for any other.
+TEST(Watcher, WatchesThatEndAtOnceAreBackedOff) {
+  std::atomic<bool> stop{false};
+  ScriptedListWatch source;
+  source.stop_when_done = &stop;
+  source.lists.push_back(kube::ObjectList{{}, "1"});
+  for (int i = 0; i < 3; ++i) source.watches.push_back({});
+  Recorder recorder;
+  Watcher watcher(&source, std::ref(recorder));
+  std::vector<Duration> sleeps;
+  std::vector<std::string> errors;
+  ASSERT_TRUE(watcher
+                  .Run(stop, Backoff(std::chrono::milliseconds(800), std::chrono::seconds(30)),
+                       [&](Duration d) { sleeps.push_back(d); }, [&](const Status& s) { errors.push_back(s.message()); })
+                  .ok());
+  EXPECT_EQ(sleeps, (std::vector<Duration>{std::chrono::milliseconds(800), std::chrono::milliseconds(1600),
+                                           std::chrono::milliseconds(3200)}));
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].find("ended at once"), std::string::npos) << errors[0];
 }
 
 TEST(Watcher, DenialAfterSuccessIsRetriedForAWhile) {

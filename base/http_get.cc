@@ -1,0 +1,93 @@
+#include "base/http_get.h"
+
+#include <optional>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+namespace ergobench {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+// The exchange as a chain of asynchronous steps on a private io_context: beast's stream
+// deadline applies to asynchronous operations only, and one expiry covers them all.
+class Exchange {
+ public:
+  Exchange(const tcp::endpoint& endpoint, const std::string& host, const std::string& path, const HttpGetLimits& limits)
+      : stream_(io_), endpoint_(endpoint) {
+    request_ = {http::verb::get, path, 11};
+    request_.set(http::field::host, host);
+    request_.set(http::field::user_agent, "ergobench-operator");
+    request_.set(http::field::connection, "close");
+    parser_.body_limit(limits.max_body_bytes);
+    stream_.expires_after(limits.deadline);
+  }
+
+  beast::error_code Run() {
+    stream_.async_connect(endpoint_, [this](beast::error_code error) {
+      if (error) return Finish(error);
+      http::async_write(stream_, request_, [this](beast::error_code write_error, size_t) {
+        if (write_error) return Finish(write_error);
+        // The header first: Beast 1.74 checks a Content-Length against the body limit only
+        // when the header is parsed apart from the body (not in the eager read async_read does).
+        http::async_read_header(stream_, buffer_, parser_, [this](beast::error_code header_error, size_t) {
+          if (header_error) return Finish(header_error);
+          http::async_read(stream_, buffer_, parser_, [this](beast::error_code read_error, size_t) { Finish(read_error); });
+        });
+      });
+    });
+    io_.run();
+    return result_;
+  }
+
+  http::response<http::string_body>& response() { return parser_.get(); }
+
+ private:
+  void Finish(beast::error_code error) {
+    result_ = error;
+    beast::error_code ignored;
+    stream_.socket().close(ignored);
+  }
+
+  asio::io_context io_;
+  beast::tcp_stream stream_;
+  tcp::endpoint endpoint_;
+  http::request<http::empty_body> request_;
+  beast::flat_buffer buffer_;
+  http::response_parser<http::string_body> parser_;
+  beast::error_code result_;
+};
+
+}  // namespace
+
+StatusOr<std::string> HttpGet(const std::string& host, int port, const std::string& path, HttpGetLimits limits) {
+  const std::string url = "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+                          std::to_string(port) + path;
+  beast::error_code error;
+  const asio::ip::address address = asio::ip::make_address(host, error);
+  if (error) return Status::InvalidArgument("GET " + url + ": \"" + host + "\" is not an IP address");
+  Exchange exchange(tcp::endpoint(address, static_cast<uint16_t>(port)), host, path, limits);
+  error = exchange.Run();
+  if (error == beast::error::timeout) {
+    return Status::DeadlineExceeded("GET " + url + ": no whole answer within " + std::to_string(limits.deadline.count()) +
+                                    " ms");
+  }
+  if (error == http::error::body_limit) {
+    return Status::OutOfRange("GET " + url + ": the answer is larger than " + std::to_string(limits.max_body_bytes) +
+                              " bytes");
+  }
+  if (error) return Status::Unavailable("GET " + url + ": " + error.message());
+  const auto& response = exchange.response();
+  if (response.result() != http::status::ok) {
+    return Status::Unavailable("GET " + url + ": HTTP " + std::to_string(response.result_int()));
+  }
+  return std::move(response.body());
+}
+
+}  // namespace ergobench

@@ -1,0 +1,17 @@
+// UTF-8 helpers for text that came from outside (user specs, pod logs) and is cut to fit a
+// limit: a cut inside a multi-byte character leaves invalid UTF-8, which JSON encoders refuse.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace ergobench {
+
+// The longest prefix of `text` of at most `max_bytes` bytes that does not end inside a
+// multi-byte character. Invalid sequences already in `text` are left as they are.
+std::string TruncateUtf8(std::string_view text, size_t max_bytes);
+
+// `text` cut as TruncateUtf8 does, with "..." in place of what was cut, in `max_bytes` in all.
+std::string AbbreviateUtf8(std::string_view text, size_t max_bytes);
+
+}  // namespace ergobench

@@ -1,0 +1,42 @@
+#include "base/utf8.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace ergobench {
+namespace {
+
+TEST(Utf8, ACutNeverSplitsACharacter) {
+  const std::string e = "\u00e9";          // 2 bytes
+  const std::string euro = "\u20ac";       // 3 bytes
+  const std::string emoji = "\U0001F600";  // 4 bytes
+  EXPECT_EQ(TruncateUtf8("x" + e, 2), "x");
+  EXPECT_EQ(TruncateUtf8("x" + e, 3), "x" + e);
+  EXPECT_EQ(TruncateUtf8(euro + euro, 5), euro);
+  EXPECT_EQ(TruncateUtf8(euro + euro, 4), euro);
+  EXPECT_EQ(TruncateUtf8(emoji + "a", 3), "");
+  EXPECT_EQ(TruncateUtf8(emoji + "a", 4), emoji);
+  EXPECT_EQ(TruncateUtf8("abc", 0), "");
+  EXPECT_EQ(TruncateUtf8("abc", 10), "abc");
+}
+
+TEST(Utf8, EveryCutOfMixedTextIsValidJson) {
+  std::string text;
+  for (int i = 0; i < 50; ++i) text += "a\u00e9\u20ac\U0001F600";
+  for (size_t max = 0; max <= text.size(); ++max) {
+    const std::string cut = TruncateUtf8(text, max);
+    EXPECT_LE(cut.size(), max);
+    EXPECT_GE(cut.size() + 3, max) << "no more than one character is dropped";
+    EXPECT_NO_THROW(nlohmann::json(cut).dump()) << max;
+  }
+}
+
+TEST(Utf8, AbbreviateMarksTheCut) {
+  EXPECT_EQ(AbbreviateUtf8("short", 10), "short");
+  EXPECT_EQ(AbbreviateUtf8("abcdefghij", 8), "abcde...");
+  EXPECT_EQ(AbbreviateUtf8("ab\u00e9\u00e9", 6), "ab\u00e9\u00e9");
+  EXPECT_EQ(AbbreviateUtf8("ab\u00e9\u00e9", 5), "ab...");
+}
+
+}  // namespace
+}  // namespace ergobench
