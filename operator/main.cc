@@ -44,6 +44,7 @@ struct Options {
   int watch_timeout_seconds = 290;
   int progress_interval_seconds = static_cast<int>(controller::kProgressInterval.count());
   std::string runner_image;
+  controller::PodPolicy policy;
 };
 
 class HttpProgressReader final : public controller::ProgressReader {
@@ -212,7 +213,7 @@ int Run(const Options& options) {
   });
   controller::BenchmarkReconciler reconciler({&client, benchmarks, pods, &progress, std::chrono::system_clock::now,
                                               [&](const Benchmark& b) { metrics.RecordFinished(b); },
-                                              options.runner_image});
+                                              options.runner_image, options.policy});
   manager.SetReconciler(
       [&](const std::string& key) { return reconciler.Reconcile(key); },
       {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {
@@ -243,6 +244,13 @@ int main(int argc, char** argv) {
   app.add_option("--runner-image", options.runner_image,
                  "image of Benchmarks that name none (default: ergobench-runner:<version>)")
       ->envname("ERGOBENCH_RUNNER_IMAGE");
+  app.add_option("--allowed-image", options.policy.allowed_images,
+                 "image pattern a Benchmark may name ('*' matches anything), repeatable "
+                 "(default: the runner image's repository)");
+  app.add_flag("--allow-tolerations", options.policy.allow_tolerations, "honour spec.scheduling.tolerations");
+  app.add_flag("--allow-priority-class", options.policy.allow_priority_class,
+               "honour spec.scheduling.priorityClassName");
+  app.add_flag("--allow-scheduler-name", options.policy.allow_scheduler_name, "honour spec.scheduling.schedulerName");
   app.add_option("--workers", options.workers, "concurrent reconciles")->check(CLI::Range(1, 64));
   app.add_option("--metrics-bind-address", options.metrics_bind_address, "host:port for /metrics, /healthz, /readyz");
   app.add_flag("--leader-elect", options.leader_elect, "elect a leader through a Lease, for replicas > 1");

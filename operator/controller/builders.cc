@@ -33,15 +33,28 @@ json EnvVar(const std::string& name, const std::string& value) { return {{"name"
 
 json Resources(const Benchmark& benchmark) {
   // Requests equal limits: Guaranteed QoS, so a benchmark is not measured on borrowed CPU.
-  json amounts = json::object();
   const auto& r = benchmark.spec.resources;
-  if (!r.cpu.empty()) amounts["cpu"] = r.cpu;
-  if (!r.memory.empty()) amounts["memory"] = r.memory;
-  json out = json::object();
-  if (!amounts.empty()) out["requests"] = amounts;
+  json amounts = {{"cpu", r.cpu.empty() ? kDefaultWorkerCpu : r.cpu},
+                  {"memory", r.memory.empty() ? kDefaultWorkerMemory : r.memory}};
+  json out = {{"requests", amounts}};
   if (r.gpu > 0) amounts["nvidia.com/gpu"] = std::to_string(r.gpu);
-  if (!amounts.empty()) out["limits"] = amounts;
+  out["limits"] = amounts;
   return out;
+}
+
+// The restricted profile of the Pod Security Standards, for the pod and for its container.
+json PodSecurityContext() {
+  return {{"runAsNonRoot", true},
+          {"runAsUser", kRunnerUid},
+          {"runAsGroup", kRunnerUid},
+          {"fsGroup", kRunnerUid},
+          {"seccompProfile", {{"type", "RuntimeDefault"}}}};
+}
+
+json ContainerSecurityContext() {
+  return {{"allowPrivilegeEscalation", false},
+          {"readOnlyRootFilesystem", true},
+          {"capabilities", {{"drop", {"ALL"}}}}};
 }
 
 }  // namespace
@@ -119,9 +132,11 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, int64_t attempt) {
         {{"name", "metrics"}, {"containerPort", kMetricsPort}, {"protocol", "TCP"}}}},
       {"resources", Resources(benchmark)},
       {"readinessProbe", {{"httpGet", {{"path", "/healthz"}, {"port", "metrics"}}}, {"periodSeconds", 5}}},
+      {"securityContext", ContainerSecurityContext()},
       {"volumeMounts",
        {{{"name", "config"}, {"mountPath", kConfigMountPath}, {"readOnly", true}},
-        {{"name", "scratch"}, {"mountPath", scratch}}}},
+        {{"name", "scratch"}, {"mountPath", scratch}},
+        {{"name", "tmp"}, {"mountPath", kTmpMountPath}}}},
       {"terminationMessagePath", kTerminationMessagePath},
       // A rank killed before it wrote its result still leaves its last log lines.
       {"terminationMessagePolicy", "FallbackToLogsOnError"},
@@ -133,10 +148,15 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, int64_t attempt) {
       // The operator restarts the whole gang (runPolicy.backoffLimit): a rank restarted alone
       // could never rejoin its peers' collective.
       {"restartPolicy", "Never"},
+      // Ranks never call the Kubernetes API: no token to steal, and no Service variables.
+      {"automountServiceAccountToken", false},
+      {"enableServiceLinks", false},
+      {"securityContext", PodSecurityContext()},
       {"containers", json::array({container})},
       {"volumes",
        {{{"name", "config"}, {"configMap", {{"name", ConfigMapName(benchmark)}}}},
-        {{"name", "scratch"}, {"emptyDir", json::object()}}}},
+        {{"name", "scratch"}, {"emptyDir", {{"sizeLimit", kScratchSizeLimit}}}},
+        {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}}},
   };
   const Scheduling& scheduling = spec.scheduling;
   if (!scheduling.node_selector.empty()) pod_spec["nodeSelector"] = scheduling.node_selector;

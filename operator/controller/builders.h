@@ -5,7 +5,8 @@
 // publishes not-ready addresses, pods "<name>-worker-<i>" with hostname and subdomain, and
 // RANK, WORLD_SIZE, MASTER_ADDR (rank 0's DNS name) and MASTER_PORT in the environment.
 // Each rank writes its result as its termination message; the resolved config comes from a
-// ConfigMap.
+// ConfigMap. Pods meet the Pod Security Standards' "restricted" profile: non-root, no privilege
+// escalation, no capabilities, RuntimeDefault seccomp, a read-only root filesystem, no API token.
 #pragma once
 
 #include <string>
@@ -25,6 +26,19 @@ inline constexpr double kPodRendezvousTimeoutSeconds = 300;
 inline constexpr char kConfigMountPath[] = "/etc/ergobench";
 inline constexpr char kScratchMountPath[] = "/var/lib/ergobench";
 inline constexpr char kTerminationMessagePath[] = "/dev/termination-log";
+inline constexpr char kTmpMountPath[] = "/tmp";  // the root filesystem is read-only
+
+// Per worker when spec.resources leaves them out: requests equal limits all the same, so that
+// every pod is Guaranteed (its CPUs its own, pinned by a static CPU manager).
+inline constexpr char kDefaultWorkerCpu[] = "1";
+inline constexpr char kDefaultWorkerMemory[] = "2Gi";
+// Bounds on the emptyDirs: scratch holds downloaded datasets and the output; /tmp, what
+// libraries put there (OpenMPI's session directory).
+inline constexpr char kScratchSizeLimit[] = "20Gi";
+inline constexpr char kTmpSizeLimit[] = "1Gi";
+// The runner's user and group: the runner image's (65532, "nonroot"), named in the pod so
+// that a restricted namespace admits it whatever image it runs.
+inline constexpr int kRunnerUid = 65532;
 
 // Labels on every child; the selector of the pod watch and of the Service.
 inline constexpr char kBenchmarkLabel[] = "ergobench.io/benchmark";

@@ -257,8 +257,4 @@ BenchmarkStatus FailedStatus(const Benchmark& benchmark, BenchmarkStatus status,
   return status;
 }
 
-BenchmarkStatus InvalidStatus(const Benchmark& benchmark, const std::string& errors, const std::string& now) {
-  return FailedStatus(benchmark, benchmark.status, "Invalid", errors, now);
-}
-
 }  // namespace ergobench::controller

@@ -42,7 +42,5 @@ ReconcilePlan PlanReconcile(const Benchmark& benchmark, const std::vector<Worker
 BenchmarkStatus FailedStatus(const Benchmark& benchmark, BenchmarkStatus status, const std::string& reason,
                              const std::string& message, const std::string& now);
 
-// The terminal status of a Benchmark that failed validation: phase Failed, reason Invalid.
-BenchmarkStatus InvalidStatus(const Benchmark& benchmark, const std::string& errors, const std::string& now);
 
 }  // namespace ergobench::controller

@@ -151,6 +151,20 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
   return Status::Ok();
 }
 
+std::string BenchmarkReconciler::RunnerImage() const {
+  return deps_.runner_image.empty() ? DefaultRunnerImage() : deps_.runner_image;
+}
+
+std::pair<std::string, std::string> BenchmarkReconciler::Admit(const Benchmark& benchmark, FieldErrors errors) const {
+  if (errors.empty()) errors = ValidateBenchmark(benchmark);
+  std::string invalid = JoinErrors(errors);
+  if (invalid.empty()) invalid = ClusterValidationErrors(benchmark);
+  if (!invalid.empty()) return {kReasonInvalid, invalid};
+  const std::string denied = JoinErrors(PolicyViolations(benchmark, deps_.policy, RunnerImage()));
+  if (!denied.empty()) return {kReasonPolicyViolation, denied};
+  return {};
+}
+
 StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(const std::string& key) {
   // 1. Get. Gone from the cache: deleted, and garbage collection removes the children.
   const std::optional<json> object = deps_.benchmarks->Get(key);
@@ -162,22 +176,21 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   const BenchmarkStatus stored = benchmark.status;
   const std::string now = Rfc3339(deps_.now());
 
-  // 2. Validate: an invalid spec is terminal until the user edits it (a new generation);
-  //    then it starts over.
+  // 2. Admit: a spec that is invalid, or that the operator's policy forbids, is terminal until
+  //    the user edits it (a new generation); then it starts over.
   const Condition* failed = FindCondition(stored.conditions, kConditionFailed);
-  if (failed != nullptr && failed->reason == "Invalid" && failed->observed_generation < benchmark.metadata.generation) {
+  if (failed != nullptr && (failed->reason == kReasonInvalid || failed->reason == kReasonPolicyViolation) &&
+      failed->observed_generation < benchmark.metadata.generation) {
     benchmark.status = BenchmarkStatus{};
   }
   const std::string previous_phase = benchmark.status.phase;
-  if (benchmark.spec.image.empty()) benchmark.spec.image = deps_.runner_image;
+  if (benchmark.spec.image.empty()) benchmark.spec.image = RunnerImage();
   ApplyDefaults(&benchmark);
-  if (errors.empty()) errors = ValidateBenchmark(benchmark);
-  std::string invalid = JoinErrors(errors);
-  if (invalid.empty()) invalid = ClusterValidationErrors(benchmark);
-  if (!invalid.empty()) {
+  if (const auto [reason, message] = Admit(benchmark, std::move(errors)); !reason.empty()) {
     if (previous_phase == kPhaseFailed) return std::optional<std::chrono::seconds>();
-    RETURN_IF_ERROR(WriteStatus(*object, InvalidStatus(benchmark, invalid, now)));
-    RecordEvent(benchmark, "Warning", "Invalid", invalid);
+    benchmark.status = FailedStatus(benchmark, benchmark.status, reason, message, now);
+    RETURN_IF_ERROR(WriteStatus(*object, benchmark.status));
+    RecordEvent(benchmark, "Warning", reason, message);
     if (deps_.on_finished) deps_.on_finished(benchmark);
     return std::optional<std::chrono::seconds>();
   }

@@ -9,11 +9,13 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/benchmark.h"
 #include "base/status.h"
 #include "operator/controller/plan.h"
+#include "operator/controller/pod_policy.h"
 #include "operator/controller/progress_poller.h"
 #include "operator/kube/client.h"
 #include "operator/runtime/store.h"
@@ -34,7 +36,13 @@ struct ReconcilerDeps {
   // The image of Benchmarks that name none; empty: DefaultRunnerImage(), which suits only a
   // node that has the image under its short name.
   std::string runner_image;
+  // What authors may ask of the pods (images, tolerations, priority, scheduler).
+  PodPolicy policy;
 };
+
+// Reasons of the Failed condition of a Benchmark that was never admitted.
+inline constexpr char kReasonInvalid[] = "Invalid";
+inline constexpr char kReasonPolicyViolation[] = "PolicyViolation";
 
 class BenchmarkReconciler {
  public:
@@ -44,6 +52,10 @@ class BenchmarkReconciler {
   StatusOr<std::optional<std::chrono::seconds>> Reconcile(const std::string& key);
 
  private:
+  std::string RunnerImage() const;
+  // Why `benchmark` may not run (reason, message), or empty: its decoding and validation errors,
+  // what a cluster cannot run, then the policy.
+  std::pair<std::string, std::string> Admit(const Benchmark& benchmark, FieldErrors errors) const;
   Status WriteStatus(const nlohmann::json& object, const BenchmarkStatus& status);
   Status CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan);
   // AlreadyExists is success only for an object this Benchmark controls.

@@ -149,6 +149,20 @@ class ChartTest(unittest.TestCase):
         args = find(chart, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
         self.assertIn("--namespace=benchmarks", args)
 
+    def test_policy_values_become_the_operators_flags(self):
+        default = find(helm_template(), "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+        self.assertEqual([a for a in default if a.startswith(("--allowed-image", "--allow-"))], [],
+                         "conservative by default: the runner image's repository, no scheduling escapes")
+        chart = helm_template("--set", "policy.allowedImages={registry.example/team/*,ghcr.io/org/runner:*}",
+                              "--set", "policy.allowTolerations=true", "--set", "policy.allowSchedulerName=true")
+        args = find(chart, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+        self.assertEqual([a for a in args if a.startswith(("--allowed-image", "--allow-"))],
+                         ["--allowed-image=registry.example/team/*", "--allowed-image=ghcr.io/org/runner:*",
+                          "--allow-tolerations", "--allow-scheduler-name"])
+        refused = run(HELM, "template", "ergobench", CHART, "--set", "policy.allowEverything=true")
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn("allowEverything", refused.stderr)
+
     def test_chart_and_kustomize_deploy_the_same_hardened_operator(self):
         chart = find(helm_template(), "Deployment")["spec"]["template"]["spec"]
         base = find(kustomize("base"), "Deployment")["spec"]["template"]["spec"]

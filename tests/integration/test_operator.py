@@ -202,6 +202,39 @@ class OperatorTest(unittest.TestCase):
         self.apply(fmnist("after", workers=1))
         self.wait_phase("after", ["Running", "Succeeded"], timeout=60)
 
+    def test_an_image_the_policy_forbids_fails_once_without_pods(self):
+        obj = fmnist("foreign", workers=1)
+        obj["spec"]["image"] = "docker.io/someone/miner:latest"
+        self.apply(obj)
+        status = self.wait_phase("foreign", ["Failed"], timeout=30)
+        failed = self.condition(status, "Failed")
+        self.assertEqual(failed["reason"], "PolicyViolation")
+        self.assertIn("policy.allowedImages", failed["message"])
+        self.assertEqual(self.pods("foreign"), [])
+
+    def test_worker_pods_as_stored_meet_the_restricted_profile(self):
+        """The pods the API server stored (after its defaulting), checked against the Pod Security
+        Standards' restricted profile. This v1.20 server predates PodSecurity admission, and the
+        test node agent runs processes as root: the real kubelet of the cluster issue enforces it."""
+        self.apply(fmnist("restricted", workers=1))
+        self.wait_phase("restricted", ["Running", "Succeeded"], timeout=60)
+        (pod,) = self.pods("restricted")
+        spec = pod["spec"]
+        self.assertFalse(spec["automountServiceAccountToken"])
+        self.assertTrue(spec["securityContext"]["runAsNonRoot"])
+        self.assertEqual(spec["securityContext"]["seccompProfile"], {"type": "RuntimeDefault"})
+        for container in spec["containers"]:
+            security = container["securityContext"]
+            self.assertFalse(security["allowPrivilegeEscalation"])
+            self.assertTrue(security["readOnlyRootFilesystem"])
+            self.assertEqual(security["capabilities"], {"drop": ["ALL"]})
+            self.assertEqual(container["resources"]["requests"], container["resources"]["limits"])
+        self.assertEqual(pod["status"].get("qosClass"), "Guaranteed")
+        for volume in spec["volumes"]:
+            self.assertTrue({"configMap", "emptyDir"} & set(volume), volume)
+            if "emptyDir" in volume:
+                self.assertIn("sizeLimit", volume["emptyDir"])
+
     def test_a_refused_create_is_shown_and_retried(self):
         """A quota refuses the second worker (403): the Benchmark says so in the API's words, and
         goes on once the quota allows it."""

@@ -76,6 +76,40 @@ TEST(Builders, WorkerPod) {
   ExpectGolden(BuildWorkerPod(Task1a(), 2, 1), "pod-rank2-attempt1.json");
 }
 
+// Pod Security Standards, "restricted" profile, field by field: what a namespace labelled
+// pod-security.kubernetes.io/enforce=restricted admits. And no API token in a pod that never
+// calls the API.
+TEST(Builders, WorkerPodsMeetTheRestrictedProfile) {
+  const json pod = BuildWorkerPod(Task1a(), 0, 0)["spec"];
+  EXPECT_EQ(pod["automountServiceAccountToken"], false);
+  EXPECT_EQ(pod["securityContext"]["runAsNonRoot"], true);
+  EXPECT_GT(pod["securityContext"]["runAsUser"].get<int>(), 0);
+  EXPECT_EQ(pod["securityContext"]["seccompProfile"]["type"], "RuntimeDefault");
+  for (const json& container : pod["containers"]) {
+    const json& security = container["securityContext"];
+    EXPECT_EQ(security["allowPrivilegeEscalation"], false);
+    EXPECT_EQ(security["readOnlyRootFilesystem"], true);
+    EXPECT_EQ(security["capabilities"]["drop"], json::array({"ALL"}));
+    EXPECT_FALSE(security.contains("privileged"));
+  }
+  for (const json& volume : pod["volumes"]) {
+    EXPECT_TRUE(volume.contains("configMap") || volume.contains("emptyDir")) << volume.dump();
+    if (volume.contains("emptyDir")) {
+      EXPECT_TRUE(volume["emptyDir"].contains("sizeLimit")) << volume.dump();
+    }
+  }
+}
+
+// Unset resources still give Guaranteed QoS (requests equal limits), so a run's CPU is its own.
+TEST(Builders, UnsetResourcesDefaultToGuaranteed) {
+  Benchmark b = Task1a();
+  b.spec.resources = {};
+  const json resources = BuildWorkerPod(b, 0, 0)["spec"]["containers"][0]["resources"];
+  EXPECT_EQ(resources["requests"], resources["limits"]);
+  EXPECT_EQ(resources["requests"]["cpu"], kDefaultWorkerCpu);
+  EXPECT_EQ(resources["requests"]["memory"], kDefaultWorkerMemory);
+}
+
 TEST(Builders, GpuWorkersAskForDevicesInLimits) {
   Benchmark b = Task1a();
   b.spec.device = "cuda";

@@ -218,13 +218,15 @@ TEST(Plan, TtlDeletesTheFinishedBenchmark) {
   EXPECT_TRUE(PlanReconcile(b, {}, kT0 + seconds(300)).delete_benchmark);
 }
 
-TEST(Plan, InvalidStatusIsTerminal) {
+TEST(Plan, FailedStatusIsTerminal) {
   Benchmark b = Bench();
-  BenchmarkStatus status = InvalidStatus(b, "spec.hyperparameters.lr: unknown", "2026-11-18T11:06:40Z");
+  BenchmarkStatus status = FailedStatus(b, b.status, "Invalid", "spec.hyperparameters.lr: unknown", "2026-11-18T11:06:40Z");
   EXPECT_EQ(status.phase, "Failed");
+  EXPECT_EQ(status.completion_time, "2026-11-18T11:06:40Z");
   const Condition* failed = FindCondition(status.conditions, kConditionFailed);
   EXPECT_EQ(failed->reason, "Invalid");
   EXPECT_EQ(failed->observed_generation, 2);
+  EXPECT_EQ(FindCondition(status.conditions, kConditionRunning), nullptr) << "never ran: no Running condition";
 }
 
 TEST(Conditions, TransitionTimeMovesOnlyOnAFlip) {

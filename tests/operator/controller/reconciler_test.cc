@@ -36,9 +36,11 @@ class ReconcilerTest : public ::testing::Test {
     pods_.Apply({runtime::WatcherEvent::kRestarted, {}});
   }
 
-  StatusOr<std::optional<std::chrono::seconds>> Reconcile(const json& object, const std::string& runner_image = "") {
+  StatusOr<std::optional<std::chrono::seconds>> Reconcile(const json& object, const std::string& runner_image = "",
+                                                          PodPolicy policy = {}) {
     benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {object}});
-    BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, runner_image});
+    BenchmarkReconciler reconciler(
+        {&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, runner_image, std::move(policy)});
     return reconciler.Reconcile("ns/b");
   }
 
@@ -77,7 +79,7 @@ TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
   EXPECT_EQ(status["conditions"][0]["type"], "Created");
   // Its own writes are in the caches: a second look changes nothing and sends nothing.
   transport_.requests.clear();
-  BenchmarkReconciler again({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, ""});
+  BenchmarkReconciler again({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}});
   ASSERT_TRUE(again.Reconcile("ns/b").ok());
   EXPECT_EQ(Requests(), std::vector<std::string>{});
 }
@@ -100,8 +102,29 @@ TEST_F(ReconcilerTest, TheOperatorsRunnerImageFillsOnlyAnEmptySpecImage) {
   pods_.Apply({runtime::WatcherEvent::kRestarted, {}});
   json named = BenchmarkObject({{"task", "0a"}, {"workers", 1}, {"image", "mine:1"}});
   named["metadata"]["uid"] = "u-2";
-  ASSERT_TRUE(Reconcile(named, "registry.example/runner:2").ok());
+  PodPolicy mine;
+  mine.allowed_images = {"mine:*"};
+  ASSERT_TRUE(Reconcile(named, "registry.example/runner:2", mine).ok());
   EXPECT_EQ(PodImages(transport_.requests), std::vector<std::string>{"mine:1"});
+}
+
+// The operator creates pods on the author's behalf: an image its policy does not allow fails
+// the Benchmark once, with the reason, instead of a pod that runs it (or a retry loop).
+TEST_F(ReconcilerTest, AnImageThePolicyForbidsFailsOnce) {
+  ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 1}, {"image", "docker.io/evil/miner:1"}}),
+                        "registry.example/runner:2")
+                  .ok());
+  EXPECT_EQ(PodImages(transport_.requests).size(), 0u);
+  const json status = LastStatusWrite();
+  EXPECT_EQ(status["phase"], "Failed");
+  EXPECT_EQ(status["conditions"][0]["reason"], "PolicyViolation");
+  EXPECT_NE(status["conditions"][0]["message"].get<std::string>().find("spec.image: \"docker.io/evil/miner:1\" is not allowed"),
+            std::string::npos);
+  transport_.requests.clear();
+  ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 1}, {"image", "docker.io/evil/miner:1"}}, 1, status),
+                        "registry.example/runner:2")
+                  .ok());
+  EXPECT_TRUE(Requests().empty()) << "terminal: no retry of the same generation";
 }
 
 TEST_F(ReconcilerTest, InvalidIsWrittenOnceAndStartsOverAfterAnEdit) {
@@ -248,7 +271,7 @@ TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
   progress.Put("ns/b", /*attempt=*/0, Progress{2, 300, "accuracy", 0.71});
   transport_.requests.clear();
 
-  BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &progress, [] { return kNow; }, nullptr, ""});
+  BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &progress, [] { return kNow; }, nullptr, "", {}});
   ASSERT_TRUE(reconciler.Reconcile("ns/b").ok());
   const json running = LastStatusWrite();
   EXPECT_EQ(running["phase"], "Running");
