@@ -23,25 +23,44 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Aborts a transfer past the size limit even when the server announced no length.
+int AbortPastLimit(void* limit, curl_off_t, curl_off_t downloaded, curl_off_t, curl_off_t) {
+  return downloaded > static_cast<curl_off_t>(*static_cast<const uint64_t*>(limit)) ? 1 : 0;
+}
+
 // Writes to path.part and renames it into place only once complete, so that an
 // interrupted download is never mistaken for the archive.
-Status Download(const std::string& url, const std::string& path) {
+Status Download(const std::string& url, const std::string& path, const FetchLimits& limits) {
   const std::string partial = path + ".part";
   FILE* out = std::fopen(partial.c_str(), "wb");
   if (out == nullptr) return Status::Unavailable(path + ": cannot write: " + std::strerror(errno));
   CURL* curl = curl_easy_init();
   char error[CURL_ERROR_SIZE] = "";
+  const char* protocols = limits.allow_file_urls ? "http,https,file" : "http,https";
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, out);
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, protocols);
+  curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, limits.max_redirects);
   curl_easy_setopt(curl, CURLOPT_FAILONERROR, 1L);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(limits.connect_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, limits.low_speed_bytes_per_second);
+  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(limits.low_speed_time.count()));
+  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(limits.max_download_bytes));
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, AbortPastLimit);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &limits.max_download_bytes);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   const CURLcode code = curl_easy_perform(curl);
   curl_easy_cleanup(curl);
   std::fclose(out);
   if (code != CURLE_OK) {
     fs::remove(partial);
+    if (code == CURLE_FILESIZE_EXCEEDED || code == CURLE_ABORTED_BY_CALLBACK) {
+      return Status::InvalidArgument("spec.dataset.url: " + url + " is larger than " +
+                                     std::to_string(limits.max_download_bytes) + " bytes");
+    }
     return Status::Unavailable("cannot download " + url + ": " + (error[0] ? error : curl_easy_strerror(code)));
   }
   std::error_code renamed;
@@ -59,13 +78,49 @@ bool IsSafeEntryName(const std::string& name) {
   return true;
 }
 
-Status Extract(const std::string& archive_path, const std::string& into) {
+// A link `name` → `target` that resolves inside the archive's folder.
+bool IsInsideLink(const std::string& name, const std::string& target) {
+  if (target.empty() || target[0] == '/') return false;
+  int depth = 0;
+  for (const fs::path& part : fs::path(name).parent_path() / target) {
+    if (part == "..") {
+      if (--depth < 0) return false;
+    } else if (part != "." && !part.empty()) {
+      ++depth;
+    }
+  }
+  return true;
+}
+
+// Why the archive's entry `name` may not be extracted, or empty.
+std::string RefusalOf(struct archive_entry* entry, const std::string& name) {
+  if (!IsSafeEntryName(name)) return "refusing entry \"" + name + "\" outside the archive's folder";
+  if (const char* link = archive_entry_hardlink(entry)) {  // relative to the archive, like names
+    if (!IsSafeEntryName(link)) return "refusing hard link to \"" + std::string(link) + "\"";
+    return "";
+  }
+  switch (archive_entry_filetype(entry)) {
+    case AE_IFREG:
+    case AE_IFDIR:
+      return "";
+    case AE_IFLNK: {
+      const char* target = archive_entry_symlink(entry);
+      if (target != nullptr && IsInsideLink(name, target)) return "";
+      return "refusing link " + name + " -> " + (target ? target : "") + ": it leads outside the archive";
+    }
+    default:
+      return "refusing " + name + ": not a file, folder or link";
+  }
+}
+
+// Extracts `archive_path` into `into`, entry by entry, within the limits' bytes and entries.
+Status Extract(const std::string& archive_path, const std::string& into, const FetchLimits& limits) {
   struct archive* in = archive_read_new();
   archive_read_support_filter_all(in);
   archive_read_support_format_all(in);
   archive_read_support_format_raw(in);  // a single compressed file, such as epsilon's .bz2
   struct archive* out = archive_write_disk_new();
-  // Entry names are checked below (the destination prefix makes every final path absolute).
+  // Entry names and links are checked below; `into` is canonical (no links of its own).
   archive_write_disk_set_options(out, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
                                           ARCHIVE_EXTRACT_SECURE_SYMLINKS);
   Status status = Status::Ok();
@@ -73,6 +128,7 @@ Status Extract(const std::string& archive_path, const std::string& into) {
     status = Status::InvalidArgument(archive_path + ": not an archive: " + archive_error_string(in));
   }
   struct archive_entry* entry = nullptr;
+  uint64_t entries = 0, bytes = 0;
   while (status.ok()) {
     const int r = archive_read_next_header(in, &entry);
     if (r == ARCHIVE_EOF) break;
@@ -85,18 +141,16 @@ Status Extract(const std::string& archive_path, const std::string& into) {
     if (name == "data" && archive_format(in) == ARCHIVE_FORMAT_RAW) {
       name = fs::path(archive_path).stem().string();
     }
-    if (!IsSafeEntryName(name)) {
-      status = Status::InvalidArgument(archive_path + ": refusing entry \"" + name + "\" outside the archive's folder");
+    if (const std::string refusal = RefusalOf(entry, name); !refusal.empty()) {
+      status = Status::InvalidArgument(archive_path + ": " + refusal);
+      break;
+    }
+    if (++entries > limits.max_entries) {
+      status = Status::InvalidArgument(archive_path + ": more than " + std::to_string(limits.max_entries) + " entries");
       break;
     }
     archive_entry_set_pathname(entry, (fs::path(into) / name).c_str());
-    if (const char* link = archive_entry_hardlink(entry)) {  // relative to the archive, like names
-      if (!IsSafeEntryName(link)) {
-        status = Status::InvalidArgument(archive_path + ": refusing hard link to \"" + link + "\"");
-        break;
-      }
-      archive_entry_set_hardlink(entry, (fs::path(into) / link).c_str());
-    }
+    if (const char* link = archive_entry_hardlink(entry)) archive_entry_set_hardlink(entry, (fs::path(into) / link).c_str());
     if (archive_write_header(out, entry) != ARCHIVE_OK) {
       status = Status::Unavailable(archive_path + ": cannot extract " + name + ": " + archive_error_string(out));
       break;
@@ -106,9 +160,17 @@ Status Extract(const std::string& archive_path, const std::string& into) {
     la_int64_t offset = 0;
     int rb;
     while ((rb = archive_read_data_block(in, &block, &size, &offset)) == ARCHIVE_OK) {
+      // Count what the archive yields, not what it claims: a bomb's headers lie.
+      bytes += size;
+      if (bytes > limits.max_extracted_bytes) break;
       if (archive_write_data_block(out, block, size, offset) != ARCHIVE_OK) break;
     }
-    if (rb != ARCHIVE_EOF) status = Status::InvalidArgument(archive_path + ": corrupt entry " + name);
+    if (bytes > limits.max_extracted_bytes) {
+      status = Status::InvalidArgument(archive_path + ": extracts to more than " +
+                                       std::to_string(limits.max_extracted_bytes) + " bytes");
+    } else if (rb != ARCHIVE_EOF) {
+      status = Status::InvalidArgument(archive_path + ": corrupt entry " + name);
+    }
     archive_write_finish_entry(out);
   }
   archive_read_free(in);
@@ -141,6 +203,13 @@ class FileLock {
 
 }  // namespace
 
+FetchLimits FetchLimits::FromEnv() {
+  FetchLimits limits;
+  const char* files = std::getenv("ERGOBENCH_ALLOW_FILE_URLS");
+  limits.allow_file_urls = files != nullptr && std::string(files) == "1";
+  return limits;
+}
+
 std::string DefaultDatasetCache() {
   if (const char* dir = std::getenv(kDataDirEnv)) return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME")) return std::string(xdg) + "/ergobench/datasets";
@@ -170,10 +239,19 @@ StatusOr<std::string> Sha256OfFile(const std::string& path) {
   return hex;
 }
 
-StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sha256, const std::string& cache_dir) {
-  const fs::path entry = fs::path(cache_dir) / sha256;
+StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sha256, const std::string& cache_dir,
+                                   const FetchLimits& limits) {
+  const bool http = url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
+  if (!http && !(limits.allow_file_urls && url.rfind("file://", 0) == 0)) {
+    return Status::InvalidArgument("spec.dataset.url: only http:// and https:// URLs are fetched, got \"" + url +
+                                   "\" (file:// needs ERGOBENCH_ALLOW_FILE_URLS=1)");
+  }
   std::error_code error;
-  fs::create_directories(entry, error);
+  fs::create_directories(cache_dir, error);
+  // Canonical: libarchive's secure-symlinks check refuses any link in a destination path, the
+  // cache's own parents included.
+  const fs::path entry = fs::canonical(cache_dir, error) / sha256;
+  if (!error) fs::create_directories(entry, error);
   if (error) return Status::Unavailable(entry.string() + ": cannot create: " + error.message());
   FileLock lock((entry / ".lock").string());
   if (!lock.ok()) return Status::Unavailable(entry.string() + "/.lock: cannot lock: " + std::strerror(errno));
@@ -183,11 +261,11 @@ StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sh
   const std::string file_name = fs::path(url).filename().empty() ? "archive" : fs::path(url).filename().string();
   const fs::path archive = entry / file_name;
   const bool cached = fs::exists(archive);
-  if (!cached) RETURN_IF_ERROR(Download(url, archive.string()));
+  if (!cached) RETURN_IF_ERROR(Download(url, archive.string(), limits));
   ASSIGN_OR_RETURN(std::string actual, Sha256OfFile(archive.string()));
   if (actual != sha256 && cached) {  // a stale or damaged copy: fetch it afresh once
     fs::remove(archive, error);
-    RETURN_IF_ERROR(Download(url, archive.string()));
+    RETURN_IF_ERROR(Download(url, archive.string(), limits));
     ASSIGN_OR_RETURN(actual, Sha256OfFile(archive.string()));
   }
   if (actual != sha256) {
@@ -196,7 +274,7 @@ StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sh
   }
   fs::remove_all(data, error);
   fs::create_directories(data, error);
-  RETURN_IF_ERROR(Extract(archive.string(), data.string()));
+  RETURN_IF_ERROR(Extract(archive.string(), data.string(), limits));
   std::ofstream(entry / ".complete") << url << "\n";
   return data.string();
 }

@@ -4,18 +4,41 @@
 // may fetch at once; a lock file makes one of them do it.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <string>
 
 #include "base/status.h"
 
 namespace ergobench {
 
+// What one fetch may cost. A URL in a Benchmark is the author's, so it is held to limits:
+// http(s) only, a bounded size and redirect chain, a transfer that keeps moving, and an
+// archive that holds only files and folders (and links that stay inside), within size and count.
+struct FetchLimits {
+  // file:// reads the node's own files: only for tests and local mirrors, by choice
+  // ($ERGOBENCH_ALLOW_FILE_URLS=1 in FromEnv).
+  bool allow_file_urls = false;
+  uint64_t max_download_bytes = uint64_t{64} << 30;
+  uint64_t max_extracted_bytes = uint64_t{256} << 30;
+  uint64_t max_entries = 4'000'000;  // ImageNet's training set has 1.28 million files
+  long max_redirects = 5;
+  std::chrono::seconds connect_timeout{30};
+  // A transfer slower than this many bytes per second for low_speed_time is abandoned, so a
+  // stalled server does not hold the other ranks waiting on the cache's lock.
+  long low_speed_bytes_per_second = 1024;
+  std::chrono::seconds low_speed_time{60};
+
+  static FetchLimits FromEnv();
+};
+
 // $ERGOBENCH_DATA_DIR, else $XDG_CACHE_HOME/ergobench/datasets, else ~/.cache/ergobench/datasets.
 std::string DefaultDatasetCache();
 
 // Returns the directory the archive was extracted into (cache/<sha256>/data). A checksum
 // mismatch deletes the download and names both sums.
-StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sha256, const std::string& cache_dir);
+StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sha256, const std::string& cache_dir,
+                                   const FetchLimits& limits = FetchLimits::FromEnv());
 
 // The first directory at or under `root` (two levels at most) that holds `file`: archives
 // put their files one folder down (cifar-10-binary.tar.gz holds cifar-10-batches-bin/).

@@ -112,7 +112,13 @@ class FmnistTest(ErgobenchTestCase):
             sha256 = hashlib.sha256(f.read()).hexdigest()
         doc = training_yaml("fmnist-url", workers=1, max_epochs=1, trainSamples=2048).replace(
             "  maxEpochs: 1\n", f"  maxEpochs: 1\n  dataset: {{source: url, url: 'file://{archive}', sha256: '{sha256}'}}\n")
+        # A file:// URL reads the node's own files: refused unless the run allows it.
         env = dict(os.environ, ERGOBENCH_DATA_DIR=os.path.join(self.dir, "cache"))
+        env.pop("ERGOBENCH_ALLOW_FILE_URLS", None)
+        run = self.ergobench("run", "-q", self.write("u.yaml", doc), timeout=300, env=env)
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("spec.dataset.url: only http:// and https://", run.stdout + run.stderr)
+        env["ERGOBENCH_ALLOW_FILE_URLS"] = "1"
         run = self.ergobench("run", "-q", self.write("u.yaml", doc), timeout=300, env=env)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         self.assertTrue(os.path.exists(os.path.join(self.dir, "cache", sha256, ".complete")))

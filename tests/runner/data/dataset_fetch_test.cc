@@ -2,6 +2,8 @@
 // whole path runs without a network.
 #include "runner/data/dataset_fetch.h"
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -38,6 +40,21 @@ class DatasetFetchTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   fs::path Archive() const { return root_ / "cifar-10-binary.tar.gz"; }
+  // The limits of a run that allows file:// URLs, as these tests need.
+  static FetchLimits Files() {
+    FetchLimits limits;
+    limits.allow_file_urls = true;
+    return limits;
+  }
+  // A tar.gz of src/<what>, built by tar with whatever entries the test made there.
+  std::string TarOf(const std::string& what) {
+    const std::string archive = (root_ / (what + ".tar.gz")).string();
+    EXPECT_EQ(std::system(("tar -C " + (root_ / "src").string() + " -czf " + archive + " " + what).c_str()), 0);
+    return archive;
+  }
+  StatusOr<std::string> FetchFile(const std::string& archive, const FetchLimits& limits) {
+    return FetchDataset("file://" + archive, *Sha256OfFile(archive), cache_, limits);
+  }
   std::string Url() const { return "file://" + Archive().string(); }
 
   fs::path root_;
@@ -47,7 +64,7 @@ class DatasetFetchTest : public ::testing::Test {
 TEST_F(DatasetFetchTest, DownloadsChecksExtractsAndCaches) {
   auto sha = Sha256OfFile(Archive().string());
   ASSERT_TRUE(sha.ok());
-  auto data = FetchDataset(Url(), *sha, cache_);
+  auto data = FetchDataset(Url(), *sha, cache_, Files());
   ASSERT_TRUE(data.ok()) << data.status().ToString();
   auto dir = FindDirectoryHolding(*data, "data_batch_1.bin");
   ASSERT_TRUE(dir.ok()) << dir.status().ToString();
@@ -56,7 +73,7 @@ TEST_F(DatasetFetchTest, DownloadsChecksExtractsAndCaches) {
 
   // Cached: a second fetch needs neither the source nor the network.
   fs::remove(Archive());
-  auto again = FetchDataset(Url(), *sha, cache_);
+  auto again = FetchDataset(Url(), *sha, cache_, Files());
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(*again, *data);
 }
@@ -65,7 +82,7 @@ TEST_F(DatasetFetchTest, DamagedCachedArchiveIsFetchedAgain) {
   const std::string sha = *Sha256OfFile(Archive().string());
   fs::create_directories(fs::path(cache_) / sha);
   std::ofstream(fs::path(cache_) / sha / "cifar-10-binary.tar.gz") << "half a download";
-  auto data = FetchDataset(Url(), sha, cache_);
+  auto data = FetchDataset(Url(), sha, cache_, Files());
   ASSERT_TRUE(data.ok()) << data.status().ToString();
   EXPECT_TRUE(FindDirectoryHolding(*data, "test_batch.bin").ok());
   EXPECT_FALSE(fs::exists(fs::path(cache_) / sha / "cifar-10-binary.tar.gz.part"));
@@ -73,7 +90,7 @@ TEST_F(DatasetFetchTest, DamagedCachedArchiveIsFetchedAgain) {
 
 TEST_F(DatasetFetchTest, ChecksumMismatchIsRefused) {
   const std::string wrong(64, '0');
-  auto data = FetchDataset(Url(), wrong, cache_);
+  auto data = FetchDataset(Url(), wrong, cache_, Files());
   ASSERT_FALSE(data.ok());
   EXPECT_NE(data.status().message().find("spec.dataset.sha256: " + Url() + " has sha256 "), std::string::npos)
       << data.status().message();
@@ -82,7 +99,7 @@ TEST_F(DatasetFetchTest, ChecksumMismatchIsRefused) {
 }
 
 TEST_F(DatasetFetchTest, MissingSourceNamesTheUrl) {
-  auto data = FetchDataset("file://" + (root_ / "absent.tar.gz").string(), std::string(64, 'a'), cache_);
+  auto data = FetchDataset("file://" + (root_ / "absent.tar.gz").string(), std::string(64, 'a'), cache_, Files());
   ASSERT_FALSE(data.ok());
   EXPECT_NE(data.status().message().find("cannot download file://"), std::string::npos) << data.status().message();
 }
@@ -91,9 +108,86 @@ TEST_F(DatasetFetchTest, SingleCompressedFile) {
   std::ofstream(root_ / "train.svm") << "+1 1:0.5\n";
   ASSERT_EQ(std::system(("bzip2 -k " + (root_ / "train.svm").string()).c_str()), 0);
   const std::string bz2 = (root_ / "train.svm.bz2").string();
-  auto data = FetchDataset("file://" + bz2, *Sha256OfFile(bz2), cache_);
+  auto data = FetchDataset("file://" + bz2, *Sha256OfFile(bz2), cache_, Files());
   ASSERT_TRUE(data.ok()) << data.status().ToString();
   EXPECT_EQ(Read(fs::path(*data) / "train.svm"), "+1 1:0.5\n");
+}
+
+// A node's own files are not the author's to read: file:// only when the run allows it.
+TEST_F(DatasetFetchTest, OnlyHttpUnlessFileUrlsAreAllowed) {
+  const std::string sha = *Sha256OfFile(Archive().string());
+  for (const std::string& url : {Url(), std::string("ftp://example.org/a.tar.gz"), std::string("gopher://x/")}) {
+    auto data = FetchDataset(url, sha, cache_, FetchLimits{});
+    ASSERT_FALSE(data.ok()) << url;
+    EXPECT_EQ(data.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(data.status().message().find("spec.dataset.url: only http:// and https://"), std::string::npos)
+        << data.status().message();
+  }
+  EXPECT_TRUE(FetchDataset(Url(), sha, cache_, Files()).ok());
+}
+
+TEST_F(DatasetFetchTest, ADownloadOverTheLimitIsRefused) {
+  FetchLimits limits = Files();
+  limits.max_download_bytes = 64;
+  auto data = FetchDataset(Url(), *Sha256OfFile(Archive().string()), cache_, limits);
+  ASSERT_FALSE(data.ok());
+  EXPECT_NE(data.status().message().find("larger than 64 bytes"), std::string::npos) << data.status().message();
+}
+
+// An archive holds files, folders and links that stay inside it. A link to /etc, a FIFO (which
+// blocks whoever opens it) or a device node is refused, naming the entry.
+TEST_F(DatasetFetchTest, OnlyFilesFoldersAndInsideLinksAreExtracted) {
+  fs::create_directories(root_ / "src/bad");
+  fs::create_symlink("/etc/passwd", root_ / "src/bad/passwd");
+  auto outside = FetchFile(TarOf("bad"), Files());
+  ASSERT_FALSE(outside.ok());
+  EXPECT_NE(outside.status().message().find("refusing link bad/passwd -> /etc/passwd"), std::string::npos)
+      << outside.status().message();
+
+  fs::create_directories(root_ / "src/climb/deep");
+  fs::create_symlink("../../../x", root_ / "src/climb/deep/up");
+  EXPECT_FALSE(FetchFile(TarOf("climb"), Files()).ok());
+
+  fs::create_directories(root_ / "src/pipe");
+  ASSERT_EQ(mkfifo((root_ / "src/pipe/fifo").c_str(), 0644), 0);
+  auto fifo = FetchFile(TarOf("pipe"), Files());
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.status().message().find("refusing pipe/fifo: not a file, folder or link"), std::string::npos)
+      << fifo.status().message();
+
+  fs::create_directories(root_ / "src/good/sub");
+  std::ofstream(root_ / "src/good/sub/file.bin") << "ok";
+  fs::create_symlink("sub/file.bin", root_ / "src/good/alias.bin");
+  auto good = FetchFile(TarOf("good"), Files());
+  ASSERT_TRUE(good.ok()) << good.status().ToString();
+  EXPECT_EQ(Read(fs::path(*good) / "good/alias.bin"), "ok");
+}
+
+TEST_F(DatasetFetchTest, ExtractionIsBoundedInBytesAndEntries) {
+  fs::create_directories(root_ / "src/many");
+  for (int i = 0; i < 5; ++i) std::ofstream(root_ / "src/many" / std::to_string(i)) << std::string(1000, 'x');
+  const std::string archive = TarOf("many");
+  FetchLimits limits = Files();
+  limits.max_extracted_bytes = 3000;
+  auto bytes = FetchFile(archive, limits);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find("more than 3000 bytes"), std::string::npos) << bytes.status().message();
+  limits = Files();
+  limits.max_entries = 4;
+  fs::remove_all(cache_);
+  auto entries = FetchFile(archive, limits);
+  ASSERT_FALSE(entries.ok());
+  EXPECT_NE(entries.status().message().find("more than 4 entries"), std::string::npos) << entries.status().message();
+}
+
+// A symbolic link among the cache's own parents (a ~/.cache on another disk, say) broke every
+// extraction: libarchive's secure-symlinks check saw it in each destination path.
+TEST_F(DatasetFetchTest, ACacheBehindASymbolicLinkWorks) {
+  fs::create_directories(root_ / "real-cache");
+  fs::create_symlink(root_ / "real-cache", root_ / "linked-cache");
+  auto data = FetchDataset(Url(), *Sha256OfFile(Archive().string()), (root_ / "linked-cache").string(), Files());
+  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  EXPECT_TRUE(FindDirectoryHolding(*data, "data_batch_1.bin").ok());
 }
 
 TEST(Sha256Test, KnownDigest) {
