@@ -45,7 +45,8 @@ class EnergyMeter {
   virtual std::vector<ChannelSample> Sample() = 0;
 };
 
-// Undoes the wrap-around of a counter that counts up to `max_range` and restarts at 0.
+// Undoes the wrap-around of a counter that counts up to `max_range` and restarts at 0. A step
+// back of more than half the range is taken for a reset (the counter started over), not a wrap.
 class CounterUnwrapper {
  public:
   explicit CounterUnwrapper(double max_range) : max_range_(max_range) {}

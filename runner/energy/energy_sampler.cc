@@ -28,6 +28,8 @@ void EnergySampler::SampleAt(Clock::time_point now) {
   for (Channel& c : channels_) {
     const std::vector<ChannelSample>& readings = samples[c.meter];
     const ChannelSample sample = c.index < readings.size() ? readings[c.index] : ChannelSample{};
+    c.last_read_failed = !sample.energy_joules && !sample.power_watts;
+    if (c.last_read_failed) ++c.failed_reads;
     if (sample.energy_joules) {
       // A counter: energy is its difference from the first reading.
       if (!c.first_counter) c.first_counter = *sample.energy_joules;
@@ -91,8 +93,16 @@ std::optional<double> EnergySampler::TotalAt(Clock::time_point t) const {
   return before->second + (after->second - before->second) * (span > 0 ? part / span : 0);
 }
 
+// A channel that counts toward the total and could not be read last time: what it counted
+// since is unknown, so no total stands (a counter that recovers restores it).
+bool EnergySampler::TotalsBroken() const {
+  return std::any_of(channels_.begin(), channels_.end(),
+                     [](const Channel& c) { return c.energy.channel.in_total && c.last_read_failed; });
+}
+
 std::optional<double> EnergySampler::JoulesBetween(Clock::time_point from, Clock::time_point to) const {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (TotalsBroken()) return std::nullopt;
   const auto a = TotalAt(from), b = TotalAt(to);
   if (!a || !b) return std::nullopt;
   return *b - *a;
@@ -100,16 +110,23 @@ std::optional<double> EnergySampler::JoulesBetween(Clock::time_point from, Clock
 
 std::optional<double> EnergySampler::TotalJoules() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (series_.empty()) return std::nullopt;
+  if (series_.empty() || TotalsBroken()) return std::nullopt;
   return series_.back().second;
 }
 
 nlohmann::json EnergySampler::Describe() const {
+  std::lock_guard<std::mutex> lock(mutex_);
   nlohmann::json out = nlohmann::json::array();
   for (const auto& meter : meters_) {
     const MeterInfo& info = meter->info();
     nlohmann::json entry = {{"name", info.name}, {"available", info.available}};
     if (!info.reason.empty()) entry["reason"] = info.reason;
+    for (const Channel& c : channels_) {
+      if (c.meter != meter.get() || !c.last_read_failed) continue;
+      entry["available"] = false;
+      entry["reason"] = c.energy.channel.device + "/" + c.energy.channel.domain + " could not be read at the end (" +
+                        std::to_string(c.failed_reads) + " failed reads)";
+    }
     nlohmann::json channels = nlohmann::json::array();
     for (const auto& c : info.channels) channels.push_back(c.device + "/" + c.domain);
     if (!channels.empty()) entry["channels"] = channels;

@@ -63,7 +63,10 @@ class EnergySampler {
     ChannelEnergy energy;
     std::optional<double> first_counter;
     std::optional<double> last_watts;
+    int failed_reads = 0;
+    bool last_read_failed = false;  // then its energy so far is not the run's: totals are absent
   };
+  bool TotalsBroken() const;
   std::optional<double> TotalAt(Clock::time_point t) const;
 
   std::vector<std::unique_ptr<EnergyMeter>> meters_;

@@ -55,7 +55,12 @@ EnergyChannel ChannelFor(const std::string& zone_dir_name, const std::string& na
 }  // namespace
 
 double CounterUnwrapper::Update(double raw) {
-  if (last_) total_ += raw >= *last_ ? raw - *last_ : (max_range_ - *last_) + raw;
+  if (last_) {
+    // A wrap between two samples (100 ms apart) covers a sliver of the range; a step back that
+    // would imply more than half of it is the counter starting over, which counted only `raw`.
+    const double wrapped = (max_range_ - *last_) + raw;
+    total_ += raw >= *last_ ? raw - *last_ : wrapped <= max_range_ / 2 ? wrapped : raw;
+  }
   last_ = raw;
   return total_;
 }

@@ -47,6 +47,41 @@ TEST(CounterUnwrapper, UndoesWrapAround) {
   EXPECT_EQ(counter.Update(40), 140);
 }
 
+// A counter that restarts from zero mid-range (a driver reload, a reset) is not a wrap: taking
+// it for one added the whole rest of the range, 950 J here, to a few joules of work.
+TEST(CounterUnwrapper, AResetIsNotAWrap) {
+  CounterUnwrapper counter(1000);
+  EXPECT_EQ(counter.Update(100), 0);
+  EXPECT_EQ(counter.Update(400), 300);
+  EXPECT_EQ(counter.Update(50), 350) << "reset: only what it counted since";
+  EXPECT_EQ(counter.Update(60), 360);
+}
+
+// A counter that stops being readable mid-run must not leave its last value standing as the
+// run's energy: the total is absent, and the meter's description says why.
+TEST_F(FakeSysfs, ACounterUnreadableAtTheEndMakesTheEnergyAbsent) {
+  Zone("intel-rapl:0", "package-0", 1000000);
+  std::vector<std::unique_ptr<EnergyMeter>> meters;
+  meters.push_back(OpenRaplMeter(Powercap()));
+  EnergySampler sampler(std::move(meters));
+  const auto t0 = EnergySampler::Clock::time_point{};
+  sampler.SampleAt(t0);
+  Zone("intel-rapl:0", "package-0", 3000000);
+  sampler.SampleAt(t0 + milliseconds(100));
+  EXPECT_DOUBLE_EQ(*sampler.TotalJoules(), 2.0);
+  fs::remove(root_ / "sys/class/powercap/intel-rapl:0/energy_uj");
+  sampler.SampleAt(t0 + milliseconds(200));
+  EXPECT_FALSE(sampler.TotalJoules()) << "not the 2 J read before the counter went away";
+  EXPECT_FALSE(sampler.JoulesBetween(t0, t0 + milliseconds(100)));
+  const nlohmann::json described = sampler.Describe();
+  EXPECT_NE(described[0].value("reason", "").find("cpu0/package could not be read"), std::string::npos)
+      << described.dump();
+  // A read that fails and then recovers loses nothing: the counter kept counting.
+  Zone("intel-rapl:0", "package-0", 5000000);
+  sampler.SampleAt(t0 + milliseconds(300));
+  EXPECT_DOUBLE_EQ(*sampler.TotalJoules(), 4.0);
+}
+
 TEST_F(FakeSysfs, RaplZonesBecomeChannels) {
   Zone("intel-rapl:0", "package-0", 1000000);
   Zone("intel-rapl:0:0", "core", 500000);
