@@ -19,6 +19,9 @@ function(ergobench_set_flags target)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
   endif()
+  if(ERGOBENCH_FUZZ)
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
 endfunction()
 
 # ergobench_include_root(ROOT_NAME PATH...): an include root under the build tree holding a link to

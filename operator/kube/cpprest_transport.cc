@@ -2,6 +2,8 @@
 
 #include <cpprest/http_client.h>
 #include <cpprest/containerstream.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include "operator/kube/token_source.h"
 
@@ -64,7 +66,12 @@ class CpprestTransport final : public HttpTransport {
     out.set_validate_certificates(!config.insecure_skip_tls_verify);
     const std::string ca = config.ca_pem, cert = config.client_cert_pem, key = config.client_key_pem;
     out.set_ssl_context_callback([ca, cert, key](boost::asio::ssl::context& context) {
-      if (!ca.empty()) context.add_certificate_authority(boost::asio::buffer(ca.data(), ca.size()));
+      if (!ca.empty()) {
+        // The cluster's CA alone: cpprest has loaded the system's trust store already, and a
+        // certificate some public CA issued for the API server's name must not pass.
+        SSL_CTX_set_cert_store(context.native_handle(), X509_STORE_new());
+        context.add_certificate_authority(boost::asio::buffer(ca.data(), ca.size()));
+      }
       if (!cert.empty()) {
         context.use_certificate_chain(boost::asio::buffer(cert.data(), cert.size()));
         context.use_private_key(boost::asio::buffer(key.data(), key.size()), boost::asio::ssl::context::pem);

@@ -3,6 +3,7 @@ kube-controller-manager v1.20 built from Debian's source package) with the test 
 standing in for kubelet and scheduler. The operator runs out of cluster with the token of a
 ServiceAccount bound only to manifests/rbac, which proves that RBAC is enough."""
 
+import base64
 import json
 import os
 import re
@@ -12,6 +13,8 @@ import sys
 import tempfile
 import unittest
 import urllib.request
+
+import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
@@ -279,6 +282,9 @@ class OperatorTest(unittest.TestCase):
         """Readiness does not wait for the lease (a rollout's new pod must become Ready while the
         old one leads), and the standby reconciles nothing until it leads."""
         leader = self.operator
+        # If the test fails before it stops the leader, stop it anyway: a leader left running
+        # would reconcile the next tests' Benchmarks.
+        self.addCleanup(lambda: leader.poll() is None and (leader.send_signal(signal.SIGTERM), leader.wait(timeout=30)))
         self.start_operator()  # a second replica: Ready, but standing by
         standby_log = self.operator_logs[-1]
         self.assertNotIn("became the leader", open(standby_log).read())
@@ -290,6 +296,37 @@ class OperatorTest(unittest.TestCase):
         self.cp.wait_for(lambda: "became the leader" in open(standby_log).read(), 15, "the standby to take over")
         self.apply(fmnist("taken-over", workers=1))
         self.wait_phase("taken-over", ["Running", "Succeeded"], timeout=60)
+
+    def test_only_the_kubeconfigs_ca_is_trusted(self):
+        """With a certificate authority in the kubeconfig, the system's trust store is not
+        consulted: here the system store (SSL_CERT_FILE) holds the cluster's CA and the
+        kubeconfig another one, and the operator must refuse the API server's certificate."""
+        other = os.path.join(self.tmp, "other-ca")
+        os.makedirs(other, exist_ok=True)
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out",
+                        "ca.crt", "-days", "1", "-subj", "/CN=unrelated-ca"], cwd=other, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(self.sa_kubeconfig) as f:
+            config = yaml.safe_load(f)
+        with open(os.path.join(other, "ca.crt"), "rb") as f:
+            config["clusters"][0]["cluster"]["certificate-authority-data"] = base64.b64encode(f.read()).decode()
+        config["clusters"][0]["cluster"].pop("certificate-authority", None)
+        path = os.path.join(other, "kubeconfig")
+        with open(path, "w") as f:
+            yaml.safe_dump(config, f)
+        port = free_port()
+        log = os.path.join(other, "operator.log")
+        env = dict(os.environ, SSL_CERT_FILE=self.cp.pki.path("ca.crt"))
+        with open(log, "w") as out:
+            proc = subprocess.Popen([OPERATOR, "--kubeconfig", path, "--metrics-bind-address", f"127.0.0.1:{port}"],
+                                    stdout=out, stderr=subprocess.STDOUT, env=env)
+        try:
+            self.cp.wait_for(lambda: "Error in SSL handshake" in open(log).read(), 30, "the TLS refusal")
+            with self.assertRaises(OSError):  # never ready: its caches cannot fill
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
 
     def test_fmnist_k2_runs_to_accuracy(self):
         with open(os.path.join(ROOT, "manifests/examples/fmnist-k2.yaml")) as f:

@@ -218,6 +218,9 @@ class NodeAgent:
         termination_file = os.path.join(pod_dir, "termination-log")
         open(termination_file, "w").close()
         mounts = self.prepare_volumes(pod) + [(termination_file, termination_path)]
+        # Every source lives under the work directory (in /tmp here): a volume mounted over one
+        # of its parents (an emptyDir at /tmp) goes last, or it would hide the sources after it.
+        mounts.sort(key=lambda m: (self.work + "/").startswith(m[1].rstrip("/") + "/"))
 
         env = {"PATH": f"{self.bin_dir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                "HOME": "/root", "HOSTNAME": obj["spec"].get("hostname") or pod.name,

@@ -50,6 +50,15 @@ class ReconcilerTest : public ::testing::Test {
     return out;
   }
 
+  // Pod creates get `code` and `body`; every other request is echoed as before.
+  void RefusePodCreates(int code, const std::string& body) {
+    auto echo = transport_.handler;
+    transport_.handler = [echo, code, body](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+      if (r.method == "POST" && r.path == "/api/v1/namespaces/ns/pods") return kube::HttpResponse{code, body};
+      return echo(r);
+    };
+  }
+
   json LastStatusWrite() const {
     for (auto it = transport_.requests.rbegin(); it != transport_.requests.rend(); ++it) {
       if (it->method == "PUT") return json::parse(it->body)["status"];
@@ -176,13 +185,7 @@ TEST_F(ReconcilerTest, MpiIsRefusedInACluster) {
 // A refusal the API will repeat (RBAC, a quota, Pod Security admission) is shown in status with
 // the API's own words, and retried with backoff: a quota may free up, a policy be fixed.
 TEST_F(ReconcilerTest, AForbiddenCreateIsShownAndRetried) {
-  auto echo = transport_.handler;
-  transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
-    if (r.method == "POST" && r.path == "/api/v1/namespaces/ns/pods") {
-      return kube::HttpResponse{403, R"({"kind":"Status","code":403,"reason":"Forbidden","message":"pods \"b-worker-0\" is forbidden: exceeded quota: compute"})"};
-    }
-    return echo(r);
-  };
+  RefusePodCreates(403, R"({"kind":"Status","code":403,"reason":"Forbidden","message":"pods \"b-worker-0\" is forbidden: exceeded quota: compute"})");
   auto result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
   EXPECT_EQ(result.status().code(), StatusCode::kPermissionDenied);
   EXPECT_NE(result.status().message().find("create Pod b-worker-0"), std::string::npos);
@@ -198,13 +201,7 @@ TEST_F(ReconcilerTest, AForbiddenCreateIsShownAndRetried) {
 // 422: the API found the object invalid, and will every time. The Benchmark fails with the
 // API's causes instead of retrying forever.
 TEST_F(ReconcilerTest, AnInvalidChildFailsTheBenchmarkOnce) {
-  auto echo = transport_.handler;
-  transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
-    if (r.method == "POST" && r.path == "/api/v1/namespaces/ns/pods") {
-      return kube::HttpResponse{422, R"({"kind":"Status","code":422,"reason":"Invalid","message":"Pod \"b-worker-0\" is invalid: spec.tolerations[0].operator: Unsupported value: \"Sometimes\""})"};
-    }
-    return echo(r);
-  };
+  RefusePodCreates(422, R"({"kind":"Status","code":422,"reason":"Invalid","message":"Pod \"b-worker-0\" is invalid: spec.tolerations[0].operator: Unsupported value: \"Sometimes\""})");
   auto result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_FALSE(*result) << "no retry";
