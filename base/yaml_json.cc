@@ -3,10 +3,17 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <optional>
 #include <regex>
+#include <set>
+#include <sstream>
+#include <utility>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 namespace ergobench {
@@ -43,85 +50,175 @@ std::optional<nlohmann::json> ParseInteger(const std::string& text) {
   return nlohmann::json(static_cast<int64_t>(value));
 }
 
-// Converts one document. yaml-cpp shares an aliased node rather than copying it, so an alias
-// inside its own anchor is a cycle, and nested aliases multiply ("billion laughs"): the path
-// from the root is checked for the node being converted, and the output is bounded.
-class Converter {
+// Builds JSON from yaml-cpp's parse events. Events rather than YAML::Node, for three reasons:
+// yaml-cpp 0.7's LoadAll loops forever on some malformed input (a lone ",", fixed upstream in
+// 2024), an alias inside its own anchor makes a cyclic node graph that a conversion recurses
+// into forever, and nested aliases multiply ("billion laughs"). Here each alias is copied when
+// it is met, an alias to a node still open is a cycle, and the copies are bounded. A problem
+// throws Stop, which ends the parse.
+class JsonBuilder final : public YAML::EventHandler {
  public:
+  struct Stop {
+    Status status;
+  };
+
   // The output may be this many times the input (bytes of scalars plus one per node): a
   // document without aliases never comes near it.
   static constexpr size_t kExpansionFactor = 16;
   static constexpr size_t kMinBudget = 1 << 16;
 
-  Converter(const std::string& source, size_t input_bytes)
+  JsonBuilder(const std::string& source, size_t input_bytes)
       : source_(source), budget_(std::max(kMinBudget, kExpansionFactor * input_bytes)) {}
 
-  StatusOr<nlohmann::json> Convert(const YAML::Node& node) {
-    for (const YAML::Node& ancestor : path_) {
-      if (ancestor.is(node)) {
-        return Status::InvalidArgument(Where(source_, node.Mark()) + ": an alias refers to a node that contains it");
-      }
-    }
-    spent_ += 1 + (node.IsScalar() ? node.Scalar().size() : 0);
-    if (spent_ > budget_) {
-      return Status::InvalidArgument(source_ + ": aliases expand the document beyond " + std::to_string(kExpansionFactor) +
-                                     " times its size");
-    }
-    path_.push_back(node);
-    StatusOr<nlohmann::json> out = ConvertNode(node);
-    path_.pop_back();
-    return out;
+  // The last document's root, and where its first event was (for the progress check).
+  std::optional<nlohmann::json> TakeRoot() { return std::exchange(root_, std::nullopt); }
+  std::optional<size_t> first_position() const { return first_position_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {
+    stack_.clear();
+    root_.reset();
+    first_position_.reset();
   }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { Add(mark, nullptr, anchor, nullptr); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (open_anchors_.count(anchor) > 0) Fail(mark, "an alias refers to a node that contains it");
+    const auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) Fail(mark, "an alias to an unknown anchor");
+    Spend(Cost(it->second), mark);
+    const std::string* key = it->second.is_string() ? &it->second.get_ref<const std::string&>() : nullptr;
+    Insert(mark, it->second, key);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    // "!" marks a quoted scalar; a plain one carries "?". Both mean "resolve by schema" in
+    // YAML, but only plain scalars are typed by the core schema's patterns.
+    nlohmann::json typed;
+    if (tag == "!" || tag == kStrTag) {
+      typed = value;
+    } else if (tag == "?" || tag.empty()) {
+      typed = ResolvePlainScalar(value);
+    } else {
+      Fail(mark, "unsupported YAML tag " + tag);
+    }
+    Spend(value.size(), mark);
+    Add(mark, std::move(typed), anchor, &value);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(mark, nlohmann::json::array(), anchor);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(mark, nlohmann::json::object(), anchor);
+  }
+  void OnMapEnd() override { Close(); }
 
  private:
-  StatusOr<nlohmann::json> ConvertNode(const YAML::Node& node) {
-    switch (node.Type()) {
-      case YAML::NodeType::Undefined:
-      case YAML::NodeType::Null:
-        return nlohmann::json(nullptr);
-      case YAML::NodeType::Scalar: {
-        const std::string& tag = node.Tag();
-        // "!" marks a quoted scalar; a plain one carries "?". Both mean "resolve by schema"
-        // in YAML, but only plain scalars are typed by the core schema's patterns.
-        if (tag == "!" || tag == kStrTag) return nlohmann::json(node.Scalar());
-        if (tag == "?" || tag.empty()) return ResolvePlainScalar(node.Scalar());
-        return Status::InvalidArgument(Where(source_, node.Mark()) + ": unsupported YAML tag " + tag);
-      }
-      case YAML::NodeType::Sequence: {
-        nlohmann::json out = nlohmann::json::array();
-        for (const YAML::Node& item : node) {
-          ASSIGN_OR_RETURN(nlohmann::json value, Convert(item));
-          out.push_back(std::move(value));
-        }
-        return out;
-      }
-      case YAML::NodeType::Map:
-        return ConvertMap(node);
-    }
-    return Status::Internal("unreachable YAML node type");
+  struct Collection {
+    nlohmann::json value;
+    YAML::anchor_t anchor;
+    YAML::Mark mark;
+    std::optional<std::string> key;  // in a map: the key waiting for its value
+  };
+
+  [[noreturn]] void Fail(const YAML::Mark& mark, const std::string& message) const {
+    throw Stop{Status::InvalidArgument(Where(source_, mark) + ": " + message)};
   }
 
-  StatusOr<nlohmann::json> ConvertMap(const YAML::Node& node) {
-    nlohmann::json out = nlohmann::json::object();
-    for (const auto& entry : node) {
-      if (!entry.first.IsScalar()) {
-        return Status::InvalidArgument(Where(source_, entry.first.Mark()) + ": mapping keys must be scalars");
-      }
-      const std::string& key = entry.first.Scalar();
-      if (out.contains(key)) {
-        return Status::InvalidArgument(Where(source_, entry.first.Mark()) + ": duplicate key \"" + key + "\"");
-      }
-      ASSIGN_OR_RETURN(nlohmann::json value, Convert(entry.second));
-      out[key] = std::move(value);
+  static size_t Cost(const nlohmann::json& value) {
+    size_t cost = 1 + (value.is_string() ? value.get_ref<const std::string&>().size() : 0);
+    if (value.is_structured()) {
+      for (const auto& [key, item] : value.items()) cost += key.size() + Cost(item);
     }
-    return out;
+    return cost;
+  }
+
+  void Spend(size_t cost, const YAML::Mark& mark) {
+    if (!first_position_) first_position_ = mark.pos;
+    spent_ += cost;
+    if (spent_ > budget_) {
+      throw Stop{Status::InvalidArgument(source_ + ": aliases expand the document beyond " +
+                                         std::to_string(kExpansionFactor) + " times its size")};
+    }
+  }
+
+  void Open(const YAML::Mark& mark, nlohmann::json value, YAML::anchor_t anchor) {
+    if (!stack_.empty() && stack_.back().value.is_object() && !stack_.back().key) {
+      Fail(mark, "mapping keys must be scalars");
+    }
+    Spend(1, mark);
+    if (anchor != YAML::NullAnchor) open_anchors_.insert(anchor);
+    stack_.push_back({std::move(value), anchor, mark, std::nullopt});
+  }
+
+  void Close() {
+    Collection done = std::move(stack_.back());
+    stack_.pop_back();
+    if (done.anchor != YAML::NullAnchor) {
+      open_anchors_.erase(done.anchor);
+      anchors_[done.anchor] = done.value;
+    }
+    Insert(done.mark, std::move(done.value), nullptr);
+  }
+
+  // A scalar or null: `text` is its source text when it can be a mapping key.
+  void Add(const YAML::Mark& mark, nlohmann::json value, YAML::anchor_t anchor, const std::string* text) {
+    if (text == nullptr) Spend(1, mark);
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = value;
+    Insert(mark, std::move(value), text);
+  }
+
+  void Insert(const YAML::Mark& mark, nlohmann::json value, const std::string* text) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return;
+    }
+    Collection& parent = stack_.back();
+    if (parent.value.is_array()) {
+      parent.value.push_back(std::move(value));
+    } else if (!parent.key) {
+      if (text == nullptr) Fail(mark, "mapping keys must be scalars");
+      if (parent.value.contains(*text)) Fail(mark, "duplicate key \"" + *text + "\"");
+      parent.key = *text;
+    } else {
+      parent.value[*parent.key] = std::move(value);
+      parent.key.reset();
+    }
   }
 
   const std::string& source_;
   const size_t budget_;
   size_t spent_ = 0;
-  std::vector<YAML::Node> path_;  // from the document's root to the node being converted
+  std::vector<Collection> stack_;
+  std::map<YAML::anchor_t, nlohmann::json> anchors_;  // completed anchored nodes
+  std::set<YAML::anchor_t> open_anchors_;             // anchored collections still being built
+  std::optional<nlohmann::json> root_;
+  std::optional<size_t> first_position_;
 };
+
+// YAML allows tab, line feed and carriage return among the C0 controls, and not DEL. yaml-cpp
+// 0.7 loops forever on some inputs holding others (",\0" is one), so they never reach it.
+Status CheckPrintable(std::string_view text, const std::string& source) {
+  int line = 1, column = 1;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7F) {
+      char code[8];
+      std::snprintf(code, sizeof code, "U+%04X", byte);
+      return Status::InvalidArgument(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                                     ": control character " + code + " is not allowed in YAML");
+    }
+    if (byte == '\n') {
+      ++line;
+      column = 1;
+    } else if ((byte & 0xC0) != 0x80) {  // a column per character, not per UTF-8 byte
+      ++column;
+    }
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -148,17 +245,38 @@ nlohmann::json ResolvePlainScalar(const std::string& text) {
 
 StatusOr<std::vector<nlohmann::json>> ParseYamlDocuments(std::string_view text,
                                                          const std::string& source) {
-  std::vector<YAML::Node> nodes;
+  RETURN_IF_ERROR(CheckPrintable(text, source));
+  std::istringstream in{std::string(text)};
+  JsonBuilder builder(source, text.size());
+  std::vector<nlohmann::json> documents;
+  size_t last_empty = std::string_view::npos;  // where the last empty document began
   try {
-    nodes = YAML::LoadAll(std::string(text));
+    YAML::Parser parser(in);
+    // Each document takes at least a byte ("---" takes three): more documents than bytes is
+    // the parser going round in circles, whatever the events say.
+    for (size_t handled = 0; parser.HandleNextDocument(builder); ++handled) {
+      if (handled > text.size()) {
+        return Status::InvalidArgument(source + ": malformed YAML: the parser makes no progress");
+      }
+      std::optional<nlohmann::json> root = builder.TakeRoot();
+      if (root && !root->is_null()) {
+        documents.push_back(std::move(*root));
+        last_empty = std::string_view::npos;
+        continue;
+      }
+      // yaml-cpp 0.7 reports an endless run of empty documents, all at one place, for input
+      // it cannot consume: two in a row at the same place end it.
+      const size_t at = builder.first_position().value_or(std::string_view::npos);
+      if (at != std::string_view::npos && at == last_empty) {
+        return Status::InvalidArgument(source + ": malformed YAML: the parser cannot get past byte " +
+                                       std::to_string(at));
+      }
+      last_empty = at;
+    }
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(Where(source, e.mark) + ": malformed YAML: " + e.msg);
-  }
-  std::vector<nlohmann::json> documents;
-  for (const YAML::Node& node : nodes) {
-    if (node.IsNull()) continue;
-    ASSIGN_OR_RETURN(nlohmann::json document, Converter(source, text.size()).Convert(node));
-    documents.push_back(std::move(document));
+  } catch (const JsonBuilder::Stop& stop) {
+    return stop.status;
   }
   return documents;
 }

@@ -25,6 +25,7 @@ status=0
 printf '%-28s %14s %10s %8s\n' target executions execs/s crashes
 for target in "${targets[@]}"; do
   corpus=build-fuzz/corpus/$target crashes=build-fuzz/crashes/$target
+  rm -rf "$crashes"
   mkdir -p "$corpus" "$crashes"
   cp -n tests/fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true
   log=build-fuzz/$target.log

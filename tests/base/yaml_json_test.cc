@@ -91,6 +91,30 @@ TEST(YamlJsonTest, AliasExpansionIsBounded) {
   EXPECT_NE(docs.status().message().find("laughs.yaml: aliases expand"), std::string::npos) << docs.status().message();
 }
 
+// Found by the fuzzer: yaml-cpp 0.7 loops forever on ",\0". YAML allows no control characters
+// but tab, line feed and carriage return, so they are refused before the parser sees them.
+TEST(YamlJsonTest, ControlCharactersAreRefusedWithTheirPlace) {
+  auto docs = ParseYamlDocuments(std::string(",\0", 2), "nul.yaml");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().message(), "nul.yaml:1:2: control character U+0000 is not allowed in YAML");
+  docs = ParseYamlDocuments("a: 1\nb: x\x14y\n", "dc4.yaml");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().message(), "dc4.yaml:2:5: control character U+0014 is not allowed in YAML");
+  EXPECT_TRUE(ParseYamlDocuments("a:\t1\r\nb: 2\n", "ok.yaml").ok());
+}
+
+// Found by the fuzzer: yaml-cpp 0.7's LoadAll reports empty documents forever on a lone ","
+// (jbeder/yaml-cpp#1040, fixed upstream in 2024). Documents are read from the parser's events,
+// and a parse that stops making progress is an error.
+TEST(YamlJsonTest, InputTheParserCannotGetPastIsAnError) {
+  for (const char* text : {",", ",' ", "a: 1\n---\n,\n"}) {
+    auto docs = ParseYamlDocuments(text, "stuck.yaml");
+    ASSERT_FALSE(docs.ok()) << text;
+    EXPECT_NE(docs.status().message().find("stuck.yaml"), std::string::npos);
+    EXPECT_NE(docs.status().message().find("malformed YAML"), std::string::npos) << docs.status().message();
+  }
+}
+
 TEST(YamlJsonTest, ReusedAnchorsWithinTheBudgetExpand) {
   nlohmann::json doc = ParseOne("base: &r {cpu: \"2\", memory: 4Gi}\nworkers: [*r, *r, *r, *r]\n");
   ASSERT_EQ(doc["workers"].size(), 4u);
