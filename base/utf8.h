@@ -2,6 +2,7 @@
 // limit: a cut inside a multi-byte character leaves invalid UTF-8, which JSON encoders refuse.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -10,6 +11,10 @@ namespace ergobench {
 // The longest prefix of `text` of at most `max_bytes` bytes that does not end inside a
 // multi-byte character. Invalid sequences already in `text` are left as they are.
 std::string TruncateUtf8(std::string_view text, size_t max_bytes);
+
+// The offset of the first byte of `text` that is not part of a well-formed UTF-8 character
+// (overlong forms, surrogates and code points past U+10FFFF included); npos when all are.
+size_t FirstInvalidUtf8(std::string_view text);
 
 // `text` cut as TruncateUtf8 does, with "..." in place of what was cut, in `max_bytes` in all.
 std::string AbbreviateUtf8(std::string_view text, size_t max_bytes);

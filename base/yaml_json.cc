@@ -16,6 +16,8 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include "base/utf8.h"
+
 namespace ergobench {
 namespace {
 
@@ -198,23 +200,34 @@ class JsonBuilder final : public YAML::EventHandler {
   std::optional<size_t> first_position_;
 };
 
-// YAML allows tab, line feed and carriage return among the C0 controls, and not DEL. yaml-cpp
-// 0.7 loops forever on some inputs holding others (",\0" is one), so they never reach it.
-Status CheckPrintable(std::string_view text, const std::string& source) {
+// "source:line:column" of byte `offset` in `text`, counting characters, not UTF-8 bytes.
+std::string WhereIs(std::string_view text, size_t offset, const std::string& source) {
   int line = 1, column = 1;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++column;
+    }
+  }
+  return source + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+// A YAML stream is Unicode text: UTF-8 here, with tab, line feed and carriage return the only
+// C0 controls, and no DEL. yaml-cpp 0.7 loops forever on some inputs holding others (",\0" is
+// one), and invalid UTF-8 taken in would make every later JSON encoding throw.
+Status CheckText(std::string_view text, const std::string& source) {
+  if (const size_t bad = FirstInvalidUtf8(text); bad != std::string_view::npos) {
+    return Status::InvalidArgument(WhereIs(text, bad, source) + ": invalid UTF-8");
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
     if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7F) {
       char code[8];
       std::snprintf(code, sizeof code, "U+%04X", byte);
-      return Status::InvalidArgument(source + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                                     ": control character " + code + " is not allowed in YAML");
-    }
-    if (byte == '\n') {
-      ++line;
-      column = 1;
-    } else if ((byte & 0xC0) != 0x80) {  // a column per character, not per UTF-8 byte
-      ++column;
+      return Status::InvalidArgument(WhereIs(text, i, source) + ": control character " + code +
+                                     " is not allowed in YAML");
     }
   }
   return Status::Ok();
@@ -245,7 +258,7 @@ nlohmann::json ResolvePlainScalar(const std::string& text) {
 
 StatusOr<std::vector<nlohmann::json>> ParseYamlDocuments(std::string_view text,
                                                          const std::string& source) {
-  RETURN_IF_ERROR(CheckPrintable(text, source));
+  RETURN_IF_ERROR(CheckText(text, source));
   std::istringstream in{std::string(text)};
   JsonBuilder builder(source, text.size());
   std::vector<nlohmann::json> documents;

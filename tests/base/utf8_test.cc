@@ -31,6 +31,17 @@ TEST(Utf8, EveryCutOfMixedTextIsValidJson) {
   }
 }
 
+TEST(Utf8, FirstInvalidByte) {
+  EXPECT_EQ(FirstInvalidUtf8("plain ascii"), std::string_view::npos);
+  EXPECT_EQ(FirstInvalidUtf8("caf\u00e9 \u20ac \U0001F600"), std::string_view::npos);
+  EXPECT_EQ(FirstInvalidUtf8("/usr\xff/share"), 4u);
+  EXPECT_EQ(FirstInvalidUtf8("ab\xc3"), 2u) << "cut short";
+  EXPECT_EQ(FirstInvalidUtf8("\xc0\xaf"), 0u) << "overlong /";
+  EXPECT_EQ(FirstInvalidUtf8("x\xed\xa0\x80"), 1u) << "a surrogate";
+  EXPECT_EQ(FirstInvalidUtf8("\xf4\x90\x80\x80"), 0u) << "past U+10FFFF";
+  EXPECT_EQ(FirstInvalidUtf8("\x80"), 0u) << "a lone continuation byte";
+}
+
 TEST(Utf8, AbbreviateMarksTheCut) {
   EXPECT_EQ(AbbreviateUtf8("short", 10), "short");
   EXPECT_EQ(AbbreviateUtf8("abcdefghij", 8), "abcde...");

@@ -103,6 +103,15 @@ TEST(YamlJsonTest, ControlCharactersAreRefusedWithTheirPlace) {
   EXPECT_TRUE(ParseYamlDocuments("a:\t1\r\nb: 2\n", "ok.yaml").ok());
 }
 
+// Found by the fuzzer: a spec holding invalid UTF-8 loaded fine, and then every JSON encoding
+// of it threw (`ergobench validate` and `run` aborted). YAML is Unicode text: refused at the door.
+TEST(YamlJsonTest, InvalidUtf8IsRefusedWithItsPlace) {
+  auto docs = ParseYamlDocuments("spec:\n  path: /usr\xff\xfe/share\n", "bytes.yaml");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().message(), "bytes.yaml:2:13: invalid UTF-8");
+  EXPECT_TRUE(ParseYamlDocuments("name: caf\u00e9\n", "ok.yaml").ok());
+}
+
 // Found by the fuzzer: yaml-cpp 0.7's LoadAll reports empty documents forever on a lone ","
 // (jbeder/yaml-cpp#1040, fixed upstream in 2024). Documents are read from the parser's events,
 // and a parse that stops making progress is an error.
