@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -21,7 +23,10 @@ int Connect(int port) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
   inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) std::abort();  // the server died
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    std::fprintf(stderr, "connect: %s\n", std::strerror(errno));
+    std::abort();  // the server stopped accepting
+  }
   timeval timeout{5, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   return fd;
@@ -50,6 +55,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   while ((n = read(fd, buffer, sizeof buffer)) > 0) {
   }
   const int error = errno;
+  // The server has closed its side: end ours with a reset, not TIME_WAIT, or a fuzzing run
+  // exhausts the ephemeral ports in a minute (the connect above then fails).
+  const linger abortive{1, 0};
+  setsockopt(fd, SOL_SOCKET, SO_LINGER, &abortive, sizeof abortive);
   close(fd);
   if (n < 0 && (error == EAGAIN || error == EWOULDBLOCK)) std::abort();  // neither answer nor close in 5 s: a hang
   return 0;
