@@ -3,8 +3,10 @@
 #include <atomic>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -139,32 +141,33 @@ class Session : public std::enable_shared_from_this<Session> {
 
 }  // namespace
 
-// One thread runs every connection asynchronously. It is a std::thread, with the default
-// 8 MiB stack: libraries with large static TLS (OpenBLAS brings 60 KiB) leave no room in
-// small thread stacks.
+// Two threads run every connection asynchronously, each connection on a strand of its own: a
+// large /metrics page being rendered on one thread does not hold a probe back. They are
+// std::threads, with the default 8 MiB stack: libraries with large static TLS (OpenBLAS brings
+// 60 KiB) leave no room in small thread stacks.
 struct MetricsServer::Impl {
+  static constexpr int kThreads = 2;
   // Sessions refer to these; they live until io_context, declared after them, has destroyed
   // the last session.
   Routes routes;
   HttpServerLimits limits;
   std::atomic<int> open{0};
-  asio::io_context io{1};
+  asio::io_context io{kThreads};
   tcp::acceptor acceptor{io};
-  std::thread thread;
+  std::vector<std::thread> threads;
 
   ~Impl() {
-    if (thread.joinable()) {
-      asio::post(io, [this] {
-        beast::error_code ignored;
-        acceptor.close(ignored);
-        io.stop();
-      });
-      thread.join();
-    }
+    if (threads.empty()) return;
+    asio::post(acceptor.get_executor(), [this] {
+      beast::error_code ignored;
+      acceptor.close(ignored);
+      io.stop();
+    });
+    for (std::thread& thread : threads) thread.join();
   }
 
   void Accept() {
-    acceptor.async_accept([this](beast::error_code error, tcp::socket socket) {
+    acceptor.async_accept(asio::make_strand(io), [this](beast::error_code error, tcp::socket socket) {
       if (error == asio::error::operation_aborted) return;
       if (!error && open.load() < limits.max_connections) {
         std::make_shared<Session>(std::move(socket), routes, limits, &open)->ReadRequest();
@@ -201,7 +204,7 @@ StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string&
   const int bound_port = acceptor.local_endpoint().port();
   Impl* serving = impl.get();
   serving->Accept();
-  impl->thread = std::thread([serving] { serving->io.run(); });
+  for (int i = 0; i < Impl::kThreads; ++i) impl->threads.emplace_back([serving] { serving->io.run(); });
   return std::unique_ptr<MetricsServer>(new MetricsServer(std::move(impl), bound_port));
 }
 

@@ -40,6 +40,7 @@ from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
 
 BRIDGE = "ergobench0"
+POD_SYSFS_ROOT = "/run/ergobench-node-sysfs"  # where pods see --sysfs-root
 SUBNET = "10.244.0"
 
 
@@ -218,6 +219,9 @@ class NodeAgent:
         termination_file = os.path.join(pod_dir, "termination-log")
         open(termination_file, "w").close()
         mounts = self.prepare_volumes(pod) + [(termination_file, termination_path)]
+        if self.sysfs_root:
+            # At a path of its own: the fixture lives under /tmp, which the pod's /tmp emptyDir hides.
+            mounts.append((self.sysfs_root, POD_SYSFS_ROOT))
         # Every source lives under the work directory (in /tmp here): a volume mounted over one
         # of its parents (an emptyDir at /tmp) goes last, or it would hide the sources after it.
         mounts.sort(key=lambda m: (self.work + "/").startswith(m[1].rstrip("/") + "/"))
@@ -226,7 +230,7 @@ class NodeAgent:
                "HOME": "/root", "HOSTNAME": obj["spec"].get("hostname") or pod.name,
                "KUBERNETES_SERVICE_HOST": "10.96.0.1", "KUBERNETES_SERVICE_PORT": "443"}
         if self.sysfs_root:
-            env["ERGOBENCH_SYSFS_ROOT"] = self.sysfs_root
+            env["ERGOBENCH_SYSFS_ROOT"] = POD_SYSFS_ROOT
         for var in container.get("env", []):
             if "value" in var:
                 env[var["name"]] = var["value"]
