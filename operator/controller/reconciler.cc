@@ -30,7 +30,7 @@ std::string JoinErrors(const FieldErrors& errors) {
   std::string text;
   for (const FieldError& e : errors.errors()) {
     if (!text.empty()) text += "; ";
-    text += e.path + ": " + e.message;
+    text += e.ToString();
   }
   return text;
 }

@@ -11,6 +11,7 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
 #include "runner/tasks/task.h"
+#include "tests/testing/delayed_communicator.h"
 #include "tests/testing/loopback_ranks.h"
 
 namespace ergobench {
@@ -155,30 +156,6 @@ TEST(SweepTableTest, CsvAndJsonHoldEveryRow) {
   EXPECT_EQ(json["worldSize"], 2);
 }
 
-// A communicator that takes `delay` longer after each all-reduce completes: inside the sweep's
-// timed window on this rank only, as a slow NIC or a busy core would be.
-class SlowAfterAllReduce : public Communicator {
- public:
-  SlowAfterAllReduce(Communicator& inner, std::chrono::milliseconds delay) : inner_(inner), delay_(delay) {}
-  int rank() const override { return inner_.rank(); }
-  int world_size() const override { return inner_.world_size(); }
-  const char* backend() const override { return inner_.backend(); }
-  bool Supports(DType dtype) const override { return inner_.Supports(dtype); }
-  Status AllReduce(void* data, size_t count, DType dtype, ReduceOp op) override {
-    const Status status = inner_.AllReduce(data, count, dtype, op);
-    std::this_thread::sleep_for(delay_);
-    return status;
-  }
-  Status Broadcast(void* data, size_t count, DType dtype, int root) override {
-    return inner_.Broadcast(data, count, dtype, root);
-  }
-  Status Barrier() override { return inner_.Barrier(); }
-
- private:
-  Communicator& inner_;
-  std::chrono::milliseconds delay_;
-};
-
 // A collective has finished when its slowest rank has: with rank 1 alone slowed by D, rank 0's
 // table must show at least D in every row, and its summary must be that table's.
 TEST(AllreduceSweepTaskTest, TheTableTakesTheSlowestRankAndTheSummaryIsTheTables) {
@@ -193,7 +170,7 @@ TEST(AllreduceSweepTaskTest, TheTableTakesTheSlowestRankAndTheSummaryIsTheTables
   std::filesystem::create_directories(dir);
   std::vector<TaskOutcome> outcomes(2);
   const std::vector<Status> statuses = OnLoopbackRanks(2, [&](Communicator& gloo) -> Status {
-    SlowAfterAllReduce comm(gloo, gloo.rank() == 1 ? kDelay : std::chrono::milliseconds(0));
+    testing::DelayedCommunicator comm(gloo, gloo.rank() == 1 ? kDelay : std::chrono::milliseconds(0));
     RunnerMetrics metrics(MetricLabels{"slow-rank", "0a", "gloo", comm.rank(), 2});
     ProgressWriter progress("", comm.rank());
     MlLog mllog("");

@@ -12,6 +12,7 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/models/models.h"
 #include "runner/progress_writer.h"
+#include "tests/testing/delayed_communicator.h"
 #include "tests/testing/loopback_ranks.h"
 
 namespace ergobench {
@@ -94,31 +95,21 @@ TEST(SgdRecipeTest, AMissingOrMistypedKeyIsAnErrorNotAThrow) {
   EXPECT_NE(s.message().find("spec.hyperparameters.momentum: is required"), std::string::npos) << s.message();
 }
 
-// A communicator whose every all-reduce takes `delay` longer than the real one.
-class DelayedCommunicator : public Communicator {
+// Two-class problems scored by summed cross entropy and argmax, as the image tasks are.
+class ClassifierProblem : public TrainingProblem {
  public:
-  DelayedCommunicator(Communicator& inner, std::chrono::milliseconds delay) : inner_(inner), delay_(delay) {}
-  int rank() const override { return inner_.rank(); }
-  int world_size() const override { return inner_.world_size(); }
-  const char* backend() const override { return inner_.backend(); }
-  bool Supports(DType dtype) const override { return inner_.Supports(dtype); }
-  Status AllReduce(void* data, size_t count, DType dtype, ReduceOp op) override {
-    std::this_thread::sleep_for(delay_);
-    return inner_.AllReduce(data, count, dtype, op);
+  torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+    return torch::nn::functional::cross_entropy(outputs, targets,
+                                                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
   }
-  Status Broadcast(void* data, size_t count, DType dtype, int root) override {
-    return inner_.Broadcast(data, count, dtype, root);
+  torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+    return outputs.argmax(1).eq(targets).sum();
   }
-  Status Barrier() override { return inner_.Barrier(); }
-
- private:
-  Communicator& inner_;
-  std::chrono::milliseconds delay_;
 };
 
 // A linear classifier on random data whose every training batch takes `delay` to load: compute
 // is negligible next to it.
-class SlowDataProblem : public TrainingProblem {
+class SlowDataProblem : public ClassifierProblem {
  public:
   explicit SlowDataProblem(std::chrono::milliseconds delay) : delay_(delay) {}
   torch::nn::AnyModule BuildModel() override { return torch::nn::AnyModule(torch::nn::Linear(4, 2)); }
@@ -133,13 +124,6 @@ class SlowDataProblem : public TrainingProblem {
   void TestBatch(int64_t, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
     *inputs = torch::randn({n, 4});
     *targets = torch::randint(0, 2, {n});
-  }
-  torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {
-    return torch::nn::functional::cross_entropy(outputs, targets,
-                                                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-  }
-  torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) override {
-    return outputs.argmax(1).eq(targets).sum();
   }
 
  private:
@@ -159,7 +143,7 @@ struct BatchNormNetImpl : torch::nn::Module {
 TORCH_MODULE(BatchNormNet);
 
 // Nine fixed test samples (shards of 4 and 5 at k=2) for a model with batch norm.
-class FixedTestSet : public TrainingProblem {
+class FixedTestSet : public ClassifierProblem {
  public:
   FixedTestSet() {
     torch::manual_seed(21);
@@ -176,13 +160,6 @@ class FixedTestSet : public TrainingProblem {
   void TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
     *inputs = inputs_.slice(0, begin, begin + n);
     *targets = targets_.slice(0, begin, begin + n);
-  }
-  torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {
-    return torch::nn::functional::cross_entropy(outputs, targets,
-                                                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-  }
-  torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) override {
-    return outputs.argmax(1).eq(targets).sum();
   }
 
  private:
@@ -241,7 +218,7 @@ TEST(SyncSgdTrainerTest, CommunicationRatioFromInjectedDelays) {
   recipe.max_epochs = 1;
   Figures figures;
   const std::vector<Status> statuses = OnLoopbackRanks(1, [&](Communicator& gloo) -> Status {
-    DelayedCommunicator comm(gloo, kDelay);
+    testing::DelayedCommunicator comm(gloo, kDelay);
     RunnerMetrics metrics(MetricLabels{"b", "test", "gloo", 0, 1});
     ProgressWriter progress("", 0);
     MlLog mllog("");
