@@ -118,7 +118,8 @@ struct BenchmarkStatus {
   std::string start_time;
   std::string completion_time;
   WorkerCounts workers;
-  int64_t restarts = 0;  // gang restarts so far (runPolicy.backoffLimit caps them)
+  int64_t observed_generation = 0;  // the spec generation the current gang runs
+  int64_t restarts = 0;  // gang restarts of that generation so far (runPolicy.backoffLimit caps them)
   std::optional<Progress> progress;
   std::optional<BenchmarkResults> results;
 };

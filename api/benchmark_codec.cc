@@ -150,6 +150,7 @@ BenchmarkStatus DecodeStatus(const nlohmann::json* json, FieldErrors* errors) {
     w.Int("succeeded", &status.workers.succeeded);
     w.Int("failed", &status.workers.failed);
   }
+  r.Int("observedGeneration", &status.observed_generation);
   r.Int("restarts", &status.restarts);
   if (const nlohmann::json* progress = r.Object("progress")) {
     ObjectReader p(progress, "status.progress", errors);
@@ -252,6 +253,7 @@ nlohmann::json EncodeStatus(const BenchmarkStatus& status) {
                       {"succeeded", status.workers.succeeded},
                       {"failed", status.workers.failed}};
   }
+  if (status.observed_generation != 0) out["observedGeneration"] = status.observed_generation;
   if (status.restarts != 0) out["restarts"] = status.restarts;
   if (status.progress) {
     nlohmann::json progress = nlohmann::json::object();

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --tests
 scripts/configure.sh
 cmake --build build -j2
-tests/kube/build-control-plane.sh >/dev/null
+tests/kube/build-kubernetes.sh >/dev/null
 scripts/install-kube-tools.sh --monitors >/dev/null
 cd build
 status=0

@@ -108,11 +108,12 @@ RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank) {
   return {static_cast<int>(rank), static_cast<int>(*benchmark.spec.workers), MasterAddress(benchmark), kRendezvousPort};
 }
 
-json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, int64_t attempt) {
+json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang) {
   const BenchmarkSpec& spec = benchmark.spec;
   json metadata = ChildMetadata(benchmark, WorkerPodName(benchmark, rank));
   metadata["labels"][kRankLabel] = std::to_string(rank);
-  metadata["labels"][kAttemptLabel] = std::to_string(attempt);
+  metadata["labels"][kAttemptLabel] = std::to_string(gang.attempt);
+  metadata["labels"][kGenerationLabel] = std::to_string(gang.generation);
   metadata["annotations"] = {{"prometheus.io/scrape", "true"},
                              {"prometheus.io/port", std::to_string(kMetricsPort)},
                              {"prometheus.io/path", "/metrics"}};

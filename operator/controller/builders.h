@@ -44,6 +44,16 @@ inline constexpr int kRunnerUid = 65532;
 inline constexpr char kBenchmarkLabel[] = "ergobench.io/benchmark";
 inline constexpr char kRankLabel[] = "ergobench.io/rank";
 inline constexpr char kAttemptLabel[] = "ergobench.io/attempt";
+inline constexpr char kGenerationLabel[] = "ergobench.io/generation";
+
+// One set of k worker pods: the spec generation it runs and its restart count within it.
+// Every gang restart, and every edit of a running spec, starts a new gang.
+struct Gang {
+  int64_t generation = 0;  // status.observedGeneration
+  int64_t attempt = 0;     // status.restarts
+  bool operator==(const Gang&) const = default;
+};
+inline Gang CurrentGang(const BenchmarkStatus& status) { return {status.observed_generation, status.restarts}; }
 
 std::string WorkerServiceName(const Benchmark& benchmark);
 std::string ConfigMapName(const Benchmark& benchmark);
@@ -56,8 +66,8 @@ nlohmann::json BuildConfigMap(const Benchmark& benchmark);
 // How the runner in rank `rank`'s pod is started.
 RunnerInvocation WorkerInvocation();
 RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank);
-// `attempt` is status.restarts: every gang restart creates a fresh set of pods.
-nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, int64_t attempt);
+// Rank `rank`'s pod of gang `gang`, labelled with it.
+nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang);
 
 // A core/v1 Event about the Benchmark. `type` is Normal or Warning. The API server refuses
 // a message over 1 KiB; a longer one is cut between characters.

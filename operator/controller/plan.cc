@@ -17,11 +17,10 @@ using std::chrono::system_clock;
 
 // What cleanPodPolicy removes once the Benchmark has finished.
 std::vector<std::string> PodsToClean(const std::string& policy, const std::vector<WorkerPod>& pods) {
+  if (policy == "Running") return ActivePodNames(pods);
   std::vector<std::string> out;
   for (const WorkerPod& pod : pods) {
-    if (pod.terminating) continue;
-    const bool active = pod.phase == kPodPending || pod.phase == kPodRunning || pod.phase == kPodUnknown;
-    if (policy == "All" || (policy == "Running" && active)) out.push_back(pod.name);
+    if (policy == "All" && !pod.terminating) out.push_back(pod.name);
   }
   return out;
 }
@@ -45,11 +44,17 @@ class Planner {
     const int64_t workers = *b_.spec.workers;
     if (status.phase.empty()) status.phase = kPhasePending;
     if (status.start_time.empty()) status.start_time = now_text_;
+    if (status.observed_generation == 0) {
+      status.observed_generation = generation_;
+    } else if (status.observed_generation != generation_) {
+      RestartForNewSpec();
+    }
 
-    // Pods of the current attempt; those of earlier attempts only go away.
+    // Pods of the current gang; those of earlier gangs only go away.
+    const Gang gang = CurrentGang(status);
     std::vector<WorkerPod> current;
     for (const WorkerPod& pod : pods_) {
-      if (pod.attempt == status.restarts && pod.rank >= 0 && pod.rank < workers) {
+      if (InGang(pod, gang) && pod.rank >= 0 && pod.rank < workers) {
         current.push_back(pod);
       } else if (!pod.terminating) {
         plan_.delete_pods.push_back(pod.name);
@@ -96,6 +101,24 @@ class Planner {
       }
     }
     return plan_;
+  }
+
+  // An edit of a spec that is running is applied whole, never half: the gang of the old spec
+  // goes, and one of the new spec starts as a new run (its own start time and restarts).
+  void RestartForNewSpec() {
+    BenchmarkStatus& status = plan_.status;
+    const std::string message = "the spec changed (generation " + std::to_string(status.observed_generation) +
+                                " to " + std::to_string(generation_) + "): restarting all workers with the new spec";
+    status.observed_generation = generation_;
+    status.restarts = 0;
+    status.phase = kPhasePending;
+    status.start_time = now_text_;
+    status.progress.reset();
+    SetCondition(&status.conditions, kConditionCreated, false, "SpecChanged", message, generation_, now_text_);
+    if (FindCondition(status.conditions, kConditionRunning) != nullptr) {
+      SetCondition(&status.conditions, kConditionRunning, false, "SpecChanged", message, generation_, now_text_);
+    }
+    plan_.events.push_back({"Normal", "SpecChanged", message});
   }
 
   bool DeadlineExceeded() {

@@ -17,18 +17,18 @@ bool SameProgress(const Progress& a, const Progress& b) {
 
 }  // namespace
 
-std::optional<Progress> ProgressCache::Get(const std::string& key, int64_t attempt) const {
+std::optional<Progress> ProgressCache::Get(const std::string& key, const Gang& gang) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto it = entries_.find(key);
-  if (it == entries_.end() || it->second.attempt != attempt) return std::nullopt;
+  if (it == entries_.end() || !(it->second.gang == gang)) return std::nullopt;
   return it->second.progress;
 }
 
-bool ProgressCache::Put(const std::string& key, int64_t attempt, const Progress& progress) {
+bool ProgressCache::Put(const std::string& key, const Gang& gang, const Progress& progress) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto it = entries_.find(key);
-  if (it != entries_.end() && it->second.attempt == attempt && SameProgress(it->second.progress, progress)) return false;
-  entries_[key] = Entry{attempt, progress};
+  if (it != entries_.end() && it->second.gang == gang && SameProgress(it->second.progress, progress)) return false;
+  entries_[key] = Entry{gang, progress};
   return true;
 }
 
@@ -46,9 +46,10 @@ std::vector<ProgressTarget> ProgressTargets(const runtime::Store& benchmarks, co
     FieldErrors ignored;  // the reconciler reports a bad Benchmark; here it just has no progress
     Benchmark benchmark = DecodeBenchmark(object, &ignored);
     ApplyDefaults(&benchmark);
+    const Gang gang = CurrentGang(benchmark.status);
     for (const WorkerPod& pod : OwnedWorkerPods(benchmark, pods)) {
-      if (pod.rank != 0 || pod.attempt != benchmark.status.restarts || pod.pod_ip.empty()) continue;
-      targets.push_back({runtime::ObjectKey(object), pod.attempt, pod.pod_ip,
+      if (pod.rank != 0 || !InGang(pod, gang) || pod.pod_ip.empty()) continue;
+      targets.push_back({runtime::ObjectKey(object), gang, pod.pod_ip,
                          benchmark.spec.goal ? benchmark.spec.goal->metric : ""});
     }
   }
@@ -62,7 +63,7 @@ std::vector<std::string> PollProgressOnce(const std::vector<ProgressTarget>& tar
   for (const ProgressTarget& target : targets) {
     live.push_back(target.key);
     const std::optional<Progress> progress = reader.Read(target.pod_ip, kMetricsPort, target.goal_metric);
-    if (progress && cache.Put(target.key, target.attempt, *progress)) moved.push_back(target.key);
+    if (progress && cache.Put(target.key, target.gang, *progress)) moved.push_back(target.key);
   }
   cache.Retain(live);
   return moved;

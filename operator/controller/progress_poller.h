@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/benchmark.h"
+#include "operator/controller/builders.h"
 #include "operator/controller/progress.h"
 #include "operator/runtime/stop_flag.h"
 #include "operator/runtime/store.h"
@@ -24,17 +25,16 @@ inline constexpr std::chrono::seconds kProgressInterval{10};
 
 class ProgressCache {
  public:
-  // The progress of rank 0 of gang attempt `attempt`: a restarted gang never shows the last
-  // attempt's progress.
-  std::optional<Progress> Get(const std::string& key, int64_t attempt) const;
-  // True when `progress` differs from what was stored for this key and attempt.
-  bool Put(const std::string& key, int64_t attempt, const Progress& progress);
+  // The progress of rank 0 of gang `gang`: a restarted gang never shows an earlier gang's.
+  std::optional<Progress> Get(const std::string& key, const Gang& gang) const;
+  // True when `progress` differs from what was stored for this key and gang.
+  bool Put(const std::string& key, const Gang& gang, const Progress& progress);
   // Drops the keys not in `live` (Benchmarks that finished or were deleted).
   void Retain(const std::vector<std::string>& live);
 
  private:
   struct Entry {
-    int64_t attempt;
+    Gang gang;
     Progress progress;
   };
   mutable std::mutex mutex_;
@@ -44,7 +44,7 @@ class ProgressCache {
 // Rank 0 of a running Benchmark's current gang, where its metrics are served.
 struct ProgressTarget {
   std::string key;  // "namespace/name"
-  int64_t attempt = 0;
+  Gang gang;
   std::string pod_ip;
   std::string goal_metric;  // what Progress::value reports; empty for throughput-only runs
 };

@@ -46,29 +46,38 @@ std::string ClusterValidationErrors(const Benchmark& benchmark) {
 }
 
 Status BenchmarkReconciler::CreateChild(const Benchmark& owner, const kube::ApiResource& resource,
-                                        const json& object) {
-  const std::string ns = object["metadata"].value("namespace", "");
-  const std::string name = object["metadata"].value("name", "");
-  auto created = deps_.client->Create(resource, ns, object);
-  if (kube::IsAlreadyExists(created.status())) return CheckControlled(owner, resource, ns, name);
+                                        const json& desired) {
+  const std::string ns = desired["metadata"].value("namespace", "");
+  const std::string name = desired["metadata"].value("name", "");
+  auto created = deps_.client->Create(resource, ns, desired);
+  if (kube::IsAlreadyExists(created.status())) return AdoptOwn(owner, resource, desired);
   if (created.ok() && resource.kind == kube::Pods().kind) {
     deps_.pods->ApplyOwnWrite(*created, "");
   }
   return created.status().WithContext("create " + resource.kind + " " + name);
 }
 
-Status BenchmarkReconciler::CheckControlled(const Benchmark& owner, const kube::ApiResource& resource,
-                                            const std::string& ns, const std::string& name) {
-  // Our cache may lag our own create: then the object is ours, and what we wanted. Or it is a
-  // deleted namesake's, still waiting for garbage collection: adopting it would run the old
-  // spec, or lose the object under the new pods when the collector gets to it.
+Status BenchmarkReconciler::AdoptOwn(const Benchmark& owner, const kube::ApiResource& resource,
+                                     const json& desired) {
+  const std::string ns = desired["metadata"].value("namespace", "");
+  const std::string name = desired["metadata"].value("name", "");
+  // Our cache may lag our own create: then the object is ours. Or it is a deleted namesake's,
+  // still waiting for garbage collection: adopting it would run the old spec, or lose the
+  // object under the new pods when the collector gets to it.
   ASSIGN_OR_RETURN(const json existing, deps_.client->Get(resource, ns, name));
   const std::string controller = ControllerUid(existing);
-  if (controller == owner.metadata.uid) return Status::Ok();
-  const std::string holder = controller.empty() ? "another owner (it has no controller)"
-                                                 : "an earlier Benchmark " + owner.metadata.name + " (uid " + controller + ")";
-  return Status::FailedPrecondition(resource.kind + " " + name + " belongs to " + holder +
-                                    "; waiting for garbage collection to remove it");
+  if (controller != owner.metadata.uid) {
+    const std::string holder = controller.empty() ? "another owner (it has no controller)"
+                                                   : "an earlier Benchmark " + owner.metadata.name + " (uid " + controller + ")";
+    return Status::FailedPrecondition(resource.kind + " " + name + " belongs to " + holder +
+                                      "; waiting for garbage collection to remove it");
+  }
+  // Ours, but perhaps written for an earlier generation of the spec: the ConfigMap a new gang
+  // reads is replaced, over the version just read, before any of its pods exist.
+  if (!desired.contains("data") || existing.value("data", json()) == desired["data"]) return Status::Ok();
+  json replacement = desired;
+  replacement["metadata"]["resourceVersion"] = existing["metadata"].value("resourceVersion", "");
+  return deps_.client->Replace(resource, ns, name, replacement).status().WithContext("replace " + resource.kind + " " + name);
 }
 
 Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan) {
@@ -77,7 +86,7 @@ Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const Reco
     RETURN_IF_ERROR(CreateChild(benchmark, kube::ConfigMaps(), BuildConfigMap(benchmark)));
   }
   for (int64_t rank : plan.create_ranks) {
-    RETURN_IF_ERROR(CreateChild(benchmark, kube::Pods(), BuildWorkerPod(benchmark, rank, plan.status.restarts)));
+    RETURN_IF_ERROR(CreateChild(benchmark, kube::Pods(), BuildWorkerPod(benchmark, rank, CurrentGang(plan.status))));
   }
   return Status::Ok();
 }
@@ -187,6 +196,8 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   if (benchmark.spec.image.empty()) benchmark.spec.image = RunnerImage();
   ApplyDefaults(&benchmark);
   if (const auto [reason, message] = Admit(benchmark, std::move(errors)); !reason.empty()) {
+    // An edit can make a running Benchmark one that may not run: its workers stop with it.
+    RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, ActivePodNames(OwnedWorkerPods(benchmark, *deps_.pods))));
     if (previous_phase == kPhaseFailed) return std::optional<std::chrono::seconds>();
     benchmark.status = FailedStatus(benchmark, benchmark.status, reason, message, now);
     RETURN_IF_ERROR(WriteStatus(*object, benchmark.status));
@@ -217,7 +228,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
 
   // 5. Progress of this gang's rank 0, as the poller last read it.
   if (plan.status.phase == kPhaseRunning && deps_.progress != nullptr) {
-    if (auto progress = deps_.progress->Get(key, plan.status.restarts)) plan.status.progress = progress;
+    if (auto progress = deps_.progress->Get(key, CurrentGang(plan.status))) plan.status.progress = progress;
   }
 
   // 6. Status, only when it changed, and only through /status.

@@ -58,10 +58,9 @@ class BenchmarkReconciler {
   std::pair<std::string, std::string> Admit(const Benchmark& benchmark, FieldErrors errors) const;
   Status WriteStatus(const nlohmann::json& object, const BenchmarkStatus& status);
   Status CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan);
-  // AlreadyExists is success only for an object this Benchmark controls.
-  Status CreateChild(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& object);
-  Status CheckControlled(const Benchmark& owner, const kube::ApiResource& resource, const std::string& ns,
-                         const std::string& name);
+  // AlreadyExists is success only for an object this Benchmark controls (AdoptOwn).
+  Status CreateChild(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& desired);
+  Status AdoptOwn(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& desired);
   StatusOr<std::optional<std::chrono::seconds>> AfterCreateFailed(const nlohmann::json& object,
                                                                   const Benchmark& benchmark, BenchmarkStatus status,
                                                                   const Status& error);

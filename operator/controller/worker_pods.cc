@@ -48,6 +48,7 @@ WorkerPod ReadWorkerPod(const json& pod) {
   out.name = metadata.value("name", "");
   out.rank = IntLabel(labels, kRankLabel);
   out.attempt = IntLabel(labels, kAttemptLabel);
+  out.generation = IntLabel(labels, kGenerationLabel);
   out.terminating = metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null();
   const json status = pod.value("status", json::object());
   out.phase = status.value("phase", kPodPending);
@@ -94,6 +95,15 @@ RankResult RankResultOf(const WorkerPod& pod, const Benchmark& benchmark) {
   missing.error += " without a result";
   if (!pod.termination_message.empty()) missing.error += "; last log lines:\n" + pod.termination_message;
   return missing;
+}
+
+std::vector<std::string> ActivePodNames(const std::vector<WorkerPod>& pods) {
+  std::vector<std::string> names;
+  for (const WorkerPod& pod : pods) {
+    const bool ended = pod.phase == kPodSucceeded || pod.phase == kPodFailed;
+    if (!ended && !pod.terminating) names.push_back(pod.name);
+  }
+  return names;
 }
 
 }  // namespace ergobench::controller

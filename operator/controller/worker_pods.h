@@ -11,6 +11,7 @@
 
 #include "api/benchmark.h"
 #include "api/result.h"
+#include "operator/controller/builders.h"
 #include "operator/runtime/store.h"
 
 namespace ergobench::controller {
@@ -25,7 +26,8 @@ inline constexpr char kPodUnknown[] = "Unknown";
 struct WorkerPod {
   std::string name;
   int64_t rank = -1;     // from the rank label; -1 when absent or malformed
-  int64_t attempt = -1;  // from the attempt label
+  int64_t attempt = -1;     // from the attempt label
+  int64_t generation = -1;  // from the generation label: the spec it runs
   std::string phase;     // Pending | Running | Succeeded | Failed | Unknown
   bool ready = false;
   bool terminating = false;  // metadata.deletionTimestamp is set
@@ -38,11 +40,18 @@ struct WorkerPod {
 
 WorkerPod ReadWorkerPod(const nlohmann::json& pod);
 
+inline bool InGang(const WorkerPod& pod, const Gang& gang) {
+  return pod.generation == gang.generation && pod.attempt == gang.attempt;
+}
+
 // The worker pods in `pods` that `benchmark` owns: its label, and its UID as their controller,
 // so that the pods of a deleted namesake are never taken for this one's.
 std::vector<WorkerPod> OwnedWorkerPods(const Benchmark& benchmark, const runtime::Store& pods);
 
 WorkerCounts CountWorkers(const std::vector<WorkerPod>& pods);
+
+// The pods that have not ended and are not already being deleted.
+std::vector<std::string> ActivePodNames(const std::vector<WorkerPod>& pods);
 
 // The rank's result from its termination message; a pod that ended without one (killed,
 // out of memory, crashed before writing) gets a Failed result that says how it ended.

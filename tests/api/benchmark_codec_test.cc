@@ -36,6 +36,8 @@ status:
   conditions:
   - {type: Running, status: "True", reason: PodsRunning, message: all up, lastTransitionTime: "2026-01-01T00:00:00Z", observedGeneration: 3}
   startTime: "2026-01-01T00:00:00Z"
+  observedGeneration: 3
+  restarts: 1
   workers: {ready: 4, running: 4, succeeded: 0, failed: 0}
   progress: {epoch: 3, step: 1200, metric: accuracy, value: 0.61}
   results: {initSeconds: 1.5, runSeconds: 20, samplesPerSecond: 1000, phaseSeconds: {communication: 2.5}}
@@ -73,6 +75,8 @@ TEST(BenchmarkCodecTest, DecodesEveryField) {
   EXPECT_EQ(b.status.phase, "Running");
   ASSERT_EQ(b.status.conditions.size(), 1u);
   EXPECT_EQ(b.status.conditions[0].observed_generation, 3);
+  EXPECT_EQ(b.status.observed_generation, 3);
+  EXPECT_EQ(b.status.restarts, 1);
   EXPECT_EQ(b.status.workers.ready, 4);
   EXPECT_EQ(b.status.progress->step, 1200);
   EXPECT_DOUBLE_EQ(*b.status.progress->value, 0.61);

@@ -66,7 +66,7 @@ class OperatorTest(unittest.TestCase):
         cls.cp.stop()
 
     def setUp(self):
-        self.ns = self.id().split(".")[-1].replace("_", "-")[:40]
+        self.ns = self.id().split(".")[-1].replace("_", "-")[:40].strip("-")
         self.cp.kubectl("create", "namespace", self.ns)
         self.operator = None
         self.operator_logs = []
@@ -403,6 +403,24 @@ class OperatorTest(unittest.TestCase):
         self.assertIn("137", failed["message"])
         # cleanPodPolicy None keeps the pods for a post-mortem.
         self.assertEqual(len(self.pods("once")), 2)
+
+    def test_a_spec_edit_while_running_restarts_the_gang_on_the_new_spec(self):
+        self.apply(fmnist("edited", run_policy={"cleanPodPolicy": "None"}))
+        self.wait_training("edited")
+        old_uids = {p["metadata"]["uid"] for p in self.pods("edited")}
+        self.cp.kubectl("patch", "-n", self.ns, "benchmark", "edited", "--type=merge", "-p", '{"spec":{"workers":1}}')
+        status = self.wait_phase("edited", ["Succeeded", "Failed"], timeout=300)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        self.assertEqual(status["observedGeneration"], 2)
+        self.assertEqual(status.get("restarts", 0), 0, "an edit is not a failure: backoffLimit is not spent")
+        self.assertEqual(status["workers"]["succeeded"], 1)
+        # The whole new spec ran: one worker of generation 2, reading a ConfigMap that says so.
+        pods = self.pods("edited")
+        self.assertEqual([p["metadata"]["labels"]["ergobench.io/generation"] for p in pods], ["2"])
+        self.assertFalse(old_uids & {p["metadata"]["uid"] for p in pods})
+        config = self.cp.get_json("-n", self.ns, "configmap", "edited-config")
+        self.assertEqual(json.loads(config["data"]["benchmark.json"])["spec"]["workers"], 1)
+        self.assertIn(("SpecChanged", "Normal"), self.events())
 
     def test_deadline_exceeded(self):
         self.apply(fmnist("late", run_policy={"activeDeadlineSeconds": 5}))

@@ -2,8 +2,8 @@
 kube-controller-manager (the garbage collector and service-account controllers included),
 with a throwaway PKI, RBAC on and service-account tokens.
 
-Binaries come from build-control-plane.sh (built once from Debian's kubernetes source
-package and cached), or from KUBE_APISERVER_BIN, KUBE_CONTROLLER_MANAGER_BIN and ETCD_BIN
+Binaries come from build-kubernetes.sh (built once from Debian's kubernetes source
+package and cached), or from KUBE_BIN_DIR and ETCD_BIN
 (e.g. envtest assets).
 
     with ControlPlane(workdir) as cp:
@@ -27,17 +27,18 @@ def free_port():
         return s.getsockname()[1]
 
 
+def kube_bin_dir():
+    """The folder of the Kubernetes binaries (build-kubernetes.sh, built once and cached)."""
+    out = subprocess.run([os.path.join(HERE, "build-kubernetes.sh")], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout
+    return out.strip().splitlines()[-1]
+
+
 def control_plane_binaries():
-    """(kube-apiserver, kube-controller-manager, etcd), building them once if needed."""
-    apiserver = os.environ.get("KUBE_APISERVER_BIN")
-    manager = os.environ.get("KUBE_CONTROLLER_MANAGER_BIN")
-    if not (apiserver and manager):
-        out = subprocess.run([os.path.join(HERE, "build-control-plane.sh")], check=True,
-                             stdout=subprocess.PIPE, text=True).stdout.strip().splitlines()[-1]
-        apiserver = apiserver or os.path.join(out, "kube-apiserver")
-        manager = manager or os.path.join(out, "kube-controller-manager")
+    """(kube-apiserver, kube-controller-manager, etcd)."""
+    bin_dir = kube_bin_dir()
     etcd = os.environ.get("ETCD_BIN") or shutil.which("etcd") or "/usr/bin/etcd"
-    return apiserver, manager, etcd
+    return os.path.join(bin_dir, "kube-apiserver"), os.path.join(bin_dir, "kube-controller-manager"), etcd
 
 
 def kube_tools_dir():

@@ -73,14 +73,14 @@ TEST(Builders, ConfigMapHoldsTheResolvedSpec) {
 }
 
 TEST(Builders, WorkerPod) {
-  ExpectGolden(BuildWorkerPod(Task1a(), 2, 1), "pod-rank2-attempt1.json");
+  ExpectGolden(BuildWorkerPod(Task1a(), 2, Gang{3, 1}), "pod-rank2-attempt1.json");
 }
 
 // Pod Security Standards, "restricted" profile, field by field: what a namespace labelled
 // pod-security.kubernetes.io/enforce=restricted admits. And no API token in a pod that never
 // calls the API.
 TEST(Builders, WorkerPodsMeetTheRestrictedProfile) {
-  const json pod = BuildWorkerPod(Task1a(), 0, 0)["spec"];
+  const json pod = BuildWorkerPod(Task1a(), 0, Gang{1, 0})["spec"];
   EXPECT_EQ(pod["automountServiceAccountToken"], false);
   EXPECT_EQ(pod["securityContext"]["runAsNonRoot"], true);
   EXPECT_GT(pod["securityContext"]["runAsUser"].get<int>(), 0);
@@ -104,7 +104,7 @@ TEST(Builders, WorkerPodsMeetTheRestrictedProfile) {
 TEST(Builders, UnsetResourcesDefaultToGuaranteed) {
   Benchmark b = Task1a();
   b.spec.resources = {};
-  const json resources = BuildWorkerPod(b, 0, 0)["spec"]["containers"][0]["resources"];
+  const json resources = BuildWorkerPod(b, 0, Gang{1, 0})["spec"]["containers"][0]["resources"];
   EXPECT_EQ(resources["requests"], resources["limits"]);
   EXPECT_EQ(resources["requests"]["cpu"], kDefaultWorkerCpu);
   EXPECT_EQ(resources["requests"]["memory"], kDefaultWorkerMemory);
@@ -115,7 +115,7 @@ TEST(Builders, GpuWorkersAskForDevicesInLimits) {
   b.spec.device = "cuda";
   b.spec.backend = "nccl";
   b.spec.resources.gpu = 2;
-  const json resources = BuildWorkerPod(b, 0, 0)["spec"]["containers"][0]["resources"];
+  const json resources = BuildWorkerPod(b, 0, Gang{1, 0})["spec"]["containers"][0]["resources"];
   EXPECT_EQ(resources["limits"]["nvidia.com/gpu"], "2");
   EXPECT_FALSE(resources["requests"].contains("nvidia.com/gpu"));
   EXPECT_EQ(resources["requests"]["cpu"], "3");

@@ -27,11 +27,12 @@ Benchmark Bench(int workers = 2) {
   return b;
 }
 
-WorkerPod Pod(int rank, const std::string& phase, int attempt = 0) {
+WorkerPod Pod(int rank, const std::string& phase, int attempt = 0, int generation = 2) {
   WorkerPod pod;
   pod.name = "b-worker-" + std::to_string(rank);
   pod.rank = rank;
   pod.attempt = attempt;
+  pod.generation = generation;
   pod.phase = phase;
   pod.ready = phase == "Running";
   return pod;
@@ -179,6 +180,66 @@ TEST(Plan, PodsOfAnEarlierAttemptAreRemoved) {
   ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running", 0), Pod(1, "Running", 1)}, kT0);
   EXPECT_EQ(plan.delete_pods, std::vector<std::string>{"b-worker-0"});
   EXPECT_TRUE(plan.create_ranks.empty());  // rank 0's name is still taken
+}
+
+// An edit while the gang runs is applied whole: the workers of the old spec go, and a gang of
+// the new one starts from scratch, its restarts counted afresh.
+TEST(Plan, ASpecEditRestartsTheGangOnTheNewGeneration) {
+  Benchmark b = Bench();
+  b.spec.run_policy.backoff_limit = 3;
+  b.status = PlanReconcile(b, {}, kT0).status;
+  EXPECT_EQ(b.status.observed_generation, 2);
+  b.status = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running")}, kT0 + seconds(1)).status;
+  b.status.restarts = 1;
+  b.status.progress = Progress{1, 100, "accuracy", 0.5};
+  b.metadata.generation = 3;
+  b.spec.workers = 3;
+
+  const std::vector<WorkerPod> old = {Pod(0, "Running", 1), Pod(1, "Running", 1)};
+  ReconcilePlan plan = PlanReconcile(b, old, kT0 + seconds(60));
+  EXPECT_EQ(plan.status.observed_generation, 3);
+  EXPECT_EQ(plan.status.restarts, 0);
+  EXPECT_EQ(plan.status.phase, "Pending");
+  EXPECT_EQ(plan.status.start_time, Rfc3339(kT0 + seconds(60)));
+  EXPECT_FALSE(plan.status.progress.has_value());
+  EXPECT_EQ(plan.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1"}));
+  EXPECT_EQ(plan.create_ranks, std::vector<int64_t>{2});  // the one name the old gang does not hold
+  EXPECT_TRUE(plan.create_service_and_config) << "the ConfigMap must carry the new spec";
+  const Condition* created = FindCondition(plan.status.conditions, kConditionCreated);
+  ASSERT_NE(created, nullptr);
+  EXPECT_EQ(created->reason, "SpecChanged");
+  EXPECT_EQ(created->observed_generation, 3);
+  EXPECT_FALSE(IsConditionTrue(plan.status.conditions, kConditionRunning));
+  ASSERT_FALSE(plan.events.empty());
+  EXPECT_EQ(plan.events.front().reason, "SpecChanged");
+  EXPECT_EQ(plan.events.front().message,
+            "the spec changed (generation 2 to 3): restarting all workers with the new spec");
+
+  // The old pods are gone: the new gang is created whole, and it is the current one.
+  b.status = plan.status;
+  ReconcilePlan fresh = PlanReconcile(b, {Pod(2, "Pending", 0, 3)}, kT0 + seconds(61));
+  EXPECT_EQ(fresh.create_ranks, (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(fresh.delete_pods.empty());
+  EXPECT_EQ(FindCondition(fresh.status.conditions, kConditionCreated)->reason, "WorkersCreated");
+  b.status = fresh.status;
+  ReconcilePlan running =
+      PlanReconcile(b, {Pod(0, "Running", 0, 3), Pod(1, "Running", 0, 3), Pod(2, "Running", 0, 3)}, kT0 + seconds(62));
+  EXPECT_EQ(running.status.phase, "Running");
+}
+
+// A finished run is a record of the spec it ran: an edit afterwards changes nothing.
+TEST(Plan, AnEditAfterTheRunFinishedChangesNothing) {
+  Benchmark b = Bench();
+  b.status.phase = "Succeeded";
+  b.status.observed_generation = 2;
+  b.status.completion_time = Rfc3339(kT0);
+  b.spec.run_policy.clean_pod_policy = "None";
+  b.metadata.generation = 3;
+  ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Succeeded"), Pod(1, "Succeeded")}, kT0 + seconds(5));
+  EXPECT_EQ(plan.status.observed_generation, 2);
+  EXPECT_TRUE(plan.create_ranks.empty());
+  EXPECT_TRUE(plan.delete_pods.empty());
+  EXPECT_TRUE(plan.events.empty());
 }
 
 TEST(Plan, DeadlineExceededStopsTheWorkers) {

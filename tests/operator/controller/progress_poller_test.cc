@@ -16,16 +16,21 @@ json BenchmarkObject(const std::string& name, const std::string& phase, int64_t 
           {"kind", "Benchmark"},
           {"metadata", {{"namespace", "ns"}, {"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
           {"spec", {{"task", "fmnist"}, {"workers", 2}}},
-          {"status", {{"phase", phase}, {"restarts", restarts}}}};
+          {"status", {{"phase", phase}, {"observedGeneration", 1}, {"restarts", restarts}}}};
 }
 
 json Pod(const std::string& benchmark, int rank, int attempt, const std::string& ip,
-         const std::string& owner_uid = "") {
+         const std::string& owner_uid = "", int generation = 1) {
   return {{"metadata",
            {{"namespace", "ns"},
-            // Unique, as in a cluster: the attempt and owner make a name of its own here.
-            {"name", benchmark + "-worker-" + std::to_string(rank) + "-" + std::to_string(attempt) + owner_uid},
-            {"labels", {{kBenchmarkLabel, benchmark}, {kRankLabel, std::to_string(rank)}, {kAttemptLabel, std::to_string(attempt)}}},
+            // Unique, as in a cluster: the gang and owner make a name of its own here.
+            {"name", benchmark + "-worker-" + std::to_string(rank) + "-" + std::to_string(generation) + "." +
+                         std::to_string(attempt) + owner_uid},
+            {"labels",
+             {{kBenchmarkLabel, benchmark},
+              {kRankLabel, std::to_string(rank)},
+              {kAttemptLabel, std::to_string(attempt)},
+              {kGenerationLabel, std::to_string(generation)}}},
             {"ownerReferences",
              {{{"uid", owner_uid.empty() ? "uid-" + benchmark : owner_uid}, {"controller", true}}}}}},
           {"status", {{"phase", "Running"}, {"podIP", ip}}}};
@@ -56,6 +61,7 @@ TEST(ProgressTargetsTest, RankZeroOfTheCurrentGangOfRunningBenchmarksOnly) {
   runtime::Store pods;
   Fill(&pods, {
       Pod("run", 0, 0, "10.0.0.1"),           // the previous attempt
+      Pod("run", 0, 1, "10.0.0.6", "", 0),    // the same attempt of an earlier spec
       Pod("run", 0, 1, "10.0.0.2"),           // this one
       Pod("run", 1, 1, "10.0.0.3"),           // not rank 0
       Pod("run", 0, 1, "10.0.0.9", "stale"),  // a deleted namesake's pod
@@ -64,7 +70,7 @@ TEST(ProgressTargetsTest, RankZeroOfTheCurrentGangOfRunningBenchmarksOnly) {
   const std::vector<ProgressTarget> targets = ProgressTargets(benchmarks, pods);
   ASSERT_EQ(targets.size(), 1u);
   EXPECT_EQ(targets[0].key, "ns/run");
-  EXPECT_EQ(targets[0].attempt, 1);
+  EXPECT_EQ(targets[0].gang, (Gang{1, 1}));
   EXPECT_EQ(targets[0].pod_ip, "10.0.0.2");
   EXPECT_EQ(targets[0].goal_metric, "accuracy");  // the catalog's goal for fmnist
 }
@@ -72,7 +78,8 @@ TEST(ProgressTargetsTest, RankZeroOfTheCurrentGangOfRunningBenchmarksOnly) {
 TEST(PollProgressOnceTest, QueuesABenchmarkOnlyWhenItsProgressMoves) {
   ScriptedReader reader;
   ProgressCache cache;
-  const std::vector<ProgressTarget> targets = {{"ns/a", 0, "10.0.0.1", "accuracy"}, {"ns/b", 0, "10.0.0.2", ""}};
+  const std::vector<ProgressTarget> targets = {{"ns/a", {1, 0}, "10.0.0.1", "accuracy"},
+                                                {"ns/b", {1, 0}, "10.0.0.2", ""}};
   reader.answers["10.0.0.1"] = At(10);  // b is still initialising: nothing to read
 
   EXPECT_EQ(PollProgressOnce(targets, reader, cache), std::vector<std::string>{"ns/a"});
@@ -80,19 +87,20 @@ TEST(PollProgressOnceTest, QueuesABenchmarkOnlyWhenItsProgressMoves) {
   EXPECT_TRUE(PollProgressOnce(targets, reader, cache).empty());  // unchanged
   reader.answers["10.0.0.1"] = At(20);
   EXPECT_EQ(PollProgressOnce(targets, reader, cache), std::vector<std::string>{"ns/a"});
-  EXPECT_EQ(cache.Get("ns/a", 0)->step, 20);
-  EXPECT_FALSE(cache.Get("ns/a", 1).has_value());  // a restarted gang starts without progress
-  EXPECT_FALSE(cache.Get("ns/b", 0).has_value());
+  EXPECT_EQ(cache.Get("ns/a", {1, 0})->step, 20);
+  EXPECT_FALSE(cache.Get("ns/a", {1, 1}).has_value());  // a restarted gang starts without progress
+  EXPECT_FALSE(cache.Get("ns/a", {2, 0}).has_value());  // and so does the gang of an edited spec
+  EXPECT_FALSE(cache.Get("ns/b", {1, 0}).has_value());
 }
 
 TEST(PollProgressOnceTest, FinishedBenchmarksAreForgotten) {
   ScriptedReader reader;
   ProgressCache cache;
   reader.answers["10.0.0.1"] = At(5);
-  PollProgressOnce({{"ns/a", 0, "10.0.0.1", ""}}, reader, cache);
-  ASSERT_TRUE(cache.Get("ns/a", 0).has_value());
+  PollProgressOnce({{"ns/a", {1, 0}, "10.0.0.1", ""}}, reader, cache);
+  ASSERT_TRUE(cache.Get("ns/a", {1, 0}).has_value());
   PollProgressOnce({}, reader, cache);  // ns/a is no longer Running
-  EXPECT_FALSE(cache.Get("ns/a", 0).has_value());
+  EXPECT_FALSE(cache.Get("ns/a", {1, 0}).has_value());
 }
 
 }  // namespace

@@ -24,6 +24,18 @@ json BenchmarkObject(const json& spec, int generation = 1, const json& status = 
   return object;
 }
 
+// The pods the last reconcile created, as the kubelet reports them once they run.
+std::vector<json> RunningPodsCreatedBy(const std::vector<kube::HttpRequest>& requests) {
+  std::vector<json> pods;
+  for (const auto& r : requests) {
+    if (r.method != "POST" || r.path != "/api/v1/namespaces/ns/pods") continue;
+    json pod = json::parse(r.body);
+    pod["status"] = {{"phase", "Running"}, {"podIP", "10.0.0." + std::to_string(pods.size() + 1)}};
+    pods.push_back(pod);
+  }
+  return pods;
+}
+
 class ReconcilerTest : public ::testing::Test {
  protected:
   ReconcilerTest() : client_(&transport_) {
@@ -59,11 +71,13 @@ class ReconcilerTest : public ::testing::Test {
     };
   }
 
-  json LastStatusWrite() const {
+  json LastStatusWrite() const { return LastStatusWriteOr(json()); }
+
+  json LastStatusWriteOr(const json& otherwise) const {
     for (auto it = transport_.requests.rbegin(); it != transport_.requests.rend(); ++it) {
-      if (it->method == "PUT") return json::parse(it->body)["status"];
+      if (it->method == "PUT" && it->path.ends_with("/status")) return json::parse(it->body)["status"];
     }
-    return json();
+    return otherwise;
   }
 
   testing::FakeTransport transport_;
@@ -153,6 +167,91 @@ TEST_F(ReconcilerTest, InvalidIsWrittenOnceAndStartsOverAfterAnEdit) {
   ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}, 2, status)).ok());
   EXPECT_EQ(LastStatusWrite()["phase"], "Pending");
   EXPECT_EQ(LastStatusWrite()["conditions"].size(), 1u);
+}
+
+// The ConfigMap the new gang reads is our own, already there: it is replaced with the new spec
+// before any pod of the new generation is created.
+TEST_F(ReconcilerTest, ASpecEditReplacesTheConfigMapBeforeTheNewGangStarts) {
+  const json spec = {{"task", "fmnist"}, {"workers", 2}};
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
+  const json old_config = json::parse(transport_.requests[1].body);
+  std::vector<json> pods = RunningPodsCreatedBy(transport_.requests);
+  pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
+  json running = LastStatusWrite();
+  running["phase"] = "Running";
+
+  auto echo = transport_.handler;
+  transport_.handler = [echo, old_config](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.method == "POST" && (r.path == "/api/v1/namespaces/ns/configmaps" || r.path == "/api/v1/namespaces/ns/services")) {
+      return kube::HttpResponse{409, R"({"kind":"Status","code":409,"reason":"AlreadyExists"})"};
+    }
+    if (r.method == "GET" && r.path == "/api/v1/namespaces/ns/configmaps/b-config") {
+      json existing = old_config;
+      existing["metadata"]["resourceVersion"] = "5";
+      existing["metadata"]["ownerReferences"][0]["uid"] = "u-1";
+      return kube::HttpResponse{200, existing.dump()};
+    }
+    if (r.method == "GET" && r.path == "/api/v1/namespaces/ns/services/b-workers") {
+      return kube::HttpResponse{200, json({{"metadata", {{"ownerReferences", {{{"controller", true}, {"uid", "u-1"}}}}}}}).dump()};
+    }
+    return echo(r);
+  };
+  transport_.requests.clear();
+  json edited = spec;
+  edited["hyperparameters"] = {{"batchSize", 32}};
+  ASSERT_TRUE(Reconcile(BenchmarkObject(edited, 2, running)).ok());
+
+  std::vector<std::string> writes;
+  json replaced;
+  for (const auto& r : transport_.requests) {
+    if (r.method == "GET") continue;
+    writes.push_back(r.method + " " + r.path);
+    if (r.method == "PUT" && r.path == "/api/v1/namespaces/ns/configmaps/b-config") replaced = json::parse(r.body);
+  }
+  EXPECT_EQ(writes, (std::vector<std::string>{
+                        "POST /api/v1/namespaces/ns/services",
+                        "POST /api/v1/namespaces/ns/configmaps",
+                        "PUT /api/v1/namespaces/ns/configmaps/b-config",
+                        "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
+                        "DELETE /api/v1/namespaces/ns/pods/b-worker-0",
+                        "DELETE /api/v1/namespaces/ns/pods/b-worker-1",
+                        "POST /api/v1/namespaces/ns/events",
+                    }));
+  ASSERT_TRUE(replaced.is_object());
+  EXPECT_EQ(replaced["metadata"]["resourceVersion"], "5") << "replaced only over the version read";
+  const json runner_spec = json::parse(replaced["data"]["benchmark.json"].get<std::string>())["spec"];
+  EXPECT_EQ(runner_spec["hyperparameters"]["batchSize"], 32);
+  EXPECT_EQ(LastStatusWrite()["observedGeneration"], 2);
+
+  // The old pods are gone: the new gang carries the new generation.
+  pods_.Apply({runtime::WatcherEvent::kRestarted, {}});
+  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {}});
+  transport_.requests.clear();
+  ASSERT_TRUE(Reconcile(BenchmarkObject(edited, 2, LastStatusWriteOr(running))).ok());
+  for (const json& pod : RunningPodsCreatedBy(transport_.requests)) {
+    EXPECT_EQ(pod["metadata"]["labels"]["ergobench.io/generation"], "2");
+  }
+  EXPECT_EQ(RunningPodsCreatedBy(transport_.requests).size(), 2u);
+}
+
+// An edit that makes a running Benchmark invalid fails it, and its workers stop with it.
+TEST_F(ReconcilerTest, AnEditThatMakesARunningBenchmarkInvalidStopsItsWorkers) {
+  const json spec = {{"task", "0a"}, {"workers", 2}};
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
+  pods_.Apply({runtime::WatcherEvent::kRestarted, RunningPodsCreatedBy(transport_.requests)});
+  json running = LastStatusWrite();
+  running["phase"] = "Running";
+  transport_.requests.clear();
+  json bad = spec;
+  bad["workers"] = 0;
+  ASSERT_TRUE(Reconcile(BenchmarkObject(bad, 2, running)).ok());
+  EXPECT_EQ(LastStatusWrite()["phase"], "Failed");
+  std::vector<std::string> deletes;
+  for (const auto& r : transport_.requests) {
+    if (r.method == "DELETE") deletes.push_back(r.path);
+  }
+  EXPECT_EQ(deletes, (std::vector<std::string>{"/api/v1/namespaces/ns/pods/b-worker-0",
+                                               "/api/v1/namespaces/ns/pods/b-worker-1"}));
 }
 
 // The audit's crash: 600 two-byte characters in spec.task made the Event's message, cut at byte
@@ -246,18 +345,6 @@ TEST_F(ReconcilerTest, ChildrenOfANamesakeAreNotAdopted) {
   EXPECT_EQ(PodImages(transport_.requests).size(), 2u);
 }
 
-// The pods the last reconcile created, as the kubelet reports them once they run.
-std::vector<json> RunningPodsCreatedBy(const std::vector<kube::HttpRequest>& requests) {
-  std::vector<json> pods;
-  for (const auto& r : requests) {
-    if (r.method != "POST" || r.path != "/api/v1/namespaces/ns/pods") continue;
-    json pod = json::parse(r.body);
-    pod["status"] = {{"phase", "Running"}, {"podIP", "10.0.0." + std::to_string(pods.size() + 1)}};
-    pods.push_back(pod);
-  }
-  return pods;
-}
-
 TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
   const json spec = {{"task", "fmnist"}, {"workers", 2}};
   ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
@@ -265,7 +352,7 @@ TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
   pods_.Apply({runtime::WatcherEvent::kRestarted, RunningPodsCreatedBy(transport_.requests)});
   benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, pending)}});
   ProgressCache progress;
-  progress.Put("ns/b", /*attempt=*/0, Progress{2, 300, "accuracy", 0.71});
+  progress.Put("ns/b", Gang{1, 0}, Progress{2, 300, "accuracy", 0.71});
   transport_.requests.clear();
 
   BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &progress, [] { return kNow; }, nullptr, "", {}});

@@ -11,7 +11,8 @@ using nlohmann::json;
 
 const char kFailedPod[] = R"({
   "metadata": {"name": "b-worker-1", "deletionTimestamp": "2026-11-22T06:00:00Z",
-               "labels": {"ergobench.io/rank": "1", "ergobench.io/attempt": "2"}},
+               "labels": {"ergobench.io/rank": "1", "ergobench.io/attempt": "2",
+                          "ergobench.io/generation": "4"}},
   "status": {"phase": "Failed", "podIP": "10.244.0.3",
              "conditions": [{"type": "Ready", "status": "False"}],
              "containerStatuses": [{"name": "runner", "state": {"terminated": {
@@ -23,6 +24,7 @@ TEST(WorkerPods, ReadsStatusAndLabels) {
   EXPECT_EQ(pod.name, "b-worker-1");
   EXPECT_EQ(pod.rank, 1);
   EXPECT_EQ(pod.attempt, 2);
+  EXPECT_EQ(pod.generation, 4);
   EXPECT_EQ(pod.phase, "Failed");
   EXPECT_FALSE(pod.ready);
   EXPECT_TRUE(pod.terminating);
@@ -36,6 +38,7 @@ TEST(WorkerPods, MalformedLabelsAreNotRanks) {
   const WorkerPod pod = ReadWorkerPod(json::parse(R"({"metadata":{"name":"x","labels":{"ergobench.io/rank":"1a"}}})"));
   EXPECT_EQ(pod.rank, -1);
   EXPECT_EQ(pod.attempt, -1);
+  EXPECT_EQ(pod.generation, -1);
   EXPECT_EQ(pod.phase, "Pending");
 }
 

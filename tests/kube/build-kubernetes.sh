@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and kube-controller-manager v1.20 from Debian's `kubernetes` source
-# package, once, into a cache outside the repository, and installs etcd, the node agent's
-# Kubernetes client and kubectl from Debian. Prints the directory holding the binaries.
+# Builds a one-node cluster's Kubernetes v1.20 binaries (kube-apiserver, kube-controller-manager,
+# kube-scheduler, kubelet, kube-proxy) and the sandbox's static `pause` from Debian's
+# `kubernetes` source package, once, into a cache outside the repository, and installs etcd,
+# the test harness's Kubernetes client and kubectl from Debian. Prints the directory holding
+# the binaries.
 #
 # The source comes through a deb-src copy of the system's apt sources, kept in the cache, so
 # the system's apt configuration stays untouched and no archive host is written here.
 #
-# Existing binaries can be used instead: set KUBE_APISERVER_BIN and
-# KUBE_CONTROLLER_MANAGER_BIN (and ETCD_BIN) and this script builds nothing.
+# Existing binaries can be used instead: set KUBE_BIN_DIR to a directory holding all of them
+# (and ETCD_BIN) and this script builds nothing.
 set -euo pipefail
 
-cache="${ERGOBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ergobench}/kube-control-plane"
+cache="${ERGOBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ergobench}/kubernetes"
 bin="$cache/bin"
-log() { echo "build-control-plane: $*" >&2; }
+log() { echo "build-kubernetes: $*" >&2; }
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -25,23 +27,26 @@ apt_install() {
     || { sudo_if_needed apt-get update -q >&2 && sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2; }
 }
 
-# Runtime pieces every test run needs: etcd, openssl for the throwaway PKI, the node agent's
-# client library, iproute2 for per-pod network namespaces, and a kubectl.
-apt_install etcd-server openssl python3-kubernetes python3-yaml iproute2
+# Runtime pieces every test run needs: etcd, openssl for the throwaway PKI, the harness's
+# client library, and a kubectl.
+apt_install etcd-server openssl python3-kubernetes python3-yaml
 command -v kubectl >/dev/null || apt_install kubernetes-client
 
-if [ -n "${KUBE_APISERVER_BIN:-}" ] && [ -n "${KUBE_CONTROLLER_MANAGER_BIN:-}" ]; then
-  dirname "$KUBE_APISERVER_BIN"; exit 0
+commands=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
+all_built() {
+  for c in "${commands[@]}" pause; do [ -x "$1/$c" ] || return 1; done
+}
+if [ -n "${KUBE_BIN_DIR:-}" ]; then
+  all_built "$KUBE_BIN_DIR" || { log "KUBE_BIN_DIR=$KUBE_BIN_DIR lacks one of ${commands[*]} pause"; exit 1; }
+  echo "$KUBE_BIN_DIR"; exit 0
 fi
-if [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kube-controller-manager" ]; then
-  echo "$bin"; exit 0
-fi
+all_built "$bin" && { echo "$bin"; exit 0; }
 
-apt_install golang-go dpkg-dev make rsync golang-github-modern-go-reflect2-dev golang-github-json-iterator-go-dev
+apt_install golang-go dpkg-dev make rsync gcc libc6-dev golang-github-modern-go-reflect2-dev golang-github-json-iterator-go-dev
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
-if [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kube-controller-manager" ]; then echo "$bin"; exit 0; fi
+all_built "$bin" && { echo "$bin"; exit 0; }
 
 # 1. A deb-src view of the system's own apt sources (deb822 and one-line formats).
 apt_dir="$cache/apt"
@@ -81,8 +86,10 @@ fi
 # 3. Build in GOPATH mode, offline.
 export GOPATH="$gopath" GO111MODULE=off GOPROXY=off GOCACHE="$cache/gocache"
 cd "$tree"
-log "make gen_openapi"
-make gen_openapi >&2
+if [ ! -x "$bin/kube-apiserver" ]; then
+  log "make gen_openapi"
+  make gen_openapi >&2
+fi
 # In GOPATH mode the version package lives under vendor/; "1.20.5+really1.20.2" is 1.20.2.
 upstream=$(ls "$src"/kubernetes_*.orig.tar.* | head -n1 | sed -E 's/.*kubernetes_([^-]*)\.orig.*/\1/; s/.*really//')
 minor=$(echo "$upstream" | cut -d. -f2)
@@ -92,10 +99,16 @@ for version in k8s.io/kubernetes/vendor/k8s.io/component-base/version k8s.io/kub
   ldflags+=" -X $version.gitTreeState=clean"
 done
 mkdir -p "$bin"
-for cmd in kube-apiserver kube-controller-manager; do
+for cmd in "${commands[@]}"; do
+  [ -x "$bin/$cmd" ] && continue
   log "go build $cmd (a cold build takes several minutes)"
   go build -p 2 -ldflags "$ldflags" \
     -o "$bin/$cmd.tmp" "./cmd/$cmd" >&2
   mv "$bin/$cmd.tmp" "$bin/$cmd"
 done
+# The sandbox image cannot be pulled here; its one binary is built from the same tree.
+if [ ! -x "$bin/pause" ]; then
+  gcc -Os -static -Wall -o "$bin/pause.tmp" build/pause/linux/pause.c -DVERSION="v$upstream"
+  mv "$bin/pause.tmp" "$bin/pause"
+fi
 echo "$bin"
