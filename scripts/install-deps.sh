@@ -4,7 +4,8 @@
 # libopenblas0-openmp: Debian's libtorch does its matrix products through the system BLAS,
 # and the reference one is 20-35x slower; the OpenMP build follows torch's thread count.
 # --tests adds what only the test suite needs: a browser that renders the report's charts,
-# buildah/podman/debootstrap for the images, Prometheus for the dashboards, npm for helm.
+# buildah/podman/debootstrap for the images, containerd, dnsmasq and iptables for the test
+# cluster's node, Prometheus for the dashboards, npm for helm.
 # --bench adds what the benchmarks under bench/ compare against: PyTorch's Python API on
 # Debian's libtorch (python3-torch).
 set -euo pipefail
@@ -21,7 +22,8 @@ packages=(
 )
 case "${1:-}" in
   --tests)
-    packages+=(chromium buildah podman runc uidmap containernetworking-plugins debootstrap prometheus)
+    packages+=(chromium buildah podman runc uidmap containernetworking-plugins debootstrap prometheus
+               containerd dnsmasq-base iptables)
     command -v npm >/dev/null || packages+=(npm) ;;
   --bench) packages+=(python3-torch) ;;
 esac

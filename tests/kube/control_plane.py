@@ -59,7 +59,7 @@ def _openssl(*args, cwd):
 class Pki:
     """A CA and the certificates the control plane and its clients need."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, node_ip=None):
         self.dir = directory
         os.makedirs(directory, exist_ok=True)
         d = directory
@@ -67,8 +67,9 @@ class Pki:
                  "-days", "2", "-subj", "/CN=ergobench-test-ca", cwd=d)
         _openssl("genrsa", "-out", "sa.key", "2048", cwd=d)
         _openssl("rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=d)
+        node_san = f",IP:{node_ip}" if node_ip else ""
         self.issue("apiserver", "/CN=kube-apiserver",
-                   "subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,DNS:kubernetes,"
+                   f"subjectAltName=IP:127.0.0.1,IP:10.96.0.1{node_san},DNS:localhost,DNS:kubernetes,"
                    "DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local",
                    "serverAuth")
         self.issue("admin", "/O=system:masters/CN=admin", None, "clientAuth")
@@ -108,11 +109,16 @@ def write_kubeconfig(path, server, ca, cert=None, key=None, token=None, namespac
 
 
 class ControlPlane:
-    def __init__(self, workdir):
+    """etcd, kube-apiserver and kube-controller-manager. With `node_ip`, the API server listens
+    on every address and advertises that one, so that pods reach it through the `kubernetes`
+    Service, and kubelets are authorised as nodes (cluster.py adds the node)."""
+
+    def __init__(self, workdir, node_ip=None):
         self.workdir = workdir
+        self.node_ip = node_ip
         os.makedirs(workdir, exist_ok=True)
         self.apiserver_bin, self.manager_bin, self.etcd_bin = control_plane_binaries()
-        self.pki = Pki(os.path.join(workdir, "pki"))
+        self.pki = Pki(os.path.join(workdir, "pki"), node_ip)
         self.etcd_port, self.peer_port, self.api_port = free_port(), free_port(), free_port()
         self.server = f"https://127.0.0.1:{self.api_port}"
         self.admin_kubeconfig = write_kubeconfig(os.path.join(workdir, "admin.kubeconfig"), self.server,
@@ -138,19 +144,27 @@ class ControlPlane:
             "--initial-cluster", f"default=http://127.0.0.1:{self.peer_port}",
             "--log-level", "warn"])
 
+    def apiserver_node_flags(self):
+        return []
+
+    def controllers(self):
+        # No kubelet heartbeats without a node: node lifecycle would taint and evict nothing.
+        return "*,-nodelifecycle,-nodeipam,-bootstrapsigner,-tokencleaner"
+
     def start_apiserver(self):
         p = self.pki.path
+        bind, advertise = ("0.0.0.0", self.node_ip) if self.node_ip else ("127.0.0.1", "127.0.0.1")
         self._spawn("kube-apiserver", [
             self.apiserver_bin,
             f"--etcd-servers=http://127.0.0.1:{self.etcd_port}",
-            "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={self.api_port}",
+            f"--bind-address={bind}", f"--advertise-address={advertise}", f"--secure-port={self.api_port}",
             "--insecure-port=0",
             f"--tls-cert-file={p('apiserver.crt')}", f"--tls-private-key-file={p('apiserver.key')}",
             f"--client-ca-file={p('ca.crt')}",
             f"--service-account-key-file={p('sa.pub')}", f"--service-account-signing-key-file={p('sa.key')}",
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-            "--authorization-mode=RBAC", "--service-cluster-ip-range=10.96.0.0/16", "--allow-privileged=true",
-            "--enable-priority-and-fairness=false", "--v=1"])
+            "--authorization-mode=Node,RBAC", "--service-cluster-ip-range=10.96.0.0/16", "--allow-privileged=true",
+            "--enable-priority-and-fairness=false", "--v=1", *self.apiserver_node_flags()])
         self.wait_ready()
 
     def start_controller_manager(self):
@@ -162,8 +176,7 @@ class ControlPlane:
             "--bind-address=127.0.0.1", "--secure-port=0", "--port=0", "--leader-elect=false",
             f"--service-account-private-key-file={p('sa.key')}", f"--root-ca-file={p('ca.crt')}",
             "--use-service-account-credentials=true",
-            # No kubelet heartbeats here: the node agent stands in for the kubelet.
-            "--controllers=*,-nodelifecycle,-nodeipam,-bootstrapsigner,-tokencleaner",
+            f"--controllers={self.controllers()}", "--enable-hostpath-provisioner",
             "--concurrent-gc-syncs=5", "--v=1"])
 
     def start(self):

@@ -1,0 +1,125 @@
+"""The test bed of the cluster suites: a real one-node cluster (tests/kube/cluster.py), the
+images of images/build.sh imported into its containerd, and the operator installed by its Helm
+chart, running in the cluster as its Deployment, as a user installs it."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import unittest
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "../.."))
+sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
+
+from cluster import Cluster  # noqa: E402
+from control_plane import HELM  # noqa: E402
+from harness import BIN_DIR  # noqa: E402
+
+VERSION = subprocess.run([os.path.join(BIN_DIR, "ergobench"), "version"], stdout=subprocess.PIPE, text=True,
+                         check=True).stdout.split()[1]
+OPERATOR_NAMESPACE = "ergobench-system"
+RELEASE = "ergobench"
+OPERATOR_SELECTOR = "app.kubernetes.io/name=ergobench-operator"
+
+
+def build_images():
+    build = subprocess.run([os.path.join(ROOT, "images/build.sh"), "--build-dir", os.path.dirname(BIN_DIR)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if build.returncode != 0:
+        raise AssertionError("images/build.sh failed:\n" + build.stdout)
+
+
+@unittest.skipUnless(os.geteuid() == 0 and shutil.which("buildah"),
+                     "a cluster node needs root, and images need buildah (scripts/install-deps.sh --tests)")
+class ClusterSuite(unittest.TestCase):
+    """One cluster per suite class; `helm_values` go to the operator's release."""
+
+    helm_values = {}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix=f"ergobench-{cls.__name__.lower()}-")
+        build_images()
+        cls.cluster = cls.cp = Cluster(os.path.join(cls.tmp, "cluster"))
+        try:
+            cls.cluster.start()
+            for image in ("operator", "runner"):
+                cls.cluster.import_podman_image(f"ergobench-{image}:{VERSION}")
+            cls.install_operator()
+        except BaseException:
+            cls.cluster.stop()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.stop()
+
+    @classmethod
+    def helm(cls, *args, check=True):
+        result = subprocess.run([HELM, f"--kubeconfig={cls.cluster.admin_kubeconfig}", *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if check and result.returncode != 0:
+            raise AssertionError(f"helm {' '.join(args)} failed ({result.returncode}): {result.stderr}")
+        return result
+
+    @classmethod
+    def install_operator(cls, **values):
+        settings = {**cls.helm_values, **values}
+        args = [arg for key, value in settings.items() for arg in ("--set-json", f"{key}={json.dumps(value)}")]
+        cls.helm("upgrade", "--install", RELEASE, os.path.join(ROOT, "charts/ergobench"), "--namespace",
+                 OPERATOR_NAMESPACE, "--create-namespace", "--wait", "--timeout", "120s", *args)
+        cls.wait_operator_rolled_out()
+
+    @classmethod
+    def wait_operator_rolled_out(cls, timeout=120):
+        cls.cluster.kubectl("rollout", "status", "-n", OPERATOR_NAMESPACE, f"deployment/{RELEASE}",
+                            f"--timeout={timeout}s")
+
+    # --- the operator in the cluster -------------------------------------------------------
+    def operator_pods(self):
+        return self.cluster.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", OPERATOR_SELECTOR)["items"]
+
+    def leader(self):
+        """The name of the operator pod holding the lease: its identity is "<hostname>_<random>"."""
+        lease = self.cluster.get_json("-n", OPERATOR_NAMESPACE, "lease", RELEASE)
+        return (lease["spec"].get("holderIdentity") or "").rsplit("_", 1)[0]
+
+    def operator_metrics(self):
+        pod = next(p for p in self.operator_pods() if p["metadata"]["name"] == self.leader())
+        with urllib.request.urlopen(f"http://{pod['status']['podIP']}:8080/metrics", timeout=5) as r:
+            return r.read().decode()
+
+    def operator_restarts(self):
+        return sum(s.get("restartCount", 0) for p in self.operator_pods()
+                   for s in p["status"].get("containerStatuses", []))
+
+    def kill_container(self, namespace, pod_name, sig=signal.SIGKILL):
+        """Signals the main process of the pod's first container, as the OOM killer or a crash
+        would: the kubelet sees the container end with the signal's exit code."""
+        pod = self.cluster.get_json("-n", namespace, "pod", pod_name)
+        container_id = pod["status"]["containerStatuses"][0]["containerID"].split("//")[1]
+        for line in self.cluster.ctr("tasks", "list").stdout.splitlines()[1:]:
+            task, pid, _ = line.split()
+            if task == container_id:
+                os.kill(int(pid), sig)
+                return
+        raise AssertionError(f"no running task for pod {namespace}/{pod_name}")
+
+    def operator_logs(self, tail=40):
+        return self.cluster.kubectl("logs", "-n", OPERATOR_NAMESPACE, "-l", OPERATOR_SELECTOR, "--prefix",
+                                    f"--tail={tail}", check=False).stdout
+
+    def component_logs(self, tail=20):
+        """The last lines of every component's log, for a failure's report."""
+        out = []
+        for name in ("kubelet", "containerd", "kube-scheduler", "kube-controller-manager", "dnsmasq"):
+            path = os.path.join(self.cluster.workdir, f"{name}.log")
+            if os.path.exists(path):
+                with open(path, errors="replace") as f:
+                    out.append(f"--- {path}\n" + "".join(f.readlines()[-tail:]))
+        return "".join(out)
