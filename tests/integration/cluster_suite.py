@@ -82,7 +82,9 @@ class ClusterSuite(unittest.TestCase):
 
     # --- the operator in the cluster -------------------------------------------------------
     def operator_pods(self):
-        return self.cluster.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", OPERATOR_SELECTOR)["items"]
+        """The operator's pods, less those being deleted."""
+        pods = self.cluster.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", OPERATOR_SELECTOR)["items"]
+        return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
 
     def leader(self):
         """The name of the operator pod holding the lease: its identity is "<hostname>_<random>"."""

@@ -168,8 +168,15 @@ class OperatorTest(ClusterSuite):
         """The pods the API server stored (after its defaulting), checked against the Pod Security
         Standards' restricted profile, and run as such by the kubelet: non-root, on a read-only
         root filesystem. (This v1.20 server predates PodSecurity admission.)"""
-        self.apply(fmnist("restricted", workers=1))
-        self.wait_phase("restricted", ["Running", "Succeeded"], timeout=60)
+        slow = fmnist("restricted", workers=1, goal={"target": 0.99})  # trains long enough to look inside
+        slow["spec"]["maxEpochs"] = 3
+        self.apply(slow)
+        self.wait_phase("restricted", ["Running"], timeout=90)
+        inside = self.cp.kubectl("exec", "-n", self.ns, "restricted-worker-0", "--", "sh", "-c",
+                                 "id -u; touch /probe 2>&1; cat /proc/self/status | grep ^CapEff", check=False).stdout
+        self.assertIn("65532\n", inside)
+        self.assertIn("Read-only file system", inside)
+        self.assertIn("CapEff:\t0000000000000000", inside)
         (pod,) = self.pods("restricted")
         spec = pod["spec"]
         self.assertFalse(spec["automountServiceAccountToken"])
@@ -227,20 +234,23 @@ class OperatorTest(ClusterSuite):
         self.assertEqual(config["metadata"]["ownerReferences"][0]["uid"], self.benchmark("same")["metadata"]["uid"])
         self.assertEqual(json.loads(config["data"]["benchmark.json"])["spec"]["maxEpochs"], 2)
 
-    def test_a_standby_is_ready_and_takes_over_hot(self):
-        """Readiness does not wait for the lease (a rollout's new pod must become Ready while the
-        old one leads), and the standby reconciles nothing until it leads."""
-        self.addCleanup(lambda: (self.cp.kubectl("scale", "-n", OPERATOR_NAMESPACE, f"deployment/{RELEASE}",
-                                                 "--replicas=1"), self.wait_operator_rolled_out()))
+    def test_a_standby_is_ready_and_the_leader_can_be_evicted(self):
+        """HA as the chart offers it: two replicas and a PodDisruptionBudget of one. Readiness
+        does not wait for the lease, so the standby is Ready and the budget lets the leader be
+        evicted (a drain's eviction; a whole drain cannot end on one node, where the evicted
+        pod's replacement has nowhere to go); the standby reconciles nothing until it leads."""
+        self.addCleanup(self.install_operator)  # back to one replica, no budget
         leader = self.leader()
-        self.cp.kubectl("scale", "-n", OPERATOR_NAMESPACE, f"deployment/{RELEASE}", "--replicas=2")
-        self.wait_operator_rolled_out()  # both Ready: the kubelet's probe of /readyz passes on the standby
+        self.install_operator(replicaCount=2, podDisruptionBudget={"enabled": True, "minAvailable": 1})
         (standby,) = [p["metadata"]["name"] for p in self.operator_pods() if p["metadata"]["name"] != leader]
         self.apply(fmnist("led", workers=1))
         self.wait_phase("led", ["Running", "Succeeded"], timeout=90)
         self.assertEqual(self.leader(), leader)
         self.assertNotIn("became the leader", self.pod_log(standby))
-        self.cp.kubectl("delete", "pod", "-n", OPERATOR_NAMESPACE, leader, "--wait=false")  # SIGTERM: hands the lease back
+        eviction = {"apiVersion": "policy/v1beta1", "kind": "Eviction",
+                    "metadata": {"name": leader, "namespace": OPERATOR_NAMESPACE}}
+        self.cp.kubectl("create", "--raw", f"/api/v1/namespaces/{OPERATOR_NAMESPACE}/pods/{leader}/eviction",
+                        "-f", "-", input=json.dumps(eviction))  # refused (429) if the budget forbids it
         self.cp.wait_for(lambda: self.leader() == standby, 20, "the standby to take over")
         self.apply(fmnist("taken-over", workers=1))
         self.wait_phase("taken-over", ["Running", "Succeeded"], timeout=90)
