@@ -168,8 +168,8 @@ class OperatorTest(ClusterSuite):
         """The pods the API server stored (after its defaulting), checked against the Pod Security
         Standards' restricted profile, and run as such by the kubelet: non-root, on a read-only
         root filesystem. (This v1.20 server predates PodSecurity admission.)"""
-        slow = fmnist("restricted", workers=1, goal={"target": 0.99})  # trains long enough to look inside
-        slow["spec"]["maxEpochs"] = 3
+        slow = fmnist("restricted", workers=1, goal={"target": 0.99})
+        slow["spec"]["maxEpochs"] = 3  # a goal out of reach: it trains long enough to look inside
         self.apply(slow)
         self.wait_phase("restricted", ["Running"], timeout=90)
         inside = self.cp.kubectl("exec", "-n", self.ns, "restricted-worker-0", "--", "sh", "-c",
@@ -382,7 +382,9 @@ class OperatorTest(ClusterSuite):
         self.assertEqual(len(self.pods("once")), 2)
 
     def test_a_spec_edit_while_running_restarts_the_gang_on_the_new_spec(self):
-        self.apply(fmnist("edited", run_policy={"cleanPodPolicy": "None"}))
+        edited = fmnist("edited", run_policy={"cleanPodPolicy": "None"}, goal={"target": 0.99})
+        edited["spec"]["maxEpochs"] = 3  # a goal out of reach: the run lasts until the edit lands
+        self.apply(edited)
         self.wait_training("edited")
         old_uids = {p["metadata"]["uid"] for p in self.pods("edited")}
         self.cp.kubectl("patch", "-n", self.ns, "benchmark", "edited", "--type=merge", "-p", '{"spec":{"workers":1}}')
@@ -392,8 +394,10 @@ class OperatorTest(ClusterSuite):
         self.assertEqual(status.get("restarts", 0), 0, "an edit is not a failure: backoffLimit is not spent")
         self.assertEqual(status["workers"]["succeeded"], 1)
         # The whole new spec ran: one worker of generation 2, reading a ConfigMap that says so.
+        # (An old rank stopped mid-collective may take its grace period to go.)
+        self.cp.wait_for(lambda: [p["metadata"]["labels"]["ergobench.io/generation"] for p in self.pods("edited")]
+                         == ["2"], 60, "only the pod of generation 2")
         pods = self.pods("edited")
-        self.assertEqual([p["metadata"]["labels"]["ergobench.io/generation"] for p in pods], ["2"])
         self.assertFalse(old_uids & {p["metadata"]["uid"] for p in pods})
         config = self.cp.get_json("-n", self.ns, "configmap", "edited-config")
         self.assertEqual(json.loads(config["data"]["benchmark.json"])["spec"]["workers"], 1)

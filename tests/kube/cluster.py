@@ -50,20 +50,26 @@ def node_ip():
     return json.loads(out)[0]["prefsrc"]
 
 
-def apt_install(*packages):
-    missing = [p for p in packages if subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], stdout=subprocess.PIPE,
-                                                      stderr=subprocess.DEVNULL, text=True).stdout != "install ok installed"]
+def process_start_time(pid):
+    """Field 22 of /proc/<pid>/stat, or None for a process that is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def require_node_tools():
+    needed = {"containerd": "containerd", "ctr": "containerd", "runc": "runc", "dnsmasq": "dnsmasq-base",
+              "iptables-save": "iptables", "buildah": "buildah", "/usr/lib/cni/bridge": "containernetworking-plugins"}
+    missing = sorted({package for tool, package in needed.items() if not shutil.which(tool)})
     if missing:
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", *missing]
-        if subprocess.run(install, env=env, stdout=subprocess.DEVNULL).returncode != 0:
-            subprocess.run(["apt-get", "update", "-q"], env=env, check=True, stdout=subprocess.DEVNULL)
-            subprocess.run(install, env=env, check=True, stdout=subprocess.DEVNULL)
+        raise RuntimeError(f"the node needs {', '.join(missing)}: run scripts/install-deps.sh --tests")
 
 
 class Cluster(ControlPlane):
     def __init__(self, workdir):
-        apt_install("containerd", "runc", "containernetworking-plugins", "dnsmasq-base", "iptables", "buildah")
+        require_node_tools()
         super().__init__(workdir, node_ip())
         self.bin_dir = kube_bin_dir()
         self.kubelet_port, self.kubelet_healthz_port = free_port(), free_port()
@@ -98,10 +104,6 @@ class Cluster(ControlPlane):
 
     # --- the node -------------------------------------------------------------------------
     def start_containerd(self):
-        os.makedirs(CONTAINERD_ROOT, exist_ok=True)
-        # One cluster at a time owns the image store (a second containerd would wait on its lock).
-        self.lock = open(os.path.join(CACHE, "containerd.lock"), "w")
-        fcntl.flock(self.lock, fcntl.LOCK_EX)
         cni_conf = os.path.join(self.workdir, "cni", "net.d")
         os.makedirs(cni_conf, exist_ok=True)
         with open(os.path.join(cni_conf, "10-ergobench.conflist"), "w") as f:
@@ -272,7 +274,28 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
         rules = subprocess.run(["iptables-save", "-t", "nat"], stdout=subprocess.PIPE, text=True).stdout
         return "default/kubernetes:https cluster IP" in rules
 
+    def take_the_node(self):
+        """One cluster at a time owns the node: containerd's image store, the bridge, iptables.
+        Processes of an earlier owner that died without teardown are ended first; the lock
+        file lists them as "pid start-time", so that a reused pid is left alone."""
+        os.makedirs(CONTAINERD_ROOT, exist_ok=True)
+        self.lock = open(os.path.join(CACHE, "cluster.lock"), "a+")
+        fcntl.flock(self.lock, fcntl.LOCK_EX)
+        self.lock.seek(0)
+        for line in self.lock.read().splitlines():
+            pid, started = line.split()
+            if process_start_time(pid) == started:
+                os.kill(int(pid), signal.SIGKILL)
+        self.lock.truncate(0)
+
+    def _spawn(self, name, argv):
+        super()._spawn(name, argv)
+        pid = str(self.procs[name].pid)
+        self.lock.write(f"{pid} {process_start_time(pid)}\n")
+        self.lock.flush()
+
     def start(self):
+        self.take_the_node()
         super().start()
         self.start_scheduler()
         self.start_containerd()
