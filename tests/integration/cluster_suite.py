@@ -37,9 +37,11 @@ def build_images():
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("buildah"),
                      "a cluster node needs root, and images need buildah (scripts/install-deps.sh --tests)")
 class ClusterSuite(unittest.TestCase):
-    """One cluster per suite class; `helm_values` go to the operator's release."""
+    """One cluster per suite class; `helm_values` go to the operator's release, installed
+    before the tests unless `install_at_start` is False."""
 
     helm_values = {}
+    install_at_start = True
 
     @classmethod
     def setUpClass(cls):
@@ -50,7 +52,8 @@ class ClusterSuite(unittest.TestCase):
             cls.cluster.start()
             for image in ("operator", "runner"):
                 cls.cluster.import_podman_image(f"ergobench-{image}:{VERSION}")
-            cls.install_operator()
+            if cls.install_at_start:
+                cls.install_operator()
         except BaseException:
             cls.cluster.stop()
             raise
