@@ -20,7 +20,7 @@ bool SameProgress(const Progress& a, const Progress& b) {
 std::optional<Progress> ProgressCache::Get(const std::string& key, const Gang& gang) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto it = entries_.find(key);
-  if (it == entries_.end() || !(it->second.gang == gang)) return std::nullopt;
+  if (it == entries_.end() || it->second.gang != gang) return std::nullopt;
   return it->second.progress;
 }
 

@@ -260,6 +260,7 @@ class ControlPlane:
         token = self.service_account_secret(namespace, name)["token"]
         return write_kubeconfig(path, self.server, self.pki.path("ca.crt"), token=token, namespace=namespace)
 
+
 if __name__ == "__main__":
     import argparse
     import signal
@@ -269,6 +270,8 @@ if __name__ == "__main__":
     cp = ControlPlane(args.workdir).start()
     print(f"control plane up: KUBECONFIG={cp.admin_kubeconfig}", flush=True)
     try:
+        # Blocked first, or the default action ends the process before `finally` stops it all.
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT, signal.SIGTERM])
         signal.sigwait([signal.SIGINT, signal.SIGTERM])
     finally:
         cp.stop()
