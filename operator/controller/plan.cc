@@ -6,6 +6,7 @@
 #include "api/aggregate.h"
 #include "api/benchmark_phase.h"
 #include "api/cost.h"
+#include "api/result.h"
 #include "base/rfc3339.h"
 #include "operator/controller/conditions.h"
 
@@ -23,6 +24,24 @@ std::vector<std::string> PodsToClean(const std::string& policy, const std::vecto
     if (policy == "All" && !pod.terminating) out.push_back(pod.name);
   }
   return out;
+}
+
+// The failure that caused the others, with `failed` sorted by when each rank ended. The earliest,
+// unless a rank that died without writing its result (killed, or crashed) ended within a few
+// seconds of it: a killed rank's peers report their collective breaking at about the same
+// moment, and the kubelet records finishedAt in whole seconds, the killed one's only after its
+// processes are reaped, so it can come later than its echo.
+const WorkerPod& CauseOf(std::vector<WorkerPod>* failed) {
+  std::stable_sort(failed->begin(), failed->end(),
+                   [](const WorkerPod& a, const WorkerPod& b) { return a.finished_at < b.finished_at; });
+  constexpr seconds kEchoWindow{5};
+  const auto first_end = ParseRfc3339(failed->front().finished_at);
+  for (const WorkerPod& pod : *failed) {
+    const auto end = ParseRfc3339(pod.finished_at);
+    if (!first_end || !end || *end - *first_end > kEchoWindow) break;
+    if (!ParseRankResult(pod.termination_message).ok()) return pod;
+  }
+  return failed->front();
 }
 
 void MergeUnique(std::vector<std::string>* into, const std::vector<std::string>& more) {
@@ -163,12 +182,9 @@ class Planner {
       }
     }
     if (failed.empty()) return false;
-    // The earliest failure is the cause; its peers' failures are the echo.
-    std::stable_sort(failed.begin(), failed.end(),
-                     [](const WorkerPod& a, const WorkerPod& b) { return a.finished_at < b.finished_at; });
-    const RankResult cause = RankResultOf(failed.front(), b_);
-    const std::string why = "rank " + std::to_string(cause.rank) + " (pod " + failed.front().name +
-                            ") failed: " + cause.error;
+    const WorkerPod& first = CauseOf(&failed);
+    const RankResult cause = RankResultOf(first, b_);
+    const std::string why = "rank " + std::to_string(cause.rank) + " (pod " + first.name + ") failed: " + cause.error;
     BenchmarkStatus& status = plan_.status;
     const int64_t limit = b_.spec.run_policy.backoff_limit;
     if (status.restarts < limit) {

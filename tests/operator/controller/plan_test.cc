@@ -133,6 +133,28 @@ TEST(Plan, AFailedRankFailsTheBenchmarkWithoutBackoff) {
   EXPECT_EQ(plan.events.back().type, "Warning");
 }
 
+// A killed rank's peers report their collective breaking at about the same moment, and the
+// kubelet may record the killed one's finishedAt (whole seconds, after its processes are
+// reaped) later than theirs. A rank that died without a word is the cause when it ended within
+// a few seconds of the first failure; a failure well before it stands.
+TEST(Plan, ARankKilledWithoutAResultIsTheCauseOverItsPeersEcho) {
+  Benchmark b = Bench();
+  b.status.phase = "Running";
+  ReconcilePlan plan = PlanReconcile(
+      b, {Ended(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:07:00Z"),
+          Ended(0, "Failed", "", 137, "2026-11-18T11:07:02Z")},
+      kT0);
+  EXPECT_EQ(FindCondition(plan.status.conditions, kConditionFailed)->message,
+            "rank 0 (pod b-worker-0) failed: pod b-worker-0 ended with exit code 137 without a result");
+
+  ReconcilePlan later = PlanReconcile(
+      b, {Ended(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:07:00Z"),
+          Ended(0, "Failed", "", 137, "2026-11-18T11:08:00Z")},
+      kT0);
+  EXPECT_EQ(FindCondition(later.status.conditions, kConditionFailed)->message.rfind("rank 1 (pod b-worker-1) failed", 0),
+            0u);
+}
+
 TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
   Benchmark b = Bench();
   b.spec.run_policy.backoff_limit = 2;
