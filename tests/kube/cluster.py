@@ -320,10 +320,9 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
         subprocess.run([os.path.join(self.bin_dir, "kube-proxy"), "--cleanup"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         subprocess.run(["ip", "link", "delete", BRIDGE], stderr=subprocess.DEVNULL)
-        # The kubelet's volume mounts (tmpfs secrets, projected tokens) under its root.
-        kubelet_root = os.path.join(self.workdir, "kubelet")
+        # The kubelet's volume mounts (tmpfs secrets, projected tokens) and the sandboxes' /dev/shm.
         with open("/proc/mounts") as f:
-            mounts = [line.split()[1] for line in f if line.split()[1].startswith(kubelet_root)]
+            mounts = [line.split()[1] for line in f if line.split()[1].startswith(self.workdir + "/")]
         for mount in sorted(mounts, reverse=True):
             subprocess.run(["umount", "-l", mount], stderr=subprocess.DEVNULL)
         super().stop()
