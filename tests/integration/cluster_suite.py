@@ -18,20 +18,12 @@ sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
 
 from cluster import Cluster  # noqa: E402
 from control_plane import HELM  # noqa: E402
-from harness import BIN_DIR  # noqa: E402
+from harness import build_images, ergobench_version  # noqa: E402
 
-VERSION = subprocess.run([os.path.join(BIN_DIR, "ergobench"), "version"], stdout=subprocess.PIPE, text=True,
-                         check=True).stdout.split()[1]
+VERSION = ergobench_version()
 OPERATOR_NAMESPACE = "ergobench-system"
 RELEASE = "ergobench"
 OPERATOR_SELECTOR = "app.kubernetes.io/name=ergobench-operator"
-
-
-def build_images():
-    build = subprocess.run([os.path.join(ROOT, "images/build.sh"), "--build-dir", os.path.dirname(BIN_DIR)],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if build.returncode != 0:
-        raise AssertionError("images/build.sh failed:\n" + build.stdout)
 
 
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("buildah"),

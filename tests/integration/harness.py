@@ -17,6 +17,21 @@ ERGOBENCH = os.path.join(BIN_DIR, "ergobench")
 RUNNER = os.path.join(BIN_DIR, "ergobench-runner")
 
 
+def ergobench_version():
+    return subprocess.run([ERGOBENCH, "version"], stdout=subprocess.PIPE, text=True, check=True).stdout.split()[1]
+
+
+def build_images():
+    """images/build.sh on this build's binaries (cached layers make a rebuild take seconds);
+    returns what it printed: each image's name and size."""
+    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+    build = subprocess.run([os.path.join(root, "images/build.sh"), "--build-dir", os.path.dirname(BIN_DIR)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if build.returncode != 0:
+        raise AssertionError("images/build.sh failed:\n" + build.stdout)
+    return build.stdout
+
+
 def benchmark_yaml(name, workers=2, backend="gloo", task="0a", **hyperparameters):
     """A Benchmark document; hyperparameters default to a quick 80-size sweep."""
     hp = {"maxElements": 4096, "repetitions": 5, "warmup": 1}

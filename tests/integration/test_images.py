@@ -11,12 +11,11 @@ import unittest
 
 import yaml
 
-from harness import BIN_DIR, benchmark_yaml
+from harness import BIN_DIR, benchmark_yaml, build_images, ergobench_version
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
-VERSION = subprocess.run([os.path.join(BIN_DIR, "ergobench"), "version"], stdout=subprocess.PIPE,
-                         text=True, check=True).stdout.split()[1]
+VERSION = ergobench_version()
 OPERATOR = f"ergobench-operator:{VERSION}"
 RUNNER = f"ergobench-runner:{VERSION}"
 
@@ -35,11 +34,7 @@ def podman(*args, check=True):
 class ImagesTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        build = subprocess.run([os.path.join(ROOT, "images/build.sh"), "--build-dir", os.path.dirname(BIN_DIR)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if build.returncode != 0:
-            raise AssertionError("images/build.sh failed:\n" + build.stdout)
-        print(build.stdout, end="")
+        print(build_images(), end="")
 
     def inspect(self, image):
         return json.loads(podman("image", "inspect", image).stdout)[0]
