@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
 
 from cluster import Cluster  # noqa: E402
 from control_plane import HELM  # noqa: E402
-from harness import build_images, ergobench_version  # noqa: E402
+from harness import FakeRapl, build_images, ergobench_version  # noqa: E402
 
 VERSION = ergobench_version()
 OPERATOR_NAMESPACE = "ergobench-system"
@@ -30,16 +30,21 @@ OPERATOR_SELECTOR = "app.kubernetes.io/name=ergobench-operator"
                      "a cluster node needs root, and images need buildah (scripts/install-deps.sh --tests)")
 class ClusterSuite(unittest.TestCase):
     """One cluster per suite class; `helm_values` go to the operator's release, installed
-    before the tests unless `install_at_start` is False."""
+    before the tests unless `install_at_start` is False. With `node_watts`, the node has a
+    RAPL package counter advancing at that power (FakeRapl under `cls.node_sysfs`), which
+    every container reads as its sysfs."""
 
     helm_values = {}
     install_at_start = True
+    node_watts = None
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix=f"ergobench-{cls.__name__.lower()}-")
         build_images()
-        cls.cluster = cls.cp = Cluster(os.path.join(cls.tmp, "cluster"))
+        cls.node_sysfs = os.path.join(cls.tmp, "node-sysfs") if cls.node_watts else None
+        cls.rapl = FakeRapl(cls.node_sysfs, cls.node_watts).__enter__() if cls.node_sysfs else None
+        cls.cluster = cls.cp = Cluster(os.path.join(cls.tmp, "cluster"), cls.node_sysfs)
         try:
             cls.cluster.start()
             for image in ("operator", "runner"):
@@ -47,12 +52,14 @@ class ClusterSuite(unittest.TestCase):
             if cls.install_at_start:
                 cls.install_operator()
         except BaseException:
-            cls.cluster.stop()
+            cls.tearDownClass()
             raise
 
     @classmethod
     def tearDownClass(cls):
         cls.cluster.stop()
+        if cls.rapl:
+            cls.rapl.__exit__()
 
     @classmethod
     def helm(cls, *args, check=True):

@@ -1,13 +1,14 @@
 """The Grafana dashboards on a real Prometheus (Debian's package). Prometheus scrapes:
 - local runs (`ergobench run --metrics-port`): fmnist and task 0a with k=2, and a tiny GPT
   on Debian's license texts, with static targets labelled namespace="local";
-- runner pods on the real control plane, found through the API server by the PodMonitor's
-  selector and port name (Debian builds Prometheus without kubernetes_sd, so the test lists
-  the pods and hands them over as file_sd targets, as the Prometheus Operator would);
-- the operator, after it ran fmnist with k=1 and k=2 to accuracy.
-The nodes' RAPL counters are a fixture (tests' FakeRapl at a known power): this machine has
-none. Every PromQL expression and template-variable query in every dashboard must return
-data, and some must return known values."""
+- on the real cluster (cluster_suite.py), the runner pods of fmnist with k=1 and k=2 and the
+  operator installed by the chart, found through the API server by the selection of the
+  chart's own PodMonitor and ServiceMonitor (Debian builds Prometheus without kubernetes_sd,
+  so the test lists pods and Endpoints and hands them over as file_sd targets, with the
+  labels the Prometheus Operator would give).
+The node's RAPL counter is a fixture (FakeRapl at a known power, mounted into the containers
+by runc_node_sysfs.py): this machine has none. Every PromQL expression and template-variable
+query in every dashboard must return data, and some must return known values."""
 
 import glob
 import json
@@ -16,44 +17,58 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
 import urllib.parse
 import urllib.request
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "../.."))
-sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
+import yaml
 
-from control_plane import ControlPlane, free_port  # noqa: E402
-from harness import BIN_DIR, ERGOBENCH, FakeRapl, benchmark_yaml  # noqa: E402
-from test_language_model import gpt_yaml  # noqa: E402
+from cluster_suite import OPERATOR_NAMESPACE, RELEASE, ROOT, ClusterSuite
+from control_plane import HELM, free_port
+from harness import ERGOBENCH, benchmark_yaml
+from test_language_model import gpt_yaml
 
 PROMETHEUS = "/usr/bin/prometheus"
 WATTS = 100.0
 NAMESPACE = "obs"
 RATE_INTERVAL = "5s"  # what Grafana's $__rate_interval is at a 1 s scrape interval
+# Three workers at once beside the operator's 50m, on 2 CPUs.
+WORKER_CPU = "600m"
 
 
 def fmnist(name, workers):
     return {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
-            "spec": {"task": "fmnist", "workers": workers, "backend": "gloo", "resources": {"cpu": "1"},
+            "spec": {"task": "fmnist", "workers": workers, "backend": "gloo", "resources": {"cpu": WORKER_CPU},
                      "pricing": {"workerHour": 0.2092}}}
 
 
-@unittest.skipUnless(os.geteuid() == 0 and os.path.exists(PROMETHEUS),
-                     "needs root (node agent) and Debian's prometheus (scripts/install-deps.sh --tests)")
-class ObservabilityTest(unittest.TestCase):
+def chart_monitors():
+    """The PodMonitor and ServiceMonitor the chart renders when monitoring is on."""
+    rendered = subprocess.run([HELM, "template", RELEASE, os.path.join(ROOT, "charts/ergobench"), "--namespace",
+                               OPERATOR_NAMESPACE, "--set", "monitoring.podMonitor.enabled=true",
+                               "--set", "monitoring.serviceMonitor.enabled=true"],
+                              check=True, stdout=subprocess.PIPE, text=True).stdout
+    docs = {d["kind"]: d for d in yaml.safe_load_all(rendered) if d}
+    return docs["PodMonitor"], docs["ServiceMonitor"]
+
+
+def selector(match_labels):
+    return ",".join(f"{k}={v}" for k, v in sorted(match_labels.items()))
+
+
+@unittest.skipUnless(os.path.exists(PROMETHEUS), "needs Debian's prometheus (scripts/install-deps.sh --tests)")
+class ObservabilityTest(ClusterSuite):
+    node_watts = WATTS
+
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="ergobench-observability-")
-        cls.processes = []
-        cls.rapl = FakeRapl(cls.tmp, WATTS).__enter__()
         cls.start = time.time()
+        cls.processes = []
+        cls.stop_discovery = threading.Event()
+        super().setUpClass()
         try:
-            cls.start_cluster()
             cls.prometheus_port = free_port()
             cls.local_ports = free_port()
             cls.start_prometheus()
@@ -64,15 +79,12 @@ class ObservabilityTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        if getattr(cls, "stop_discovery", None):
-            cls.stop_discovery.set()
+        cls.stop_discovery.set()
         for proc in reversed(cls.processes):
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(timeout=60)
-        if getattr(cls, "cp", None):
-            cls.cp.stop()
-        cls.rapl.__exit__()
+        super().tearDownClass()
 
     @classmethod
     def spawn(cls, name, argv, **kwargs):
@@ -81,81 +93,92 @@ class ObservabilityTest(unittest.TestCase):
         cls.processes.append(proc)
         return proc
 
+    # --- service discovery, as the Prometheus Operator configures it ---------------------
     @classmethod
-    def discover_runner_pods(cls, path):
-        """The PodMonitor's selection: runner pods managed by the operator, port "metrics"."""
-        selector = "app.kubernetes.io/name=ergobench-runner,app.kubernetes.io/managed-by=ergobench-operator"
-        while not cls.stop_discovery.wait(0.5):
-            pods = cls.cp.kubectl("get", "pods", "-A", "-l", selector, "-o", "json", check=False)
-            if pods.returncode != 0:
-                continue
-            targets = []
-            for pod in json.loads(pods.stdout)["items"]:
-                ip = pod.get("status", {}).get("podIP")
-                ports = [p["containerPort"] for c in pod["spec"]["containers"] for p in c.get("ports", [])
-                         if p.get("name") == "metrics"]
-                if ip and ports:
-                    targets.append({"targets": [f"{ip}:{ports[0]}"],
-                                    "labels": {"namespace": pod["metadata"]["namespace"],
-                                               "pod": pod["metadata"]["name"]}})
-            with open(path + ".tmp", "w") as f:
-                json.dump(targets, f)
-            os.replace(path + ".tmp", path)
+    def pod_monitor_targets(cls, monitor):
+        """kubernetes_sd role pod: a target per pod of the selection, at its named port."""
+        endpoint = monitor["spec"]["podMetricsEndpoints"][0]
+        pods = cls.cluster.get_json("pods", "-A", "-l", selector(monitor["spec"]["selector"]["matchLabels"]))
+        targets = []
+        for pod in pods["items"]:
+            ip = pod.get("status", {}).get("podIP")
+            ports = [p["containerPort"] for c in pod["spec"]["containers"] for p in c.get("ports", [])
+                     if p.get("name") == endpoint["port"]]
+            if ip and ports and pod["status"].get("phase") == "Running":
+                targets.append({"targets": [f"{ip}:{ports[0]}"],
+                                "labels": {"namespace": pod["metadata"]["namespace"], "pod": pod["metadata"]["name"],
+                                           "__metrics_path__": endpoint["path"]}})
+        return targets
 
     @classmethod
-    def start_cluster(cls):
-        cls.cp = ControlPlane(os.path.join(cls.tmp, "control-plane")).start()
-        for path in ("manifests/crd", "manifests/rbac"):
-            cls.cp.kubectl("apply", "-k", os.path.join(ROOT, path))
-        cls.cp.wait_for(lambda: cls.cp.kubectl("get", "benchmarks", check=False).returncode == 0, 30, "the CRD")
-        kubeconfig = cls.cp.service_account_kubeconfig("ergobench-system", "ergobench-operator",
-                                                       os.path.join(cls.tmp, "operator.kubeconfig"))
-        cls.spawn("node-agent", [sys.executable, os.path.join(ROOT, "tests/kube/node_agent.py"), "--kubeconfig",
-                                 cls.cp.admin_kubeconfig, "--work-dir", os.path.join(cls.tmp, "node"),
-                                 "--bin-dir", BIN_DIR, "--sysfs-root", cls.tmp])
-        cls.operator_port = free_port()
-        cls.spawn("operator", [os.path.join(BIN_DIR, "ergobench-operator"), "--kubeconfig", kubeconfig,
-                               "--metrics-bind-address", f"127.0.0.1:{cls.operator_port}"])
+    def service_monitor_targets(cls, monitor):
+        """kubernetes_sd role endpoints: the selected Services' ready addresses, at the port
+        of that name, in the monitor's own namespace."""
+        endpoint = monitor["spec"]["endpoints"][0]
+        ns = monitor["metadata"]["namespace"]
+        services = cls.cluster.get_json("-n", ns, "services", "-l", selector(monitor["spec"]["selector"]["matchLabels"]))
+        targets = []
+        for service in services["items"]:
+            endpoints = cls.cluster.get_json("-n", ns, "endpoints", service["metadata"]["name"])
+            for subset in endpoints.get("subsets", []):
+                ports = [p["port"] for p in subset.get("ports", []) if p.get("name") == endpoint["port"]]
+                for address in subset.get("addresses", []) if ports else []:
+                    targets.append({"targets": [f"{address['ip']}:{ports[0]}"],
+                                    "labels": {"service": service["metadata"]["name"],
+                                               "pod": address.get("targetRef", {}).get("name", ""),
+                                               "__metrics_path__": endpoint["path"]}})
+        return targets
+
+    @classmethod
+    def discover(cls, pod_monitor, service_monitor):
+        while not cls.stop_discovery.wait(0.5):
+            for name, targets in (("runners", lambda: cls.pod_monitor_targets(pod_monitor)),
+                                  ("operator", lambda: cls.service_monitor_targets(service_monitor))):
+                try:
+                    found = targets()
+                except AssertionError:
+                    continue  # the API server restarting: keep the last list
+                path = os.path.join(cls.tmp, f"{name}.json")
+                with open(path + ".tmp", "w") as f:
+                    json.dump(found, f)
+                os.replace(path + ".tmp", path)
 
     @classmethod
     def start_prometheus(cls):
-        # What the chart's ServiceMonitor and PodMonitor make the Prometheus Operator generate,
-        # plus the local runs as static targets.
+        pod_monitor, service_monitor = chart_monitors()
         config = {
             "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
             "scrape_configs": [
-                {"job_name": "ergobench-operator", "honor_labels": True,
-                 "static_configs": [{"targets": [f"127.0.0.1:{cls.operator_port}"]}]},
+                {"job_name": "ergobench-operator",
+                 "honor_labels": service_monitor["spec"]["endpoints"][0].get("honorLabels", False),
+                 "file_sd_configs": [{"files": [os.path.join(cls.tmp, "operator.json")], "refresh_interval": "1s"}]},
+                {"job_name": "ergobench-runners",
+                 "file_sd_configs": [{"files": [os.path.join(cls.tmp, "runners.json")], "refresh_interval": "1s"}]},
                 {"job_name": "ergobench-local",
                  "static_configs": [{"targets": [f"127.0.0.1:{cls.local_ports + i}" for i in range(5)],
                                      "labels": {"namespace": "local"}}]},
-                {"job_name": "ergobench-runners",
-                 "file_sd_configs": [{"files": [os.path.join(cls.tmp, "runner-pods.json")], "refresh_interval": "1s"}]},
             ],
         }
-        cls.stop_discovery = threading.Event()
-        threading.Thread(target=cls.discover_runner_pods, args=(os.path.join(cls.tmp, "runner-pods.json"),),
-                         daemon=True).start()
+        threading.Thread(target=cls.discover, args=(pod_monitor, service_monitor), daemon=True).start()
         path = os.path.join(cls.tmp, "prometheus.yml")
         with open(path, "w") as f:
             json.dump(config, f)  # JSON is YAML
-        cls.spawn("prometheus", [PROMETHEUS, f"--config.file={path}", f"--storage.tsdb.path={cls.tmp}/tsdb",
-                                 f"--web.listen-address=127.0.0.1:{cls.prometheus_port}"])
-        prometheus = cls.processes[-1]
+        prometheus = cls.spawn("prometheus", [PROMETHEUS, f"--config.file={path}", f"--storage.tsdb.path={cls.tmp}/tsdb",
+                                              f"--web.listen-address=127.0.0.1:{cls.prometheus_port}"])
 
         def scraped():
             if prometheus.poll() is not None:
                 raise AssertionError(f"prometheus exited; see {cls.tmp}/prometheus.log")
             return cls.query("up{job='ergobench-operator'} == 1")
-        cls.cp.wait_for(scraped, 60, "Prometheus's first scrape of the operator")
+        cls.cluster.wait_for(scraped, 60, "Prometheus's first scrape of the operator pod")
 
     @classmethod
     def run_benchmarks(cls):
-        cls.cp.kubectl("create", "namespace", NAMESPACE)
+        cls.cluster.kubectl("create", "namespace", NAMESPACE)
         for workers in (1, 2):
-            cls.cp.kubectl("apply", "-n", NAMESPACE, "-f", "-", input=json.dumps(fmnist(f"fmnist-k{workers}", workers)))
+            cls.cluster.kubectl("apply", "-n", NAMESPACE, "-f", "-", input=json.dumps(fmnist(f"fmnist-k{workers}", workers)))
         # Meanwhile, the local runs: fmnist on ports +0/+1, task 0a on +2/+3, gpt on +4.
-        env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=cls.tmp)
+        env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=cls.node_sysfs)
         local = os.path.join(cls.tmp, "local")
         os.makedirs(local)
         for name, port, text in (
@@ -170,12 +193,12 @@ class ObservabilityTest(unittest.TestCase):
                 raise AssertionError(f"{name}: {run.stdout}")
 
         def finished():
-            phases = [cls.cp.get_json("-n", NAMESPACE, "benchmark", f"fmnist-k{k}").get("status", {}).get("phase")
+            phases = [cls.cluster.get_json("-n", NAMESPACE, "benchmark", f"fmnist-k{k}").get("status", {}).get("phase")
                       for k in (1, 2)]
             if "Failed" in phases:
                 raise AssertionError(f"a Benchmark failed: {phases}")
             return phases == ["Succeeded", "Succeeded"]
-        cls.cp.wait_for(finished, 600, "fmnist-k1 and fmnist-k2 to succeed")
+        cls.cluster.wait_for(finished, 600, "fmnist-k1 and fmnist-k2 to succeed")
         # Two more scrapes of the operator's final gauges.
         time.sleep(3)
 
@@ -249,9 +272,15 @@ class ObservabilityTest(unittest.TestCase):
             median = watts[len(watts) // 2]
             self.assertAlmostEqual(median, WATTS / 2, delta=0.1 * WATTS, msg=series["metric"])
 
+    def test_a_pod_reads_the_nodes_counter_through_its_container(self):
+        # fmnist-k1's one rank: the node's whole package (energy per node is issue 15's agent).
+        (series,) = self.query_range(f'ergobench_power_watts{{namespace="{NAMESPACE}", benchmark="fmnist-k1"}}')
+        watts = sorted(float(v) for _, v in series["values"])
+        self.assertAlmostEqual(watts[len(watts) // 2], WATTS, delta=0.1 * WATTS, msg=series["metric"])
+
     def test_across_benchmarks_values_are_the_benchmarks_results(self):
         for k in (1, 2):
-            results = self.cp.get_json("-n", NAMESPACE, "benchmark", f"fmnist-k{k}")["status"]["results"]
+            results = self.cluster.get_json("-n", NAMESPACE, "benchmark", f"fmnist-k{k}")["status"]["results"]
             selector = f'{{namespace="{NAMESPACE}", benchmark="fmnist-k{k}"}}'
             (tta,) = self.query(f"ergobench_benchmark_time_to_accuracy_seconds{selector}")
             self.assertAlmostEqual(float(tta["value"][1]), results["timeToAccuracySeconds"], places=6)
@@ -265,7 +294,7 @@ class ObservabilityTest(unittest.TestCase):
         efficiency = {r["metric"]["workers"]: float(r["value"][1])
                       for r in self.query(self.substitute(panel["targets"][0]["expr"]))}
         # Ground truth from the runs themselves: (samples/s at k=2, per worker) over samples/s at k=1.
-        rate = {k: self.cp.get_json("-n", NAMESPACE, "benchmark", f"fmnist-k{k}")["status"]["results"]
+        rate = {k: self.cluster.get_json("-n", NAMESPACE, "benchmark", f"fmnist-k{k}")["status"]["results"]
                 ["samplesPerSecond"] for k in (1, 2)}
         self.assertAlmostEqual(efficiency["1"], 1.0, places=9)
         self.assertAlmostEqual(efficiency["2"], (rate[2] / 2) / rate[1], places=6)

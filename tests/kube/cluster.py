@@ -67,9 +67,13 @@ def require_node_tools():
 
 
 class Cluster(ControlPlane):
-    def __init__(self, workdir):
+    """`node_sysfs`: a folder holding a fake sys/ (tests' FakeRapl) that every workload
+    container sees as its sysfs for energy (runc_node_sysfs.py); this VM has no RAPL."""
+
+    def __init__(self, workdir, node_sysfs=None):
         require_node_tools()
         super().__init__(workdir, node_ip())
+        self.node_sysfs = node_sysfs
         self.bin_dir = kube_bin_dir()
         self.kubelet_port, self.kubelet_healthz_port = free_port(), free_port()
         for name, subject in (("kubelet", f"/O=system:nodes/CN=system:node:{NODE_NAME}"),
@@ -131,11 +135,13 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
+        BinaryName = "{os.path.join(HERE, 'runc_node_sysfs.py') if self.node_sysfs else 'runc'}"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "{cni_conf}"
 """)
-        self._spawn("containerd", ["containerd", "--config", config])
+        env = dict(os.environ, ERGOBENCH_NODE_SYSFS=self.node_sysfs) if self.node_sysfs else None
+        self._spawn("containerd", ["containerd", "--config", config], env)
         self.wait_for(lambda: self.ctr("version", check=False).returncode == 0, 30, "containerd")
         self.remove_leftover_containers()
 
@@ -287,8 +293,8 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
                 os.kill(int(pid), signal.SIGKILL)
         self.lock.truncate(0)
 
-    def _spawn(self, name, argv):
-        super()._spawn(name, argv)
+    def _spawn(self, name, argv, env=None):
+        super()._spawn(name, argv, env)
         pid = str(self.procs[name].pid)
         self.lock.write(f"{pid} {process_start_time(pid)}\n")
         self.lock.flush()

@@ -130,9 +130,10 @@ class ControlPlane:
                                                    self.pki.path("controller-manager.key"))
         self.procs = {}
 
-    def _spawn(self, name, argv):
+    def _spawn(self, name, argv, env=None):
         with open(os.path.join(self.workdir, f"{name}.log"), "ab") as log:
-            self.procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            self.procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                                env=env)
 
     def start_etcd(self):
         self._spawn("etcd", [
