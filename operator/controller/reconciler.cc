@@ -11,6 +11,7 @@
 #include "operator/controller/plan.h"
 #include "operator/kube/api_error.h"
 #include "operator/runtime/log.h"
+#include "operator/runtime/slow_start.h"
 
 namespace ergobench::controller {
 namespace {
@@ -81,14 +82,18 @@ Status BenchmarkReconciler::AdoptOwn(const Benchmark& owner, const kube::ApiReso
 }
 
 Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan) {
+  // Concurrently, a round trip each rather than one per object: the Service and the ConfigMap
+  // the pods need, then the pods in the Job controller's slow-start batches (1, 2, 4, ...).
   if (plan.create_service_and_config) {
-    RETURN_IF_ERROR(CreateChild(benchmark, kube::Services(), BuildWorkerService(benchmark)));
-    RETURN_IF_ERROR(CreateChild(benchmark, kube::ConfigMaps(), BuildConfigMap(benchmark)));
+    RETURN_IF_ERROR(runtime::RunConcurrently({
+        [&] { return CreateChild(benchmark, kube::Services(), BuildWorkerService(benchmark)); },
+        [&] { return CreateChild(benchmark, kube::ConfigMaps(), BuildConfigMap(benchmark)); },
+    }));
   }
-  for (int64_t rank : plan.create_ranks) {
-    RETURN_IF_ERROR(CreateChild(benchmark, kube::Pods(), BuildWorkerPod(benchmark, rank, CurrentGang(plan.status))));
-  }
-  return Status::Ok();
+  const Gang gang = CurrentGang(plan.status);
+  return runtime::SlowStartBatches(plan.create_ranks.size(), 1, [&](size_t i) {
+    return CreateChild(benchmark, kube::Pods(), BuildWorkerPod(benchmark, plan.create_ranks[i], gang));
+  });
 }
 
 StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::AfterCreateFailed(const json& object,

@@ -28,15 +28,20 @@ class FakeTransport : public kube::HttpTransport {
   std::function<StatusOr<kube::HttpResponse>(const kube::HttpRequest&)> handler;
   std::vector<kube::HttpRequest> requests;
 
+  // The handler runs outside the lock, so that concurrent requests are concurrent in it too.
   StatusOr<kube::HttpResponse> Send(const kube::HttpRequest& request) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    requests.push_back(request);
-    if (!responses.empty()) {
-      auto response = responses.front();
-      responses.pop_front();
-      return response;
+    std::function<StatusOr<kube::HttpResponse>(const kube::HttpRequest&)> answer;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      requests.push_back(request);
+      if (!responses.empty()) {
+        auto response = responses.front();
+        responses.pop_front();
+        return response;
+      }
+      answer = handler;
     }
-    if (handler) return handler(request);
+    if (answer) return answer(request);
     return Status::Unavailable("no scripted response for " + request.method + " " + request.path);
   }
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
 #include <map>
 
 #include "base/rfc3339.h"
@@ -56,10 +60,23 @@ class ReconcilerTest : public ::testing::Test {
     return reconciler.Reconcile("ns/b");
   }
 
+  // The Service's and the ConfigMap's requests go out concurrently: they come first, in any
+  // order, and are sorted here.
   std::vector<std::string> Requests() const {
     std::vector<std::string> out;
     for (const auto& r : transport_.requests) out.push_back(r.method + " " + r.path);
+    auto children_end = std::find_if_not(out.begin(), out.end(), [](const std::string& r) {
+      return r.find("/services") != std::string::npos || r.find("/configmaps") != std::string::npos;
+    });
+    std::sort(out.begin(), children_end);
     return out;
+  }
+
+  json PostedBody(const std::string& path) const {
+    for (const auto& r : transport_.requests) {
+      if (r.method == "POST" && r.path == path) return json::parse(r.body);
+    }
+    return json();
   }
 
   // Pod creates get `code` and `body`; every other request is echoed as before.
@@ -89,8 +106,8 @@ TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
   auto result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(Requests(), (std::vector<std::string>{
-                            "POST /api/v1/namespaces/ns/services",
                             "POST /api/v1/namespaces/ns/configmaps",
+                            "POST /api/v1/namespaces/ns/services",
                             "POST /api/v1/namespaces/ns/pods",
                             "POST /api/v1/namespaces/ns/pods",
                             "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
@@ -115,6 +132,25 @@ std::vector<std::string> PodImages(const std::vector<kube::HttpRequest>& request
     }
   }
   return images;
+}
+
+// k pods go out in the Job controller's slow-start batches, each batch at once: for k=4,
+// batches of 1, 2 and 1, so that two creates are in flight together and never three.
+TEST_F(ReconcilerTest, PodsAreCreatedInSlowStartBatches) {
+  std::atomic<int> in_flight{0}, most{0};
+  auto echo = transport_.handler;
+  transport_.handler = [&, echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.method != "POST" || r.path != "/api/v1/namespaces/ns/pods") return echo(r);
+    const int now = ++in_flight;
+    for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    --in_flight;
+    return echo(r);
+  };
+  ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 4}})).ok());
+  EXPECT_EQ(PodImages(transport_.requests).size(), 4u);
+  EXPECT_EQ(most.load(), 2);
 }
 
 TEST_F(ReconcilerTest, TheOperatorsRunnerImageFillsOnlyAnEmptySpecImage) {
@@ -174,7 +210,7 @@ TEST_F(ReconcilerTest, InvalidIsWrittenOnceAndStartsOverAfterAnEdit) {
 TEST_F(ReconcilerTest, ASpecEditReplacesTheConfigMapBeforeTheNewGangStarts) {
   const json spec = {{"task", "fmnist"}, {"workers", 2}};
   ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
-  const json old_config = json::parse(transport_.requests[1].body);
+  const json old_config = PostedBody("/api/v1/namespaces/ns/configmaps");
   std::vector<json> pods = RunningPodsCreatedBy(transport_.requests);
   pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
   json running = LastStatusWrite();
@@ -203,14 +239,15 @@ TEST_F(ReconcilerTest, ASpecEditReplacesTheConfigMapBeforeTheNewGangStarts) {
 
   std::vector<std::string> writes;
   json replaced;
+  for (const std::string& r : Requests()) {
+    if (!r.starts_with("GET ")) writes.push_back(r);
+  }
   for (const auto& r : transport_.requests) {
-    if (r.method == "GET") continue;
-    writes.push_back(r.method + " " + r.path);
     if (r.method == "PUT" && r.path == "/api/v1/namespaces/ns/configmaps/b-config") replaced = json::parse(r.body);
   }
   EXPECT_EQ(writes, (std::vector<std::string>{
-                        "POST /api/v1/namespaces/ns/services",
                         "POST /api/v1/namespaces/ns/configmaps",
+                        "POST /api/v1/namespaces/ns/services",
                         "PUT /api/v1/namespaces/ns/configmaps/b-config",
                         "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
                         "DELETE /api/v1/namespaces/ns/pods/b-worker-0",
