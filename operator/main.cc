@@ -1,6 +1,7 @@
 // ergobench-operator: watches Benchmarks and runs each as k worker pods (DESIGN.md).
 // Wiring only: configuration → client → watchers and caches → work queue → reconciler,
 // with leader election, /metrics, /healthz and /readyz, and a clean stop on SIGTERM.
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "operator/controller/reconciler.h"
 #include "operator/kube/cpprest_transport.h"
 #include "operator/operator_metrics.h"
+#include "operator/runtime/event_recorder.h"
 #include "operator/runtime/log.h"
 #include "operator/runtime/manager.h"
 
@@ -80,13 +82,6 @@ StatusOr<std::pair<std::string, int>> SplitHostPort(const std::string& address) 
   }
 }
 
-// The Benchmark a pod belongs to, by its label: what a pod event makes us reconcile.
-std::string OwnerKey(const nlohmann::json& pod) {
-  const auto metadata = pod.value("metadata", nlohmann::json::object());
-  const std::string name = metadata.value("labels", nlohmann::json::object()).value(controller::kBenchmarkLabel, "");
-  return name.empty() ? "" : metadata.value("namespace", "") + "/" + name;
-}
-
 // SIGTERM and SIGINT, blocked in the calling thread and so in every thread created after it.
 // Call it before any thread exists (cpprestsdk starts its pool with the client): a thread with
 // them unblocked could take the signal, and as PID 1 in a container the default action is to
@@ -128,14 +123,23 @@ void UpdateGauges(runtime::StopFlag& stop, OperatorMetrics& metrics, runtime::Wo
     metrics.SetApiRequests(client.RequestCounts());
     std::map<std::string, int> phases;
     std::vector<std::string> live;
-    for (const auto& b : benchmarks.List()) {
-      ++phases[b.value("status", nlohmann::json::object()).value("phase", kPhasePending)];
-      const nlohmann::json& metadata = b.value("metadata", nlohmann::json::object());
-      live.push_back(metadata.value("namespace", "") + "/" + metadata.value("name", ""));
-    }
+    benchmarks.ForEach([&](const nlohmann::json& b) {
+      const auto status = b.find("status");
+      ++phases[status != b.end() && status->is_object() ? status->value("phase", kPhasePending) : kPhasePending];
+      live.push_back(runtime::ObjectKey(b));
+    });
     metrics.SetPhaseCounts(phases);
     metrics.RetainBenchmarks(live);
     stop.Sleep(std::chrono::seconds(2));
+  }
+}
+
+// glibc keeps what the heap once held; a burst of Benchmarks would stay in the RSS for good.
+// Hands freed pages back to the kernel now and then, as Go's scavenger does.
+void ReturnFreedMemory(runtime::StopFlag& stop) {
+  while (!stop.stopped()) {
+    malloc_trim(0);
+    stop.Sleep(std::chrono::seconds(10));
   }
 }
 
@@ -201,8 +205,9 @@ int Run(const Options& options) {
       "pods",
       std::make_unique<runtime::ClientListWatch>(&client, kube::Pods(), options.namespace_name,
                                                  controller::kBenchmarkLabel, options.watch_timeout_seconds),
-      OwnerKey);
+      controller::WorkerPodOwnerKey);
   manager.AddRunnable([&](runtime::StopFlag& stop) { UpdateGauges(stop, metrics, manager.queue(), client, *benchmarks); });
+  manager.AddRunnable(ReturnFreedMemory);
 
   HttpProgressReader progress_reader;
   controller::ProgressCache progress;
@@ -211,9 +216,11 @@ int Run(const Options& options) {
                              [&manager](const std::string& key) { manager.queue().Add(key); },
                              std::chrono::seconds(options.progress_interval_seconds));
   });
-  controller::BenchmarkReconciler reconciler({&client, benchmarks, pods, &progress, std::chrono::system_clock::now,
-                                              [&](const Benchmark& b) { metrics.RecordFinished(b); },
-                                              options.runner_image, options.policy});
+  runtime::EventRecorder events(&client);
+  controller::BenchmarkReconciler reconciler(
+      {&client, benchmarks, pods, &progress, std::chrono::system_clock::now,
+       [&](const Benchmark& b) { metrics.RecordFinished(b); }, options.runner_image, options.policy,
+       [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); }});
   manager.SetReconciler(
       [&](const std::string& key) { return reconciler.Reconcile(key); },
       {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {
@@ -236,6 +243,9 @@ int Run(const Options& options) {
 }  // namespace ergobench
 
 int main(int argc, char** argv) {
+  // Two heaps, not one per thread (glibc's default is up to 8 per core): the operator's
+  // threads mostly wait, and every arena keeps the pages its thread's JSON once used.
+  mallopt(M_ARENA_MAX, 2);
   ergobench::Options options;
   CLI::App app{"ergobench-operator: runs Benchmark resources as k worker pods and reports their results"};
   app.add_option("--kubeconfig", options.kubeconfig, "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)");

@@ -137,14 +137,8 @@ Status BenchmarkReconciler::WriteStatus(const json& object, const BenchmarkStatu
 
 void BenchmarkReconciler::RecordEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
                                       const std::string& message) {
-  const json event = BuildEvent(benchmark, type, reason, message, Rfc3339(deps_.now()));
-  auto created = deps_.client->Create(kube::Events(), benchmark.metadata.namespace_name, event);
-  if (!created.ok()) {
-    // Events are a courtesy; a lost one must not fail the reconcile.
-    runtime::Log(runtime::LogLevel::kWarning, "cannot record event",
-                 {{"benchmark", benchmark.metadata.namespace_name + "/" + benchmark.metadata.name},
-                  {"reason", reason},
-                  {"error", created.status().ToString()}});
+  if (deps_.record_event) {
+    deps_.record_event(benchmark.metadata.namespace_name, BuildEvent(benchmark, type, reason, message, Rfc3339(deps_.now())));
   }
 }
 

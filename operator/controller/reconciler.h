@@ -38,6 +38,9 @@ struct ReconcilerDeps {
   std::string runner_image;
   // What authors may ask of the pods (images, tolerations, priority, scheduler).
   PodPolicy policy;
+  // Where Events go: the operator's runtime::EventRecorder, which sends them off the
+  // reconcile path. Empty: none are recorded.
+  std::function<void(const std::string& ns, nlohmann::json event)> record_event;
 };
 
 // Reasons of the Failed condition of a Benchmark that was never admitted.

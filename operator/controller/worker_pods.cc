@@ -17,26 +17,30 @@ int64_t IntLabel(const json& labels, const char* key) {
   return error == std::errc() && end == text.data() + text.size() ? value : -1;
 }
 
-bool OwnedBy(const json& metadata, const std::string& uid) {
-  for (const auto& owner : metadata.value("ownerReferences", json::array())) {
-    if (owner.value("uid", "") == uid && owner.value("controller", false)) return true;
+bool ControlledBy(const json& metadata, const std::string& uid) {
+  const auto owners = metadata.find("ownerReferences");
+  if (owners == metadata.end() || !owners->is_array()) return false;
+  for (const json& owner : *owners) {
+    if (owner.is_object() && owner.value("uid", "") == uid && owner.value("controller", false)) return true;
   }
   return false;
 }
 
 }  // namespace
 
+std::string WorkerPodOwnerKey(const json& pod) {
+  const auto metadata = pod.find("metadata");
+  if (metadata == pod.end() || !metadata->is_object()) return "";
+  const auto labels = metadata->find("labels");
+  if (labels == metadata->end() || !labels->is_object()) return "";
+  const std::string name = labels->value(kBenchmarkLabel, "");
+  return name.empty() ? "" : metadata->value("namespace", "") + "/" + name;
+}
+
 std::vector<WorkerPod> OwnedWorkerPods(const Benchmark& benchmark, const runtime::Store& pods) {
-  const std::string& ns = benchmark.metadata.namespace_name;
-  const std::string& name = benchmark.metadata.name;
   std::vector<WorkerPod> owned;
-  for (const json& pod : pods.List([&](const json& p) {
-         const json metadata = p.value("metadata", json::object());
-         return metadata.value("namespace", "") == ns &&
-                metadata.value("labels", json::object()).value(kBenchmarkLabel, "") == name &&
-                OwnedBy(metadata, benchmark.metadata.uid);
-       })) {
-    owned.push_back(ReadWorkerPod(pod));
+  for (const json& pod : pods.ByIndex(benchmark.metadata.namespace_name + "/" + benchmark.metadata.name)) {
+    if (ControlledBy(pod["metadata"], benchmark.metadata.uid)) owned.push_back(ReadWorkerPod(pod));
   }
   return owned;
 }

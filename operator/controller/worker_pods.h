@@ -44,8 +44,13 @@ inline bool InGang(const WorkerPod& pod, const Gang& gang) {
   return pod.generation == gang.generation && pod.attempt == gang.attempt;
 }
 
-// The worker pods in `pods` that `benchmark` owns: its label, and its UID as their controller,
-// so that the pods of a deleted namesake are never taken for this one's.
+// The Benchmark a pod belongs to by its label, "namespace/name" ("" for none): what a pod event
+// makes us reconcile, and the index of the pod cache.
+std::string WorkerPodOwnerKey(const nlohmann::json& pod);
+
+// The worker pods in `pods` (indexed by WorkerPodOwnerKey) that `benchmark` owns: its label,
+// and its UID as their controller, so that the pods of a deleted namesake are never taken for
+// this one's.
 std::vector<WorkerPod> OwnedWorkerPods(const Benchmark& benchmark, const runtime::Store& pods);
 
 WorkerCounts CountWorkers(const std::vector<WorkerPod>& pods);

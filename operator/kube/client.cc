@@ -92,12 +92,12 @@ StatusOr<json> KubeClient::Delete(const ApiResource& resource, const std::string
 }
 
 Status KubeClient::Watch(const ApiResource& resource, const std::string& ns, const ListOptions& options,
-                         const std::function<Status(const WatchEvent&)>& on_event) {
+                         const std::function<Status(WatchEvent&& event)>& on_event) {
   Count("watch");
   LineSplitter lines;
   auto on_line = [&on_event](std::string_view line) -> Status {
     ASSIGN_OR_RETURN(WatchEvent event, ParseWatchEvent(line));
-    return on_event(event);
+    return on_event(std::move(event));
   };
   const HttpRequest request{"GET", ResourcePath(resource, ns) + ListQuery(options, /*watch=*/true), ""};
   ASSIGN_OR_RETURN(HttpResponse response,

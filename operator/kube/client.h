@@ -48,7 +48,7 @@ class KubeClient {
   // Streams events to on_event until the server ends the stream (OK), on_event fails, or
   // the transport does. A non-200 answer is its API error (410 Gone included).
   Status Watch(const ApiResource& resource, const std::string& ns, const ListOptions& options,
-               const std::function<Status(const WatchEvent&)>& on_event);
+               const std::function<Status(WatchEvent&& event)>& on_event);
 
   void Shutdown() { transport_->Shutdown(); }
 

@@ -6,10 +6,12 @@
 namespace ergobench::runtime {
 
 struct Manager::Cache {
+  Cache(std::string kind_, std::unique_ptr<ListWatch> source_, KeyOf key_of)
+      : kind(std::move(kind_)), source(std::move(source_)), store(std::move(key_of)) {}
+
   std::string kind;
   std::unique_ptr<ListWatch> source;
-  KeyOf key_of;
-  Store store;
+  Store store;  // indexed by key_of
 };
 
 Manager::Manager(kube::KubeClient* client, const TimeSource* time, ManagerOptions options)
@@ -20,11 +22,7 @@ Manager::Manager(kube::KubeClient* client, const TimeSource* time, ManagerOption
 Manager::~Manager() = default;
 
 Store* Manager::AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of) {
-  auto cache = std::make_unique<Cache>();
-  cache->kind = std::move(kind);
-  cache->source = std::move(source);
-  cache->key_of = std::move(key_of);
-  caches_.push_back(std::move(cache));
+  caches_.push_back(std::make_unique<Cache>(std::move(kind), std::move(source), std::move(key_of)));
   return &caches_.back()->store;
 }
 
@@ -110,10 +108,9 @@ bool Manager::WinLease() {
 // Step 2: a watcher that fills `cache` and queues the keys its events touch.
 std::thread Manager::Watch(Cache& cache) {
   return std::thread([this, &cache] {
-    Watcher watcher(cache.source.get(), [this, &cache](const WatcherEvent& event) {
-      cache.store.Apply(event);
-      for (const auto& object : event.objects) {
-        const std::string key = cache.key_of(object);
+    Watcher watcher(cache.source.get(), [this, &cache](WatcherEvent&& event) {
+      // The store is indexed by key_of: what changed comes back as the keys to reconcile.
+      for (const std::string& key : cache.store.Apply(std::move(event))) {
         if (!key.empty()) queue_.Add(key);
       }
     });

@@ -64,7 +64,8 @@ class Manager {
   Manager& operator=(const Manager&) = delete;
 
   // A cache filled by a watcher of `source`. Each object an event carries is mapped by `key_of`
-  // to the key to reconcile ("" for none). Before Run().
+  // to the key to reconcile ("" for none), and the cache is indexed by it (Store::ByIndex).
+  // Before Run().
   Store* AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of);
   // `body` runs on a thread of its own from step 5 until the stop; it sleeps on the flag.
   void AddRunnable(std::function<void(StopFlag& stop)> body);

@@ -1,5 +1,7 @@
 #include "operator/runtime/store.h"
 
+#include "base/check.h"
+
 namespace ergobench::runtime {
 
 std::string ObjectKey(const nlohmann::json& object) {
@@ -7,21 +9,51 @@ std::string ObjectKey(const nlohmann::json& object) {
   return metadata.value("namespace", "") + "/" + metadata.value("name", "");
 }
 
-void Store::Apply(const WatcherEvent& event) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  switch (event.kind) {
-    case WatcherEvent::kRestarted:
-      objects_.clear();
-      for (const auto& object : event.objects) objects_[ObjectKey(object)] = object;
-      synced_ = true;
-      break;
-    case WatcherEvent::kApplied:
-      for (const auto& object : event.objects) objects_[ObjectKey(object)] = object;
-      break;
-    case WatcherEvent::kDeleted:
-      for (const auto& object : event.objects) objects_.erase(ObjectKey(object));
-      break;
+std::string Store::IndexValue(const std::string& key, const nlohmann::json& object) const {
+  return index_of_ ? index_of_(object) : key;
+}
+
+void Store::Put(const std::string& key, nlohmann::json object) {
+  Erase(key);
+  if (index_of_) index_[index_of_(object)].insert(key);
+  objects_[key] = std::move(object);
+}
+
+void Store::Erase(const std::string& key) {
+  const auto it = objects_.find(key);
+  if (it == objects_.end()) return;
+  if (index_of_) {
+    const auto filed = index_.find(index_of_(it->second));
+    filed->second.erase(key);
+    if (filed->second.empty()) index_.erase(filed);
   }
+  objects_.erase(it);
+}
+
+std::vector<std::string> Store::Apply(WatcherEvent&& event) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> changed;
+  if (event.kind == WatcherEvent::kRestarted) {
+    objects_.clear();
+    index_.clear();
+    synced_ = true;
+  }
+  for (auto& object : event.objects) {
+    const std::string key = ObjectKey(object);
+    changed.push_back(IndexValue(key, object));
+    if (event.kind == WatcherEvent::kDeleted) {
+      Erase(key);
+      continue;
+    }
+    const auto held = objects_.find(key);
+    const std::string version = object["metadata"].value("resourceVersion", "");
+    if (held != objects_.end() && !version.empty() && held->second["metadata"].value("resourceVersion", "") == version) {
+      changed.pop_back();
+      continue;
+    }
+    Put(key, std::move(object));
+  }
+  return changed;
 }
 
 void Store::ApplyOwnWrite(const nlohmann::json& object, const std::string& based_on) {
@@ -29,10 +61,10 @@ void Store::ApplyOwnWrite(const nlohmann::json& object, const std::string& based
   const std::string key = ObjectKey(object);
   const auto it = objects_.find(key);
   if (it == objects_.end()) {
-    if (based_on.empty()) objects_[key] = object;
+    if (based_on.empty()) Put(key, object);
     return;
   }
-  if (!based_on.empty() && it->second["metadata"].value("resourceVersion", "") == based_on) it->second = object;
+  if (!based_on.empty() && it->second["metadata"].value("resourceVersion", "") == based_on) Put(key, object);
 }
 
 std::optional<nlohmann::json> Store::Get(const std::string& key) const {
@@ -48,6 +80,21 @@ std::vector<nlohmann::json> Store::List(const std::function<bool(const nlohmann:
   for (const auto& [key, object] : objects_) {
     if (!filter || filter(object)) out.push_back(object);
   }
+  return out;
+}
+
+void Store::ForEach(const std::function<void(const nlohmann::json&)>& visit) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [key, object] : objects_) visit(object);
+}
+
+std::vector<nlohmann::json> Store::ByIndex(const std::string& value) const {
+  ERGOBENCH_CHECK(index_of_ != nullptr);
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<nlohmann::json> out;
+  const auto filed = index_.find(value);
+  if (filed == index_.end()) return out;
+  for (const std::string& key : filed->second) out.push_back(objects_.at(key));
   return out;
 }
 

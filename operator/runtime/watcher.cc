@@ -11,7 +11,7 @@ StatusOr<kube::ObjectList> ClientListWatch::List() {
 }
 
 Status ClientListWatch::Watch(const std::string& resource_version,
-                              const std::function<Status(const kube::WatchEvent&)>& on_event) {
+                              const std::function<Status(kube::WatchEvent&& event)>& on_event) {
   kube::ListOptions options;
   options.label_selector = label_selector_;
   options.resource_version = resource_version;
@@ -20,15 +20,15 @@ Status ClientListWatch::Watch(const std::string& resource_version,
   return client_->Watch(resource_, ns_, options, on_event);
 }
 
-Status Watcher::OnEvent(const kube::WatchEvent& event) {
+Status Watcher::OnEvent(kube::WatchEvent&& event) {
   using kube::WatchEventType;
   if (event.type == WatchEventType::kError) return kube::ApiErrorFromObject(event.object);
   const std::string rv = kube::EventResourceVersion(event);
   if (!rv.empty()) resource_version_ = rv;
   switch (event.type) {
     case WatchEventType::kAdded:
-    case WatchEventType::kModified: emit_({WatcherEvent::kApplied, {event.object}}); break;
-    case WatchEventType::kDeleted: emit_({WatcherEvent::kDeleted, {event.object}}); break;
+    case WatchEventType::kModified: emit_({WatcherEvent::kApplied, {std::move(event.object)}}); break;
+    case WatchEventType::kDeleted: emit_({WatcherEvent::kDeleted, {std::move(event.object)}}); break;
     case WatchEventType::kBookmark:
     case WatchEventType::kError: break;
   }
@@ -45,9 +45,9 @@ Status Watcher::Step() {
   }
   const auto started = std::chrono::steady_clock::now();
   int events = 0;
-  Status status = source_->Watch(resource_version_, [this, &events](const kube::WatchEvent& e) {
+  Status status = source_->Watch(resource_version_, [this, &events](kube::WatchEvent&& e) {
     ++events;
-    return OnEvent(e);
+    return OnEvent(std::move(e));
   });
   if (status.ok() && events == 0 && std::chrono::steady_clock::now() - started < kShortWatch) {
     // client-go's "very short watch": a server or proxy that ends every stream at once would

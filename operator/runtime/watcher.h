@@ -31,7 +31,7 @@ class ListWatch {
   virtual ~ListWatch() = default;
   virtual StatusOr<kube::ObjectList> List() = 0;
   virtual Status Watch(const std::string& resource_version,
-                       const std::function<Status(const kube::WatchEvent&)>& on_event) = 0;
+                       const std::function<Status(kube::WatchEvent&& event)>& on_event) = 0;
 };
 
 class ClientListWatch final : public ListWatch {
@@ -42,7 +42,7 @@ class ClientListWatch final : public ListWatch {
         watch_timeout_seconds_(watch_timeout_seconds) {}
   StatusOr<kube::ObjectList> List() override;
   Status Watch(const std::string& resource_version,
-               const std::function<Status(const kube::WatchEvent&)>& on_event) override;
+               const std::function<Status(kube::WatchEvent&& event)>& on_event) override;
 
  private:
   kube::KubeClient* client_;
@@ -67,7 +67,7 @@ class Watcher {
  public:
   enum class State { kEmpty, kListed };
 
-  Watcher(ListWatch* source, std::function<void(const WatcherEvent&)> emit) : source_(source), emit_(std::move(emit)) {}
+  Watcher(ListWatch* source, std::function<void(WatcherEvent&& event)> emit) : source_(source), emit_(std::move(emit)) {}
 
   // One transition: a list in kEmpty, one watch stream in kListed.
   Status Step();
@@ -88,10 +88,10 @@ class Watcher {
   const std::string& resource_version() const { return resource_version_; }
 
  private:
-  Status OnEvent(const kube::WatchEvent& event);
+  Status OnEvent(kube::WatchEvent&& event);
 
   ListWatch* source_;
-  std::function<void(const WatcherEvent&)> emit_;
+  std::function<void(WatcherEvent&& event)> emit_;
   State state_ = State::kEmpty;
   std::string resource_version_;
 };

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "operator/controller/builders.h"
+#include "operator/controller/worker_pods.h"
 
 namespace ergobench::controller {
 namespace {
@@ -58,7 +59,7 @@ TEST(ProgressTargetsTest, RankZeroOfTheCurrentGangOfRunningBenchmarksOnly) {
   runtime::Store benchmarks;
   Fill(&benchmarks, {BenchmarkObject("run", "Running", /*restarts=*/1), BenchmarkObject("wait", "Pending"),
                      BenchmarkObject("done", "Succeeded")});
-  runtime::Store pods;
+  runtime::Store pods{WorkerPodOwnerKey};
   Fill(&pods, {
       Pod("run", 0, 0, "10.0.0.1"),           // the previous attempt
       Pod("run", 0, 1, "10.0.0.6", "", 0),    // the same attempt of an earlier spec

@@ -55,8 +55,10 @@ class ReconcilerTest : public ::testing::Test {
   StatusOr<std::optional<std::chrono::seconds>> Reconcile(const json& object, const std::string& runner_image = "",
                                                           PodPolicy policy = {}) {
     benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {object}});
-    BenchmarkReconciler reconciler(
-        {&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, runner_image, std::move(policy)});
+    BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, runner_image,
+                                    std::move(policy), [this](const std::string& ns, json event) {
+                                      ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok());
+                                    }});
     return reconciler.Reconcile("ns/b");
   }
 
@@ -99,7 +101,7 @@ class ReconcilerTest : public ::testing::Test {
 
   testing::FakeTransport transport_;
   kube::KubeClient client_;
-  runtime::Store benchmarks_, pods_;
+  runtime::Store benchmarks_, pods_{WorkerPodOwnerKey};
 };
 
 TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
@@ -119,7 +121,7 @@ TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
   EXPECT_EQ(status["conditions"][0]["type"], "Created");
   // Its own writes are in the caches: a second look changes nothing and sends nothing.
   transport_.requests.clear();
-  BenchmarkReconciler again({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}});
+  BenchmarkReconciler again({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}});
   ASSERT_TRUE(again.Reconcile("ns/b").ok());
   EXPECT_EQ(Requests(), std::vector<std::string>{});
 }
@@ -392,7 +394,7 @@ TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
   progress.Put("ns/b", Gang{1, 0}, Progress{2, 300, "accuracy", 0.71});
   transport_.requests.clear();
 
-  BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &progress, [] { return kNow; }, nullptr, "", {}});
+  BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &progress, [] { return kNow; }, nullptr, "", {}, {}});
   ASSERT_TRUE(reconciler.Reconcile("ns/b").ok());
   const json running = LastStatusWrite();
   EXPECT_EQ(running["phase"], "Running");

@@ -25,7 +25,7 @@ class ScriptedSource : public ListWatch {
     if (!list_error_.ok()) return list_error_;
     return kube::ObjectList{items_, "1"};
   }
-  Status Watch(const std::string&, const std::function<Status(const kube::WatchEvent&)>&) override {
+  Status Watch(const std::string&, const std::function<Status(kube::WatchEvent&& event)>&) override {
     while (!stop_->stopped()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     return Status::Ok();
   }

@@ -40,5 +40,55 @@ TEST(Store, OwnWritesNeverHideNewerVersions) {
   EXPECT_EQ((*store.Get("a/new"))["metadata"]["resourceVersion"], "1");
 }
 
+json Owned(const std::string& name, const std::string& owner, const std::string& rv) {
+  json object = Obj("ns", name, rv);
+  object["metadata"]["labels"] = {{"owner", owner}};
+  return object;
+}
+
+std::vector<std::string> Names(const std::vector<json>& objects) {
+  std::vector<std::string> names;
+  for (const json& o : objects) names.push_back(o["metadata"]["name"]);
+  return names;
+}
+
+// The watch echoing a write of ours brings nothing new: it is no reason to reconcile again.
+TEST(Store, ApplyAnswersWhatChangedTheCache) {
+  Store store;
+  EXPECT_EQ(store.Apply({WatcherEvent::kRestarted, {Obj("a", "x", "1")}}).size(), 1u);
+  store.ApplyOwnWrite(Obj("a", "x", "2"), "1");
+  store.ApplyOwnWrite(Obj("a", "new", "3"), "");
+  EXPECT_EQ(store.Apply({WatcherEvent::kApplied, {Obj("a", "x", "2"), Obj("a", "new", "3"), Obj("a", "y", "4")}}),
+            std::vector<std::string>{"a/y"});
+  EXPECT_EQ(store.Apply({WatcherEvent::kApplied, {Obj("a", "x", "5")}}).size(), 1u);
+  EXPECT_EQ(store.Apply({WatcherEvent::kDeleted, {Obj("a", "x", "6")}}).size(), 1u);
+  EXPECT_EQ(store.Apply({WatcherEvent::kRestarted, {Obj("a", "new", "3")}}).size(), 1u);  // a re-list: all
+}
+
+TEST(Store, TheIndexFollowsEveryChange) {
+  Store store([](const json& o) { return o["metadata"]["labels"].value("owner", ""); });
+  store.Apply({WatcherEvent::kRestarted, {Owned("p1", "a", "1"), Owned("p2", "a", "1"), Owned("p3", "b", "1")}});
+  EXPECT_EQ(Names(store.ByIndex("a")), (std::vector<std::string>{"p1", "p2"}));
+  EXPECT_EQ(Names(store.ByIndex("b")), std::vector<std::string>{"p3"});
+  EXPECT_TRUE(store.ByIndex("c").empty());
+
+  store.Apply({WatcherEvent::kApplied, {Owned("p2", "b", "2")}});  // relabelled: it moves
+  EXPECT_EQ(Names(store.ByIndex("a")), std::vector<std::string>{"p1"});
+  EXPECT_EQ(Names(store.ByIndex("b")), (std::vector<std::string>{"p2", "p3"}));
+  EXPECT_EQ(store.ByIndex("b")[0]["metadata"]["resourceVersion"], "2");
+
+  store.Apply({WatcherEvent::kDeleted, {Owned("p1", "a", "3")}});
+  EXPECT_TRUE(store.ByIndex("a").empty());
+  store.ApplyOwnWrite(Owned("p4", "a", "1"), "");
+  store.ApplyOwnWrite(Owned("p3", "a", "2"), "1");
+  EXPECT_EQ(Names(store.ByIndex("a")), (std::vector<std::string>{"p3", "p4"}));
+  EXPECT_EQ(Names(store.ByIndex("b")), std::vector<std::string>{"p2"});
+
+  store.Apply({WatcherEvent::kRestarted, {Owned("p5", "b", "9")}});  // a re-list replaces it all
+  EXPECT_TRUE(store.ByIndex("a").empty());
+  EXPECT_EQ(Names(store.ByIndex("b")), std::vector<std::string>{"p5"});
+  EXPECT_EQ(store.Size(), 1u);
+}
+
 }  // namespace
 }  // namespace ergobench::runtime

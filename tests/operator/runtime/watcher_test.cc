@@ -34,7 +34,7 @@ class ScriptedListWatch : public ListWatch {
     lists.pop_front();
     return next;
   }
-  Status Watch(const std::string& rv, const std::function<Status(const kube::WatchEvent&)>& on_event) override {
+  Status Watch(const std::string& rv, const std::function<Status(kube::WatchEvent&& event)>& on_event) override {
     watched_from.push_back(rv);
     if (watches.empty() && stop_when_done != nullptr) {
       *stop_when_done = true;
@@ -42,7 +42,7 @@ class ScriptedListWatch : public ListWatch {
     }
     Stream stream = watches.front();
     watches.pop_front();
-    for (const auto& e : stream.events) RETURN_IF_ERROR(on_event(e));
+    for (const auto& e : stream.events) RETURN_IF_ERROR(on_event(kube::WatchEvent(e)));
     return stream.end;
   }
 };
