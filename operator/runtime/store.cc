@@ -40,20 +40,21 @@ std::vector<std::string> Store::Apply(WatcherEvent&& event) {
   }
   for (auto& object : event.objects) {
     const std::string key = ObjectKey(object);
+    if (event.kind != WatcherEvent::kDeleted && HoldsVersion(key, object)) continue;
     changed.push_back(IndexValue(key, object));
     if (event.kind == WatcherEvent::kDeleted) {
       Erase(key);
-      continue;
+    } else {
+      Put(key, std::move(object));
     }
-    const auto held = objects_.find(key);
-    const std::string version = object["metadata"].value("resourceVersion", "");
-    if (held != objects_.end() && !version.empty() && held->second["metadata"].value("resourceVersion", "") == version) {
-      changed.pop_back();
-      continue;
-    }
-    Put(key, std::move(object));
   }
   return changed;
+}
+
+bool Store::HoldsVersion(const std::string& key, const nlohmann::json& object) const {
+  const auto held = objects_.find(key);
+  const std::string version = object["metadata"].value("resourceVersion", "");
+  return held != objects_.end() && !version.empty() && held->second["metadata"].value("resourceVersion", "") == version;
 }
 
 void Store::ApplyOwnWrite(const nlohmann::json& object, const std::string& based_on) {

@@ -50,6 +50,7 @@ class Store {
   // Under mutex_.
   void Put(const std::string& key, nlohmann::json object);
   std::string IndexValue(const std::string& key, const nlohmann::json& object) const;
+  bool HoldsVersion(const std::string& key, const nlohmann::json& object) const;
   void Erase(const std::string& key);
 
   const IndexOf index_of_;
