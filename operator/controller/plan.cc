@@ -31,10 +31,11 @@ std::vector<std::string> PodsToClean(const std::string& policy, const std::vecto
 // seconds of it: a killed rank's peers report their collective breaking at about the same
 // moment, and the kubelet records finishedAt in whole seconds, the killed one's only after its
 // processes are reaped, so it can come later than its echo.
+constexpr seconds kEchoWindow{5};
+
 const WorkerPod& CauseOf(std::vector<WorkerPod>* failed) {
   std::stable_sort(failed->begin(), failed->end(),
                    [](const WorkerPod& a, const WorkerPod& b) { return a.finished_at < b.finished_at; });
-  constexpr seconds kEchoWindow{5};
   const auto first_end = ParseRfc3339(failed->front().finished_at);
   for (const WorkerPod& pod : *failed) {
     const auto end = ParseRfc3339(pod.finished_at);
@@ -182,6 +183,7 @@ class Planner {
       }
     }
     if (failed.empty()) return false;
+    if (AwaitingTheCause(failed, current)) return true;
     const WorkerPod& first = CauseOf(&failed);
     const RankResult cause = RankResultOf(first, b_);
     const std::string why = "rank " + std::to_string(cause.rank) + " (pod " + first.name + ") failed: " + cause.error;
@@ -263,6 +265,27 @@ class Planner {
     plan_.events.push_back({succeeded ? "Normal" : "Warning", succeeded ? "Succeeded" : reason, message});
     MergeUnique(&plan_.delete_pods, PodsToClean(b_.spec.run_policy.clean_pod_policy, pods));
     if (const auto& ttl = b_.spec.run_policy.ttl_seconds_after_finished) Requeue(seconds(std::max<int64_t>(*ttl, 0)));
+  }
+
+  // Every failed rank so far has a result, so each may be the echo of a peer killed without
+  // one, which the kubelet reports only after reaping it: while others still run, the cause
+  // waits out the echo window. (A node clock ahead of ours, or far behind, decides at once.)
+  bool AwaitingTheCause(const std::vector<WorkerPod>& failed, const std::vector<WorkerPod>& current) {
+    const bool all_with_results = std::all_of(failed.begin(), failed.end(), [](const WorkerPod& pod) {
+      return ParseRankResult(pod.termination_message).ok();
+    });
+    const bool others_run = std::any_of(current.begin(), current.end(), [](const WorkerPod& pod) {
+      return !pod.terminating && (pod.phase == kPodPending || pod.phase == kPodRunning);
+    });
+    if (!all_with_results || !others_run) return false;
+    std::optional<system_clock::time_point> first_end;
+    for (const WorkerPod& pod : failed) {
+      const auto end = ParseRfc3339(pod.finished_at);
+      if (end && (!first_end || *end < *first_end)) first_end = end;
+    }
+    if (!first_end || now_ < *first_end || now_ - *first_end >= kEchoWindow) return false;
+    Requeue(std::chrono::ceil<seconds>(*first_end + kEchoWindow - now_));
+    return true;
   }
 
   void Requeue(seconds after) {

@@ -155,6 +155,29 @@ TEST(Plan, ARankKilledWithoutAResultIsTheCauseOverItsPeersEcho) {
             0u);
 }
 
+// A killed rank's peers can fail with a result ("connection reset") before the kubelet has
+// reported the killed one: while every failed rank has a result and others still run, the
+// cause waits out the echo window (found on the real cluster, where rank 1's echo once came
+// first and was named the cause).
+TEST(Plan, APeersEchoWaitsForTheKilledRanksOwnFailure) {
+  Benchmark b = Bench();
+  b.status.phase = "Running";
+  const WorkerPod echo = Ended(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:06:40Z");  // kT0
+  ReconcilePlan waiting = PlanReconcile(b, {Pod(0, "Running"), echo}, kT0 + seconds(1));
+  EXPECT_EQ(waiting.status.phase, "Running");
+  EXPECT_EQ(FindCondition(waiting.status.conditions, kConditionFailed), nullptr);
+  EXPECT_TRUE(waiting.delete_pods.empty());
+  EXPECT_EQ(waiting.requeue_after, seconds(4));
+
+  ReconcilePlan reported = PlanReconcile(
+      b, {Ended(0, "Failed", "", 137, "2026-11-18T11:06:42Z"), echo}, kT0 + seconds(2));
+  EXPECT_EQ(FindCondition(reported.status.conditions, kConditionFailed)->message.rfind("rank 0 (pod b-worker-0)", 0), 0u);
+
+  // The window has passed and rank 0 still runs: rank 1's failure is the cause after all.
+  ReconcilePlan closed = PlanReconcile(b, {Pod(0, "Running"), echo}, kT0 + seconds(6));
+  EXPECT_EQ(FindCondition(closed.status.conditions, kConditionFailed)->message.rfind("rank 1 (pod b-worker-1)", 0), 0u);
+}
+
 TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
   Benchmark b = Bench();
   b.spec.run_policy.backoff_limit = 2;
