@@ -33,16 +33,15 @@ std::vector<std::string> PodsToClean(const std::string& policy, const std::vecto
 // processes are reaped, so it can come later than its echo.
 constexpr seconds kEchoWindow{5};
 
-const WorkerPod& CauseOf(std::vector<WorkerPod>* failed) {
-  std::stable_sort(failed->begin(), failed->end(),
-                   [](const WorkerPod& a, const WorkerPod& b) { return a.finished_at < b.finished_at; });
-  const auto first_end = ParseRfc3339(failed->front().finished_at);
-  for (const WorkerPod& pod : *failed) {
+// `failed` is in the order the ranks ended.
+const WorkerPod& CauseOf(const std::vector<WorkerPod>& failed) {
+  const auto first_end = ParseRfc3339(failed.front().finished_at);
+  for (const WorkerPod& pod : failed) {
     const auto end = ParseRfc3339(pod.finished_at);
     if (!first_end || !end || *end - *first_end > kEchoWindow) break;
     if (!ParseRankResult(pod.termination_message).ok()) return pod;
   }
-  return failed->front();
+  return failed.front();
 }
 
 void MergeUnique(std::vector<std::string>* into, const std::vector<std::string>& more) {
@@ -183,8 +182,10 @@ class Planner {
       }
     }
     if (failed.empty()) return false;
+    std::stable_sort(failed.begin(), failed.end(),
+                     [](const WorkerPod& a, const WorkerPod& b) { return a.finished_at < b.finished_at; });
     if (AwaitingTheCause(failed, current)) return true;
-    const WorkerPod& first = CauseOf(&failed);
+    const WorkerPod& first = CauseOf(failed);
     const RankResult cause = RankResultOf(first, b_);
     const std::string why = "rank " + std::to_string(cause.rank) + " (pod " + first.name + ") failed: " + cause.error;
     BenchmarkStatus& status = plan_.status;
@@ -278,11 +279,7 @@ class Planner {
       return !pod.terminating && (pod.phase == kPodPending || pod.phase == kPodRunning);
     });
     if (!all_with_results || !others_run) return false;
-    std::optional<system_clock::time_point> first_end;
-    for (const WorkerPod& pod : failed) {
-      const auto end = ParseRfc3339(pod.finished_at);
-      if (end && (!first_end || *end < *first_end)) first_end = end;
-    }
+    const auto first_end = ParseRfc3339(failed.front().finished_at);  // failed is in order of ending
     if (!first_end || now_ < *first_end || now_ - *first_end >= kEchoWindow) return false;
     Requeue(std::chrono::ceil<seconds>(*first_end + kEchoWindow - now_));
     return true;

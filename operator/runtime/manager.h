@@ -56,7 +56,7 @@ inline constexpr int kManagerCannotStart = 2;   // the server could not start
 
 class Manager {
  public:
-  using KeyOf = std::function<std::string(const nlohmann::json& object)>;
+  using KeyOf = Store::IndexOf;
 
   Manager(kube::KubeClient* client, const TimeSource* time, ManagerOptions options);
   ~Manager();
