@@ -21,7 +21,6 @@ bench/operator_scale.sh.
 
 import argparse
 import concurrent.futures
-import copy
 import http.client
 import json
 import os
