@@ -58,6 +58,43 @@ def process_start_time(pid):
         return None
 
 
+def process_tree(pid):
+    """`pid` and its descendants, children before parents."""
+    children = {}
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                children.setdefault(int(f.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+        except (OSError, IndexError):
+            pass
+    tree, stack = [], [pid]
+    while stack:
+        tree.append(stack.pop())
+        stack.extend(children.get(tree[-1], []))
+    return tree[::-1]
+
+
+def shims_of(containerd_socket):
+    """The containerd-shim processes of the containerd listening at `containerd_socket`."""
+    shims = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if os.path.basename(argv[0]).startswith("containerd-shim") and containerd_socket in argv:
+            shims.append(int(entry))
+    return shims
+
+
+def unmount_under(directory):
+    with open("/proc/mounts") as f:
+        mounts = [line.split()[1] for line in f if line.split()[1].startswith(directory + "/")]
+    for mount in sorted(mounts, reverse=True):
+        subprocess.run(["umount", "-l", mount], stderr=subprocess.DEVNULL)
+
+
 def require_node_tools():
     needed = {"containerd": "containerd", "ctr": "containerd", "runc": "runc", "dnsmasq": "dnsmasq-base",
               "iptables-save": "iptables", "buildah": "buildah", "/usr/lib/cni/bridge": "containernetworking-plugins"}
@@ -143,7 +180,13 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
         env = dict(os.environ, ERGOBENCH_NODE_SYSFS=self.node_sysfs) if self.node_sysfs else None
         self._spawn("containerd", ["containerd", "--config", config], env)
         self.wait_for(lambda: self.ctr("version", check=False).returncode == 0, 30, "containerd")
-        self.remove_leftover_containers()
+        if self.remove_leftover_containers():
+            # The CRI plugin keeps what it loaded at start, deleted or not: a kubelet shown those
+            # containers races its own garbage collector for them, and 1.20 exits 255 when it
+            # loses ("no PodsandBox found"). A restart loads the clean store.
+            self.stop_process("containerd")
+            self._spawn("containerd", ["containerd", "--config", config], env)
+            self.wait_for(lambda: self.ctr("version", check=False).returncode == 0, 30, "containerd")
 
     def ctr(self, *args, check=True, namespace="k8s.io"):
         result = subprocess.run(["ctr", "--address", self.containerd_socket, "--namespace", namespace, *args],
@@ -153,8 +196,10 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
         return result
 
     def remove_leftover_containers(self):
-        """Containers of an earlier cluster that ended without teardown (a killed test run)."""
-        for container in self.ctr("containers", "list", "--quiet").stdout.split():
+        """Removes the containers of an earlier cluster that ended without teardown (a killed
+        test run); says whether there were any."""
+        containers = self.ctr("containers", "list", "--quiet").stdout.split()
+        for container in containers:
             self.ctr("tasks", "kill", "--signal", "SIGKILL", container, check=False)
             for _ in range(20):
                 if self.ctr("tasks", "delete", container, check=False).returncode == 0 or \
@@ -162,6 +207,7 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
                     break
                 time.sleep(0.2)
             self.ctr("containers", "delete", container, check=False)
+        return bool(containers)
 
     @staticmethod
     def pause_image():
@@ -263,7 +309,12 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
     def check_running(self):
         for name, proc in self.procs.items():
             if proc.poll() is not None:
-                raise RuntimeError(f"{name} exited ({proc.returncode}); see {os.path.join(self.workdir, name + '.log')}")
+                log = os.path.join(self.workdir, name + ".log")
+                with open(log, errors="replace") as f:
+                    # A Go component's fatal line comes before its goroutine dump: name it.
+                    lines = f.read().splitlines()
+                fatal = [line for line in lines if line.startswith("F")] or lines[-5:]
+                raise RuntimeError(f"{name} exited ({proc.returncode}): {' | '.join(fatal[:3])}; see {log}")
 
     def node_ready(self):
         self.check_running()
@@ -281,17 +332,29 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
 
     def take_the_node(self):
         """One cluster at a time owns the node: containerd's image store, the bridge, iptables.
-        Processes of an earlier owner that died without teardown are ended first; the lock
-        file lists them as "pid start-time", so that a reused pid is left alone."""
+        What an earlier owner left when it died without teardown is ended first: the lock file
+        names its work dir ("workdir PATH"), whose containerd's shims still run its pods and
+        whose mounts are still up, and its processes ("pid start-time", so that a reused pid
+        is left alone)."""
         os.makedirs(CONTAINERD_ROOT, exist_ok=True)
         self.lock = open(os.path.join(CACHE, "cluster.lock"), "a+")
         fcntl.flock(self.lock, fcntl.LOCK_EX)
         self.lock.seek(0)
         for line in self.lock.read().splitlines():
-            pid, started = line.split()
-            if process_start_time(pid) == started:
-                os.kill(int(pid), signal.SIGKILL)
+            first, second = line.split(maxsplit=1)
+            if first == "workdir":
+                for shim in shims_of(os.path.join(second, "containerd", "containerd.sock")):
+                    for pid in process_tree(shim):
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
+                unmount_under(second)
+            elif process_start_time(first) == second:
+                os.kill(int(first), signal.SIGKILL)
         self.lock.truncate(0)
+        self.lock.write(f"workdir {os.path.abspath(self.workdir)}\n")
+        self.lock.flush()
 
     def _spawn(self, name, argv, env=None):
         super()._spawn(name, argv, env)
@@ -327,10 +390,7 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
                        stderr=subprocess.DEVNULL)
         subprocess.run(["ip", "link", "delete", BRIDGE], stderr=subprocess.DEVNULL)
         # The kubelet's volume mounts (tmpfs secrets, projected tokens) and the sandboxes' /dev/shm.
-        with open("/proc/mounts") as f:
-            mounts = [line.split()[1] for line in f if line.split()[1].startswith(self.workdir + "/")]
-        for mount in sorted(mounts, reverse=True):
-            subprocess.run(["umount", "-l", mount], stderr=subprocess.DEVNULL)
+        unmount_under(self.workdir)
         super().stop()
         if self.lock:
             self.lock.close()

@@ -1,0 +1,67 @@
+"""The test cluster itself (tests/kube/cluster.py): a run killed mid-suite, or a machine that
+restarted under one, must not leave the next cluster unable to start. containerd's image
+store outlives clusters, and with it the containers of one that never tore down."""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.normpath(os.path.join(HERE, "../kube")))
+
+from cluster import Cluster, shims_of  # noqa: E402
+
+
+def sleeper_pod(name):
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [{"name": "pause", "image": Cluster.pause_image(), "imagePullPolicy": "Never"}],
+                     "terminationGracePeriodSeconds": 0}}
+
+
+@unittest.skipUnless(os.geteuid() == 0 and shutil.which("buildah"),
+                     "a cluster node needs root, and its pause image buildah (scripts/install-deps.sh --tests)")
+class ClusterRecoveryTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ergobench-cluster-recovery-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def start_with_a_running_pod(self, name):
+        cluster = Cluster(os.path.join(self.tmp, name))
+        try:
+            cluster.start()
+            cluster.kubectl("apply", "-f", "-", input=json.dumps(sleeper_pod(name)))
+            cluster.kubectl("wait", "--for=condition=Ready", f"pod/{name}", "--timeout=90s")
+        except BaseException:
+            cluster.stop()
+            raise
+        return cluster
+
+    def test_a_cluster_starts_clean_after_a_run_killed_under_the_last(self):
+        first = self.start_with_a_running_pod("first")
+        # What a run killed with SIGKILL leaves: the lock released, nothing torn down, every
+        # process of the cluster and its pods still running.
+        first.lock.close()
+        first_shims = shims_of(first.containerd_socket)
+        self.assertTrue(first_shims)
+
+        second = self.start_with_a_running_pod("second")
+        try:
+            pods = second.get_json("pods", "--all-namespaces")["items"]
+            self.assertEqual(["second"], [pod["metadata"]["name"] for pod in pods])
+            # The kubelet never saw the first cluster's sandboxes: when it does, its start
+            # races its own garbage collector (kubelet 1.20: "no PodsandBox found", exit 255).
+            with open(os.path.join(second.workdir, "containerd.log")) as f:
+                self.assertNotIn("RemovePodSandbox", f.read())
+            self.assertEqual([], [pid for pid in first_shims if os.path.exists(f"/proc/{pid}")])
+            self.assertEqual([], [p.pid for p in first.procs.values() if p.poll() is None])
+            with open("/proc/mounts") as f:
+                self.assertEqual([], [line for line in f if first.workdir + "/" in line])
+        finally:
+            second.stop()
+
+
+if __name__ == "__main__":
+    unittest.main()
