@@ -33,11 +33,17 @@ apt_install etcd-server openssl python3-kubernetes python3-yaml
 command -v kubectl >/dev/null || apt_install kubernetes-client
 
 commands=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
-all_built() {
+# No in-tree cloud providers and no dockershim: a one-node test cluster on containerd needs
+# neither, and leaving out their SDKs cuts a cold build from about 20 minutes to 5. The recipe
+# is stamped beside the binaries, so that changing it rebuilds them.
+tags=providerless,dockerless
+recipe="go build -tags $tags -ldflags -s -w"
+have_binaries() {
   for c in "${commands[@]}" pause; do [ -x "$1/$c" ] || return 1; done
 }
+all_built() { have_binaries "$1" && [ "$(cat "$1/.recipe" 2>/dev/null)" = "$recipe" ]; }
 if [ -n "${KUBE_BIN_DIR:-}" ]; then
-  all_built "$KUBE_BIN_DIR" || { log "KUBE_BIN_DIR=$KUBE_BIN_DIR lacks one of ${commands[*]} pause"; exit 1; }
+  have_binaries "$KUBE_BIN_DIR" || { log "KUBE_BIN_DIR=$KUBE_BIN_DIR lacks one of ${commands[*]} pause"; exit 1; }
   echo "$KUBE_BIN_DIR"; exit 0
 fi
 all_built "$bin" && { echo "$bin"; exit 0; }
@@ -99,16 +105,17 @@ for version in k8s.io/kubernetes/vendor/k8s.io/component-base/version k8s.io/kub
   ldflags+=" -X $version.gitTreeState=clean"
 done
 mkdir -p "$bin"
-for cmd in "${commands[@]}"; do
-  [ -x "$bin/$cmd" ] && continue
-  log "go build $cmd (a cold build takes several minutes)"
-  go build -p 2 -ldflags "$ldflags" \
-    -o "$bin/$cmd.tmp" "./cmd/$cmd" >&2
-  mv "$bin/$cmd.tmp" "$bin/$cmd"
-done
+rm -f "$bin/.recipe"
+# One invocation: the packages the five share are compiled once, and the links overlap.
+log "go build ${commands[*]} (about 5 minutes cold on 2 cores)"
+rm -rf "$bin.tmp"; mkdir -p "$bin.tmp"
+go build -p 2 -tags "$tags" -ldflags "$ldflags" -o "$bin.tmp/" "${commands[@]/#/./cmd/}" >&2
+for cmd in "${commands[@]}"; do mv "$bin.tmp/$cmd" "$bin/$cmd"; done
+rmdir "$bin.tmp"
 # The sandbox image cannot be pulled here; its one binary is built from the same tree.
 if [ ! -x "$bin/pause" ]; then
   gcc -Os -static -Wall -o "$bin/pause.tmp" build/pause/linux/pause.c -DVERSION="v$upstream"
   mv "$bin/pause.tmp" "$bin/pause"
 fi
+echo "$recipe" >"$bin/.recipe"
 echo "$bin"
