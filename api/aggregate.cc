@@ -84,6 +84,18 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   return f;
 }
 
+// Each rank's node (environment.node, set on a cluster) as environment.nodes in rank order:
+// `ranks` are sorted by rank. The run's environment is otherwise rank 0's.
+void RecordNodes(const std::vector<RankResult>& ranks, nlohmann::json* environment) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const RankResult& r : ranks) {
+    if (!r.environment.contains("node")) return;
+    nodes.push_back(r.environment["node"]);
+  }
+  environment->erase("node");
+  (*environment)["nodes"] = nodes;
+}
+
 }  // namespace
 
 RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t world_size) {
@@ -119,6 +131,7 @@ RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t wo
   if (!succeeded.empty()) {
     outcome.results.figures = CombineFigures(succeeded);
     outcome.results.environment = succeeded.front().environment;
+    RecordNodes(succeeded, &outcome.results.environment);
     const Figures& f = outcome.results.figures;
     if (f.energy_joules && f.samples && *f.samples > 0) {
       outcome.results.joules_per_sample = *f.energy_joules / static_cast<double>(*f.samples);

@@ -52,6 +52,10 @@ struct Resources {
 };
 
 struct Scheduling {
+  // Worker pods a node may hold, placed together: MLBench's one worker per node by default,
+  // so that each rank's energy and network are its own. More than 1 packs ranks (a node's
+  // GPUs); a local run is one node whatever it says.
+  std::optional<int64_t> ranks_per_node;
   std::map<std::string, std::string> node_selector;
   nlohmann::json tolerations = nlohmann::json::array();  // core/v1 Tolerations, passed through
   std::string scheduler_name;

@@ -90,6 +90,7 @@ BenchmarkSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
   }
   {
     ObjectReader s(r.Object("scheduling"), "spec.scheduling", errors);
+    s.Int("ranksPerNode", &spec.scheduling.ranks_per_node);
     s.StringMap("nodeSelector", &spec.scheduling.node_selector);
     if (const nlohmann::json* t = s.Raw("tolerations")) {
       if (t->is_array()) {
@@ -208,6 +209,7 @@ nlohmann::json EncodeSpec(const BenchmarkSpec& spec) {
   if (spec.resources.gpu != 0) resources["gpu"] = spec.resources.gpu;
   if (!resources.empty()) out["resources"] = resources;
   nlohmann::json scheduling = nlohmann::json::object();
+  if (spec.scheduling.ranks_per_node) scheduling["ranksPerNode"] = *spec.scheduling.ranks_per_node;
   if (!spec.scheduling.node_selector.empty()) scheduling["nodeSelector"] = spec.scheduling.node_selector;
   if (!spec.scheduling.tolerations.empty()) scheduling["tolerations"] = spec.scheduling.tolerations;
   PutIfNotEmpty(&scheduling, "schedulerName", spec.scheduling.scheduler_name);

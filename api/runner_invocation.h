@@ -17,6 +17,8 @@ inline constexpr int kDefaultRendezvousPort = 29500;
 
 // Where a rank caches datasets it downloads (runner/data/dataset_fetch.h).
 inline constexpr char kDataDirEnv[] = "ERGOBENCH_DATA_DIR";
+// The node a pod runs on (the downward API's spec.nodeName), recorded in the rank's result.
+inline constexpr char kNodeNameEnv[] = "ERGOBENCH_NODE_NAME";
 
 // How one rank is started. Paths may hold "{rank}", which the runner replaces with its rank,
 // so that one command line serves every rank mpirun starts.

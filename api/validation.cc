@@ -242,6 +242,9 @@ void ValidateImage(const std::string& image, FieldErrors* errors) {
 }
 
 void ValidateScheduling(const Scheduling& s, FieldErrors* errors) {
+  if (s.ranks_per_node) {
+    CheckRange("spec.scheduling.ranksPerNode", static_cast<double>(*s.ranks_per_node), 1, kMaxWorkers, errors);
+  }
   for (size_t i = 0; i < s.tolerations.size(); ++i) {
     if (!s.tolerations[i].is_object()) {
       errors->Add(IndexPath("spec.scheduling.tolerations", i), "must be an object, got " + JsonTypeName(s.tolerations[i]));

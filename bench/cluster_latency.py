@@ -72,6 +72,7 @@ def apply_to_running(cluster, runs):
         name = f"lat-{i}"
         benchmark = {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
                      "spec": {"task": "0a", "workers": 4, "backend": "gloo", "resources": {"cpu": "400m"},
+                              "scheduling": {"ranksPerNode": 4},  # one node
                               "hyperparameters": {"maxElements": 1024, "repetitions": 2, "warmup": 1}}}
         start = time.monotonic()
         cluster.kubectl("apply", "-f", "-", input=json.dumps(benchmark))

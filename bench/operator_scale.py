@@ -5,15 +5,17 @@ Prints:
   - apply → all k pods of a Benchmark created: p50, p99 and max over N Benchmarks, for the
     operator, and for the floor: a plain client that creates the same objects (the Service,
     the ConfigMap and the k pods the operator created, copied into another namespace) with the
-    same concurrency (as many workers as the operator has, the Service and ConfigMap at once,
-    the pods in the same slow-start batches), each Benchmark's once an apply like its own
-    (a create of the same size by the same client) has returned;
+    same concurrency and order (as many workers as the operator has, the Service and ConfigMap
+    at once, the peers in the same slow-start batches, rank 0 once the peers are placed), each
+    Benchmark's once an apply like its own (a create of the same size by the same client) has
+    returned;
   - Kubernetes API requests per Benchmark lifecycle (create → Running → Succeeded), by verb;
   - the operator's CPU seconds and resident memory: idle, peak, and with N finished
     Benchmarks cached.
 
 The pods name a scheduler that does not exist, so no node runs them: the script plays the
-kubelet (it writes pod status itself, with a valid result as each rank's termination
+scheduler (each new pod gets the PodScheduled condition a binding gives, without a node) and
+the kubelet (it writes pod status itself, with a valid result as each rank's termination
 message), so that hundreds of pods cost no processes and what is measured is the operator
 and the API server. Needs root and what the test command installs; run with
 bench/operator_scale.sh.
@@ -136,6 +138,38 @@ class PodsCreated:
             return sum(1 for ns, _ in self.done_at if ns == namespace)
 
 
+class Scheduler:
+    """Stands in for kube-scheduler: each new pod, the operator's and the floor's, gets the
+    PodScheduled condition a binding gives it (no node, so none runs them)."""
+
+    def __init__(self, core):
+        self.core, self.placed, self.changed = core, {}, threading.Condition()
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=8)
+        threading.Thread(target=self.watch, daemon=True).start()
+        time.sleep(1)
+
+    def watch(self):
+        try:
+            for event in watch.Watch().stream(self.core.list_pod_for_all_namespaces, timeout_seconds=1800):
+                pod = event["object"].metadata
+                owner = (pod.labels or {}).get(BENCHMARK_LABEL) or (pod.labels or {}).get(FLOOR_LABEL)
+                if event["type"] == "ADDED" and owner:
+                    self.pool.submit(self.bind, pod.namespace, pod.name, owner)
+        except Exception:
+            pass  # the cluster stopping at the end
+
+    def bind(self, namespace, name, owner):
+        self.core.patch_namespaced_pod_status(name, namespace, {"status": {"conditions": [
+            {"type": "PodScheduled", "status": "True"}]}})
+        with self.changed:
+            self.placed[(namespace, owner)] = self.placed.get((namespace, owner), 0) + 1
+            self.changed.notify_all()
+
+    def wait_placed(self, namespace, owner, count):
+        with self.changed:
+            self.changed.wait_for(lambda: self.placed.get((namespace, owner), 0) >= count)
+
+
 class PlainClient:
     """Creates objects over keep-alive HTTPS connections, one per request in flight."""
 
@@ -186,11 +220,11 @@ def floor_objects(core, names):
             for name in names}
 
 
-def run_floor(cluster, objects, apply, workers):
+def run_floor(cluster, objects, apply, workers, scheduler):
     """Each Benchmark's objects, created by `workers` workers once `apply(name)` (the same kind
     of request as the Benchmark's own create, by the same client) has returned: the Service and
-    ConfigMap at once, then the pods in batches of 1, 2, 4, ... at once. Returns when each
-    apply began."""
+    ConfigMap at once, then the peers in batches of 1, 2, 4, ... at once, then rank 0 once the
+    scheduler has placed the peers, as the operator does. Returns when each apply began."""
     plain = PlainClient(cluster)
     base = f"/api/v1/namespaces/{FLOOR_NAMESPACE}"
     released, todo = {}, queue.Queue()
@@ -202,13 +236,15 @@ def run_floor(cluster, objects, apply, workers):
 
     def worker():
         while (name := todo.get()) is not None:
-            service, config_map, pods = objects[name]
+            service, config_map, pods = objects[name]  # pods[0] is rank 0
             at_once([lambda: plain.create(f"{base}/services", service),
                      lambda: plain.create(f"{base}/configmaps", config_map)])
-            begin, size = 0, 1
+            begin, size = 1, 1
             while begin < len(pods):
                 at_once([lambda p=p: plain.create(f"{base}/pods", p) for p in pods[begin:begin + size]])
                 begin, size = begin + size, size * 2
+            scheduler.wait_placed(FLOOR_NAMESPACE, name, len(pods) - 1)
+            plain.create(f"{base}/pods", pods[0])
 
     threads = [threading.Thread(target=worker) for _ in range(workers)]
     for thread in threads:
@@ -283,6 +319,7 @@ def main():
         operator = OperatorProcess(cluster)
         idle_rss, cpu_before = operator.rss_mib(), operator.cpu_seconds()
         created = PodsCreated(core, k)
+        scheduler = Scheduler(core)
 
         applied, start = {}, time.monotonic()
         for i in range(n):
@@ -302,7 +339,7 @@ def main():
             # What the operator run's apply cost the machine, without a Benchmark to reconcile.
             core.create_namespaced_config_map(FLOOR_NAMESPACE, {"metadata": {"name": f"apply-{name}"},
                                                                  "data": {"benchmark": json.dumps(benchmark(name, k))}})
-        released = run_floor(cluster, copies, apply_stand_in, args.operator_workers)
+        released = run_floor(cluster, copies, apply_stand_in, args.operator_workers, scheduler)
         cluster.wait_for(lambda: created.count(FLOOR_NAMESPACE) == n, 600, "the floor's pods")
         operator.stop.set()
 

@@ -3,11 +3,13 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include <gloo/config.h>
 #include <torch/csrc/api/include/torch/version.h>
 
+#include "api/runner_invocation.h"
 #include "runner/dist/mpi_communicator.h"
 
 namespace ergobench {
@@ -48,6 +50,8 @@ nlohmann::json DescribeEnvironment(const EnvironmentFacts& facts) {
       {"seed", facts.seed},
   };
   if (facts.budget.quota_cpus) env["cpuQuota"] = *facts.budget.quota_cpus;
+  // In a pod, the host name is the pod's: the node comes from the downward API.
+  if (const char* node = std::getenv(kNodeNameEnv); node != nullptr && *node != '\0') env["node"] = node;
   return env;
 }
 

@@ -1,5 +1,5 @@
 // The environment fingerprint every result carries (DESIGN.md §Measurement rules): host,
-// kernel, CPU model and count, CPU quota, threads, library versions, seed.
+// kernel, CPU model and count, CPU quota, threads, library versions, seed; and in a pod, its node.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "operator/controller/builders.h"
 
+#include <algorithm>
+
 #include "api/benchmark_codec.h"
 #include "api/defaults.h"
 #include "base/utf8.h"
@@ -57,7 +59,32 @@ json ContainerSecurityContext() {
           {"capabilities", {{"drop", {"ALL"}}}}};
 }
 
+// Required (anti-)affinity to the node groups of this gang: a group's ranks share a node, and
+// no other group's rank may join them. Affinity is required, not preferred: a benchmark whose
+// ranks share a node by chance measures something else.
+json Placement(const Benchmark& benchmark, int64_t rank, const Gang& gang) {
+  const std::string group = std::to_string(NodeGroup(benchmark, rank));
+  const auto term = [&](const char* op) {
+    return json::array({{{"labelSelector",
+                          {{"matchLabels",
+                            {{kBenchmarkLabel, benchmark.metadata.name},
+                             {kGenerationLabel, std::to_string(gang.generation)},
+                             {kAttemptLabel, std::to_string(gang.attempt)}}},
+                           {"matchExpressions", {{{"key", kNodeGroupLabel}, {"operator", op}, {"values", {group}}}}}}},
+                         {"topologyKey", "kubernetes.io/hostname"}}});
+  };
+  json affinity = {{"podAntiAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", term("NotIn")}}}};
+  if (benchmark.spec.scheduling.ranks_per_node.value_or(1) > 1) {
+    affinity["podAffinity"] = {{"requiredDuringSchedulingIgnoredDuringExecution", term("In")}};
+  }
+  return affinity;
+}
+
 }  // namespace
+
+int64_t NodeGroup(const Benchmark& benchmark, int64_t rank) {
+  return rank / std::max<int64_t>(benchmark.spec.scheduling.ranks_per_node.value_or(1), 1);
+}
 
 std::string WorkerServiceName(const Benchmark& b) { return b.metadata.name + "-workers"; }
 std::string ConfigMapName(const Benchmark& b) { return b.metadata.name + "-config"; }
@@ -93,14 +120,14 @@ json BuildConfigMap(const Benchmark& benchmark) {
           {"data", {{"benchmark.json", EncodeBenchmark(config).dump(2) + "\n"}}}};
 }
 
-RunnerInvocation WorkerInvocation() {
+RunnerInvocation WorkerInvocation(int64_t rank) {
   RunnerInvocation invocation;
   invocation.config_path = std::string(kConfigMountPath) + "/benchmark.json";
   invocation.result_file = kTerminationMessagePath;
   invocation.output_dir = std::string(kScratchMountPath) + "/output";
   invocation.metrics_bind = "0.0.0.0";
   invocation.metrics_port = kMetricsPort;
-  invocation.rendezvous_timeout_seconds = kPodRendezvousTimeoutSeconds;
+  invocation.rendezvous_timeout_seconds = rank == 0 ? kPodRendezvousTimeoutSeconds : kPeerRendezvousTimeoutSeconds;
   return invocation;
 }
 
@@ -114,6 +141,7 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang) 
   metadata["labels"][kRankLabel] = std::to_string(rank);
   metadata["labels"][kAttemptLabel] = std::to_string(gang.attempt);
   metadata["labels"][kGenerationLabel] = std::to_string(gang.generation);
+  metadata["labels"][kNodeGroupLabel] = std::to_string(NodeGroup(benchmark, rank));
   metadata["annotations"] = {{"prometheus.io/scrape", "true"},
                              {"prometheus.io/port", std::to_string(kMetricsPort)},
                              {"prometheus.io/path", "/metrics"}};
@@ -122,11 +150,12 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang) 
   json env = json::array();
   for (const auto& [name, value] : WorkerRendezvous(benchmark, rank).ToEnv()) env.push_back(EnvVar(name, value));
   env.push_back(EnvVar(kDataDirEnv, scratch + "/datasets"));
+  env.push_back({{"name", kNodeNameEnv}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}});
   json container = {
       {"name", "runner"},
       {"image", spec.image.empty() ? DefaultRunnerImage() : spec.image},
       {"command", {"ergobench-runner"}},
-      {"args", WorkerInvocation().ToArgs()},
+      {"args", WorkerInvocation(rank).ToArgs()},
       {"env", env},
       {"ports",
        {{{"name", "rendezvous"}, {"containerPort", kRendezvousPort}, {"protocol", "TCP"}},
@@ -159,6 +188,7 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang) 
         {{"name", "scratch"}, {"emptyDir", {{"sizeLimit", kScratchSizeLimit}}}},
         {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}}},
   };
+  pod_spec["affinity"] = Placement(benchmark, rank, gang);
   const Scheduling& scheduling = spec.scheduling;
   if (!scheduling.node_selector.empty()) pod_spec["nodeSelector"] = scheduling.node_selector;
   if (scheduling.tolerations.is_array() && !scheduling.tolerations.empty()) pod_spec["tolerations"] = scheduling.tolerations;

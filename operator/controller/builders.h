@@ -20,9 +20,12 @@ namespace ergobench::controller {
 
 inline constexpr int kRendezvousPort = kDefaultRendezvousPort;
 inline constexpr int kMetricsPort = kDefaultMetricsPort;
-// Pods are scheduled and pull their image one by one: give the gang longer to meet than a
-// local run needs.
+// Rank 0 serves the rendezvous and is created last, once every peer has a node (plan.h): its
+// wait is the gang's bound, longer than a local run's, for image pulls. Its peers wait for it
+// as long as the operator holds it back (a gang short of nodes is Pending, not failed); the
+// operator ends them if rank 0 fails.
 inline constexpr double kPodRendezvousTimeoutSeconds = 300;
+inline constexpr double kPeerRendezvousTimeoutSeconds = 7 * 86400;
 inline constexpr char kConfigMountPath[] = "/etc/ergobench";
 inline constexpr char kScratchMountPath[] = "/var/lib/ergobench";
 inline constexpr char kTerminationMessagePath[] = "/dev/termination-log";
@@ -45,6 +48,8 @@ inline constexpr char kBenchmarkLabel[] = "ergobench.io/benchmark";
 inline constexpr char kRankLabel[] = "ergobench.io/rank";
 inline constexpr char kAttemptLabel[] = "ergobench.io/attempt";
 inline constexpr char kGenerationLabel[] = "ergobench.io/generation";
+// rank / spec.scheduling.ranksPerNode: the ranks that share a node.
+inline constexpr char kNodeGroupLabel[] = "ergobench.io/node-group";
 
 // One set of k worker pods: the spec generation it runs and its restart count within it.
 // Every gang restart, and every edit of a running spec, starts a new gang.
@@ -59,12 +64,13 @@ std::string WorkerServiceName(const Benchmark& benchmark);
 std::string ConfigMapName(const Benchmark& benchmark);
 std::string WorkerPodName(const Benchmark& benchmark, int64_t rank);
 std::string MasterAddress(const Benchmark& benchmark);  // "<name>-worker-0.<name>-workers"
+int64_t NodeGroup(const Benchmark& benchmark, int64_t rank);  // rank / ranksPerNode
 
 // `benchmark` is defaulted and valid.
 nlohmann::json BuildWorkerService(const Benchmark& benchmark);
 nlohmann::json BuildConfigMap(const Benchmark& benchmark);
 // How the runner in rank `rank`'s pod is started.
-RunnerInvocation WorkerInvocation();
+RunnerInvocation WorkerInvocation(int64_t rank);
 RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank);
 // Rank `rank`'s pod of gang `gang`, labelled with it.
 nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang);

@@ -10,6 +10,7 @@
 namespace ergobench::controller {
 
 inline constexpr char kConditionCreated[] = "Created";
+inline constexpr char kConditionScheduled[] = "Scheduled";  // every worker has a node
 inline constexpr char kConditionRunning[] = "Running";
 inline constexpr char kConditionSucceeded[] = "Succeeded";
 inline constexpr char kConditionFailed[] = "Failed";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "api/aggregate.h"
 #include "api/benchmark_phase.h"
@@ -43,6 +44,8 @@ const WorkerPod& CauseOf(const std::vector<WorkerPod>& failed) {
   }
   return failed.front();
 }
+
+std::string Count(int64_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
 void MergeUnique(std::vector<std::string>* into, const std::vector<std::string>& more) {
   for (const auto& name : more) {
@@ -93,6 +96,7 @@ class Planner {
     }
 
     CreateMissing(current);
+    UpdatePlacement(current);
     const bool all_running = static_cast<int64_t>(current.size()) == workers &&
                              std::all_of(current.begin(), current.end(),
                                          [](const WorkerPod& p) { return p.phase == kPodRunning || p.phase == kPodSucceeded; });
@@ -217,30 +221,79 @@ class Planner {
     return true;
   }
 
+  // The peers first, then rank 0 once every peer has a node: rank 0 serves the rendezvous and
+  // bounds it (builders.h), so a gang short of nodes waits, Pending, with nothing timing out.
   void CreateMissing(const std::vector<WorkerPod>& current) {
     BenchmarkStatus& status = plan_.status;
-    if (!IsConditionTrue(status.conditions, kConditionCreated)) plan_.create_service_and_config = true;
-    std::map<std::string, bool> taken;  // names still held by pods of an earlier attempt
-    for (const WorkerPod& pod : pods_) taken[pod.name] = true;
-    bool blocked = false;
-    for (int64_t rank = 0; rank < *b_.spec.workers; ++rank) {
-      const bool exists = std::any_of(current.begin(), current.end(), [rank](const WorkerPod& p) { return p.rank == rank; });
-      if (exists) continue;
-      if (taken.count(b_.metadata.name + "-worker-" + std::to_string(rank)) > 0) {
-        blocked = true;  // wait for the old pod to go before reusing its name
-        continue;
-      }
-      plan_.create_ranks.push_back(rank);
+    const int64_t workers = *b_.spec.workers;
+    const bool created = IsConditionTrue(status.conditions, kConditionCreated);
+    // The Service and ConfigMap come before a gang's first pod (the ConfigMap carries its spec).
+    if (!created && current.empty()) plan_.create_service_and_config = true;
+    std::map<int64_t, const WorkerPod*> by_rank;
+    for (const WorkerPod& pod : current) by_rank[pod.rank] = &pod;
+    bool peers_placed = true;
+    for (int64_t rank = 1; rank < workers; ++rank) {
+      const auto it = by_rank.find(rank);
+      peers_placed = peers_placed && it != by_rank.end() && it->second->placed;
     }
-    if (blocked) Requeue(seconds(1));
-    if (!IsConditionTrue(status.conditions, kConditionCreated) && !blocked) {
-      const std::string message = "created " + std::to_string(*b_.spec.workers) + " worker pods, Service " +
+    std::set<std::string> taken;  // names still held by pods of an earlier gang
+    for (const WorkerPod& pod : pods_) taken.insert(pod.name);
+    bool waiting = false;
+    for (int64_t rank = 0; rank < workers; ++rank) {
+      if (by_rank.count(rank) > 0) continue;
+      if (taken.count(WorkerPodName(b_, rank)) > 0) {
+        Requeue(seconds(1));  // the old pod must go before its name is reused
+        waiting = true;
+      } else if (rank == 0 && !peers_placed) {
+        waiting = true;  // a peer's pod event brings us back
+      } else {
+        plan_.create_ranks.push_back(rank);
+      }
+    }
+    if (!created && !waiting) {
+      const std::string message = "created " + std::to_string(workers) + " worker pods, Service " +
                                   b_.metadata.name + "-workers and ConfigMap " + b_.metadata.name + "-config";
       SetCondition(&status.conditions, kConditionCreated, true, "WorkersCreated", message, generation_, now_text_);
       plan_.events.push_back({"Normal", "Created", message});
     } else if (!plan_.create_ranks.empty() && status.restarts > 0) {
       plan_.events.push_back({"Normal", "Created", "created " + std::to_string(plan_.create_ranks.size()) +
                                                        " worker pods for restart " + std::to_string(status.restarts)});
+    }
+  }
+
+  // Where the scheduler put the gang, or why it could not: the scheduler's own words, and what
+  // ranksPerNode asks of the cluster.
+  void UpdatePlacement(const std::vector<WorkerPod>& current) {
+    const int64_t workers = *b_.spec.workers;
+    std::vector<const WorkerPod*> unplaceable;
+    std::set<std::string> nodes;
+    int64_t placed = 0;
+    for (const WorkerPod& pod : current) {
+      if (pod.terminating) continue;
+      if (pod.placed) {
+        ++placed;
+        if (!pod.node_name.empty()) nodes.insert(pod.node_name);
+      } else if (!pod.unschedulable.empty()) {
+        unplaceable.push_back(&pod);
+      }
+    }
+    BenchmarkStatus& status = plan_.status;
+    const Condition* before = FindCondition(status.conditions, kConditionScheduled);
+    const std::string was = before == nullptr ? "" : before->status;
+    if (!unplaceable.empty()) {
+      std::sort(unplaceable.begin(), unplaceable.end(), [](auto* a, auto* b) { return a->rank < b->rank; });
+      const int64_t per_node = b_.spec.scheduling.ranks_per_node.value_or(1);
+      const WorkerPod& first = *unplaceable.front();
+      const std::string message = std::to_string(unplaceable.size()) + " of " + Count(workers, "worker") +
+                                  " cannot be placed (ranksPerNode " + std::to_string(per_node) + ": the gang needs " +
+                                  Count((workers + per_node - 1) / per_node, "node") + "); rank " +
+                                  std::to_string(first.rank) + " (pod " + first.name + "): " + first.unschedulable;
+      SetCondition(&status.conditions, kConditionScheduled, false, "Unschedulable", message, generation_, now_text_);
+      if (was != "False") plan_.events.push_back({"Warning", "Unschedulable", message});
+    } else if (placed == workers) {
+      SetCondition(&status.conditions, kConditionScheduled, true, "WorkersScheduled",
+                   Count(workers, "worker") + " on " + Count(static_cast<int64_t>(nodes.size()), "node"), generation_,
+                   now_text_);
     }
   }
 

@@ -4,7 +4,9 @@
 // plan out, so every transition is tested without an API server.
 //
 // Phases: Pending (pods created, not all running) → Running (all k running) → Succeeded |
-// Failed. A failed rank restarts the whole gang while status.restarts < backoffLimit;
+// Failed. A gang's peers are created first, rank 0 once they all have a node; the Scheduled
+// condition says where they went or, in the scheduler's words, why some cannot go anywhere.
+// A failed rank restarts the whole gang while status.restarts < backoffLimit;
 // activeDeadlineSeconds counts from startTime; cleanPodPolicy picks the pods removed at the
 // end; ttlSecondsAfterFinished deletes the Benchmark itself.
 #pragma once

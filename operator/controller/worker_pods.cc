@@ -57,8 +57,17 @@ WorkerPod ReadWorkerPod(const json& pod) {
   const json status = pod.value("status", json::object());
   out.phase = status.value("phase", kPodPending);
   out.pod_ip = status.value("podIP", "");
+  out.node_name = pod.value("spec", json::object()).value("nodeName", "");
+  out.placed = !out.node_name.empty();
   for (const auto& condition : status.value("conditions", json::array())) {
-    if (condition.value("type", "") == "Ready") out.ready = condition.value("status", "") == "True";
+    const std::string type = condition.value("type", "");
+    if (type == "Ready") out.ready = condition.value("status", "") == "True";
+    if (type == "PodScheduled" && condition.value("status", "") == "True") out.placed = true;
+    if (type == "PodScheduled" && condition.value("status", "") == "False" &&
+        condition.value("reason", "") == "Unschedulable") {
+      out.unschedulable = condition.value("message", "");
+      if (out.unschedulable.empty()) out.unschedulable = "the scheduler found no node for it";
+    }
   }
   for (const auto& container : status.value("containerStatuses", json::array())) {
     const json state = container.value("state", json::object());

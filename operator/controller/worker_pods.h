@@ -32,6 +32,9 @@ struct WorkerPod {
   bool ready = false;
   bool terminating = false;  // metadata.deletionTimestamp is set
   std::string pod_ip;
+  bool placed = false;        // bound to a node: spec.nodeName, or PodScheduled True
+  std::string node_name;      // spec.nodeName
+  std::string unschedulable;  // the scheduler's word when it could not place it (PodScheduled False)
   std::optional<int> exit_code;
   std::string termination_reason;   // "Error", "OOMKilled", ...
   std::string termination_message;

@@ -46,6 +46,17 @@ TEST(AggregateTest, AllSucceeded) {
   EXPECT_EQ(o.results.environment["rank"], 0);  // rank 0's environment
 }
 
+// On a cluster each rank records its node; the run records them all, in rank order.
+TEST(AggregateTest, TheNodeOfEachRankIsKept) {
+  std::vector<RankResult> ranks = {Rank(1, kRankSucceeded), Rank(0, kRankSucceeded), Rank(2, kRankSucceeded)};
+  for (RankResult& r : ranks) r.environment["node"] = "node-" + std::to_string(r.rank / 2);
+  const RunOutcome o = AggregateRankResults(ranks, 3);
+  EXPECT_EQ(o.results.environment["nodes"], nlohmann::json({"node-0", "node-0", "node-1"}));
+  EXPECT_FALSE(o.results.environment.contains("node"));
+  // A local run names none.
+  EXPECT_FALSE(AggregateRankResults({Rank(0, kRankSucceeded)}, 1).results.environment.contains("nodes"));
+}
+
 TEST(AggregateTest, EnergyIsSummedOnlyWhenEveryRankMeasuredIt) {
   std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded)};
   for (RankResult& r : ranks) {

@@ -25,6 +25,7 @@ spec:
   image: registry.example/ergobench-runner:1
   resources: {cpu: 3, memory: 8Gi, gpu: 0}
   scheduling:
+    ranksPerNode: 2
     nodeSelector: {pool: cpu}
     tolerations: [{key: dedicated, operator: Exists}]
     schedulerName: volcano
@@ -65,6 +66,7 @@ TEST(BenchmarkCodecTest, DecodesEveryField) {
   EXPECT_EQ(b.spec.scheduling.node_selector.at("pool"), "cpu");
   EXPECT_EQ(b.spec.scheduling.tolerations[0]["key"], "dedicated");
   EXPECT_EQ(b.spec.scheduling.scheduler_name, "volcano");
+  EXPECT_EQ(b.spec.scheduling.ranks_per_node, 2);
   ASSERT_TRUE(b.spec.pricing);
   EXPECT_DOUBLE_EQ(*b.spec.pricing->worker_hour, 0.2092);
   EXPECT_DOUBLE_EQ(*b.spec.pricing->preemptible_worker_hour, 0.044);

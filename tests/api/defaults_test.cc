@@ -20,6 +20,7 @@ TEST(DefaultsTest, FillsEngineDefaults) {
   Benchmark b = Minimal("0a");
   ApplyDefaults(&b);
   EXPECT_EQ(b.spec.workers, 1);
+  EXPECT_EQ(b.spec.scheduling.ranks_per_node, 1);  // MLBench: one worker per node
   EXPECT_EQ(b.spec.backend, "gloo");
   EXPECT_EQ(b.spec.device, "cpu");
   EXPECT_EQ(b.spec.image, DefaultRunnerImage());

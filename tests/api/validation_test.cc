@@ -191,6 +191,12 @@ TEST(ValidationTest, Pricing) {
   EXPECT_EQ(OnlyError(b), "spec.pricing.workerHour: is required when pricing is given (or a label from the price table)");
 }
 
+TEST(ValidationTest, RanksPerNode) {
+  Benchmark b = Valid();
+  b.spec.scheduling.ranks_per_node = 0;
+  EXPECT_EQ(OnlyError(b), "spec.scheduling.ranksPerNode: must be between 1 and 1024, got 0");
+}
+
 TEST(ValidationTest, RunPolicy) {
   Benchmark b = Valid();
   b.spec.run_policy.backoff_limit = -1;

@@ -11,7 +11,7 @@ import unittest
 
 import yaml
 
-from harness import BIN_DIR, benchmark_yaml, build_images, ergobench_version
+from harness import benchmark_yaml, build_images, ergobench_version
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))

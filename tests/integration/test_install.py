@@ -56,6 +56,7 @@ class InstallTest(ClusterSuite):
         self.cp.kubectl("create", "namespace", "install-check")
         benchmark = {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": "b"},
                      "spec": {"task": "0a", "workers": 2, "resources": {"cpu": "500m"},
+                              "scheduling": {"ranksPerNode": 2},  # one node
                               "hyperparameters": {"maxElements": 4096, "repetitions": 3, "warmup": 1}}}
         self.cp.kubectl("apply", "-n", "install-check", "-f", "-", input=json.dumps(benchmark))
         self.cp.wait_for(lambda: self.cp.get_json("-n", "install-check", "benchmark", "b").get("status", {}).get(

@@ -40,6 +40,7 @@ WORKER_CPU = "600m"
 def fmnist(name, workers):
     return {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
             "spec": {"task": "fmnist", "workers": workers, "backend": "gloo", "resources": {"cpu": WORKER_CPU},
+                     "scheduling": {"ranksPerNode": workers},  # one node
                      "pricing": {"workerHour": 0.2092}}}
 
 

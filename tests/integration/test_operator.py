@@ -31,9 +31,14 @@ ROOT = os.path.normpath(os.path.join(HERE, "../.."))
 WORKER_CPU = "900m"
 
 
+# The cluster has one node: a gang shares it, where by default each rank needs its own.
+ONE_NODE = {"ranksPerNode": 8}
+
+
 def fmnist(name, workers=2, run_policy=None, goal=None):
     """The fmnist example, sized so that k=2 fits on the node."""
-    spec = {"task": "fmnist", "workers": workers, "backend": "gloo", "resources": {"cpu": WORKER_CPU}}
+    spec = {"task": "fmnist", "workers": workers, "backend": "gloo", "resources": {"cpu": WORKER_CPU},
+            "scheduling": ONE_NODE}
     if run_policy:
         spec["runPolicy"] = run_policy
     if goal:
@@ -100,15 +105,16 @@ class OperatorTest(ClusterSuite):
         self.assertEqual(can("update", "leases", "-n", "ergobench-system"), "yes")
 
     def test_schema_rejects_invalid_benchmarks(self):
-        cases = {
-            "spec.workers": {"task": "0a", "workers": 0},
-            "spec.backend": {"task": "0a", "backend": "tcp"},
-            "spec.task": {"workers": 2},
-            "spec.runPolicy.cleanPodPolicy": {"task": "0a", "runPolicy": {"cleanPodPolicy": "Some"}},
+        cases = [
+            ("spec.workers", {"task": "0a", "workers": 0}),
+            ("spec.backend", {"task": "0a", "backend": "tcp"}),
+            ("spec.task", {"workers": 2}),
+            ("spec.runPolicy.cleanPodPolicy", {"task": "0a", "runPolicy": {"cleanPodPolicy": "Some"}}),
+            ("spec.scheduling.ranksPerNode", {"task": "0a", "scheduling": {"ranksPerNode": 0}}),
             # The audit's crash: 600 two-byte characters. Now the schema's maxLength refuses it.
-            "spec.task": {"task": "\u00e9" * 600},
-        }
-        for field, spec in cases.items():
+            ("spec.task", {"task": "\u00e9" * 600}),
+        ]
+        for field, spec in cases:
             obj = {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": "bad"},
                    "spec": spec}
             # --validate=false: the API server itself must reject it, not kubectl.
@@ -134,6 +140,7 @@ class OperatorTest(ClusterSuite):
         # Terminal until the user edits it: the next generation starts over.
         fixed = {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": "typo"},
                  "spec": {"task": "0a", "workers": 2, "backend": "gloo", "resources": {"cpu": WORKER_CPU},
+                          "scheduling": ONE_NODE,
                           "hyperparameters": {"maxElements": 4096, "repetitions": 5, "warmup": 1}}}
         self.cp.kubectl("replace", "-n", self.ns, "-f", "-", input=json.dumps(fixed))
         status = self.wait_phase("typo", ["Succeeded"], timeout=120)
@@ -308,6 +315,7 @@ class OperatorTest(ClusterSuite):
         with open(os.path.join(ROOT, "manifests/examples/fmnist-k2.yaml")) as f:
             example = yaml.safe_load(f)
         example["spec"]["resources"] = {"cpu": WORKER_CPU}
+        example["spec"]["scheduling"] = ONE_NODE
         self.apply(example)
         self.cp.wait_for(lambda: len(self.pods("fmnist-k2")) == 2, 30, "2 worker pods")
         pod = self.cp.get_json("-n", self.ns, "pod", "fmnist-k2-worker-1")
@@ -336,6 +344,8 @@ class OperatorTest(ClusterSuite):
         self.assertGreater(results["timeToAccuracySeconds"], 0)
         self.assertTrue(0 < results["communicationRatio"] < 1)
         self.assertEqual(status["workers"]["succeeded"], 2)
+        self.assertEqual(results["environment"]["nodes"], ["ergobench-node"] * 2)
+        self.assertEqual(self.condition(status, "Scheduled")["message"], "2 workers on 1 node")
         self.assertEqual(self.condition(status, "Succeeded")["status"], "True")
         self.assertEqual(self.condition(status, "Running")["status"], "False")
         table = self.cp.kubectl("get", "-n", self.ns, "benchmarks").stdout
@@ -356,6 +366,35 @@ class OperatorTest(ClusterSuite):
         row = json.loads(report.stdout)[0]
         self.assertEqual((row["benchmark"], row["phase"], row["workers"]), ("fmnist-k2", "Succeeded", 2))
         self.assertAlmostEqual(row["timeToAccuracySeconds"], results["timeToAccuracySeconds"])
+
+    def test_a_gang_short_of_nodes_waits_pending_and_says_why(self):
+        """One worker per node (the default) and two workers on one node: rank 1 is placed, rank
+        0 cannot be. The Benchmark stays Pending in the scheduler's words, and rank 1 waits for
+        rank 0 instead of timing out its rendezvous."""
+        obj = fmnist("short", workers=2)
+        del obj["spec"]["scheduling"]
+        self.apply(obj)
+        self.cp.wait_for(lambda: (self.condition(self.status("short"), "Scheduled") or {}).get("status") == "False",
+                         60, "the Scheduled condition")
+        scheduled = self.condition(self.status("short"), "Scheduled")
+        self.assertEqual(scheduled["reason"], "Unschedulable")
+        self.assertIn("1 of 2 workers cannot be placed (ranksPerNode 1: the gang needs 2 nodes); rank 0 (pod "
+                      "short-worker-0): 0/1 nodes are available", scheduled["message"])
+        self.assertIn("anti-affinity", scheduled["message"])
+        self.assertIn(("Unschedulable", "Warning"), self.events())
+        peer = self.cp.get_json("-n", self.ns, "pod", "short-worker-1")
+        self.assertEqual(peer["spec"]["nodeName"], "ergobench-node")
+        args = peer["spec"]["containers"][0]["args"]
+        self.assertEqual(args[args.index("--rendezvous-timeout") + 1], str(7 * 86400))
+        time.sleep(10)
+        self.assertEqual(self.status("short")["phase"], "Pending")
+        self.assertEqual(self.cp.get_json("-n", self.ns, "pod", "short-worker-1")["status"]["phase"], "Running")
+        # Allowed to share the node, the gang runs.
+        self.cp.kubectl("patch", "-n", self.ns, "benchmark", "short", "--type=merge", "-p",
+                        json.dumps({"spec": {"scheduling": ONE_NODE, "maxEpochs": 1}}))
+        status = self.wait_phase("short", ["Succeeded", "Failed"], timeout=300)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        self.assertEqual(self.condition(status, "Scheduled")["status"], "True")
 
     def test_killed_rank_restarts_the_gang_within_backoff_limit(self):
         self.apply(fmnist("retry", run_policy={"backoffLimit": 1}))

@@ -76,6 +76,59 @@ TEST(Builders, WorkerPod) {
   ExpectGolden(BuildWorkerPod(Task1a(), 2, Gang{3, 1}), "pod-rank2-attempt1.json");
 }
 
+// One worker per node by default (MLBench): every rank repels the gang's other ranks from its
+// node. Only this gang's pods count, so a terminating earlier gang never blocks the new one.
+TEST(Builders, OneWorkerPerNodeByDefault) {
+  const json spec = BuildWorkerPod(Task1a(), 2, Gang{3, 1})["spec"];
+  EXPECT_FALSE(spec["affinity"].contains("podAffinity"));
+  const json& terms = spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+  ASSERT_EQ(terms.size(), 1u);
+  EXPECT_EQ(terms[0]["topologyKey"], "kubernetes.io/hostname");
+  EXPECT_EQ(terms[0]["labelSelector"]["matchLabels"], json({{"ergobench.io/benchmark", "task1a-k4"},
+                                                            {"ergobench.io/generation", "3"},
+                                                            {"ergobench.io/attempt", "1"}}));
+  EXPECT_EQ(terms[0]["labelSelector"]["matchExpressions"],
+            json::parse(R"([{"key": "ergobench.io/node-group", "operator": "NotIn", "values": ["2"]}])"));
+}
+
+// ranksPerNode 2: ranks 2 and 3 are node group 1, drawn to each other's node and kept off the
+// nodes of the other groups.
+TEST(Builders, RanksPerNodePacksNodeGroups) {
+  Benchmark b = Task1a();
+  b.spec.scheduling.ranks_per_node = 2;
+  const json pod = BuildWorkerPod(b, 3, Gang{3, 0});
+  EXPECT_EQ(pod["metadata"]["labels"]["ergobench.io/node-group"], "1");
+  const json& affinity = pod["spec"]["affinity"];
+  const json& together = affinity["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+  ASSERT_EQ(together.size(), 1u);
+  EXPECT_EQ(together[0]["labelSelector"]["matchExpressions"],
+            json::parse(R"([{"key": "ergobench.io/node-group", "operator": "In", "values": ["1"]}])"));
+  const json& apart = affinity["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+  EXPECT_EQ(apart[0]["labelSelector"]["matchExpressions"],
+            json::parse(R"([{"key": "ergobench.io/node-group", "operator": "NotIn", "values": ["1"]}])"));
+}
+
+// Rank 0 serves the rendezvous and is created last, once every peer is placed: it bounds the
+// wait. Its peers wait for it as long as the operator holds it back.
+TEST(Builders, RankZeroBoundsTheRendezvous) {
+  EXPECT_EQ(WorkerInvocation(0).rendezvous_timeout_seconds, kPodRendezvousTimeoutSeconds);
+  EXPECT_EQ(WorkerInvocation(1).rendezvous_timeout_seconds, kPeerRendezvousTimeoutSeconds);
+  EXPECT_GE(kPeerRendezvousTimeoutSeconds, 86400);
+}
+
+// The rank records its node: the pod's own spec.nodeName, through the downward API.
+TEST(Builders, WorkersKnowTheirNode) {
+  const json env = BuildWorkerPod(Task1a(), 1, Gang{3, 0})["spec"]["containers"][0]["env"];
+  bool found = false;
+  for (const json& var : env) {
+    if (var["name"] == "ERGOBENCH_NODE_NAME") {
+      found = true;
+      EXPECT_EQ(var["valueFrom"]["fieldRef"]["fieldPath"], "spec.nodeName");
+    }
+  }
+  EXPECT_TRUE(found) << env.dump();
+}
+
 // Pod Security Standards, "restricted" profile, field by field: what a namespace labelled
 // pod-security.kubernetes.io/enforce=restricted admits. And no API token in a pod that never
 // calls the API.

@@ -35,6 +35,10 @@ WorkerPod Pod(int rank, const std::string& phase, int attempt = 0, int generatio
   pod.generation = generation;
   pod.phase = phase;
   pod.ready = phase == "Running";
+  if (phase != "Pending") {  // a pod that started was placed
+    pod.placed = true;
+    pod.node_name = "node";
+  }
   return pod;
 }
 
@@ -64,18 +68,100 @@ WorkerPod Ended(int rank, const std::string& phase, const std::string& message, 
   return pod;
 }
 
-TEST(Plan, ANewBenchmarkCreatesEverything) {
-  ReconcilePlan plan = PlanReconcile(Bench(3), {}, kT0);
-  EXPECT_TRUE(plan.create_service_and_config);
-  EXPECT_EQ(plan.create_ranks, (std::vector<int64_t>{0, 1, 2}));
-  EXPECT_EQ(plan.status.phase, "Pending");
-  EXPECT_EQ(plan.status.start_time, "2026-11-18T11:06:40Z");
-  const Condition* created = FindCondition(plan.status.conditions, kConditionCreated);
+WorkerPod Placed(WorkerPod pod, const std::string& node) {
+  pod.placed = true;
+  pod.node_name = node;
+  return pod;
+}
+
+WorkerPod Unschedulable(WorkerPod pod, const std::string& why) {
+  pod.unschedulable = why;
+  return pod;
+}
+
+// Rank 0 serves the rendezvous and bounds it: it is created last, once every peer has a node,
+// so that a gang short of nodes waits as Pending instead of timing its rendezvous out.
+TEST(Plan, ANewBenchmarkCreatesThePeersThenRankZeroOnceThePeersArePlaced) {
+  Benchmark b = Bench(3);
+  ReconcilePlan first = PlanReconcile(b, {}, kT0);
+  EXPECT_TRUE(first.create_service_and_config);
+  EXPECT_EQ(first.create_ranks, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(first.status.phase, "Pending");
+  EXPECT_EQ(first.status.start_time, "2026-11-18T11:06:40Z");
+  EXPECT_FALSE(IsConditionTrue(first.status.conditions, kConditionCreated));
+  EXPECT_TRUE(first.events.empty());
+
+  b.status = first.status;
+  ReconcilePlan waiting = PlanReconcile(b, {Pod(1, "Pending"), Placed(Pod(2, "Pending"), "n2")}, kT0 + seconds(1));
+  EXPECT_TRUE(waiting.create_ranks.empty());
+  EXPECT_FALSE(waiting.create_service_and_config) << "the peers' Service and ConfigMap exist";
+
+  ReconcilePlan placed =
+      PlanReconcile(b, {Placed(Pod(1, "Pending"), "n1"), Placed(Pod(2, "Pending"), "n2")}, kT0 + seconds(2));
+  EXPECT_EQ(placed.create_ranks, std::vector<int64_t>{0});
+  EXPECT_FALSE(placed.create_service_and_config);
+  const Condition* created = FindCondition(placed.status.conditions, kConditionCreated);
   ASSERT_NE(created, nullptr);
   EXPECT_EQ(created->status, "True");
   EXPECT_EQ(created->observed_generation, 2);
+  ASSERT_EQ(placed.events.size(), 1u);
+  EXPECT_EQ(placed.events[0].reason, "Created");
+}
+
+TEST(Plan, ASingleWorkerIsCreatedAtOnce) {
+  ReconcilePlan plan = PlanReconcile(Bench(1), {}, kT0);
+  EXPECT_EQ(plan.create_ranks, std::vector<int64_t>{0});
+  EXPECT_TRUE(IsConditionTrue(plan.status.conditions, kConditionCreated));
+}
+
+TEST(Plan, AGangShortOfNodesStaysPendingAndSaysWhy) {
+  Benchmark b = Bench(3);
+  b.status = PlanReconcile(b, {}, kT0).status;
+  const std::string why = "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.";
+  const std::vector<WorkerPod> pods = {Placed(Pod(1, "Running"), "n1"), Unschedulable(Pod(2, "Pending"), why)};
+  ReconcilePlan plan = PlanReconcile(b, pods, kT0 + seconds(1));
+  EXPECT_EQ(plan.status.phase, "Pending");
+  EXPECT_TRUE(plan.create_ranks.empty()) << "rank 0 waits for a place for every peer";
+  const Condition* scheduled = FindCondition(plan.status.conditions, kConditionScheduled);
+  ASSERT_NE(scheduled, nullptr);
+  EXPECT_EQ(scheduled->status, "False");
+  EXPECT_EQ(scheduled->reason, "Unschedulable");
+  EXPECT_EQ(scheduled->message, "1 of 3 workers cannot be placed (ranksPerNode 1: the gang needs 3 nodes); "
+                                "rank 2 (pod b-worker-2): " + why);
   ASSERT_EQ(plan.events.size(), 1u);
-  EXPECT_EQ(plan.events[0].reason, "Created");
+  EXPECT_EQ(plan.events[0].type, "Warning");
+  EXPECT_EQ(plan.events[0].reason, "Unschedulable");
+  EXPECT_EQ(plan.requeue_after, std::nullopt) << "no rendezvous clock runs while the gang waits";
+
+  // Seen again: no second event.
+  b.status = plan.status;
+  EXPECT_TRUE(PlanReconcile(b, pods, kT0 + seconds(30)).events.empty());
+
+  // A node joins: the peer is placed, rank 0 follows, and the condition turns.
+  ReconcilePlan joined = PlanReconcile(b, {Placed(Pod(1, "Running"), "n1"), Placed(Pod(2, "Pending"), "n3")},
+                                       kT0 + seconds(60));
+  EXPECT_EQ(joined.create_ranks, std::vector<int64_t>{0});
+  b.status = joined.status;
+  ReconcilePlan all = PlanReconcile(
+      b, {Placed(Pod(0, "Running"), "n2"), Placed(Pod(1, "Running"), "n1"), Placed(Pod(2, "Running"), "n3")},
+      kT0 + seconds(61));
+  scheduled = FindCondition(all.status.conditions, kConditionScheduled);
+  ASSERT_NE(scheduled, nullptr);
+  EXPECT_EQ(scheduled->status, "True");
+  EXPECT_EQ(scheduled->reason, "WorkersScheduled");
+  EXPECT_EQ(scheduled->message, "3 workers on 3 nodes");
+  EXPECT_EQ(all.status.phase, "Running");
+}
+
+TEST(Plan, PackedRanksNeedFewerNodes) {
+  Benchmark b = Bench(4);
+  b.spec.scheduling.ranks_per_node = 2;
+  b.status = PlanReconcile(b, {}, kT0).status;
+  const std::vector<WorkerPod> pods = {Placed(Pod(1, "Running"), "n1"), Unschedulable(Pod(2, "Pending"), "no"),
+                                       Unschedulable(Pod(3, "Pending"), "no")};
+  ReconcilePlan plan = PlanReconcile(b, pods, kT0 + seconds(1));
+  EXPECT_EQ(FindCondition(plan.status.conditions, kConditionScheduled)->message,
+            "2 of 4 workers cannot be placed (ranksPerNode 2: the gang needs 2 nodes); rank 2 (pod b-worker-2): no");
 }
 
 TEST(Plan, RunningOnceAllWorkersRun) {
@@ -96,7 +182,8 @@ TEST(Plan, RunningOnceAllWorkersRun) {
   b.status = all.status;
   ReconcilePlan again = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running")}, kT0 + seconds(12));
   EXPECT_TRUE(again.events.empty());
-  EXPECT_EQ(again.status.conditions[1].last_transition_time, all.status.conditions[1].last_transition_time);
+  EXPECT_EQ(FindCondition(again.status.conditions, kConditionRunning)->last_transition_time,
+            FindCondition(all.status.conditions, kConditionRunning)->last_transition_time);
 }
 
 TEST(Plan, AllSucceededAggregatesResults) {
@@ -198,9 +285,9 @@ TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
   EXPECT_TRUE(waiting.delete_pods.empty());
   EXPECT_EQ(waiting.requeue_after, seconds(1));
 
-  // Gone: attempt 1 starts.
+  // Gone: attempt 1 starts, its peers first.
   ReconcilePlan fresh = PlanReconcile(b, {}, kT0 + seconds(2));
-  EXPECT_EQ(fresh.create_ranks, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(fresh.create_ranks, std::vector<int64_t>{1});
 
   // Attempt 1 fails too, and so does attempt 2: the limit is reached.
   b.status.restarts = 2;
@@ -248,7 +335,7 @@ TEST(Plan, ASpecEditRestartsTheGangOnTheNewGeneration) {
   EXPECT_EQ(plan.status.start_time, Rfc3339(kT0 + seconds(60)));
   EXPECT_FALSE(plan.status.progress.has_value());
   EXPECT_EQ(plan.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1"}));
-  EXPECT_EQ(plan.create_ranks, std::vector<int64_t>{2});  // the one name the old gang does not hold
+  EXPECT_EQ(plan.create_ranks, std::vector<int64_t>{2});  // the one peer name the old gang does not hold
   EXPECT_TRUE(plan.create_service_and_config) << "the ConfigMap must carry the new spec";
   const Condition* created = FindCondition(plan.status.conditions, kConditionCreated);
   ASSERT_NE(created, nullptr);
@@ -260,13 +347,16 @@ TEST(Plan, ASpecEditRestartsTheGangOnTheNewGeneration) {
   EXPECT_EQ(plan.events.front().message,
             "the spec changed (generation 2 to 3): restarting all workers with the new spec");
 
-  // The old pods are gone: the new gang is created whole, and it is the current one.
+  // The old pods are gone: the new gang is created whole, rank 0 once its peers are placed.
   b.status = plan.status;
-  ReconcilePlan fresh = PlanReconcile(b, {Pod(2, "Pending", 0, 3)}, kT0 + seconds(61));
-  EXPECT_EQ(fresh.create_ranks, (std::vector<int64_t>{0, 1}));
+  ReconcilePlan fresh = PlanReconcile(b, {Placed(Pod(2, "Pending", 0, 3), "n")}, kT0 + seconds(61));
+  EXPECT_EQ(fresh.create_ranks, std::vector<int64_t>{1});
   EXPECT_TRUE(fresh.delete_pods.empty());
-  EXPECT_EQ(FindCondition(fresh.status.conditions, kConditionCreated)->reason, "WorkersCreated");
-  b.status = fresh.status;
+  ReconcilePlan last = PlanReconcile(b, {Placed(Pod(1, "Pending", 0, 3), "n"), Placed(Pod(2, "Pending", 0, 3), "n")},
+                                     kT0 + seconds(61));
+  EXPECT_EQ(last.create_ranks, std::vector<int64_t>{0});
+  EXPECT_EQ(FindCondition(last.status.conditions, kConditionCreated)->reason, "WorkersCreated");
+  b.status = last.status;
   ReconcilePlan running =
       PlanReconcile(b, {Pod(0, "Running", 0, 3), Pod(1, "Running", 0, 3), Pod(2, "Running", 0, 3)}, kT0 + seconds(62));
   EXPECT_EQ(running.status.phase, "Running");

@@ -28,14 +28,19 @@ json BenchmarkObject(const json& spec, int generation = 1, const json& status = 
   return object;
 }
 
+// A pod as the scheduler and the kubelet leave it once it runs.
+json Started(json pod, size_t index) {
+  pod["spec"]["nodeName"] = "node-" + pod["metadata"]["labels"]["ergobench.io/rank"].get<std::string>();
+  pod["status"] = {{"phase", "Running"}, {"podIP", "10.0.0." + std::to_string(index + 1)}};
+  return pod;
+}
+
 // The pods the last reconcile created, as the kubelet reports them once they run.
 std::vector<json> RunningPodsCreatedBy(const std::vector<kube::HttpRequest>& requests) {
   std::vector<json> pods;
   for (const auto& r : requests) {
     if (r.method != "POST" || r.path != "/api/v1/namespaces/ns/pods") continue;
-    json pod = json::parse(r.body);
-    pod["status"] = {{"phase", "Running"}, {"podIP", "10.0.0." + std::to_string(pods.size() + 1)}};
-    pods.push_back(pod);
+    pods.push_back(Started(json::parse(r.body), pods.size()));
   }
   return pods;
 }
@@ -90,6 +95,24 @@ class ReconcilerTest : public ::testing::Test {
     };
   }
 
+  // Reconciles a Benchmark until its whole gang runs, the scheduler placing and the kubelet
+  // starting each pod once it is created (peers first, then rank 0). Returns the pods; the
+  // status last written is in gang_status_.
+  std::vector<json> StartGang(const json& object) {
+    json current = object;
+    std::vector<json> pods;
+    for (int round = 0; round < 3; ++round) {
+      transport_.requests.clear();
+      EXPECT_TRUE(Reconcile(current).ok());
+      current["status"] = LastStatusWriteOr(current.value("status", json()));
+      pods.clear();
+      pods_.ForEach([&pods](const json& pod) { pods.push_back(Started(pod, pods.size())); });
+      pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
+    }
+    gang_status_ = current["status"];
+    return pods;
+  }
+
   json LastStatusWrite() const { return LastStatusWriteOr(json()); }
 
   json LastStatusWriteOr(const json& otherwise) const {
@@ -102,6 +125,7 @@ class ReconcilerTest : public ::testing::Test {
   testing::FakeTransport transport_;
   kube::KubeClient client_;
   runtime::Store benchmarks_, pods_{WorkerPodOwnerKey};
+  json gang_status_;
 };
 
 TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
@@ -111,19 +135,28 @@ TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
                             "POST /api/v1/namespaces/ns/configmaps",
                             "POST /api/v1/namespaces/ns/services",
                             "POST /api/v1/namespaces/ns/pods",
-                            "POST /api/v1/namespaces/ns/pods",
                             "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
-                            "POST /api/v1/namespaces/ns/events",
                         }));
+  EXPECT_EQ(PostedBody("/api/v1/namespaces/ns/pods")["metadata"]["name"], "b-worker-1") << "the peer first";
   const json status = LastStatusWrite();
   EXPECT_EQ(status["phase"], "Pending");
   EXPECT_EQ(status["startTime"], Rfc3339(kNow));
-  EXPECT_EQ(status["conditions"][0]["type"], "Created");
-  // Its own writes are in the caches: a second look changes nothing and sends nothing.
+  // Its own writes are in the caches: a second look, before the peer is placed, sends nothing.
+  const json peer = PostedBody("/api/v1/namespaces/ns/pods");
   transport_.requests.clear();
   BenchmarkReconciler again({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}});
   ASSERT_TRUE(again.Reconcile("ns/b").ok());
   EXPECT_EQ(Requests(), std::vector<std::string>{});
+
+  // Placed: rank 0 follows, and the gang is Created.
+  pods_.Apply({runtime::WatcherEvent::kRestarted, {Started(peer, 0)}});
+  ASSERT_TRUE(again.Reconcile("ns/b").ok());
+  EXPECT_EQ(Requests(), (std::vector<std::string>{
+                            "POST /api/v1/namespaces/ns/pods",
+                            "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
+                        }));
+  EXPECT_EQ(PostedBody("/api/v1/namespaces/ns/pods")["metadata"]["name"], "b-worker-0");
+  EXPECT_EQ(LastStatusWrite()["conditions"][0]["type"], "Created");
 }
 
 std::vector<std::string> PodImages(const std::vector<kube::HttpRequest>& requests) {
@@ -136,8 +169,8 @@ std::vector<std::string> PodImages(const std::vector<kube::HttpRequest>& request
   return images;
 }
 
-// k pods go out in the Job controller's slow-start batches, each batch at once: for k=4,
-// batches of 1, 2 and 1, so that two creates are in flight together and never three.
+// Pods go out in the Job controller's slow-start batches, each batch at once: the 3 peers of
+// k=4 in batches of 1 and 2, so that two creates are in flight together and never three.
 TEST_F(ReconcilerTest, PodsAreCreatedInSlowStartBatches) {
   std::atomic<int> in_flight{0}, most{0};
   auto echo = transport_.handler;
@@ -151,7 +184,7 @@ TEST_F(ReconcilerTest, PodsAreCreatedInSlowStartBatches) {
     return echo(r);
   };
   ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 4}})).ok());
-  EXPECT_EQ(PodImages(transport_.requests).size(), 4u);
+  EXPECT_EQ(PodImages(transport_.requests).size(), 3u);
   EXPECT_EQ(most.load(), 2);
 }
 
@@ -204,7 +237,8 @@ TEST_F(ReconcilerTest, InvalidIsWrittenOnceAndStartsOverAfterAnEdit) {
 
   ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}, 2, status)).ok());
   EXPECT_EQ(LastStatusWrite()["phase"], "Pending");
-  EXPECT_EQ(LastStatusWrite()["conditions"].size(), 1u);
+  EXPECT_EQ(LastStatusWrite().value("conditions", json::array()).size(), 0u) << "generation 1's Failed is gone";
+  EXPECT_EQ(PodImages(transport_.requests).size(), 1u);
 }
 
 // The ConfigMap the new gang reads is our own, already there: it is replaced with the new spec
@@ -213,10 +247,9 @@ TEST_F(ReconcilerTest, ASpecEditReplacesTheConfigMapBeforeTheNewGangStarts) {
   const json spec = {{"task", "fmnist"}, {"workers", 2}};
   ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
   const json old_config = PostedBody("/api/v1/namespaces/ns/configmaps");
-  std::vector<json> pods = RunningPodsCreatedBy(transport_.requests);
-  pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
-  json running = LastStatusWrite();
-  running["phase"] = "Running";
+  StartGang(BenchmarkObject(spec));
+  const json running = gang_status_;
+  ASSERT_EQ(running["phase"], "Running");
 
   auto echo = transport_.handler;
   transport_.handler = [echo, old_config](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
@@ -267,19 +300,16 @@ TEST_F(ReconcilerTest, ASpecEditReplacesTheConfigMapBeforeTheNewGangStarts) {
   benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {}});
   transport_.requests.clear();
   ASSERT_TRUE(Reconcile(BenchmarkObject(edited, 2, LastStatusWriteOr(running))).ok());
-  for (const json& pod : RunningPodsCreatedBy(transport_.requests)) {
-    EXPECT_EQ(pod["metadata"]["labels"]["ergobench.io/generation"], "2");
-  }
-  EXPECT_EQ(RunningPodsCreatedBy(transport_.requests).size(), 2u);
+  const std::vector<json> peers = RunningPodsCreatedBy(transport_.requests);
+  ASSERT_EQ(peers.size(), 1u);
+  EXPECT_EQ(peers[0]["metadata"]["labels"]["ergobench.io/generation"], "2");
 }
 
 // An edit that makes a running Benchmark invalid fails it, and its workers stop with it.
 TEST_F(ReconcilerTest, AnEditThatMakesARunningBenchmarkInvalidStopsItsWorkers) {
   const json spec = {{"task", "0a"}, {"workers", 2}};
-  ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
-  pods_.Apply({runtime::WatcherEvent::kRestarted, RunningPodsCreatedBy(transport_.requests)});
-  json running = LastStatusWrite();
-  running["phase"] = "Running";
+  StartGang(BenchmarkObject(spec));
+  const json running = gang_status_;
   transport_.requests.clear();
   json bad = spec;
   bad["workers"] = 0;
@@ -323,10 +353,10 @@ TEST_F(ReconcilerTest, MpiIsRefusedInACluster) {
 // A refusal the API will repeat (RBAC, a quota, Pod Security admission) is shown in status with
 // the API's own words, and retried with backoff: a quota may free up, a policy be fixed.
 TEST_F(ReconcilerTest, AForbiddenCreateIsShownAndRetried) {
-  RefusePodCreates(403, R"({"kind":"Status","code":403,"reason":"Forbidden","message":"pods \"b-worker-0\" is forbidden: exceeded quota: compute"})");
+  RefusePodCreates(403, R"({"kind":"Status","code":403,"reason":"Forbidden","message":"pods \"b-worker-1\" is forbidden: exceeded quota: compute"})");
   auto result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
   EXPECT_EQ(result.status().code(), StatusCode::kPermissionDenied);
-  EXPECT_NE(result.status().message().find("create Pod b-worker-0"), std::string::npos);
+  EXPECT_NE(result.status().message().find("create Pod b-worker-1"), std::string::npos);
   const json status = LastStatusWrite();
   EXPECT_EQ(status["phase"], "Pending");
   ASSERT_EQ(status["conditions"].size(), 1u) << status.dump();
@@ -339,7 +369,7 @@ TEST_F(ReconcilerTest, AForbiddenCreateIsShownAndRetried) {
 // 422: the API found the object invalid, and will every time. The Benchmark fails with the
 // API's causes instead of retrying forever.
 TEST_F(ReconcilerTest, AnInvalidChildFailsTheBenchmarkOnce) {
-  RefusePodCreates(422, R"({"kind":"Status","code":422,"reason":"Invalid","message":"Pod \"b-worker-0\" is invalid: spec.tolerations[0].operator: Unsupported value: \"Sometimes\""})");
+  RefusePodCreates(422, R"({"kind":"Status","code":422,"reason":"Invalid","message":"Pod \"b-worker-1\" is invalid: spec.tolerations[0].operator: Unsupported value: \"Sometimes\""})");
   auto result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_FALSE(*result) << "no retry";
@@ -381,15 +411,13 @@ TEST_F(ReconcilerTest, ChildrenOfANamesakeAreNotAdopted) {
   transport_.requests.clear();
   result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
-  EXPECT_EQ(PodImages(transport_.requests).size(), 2u);
+  EXPECT_EQ(PodImages(transport_.requests).size(), 1u) << "the peer; rank 0 once it is placed";
 }
 
 TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
   const json spec = {{"task", "fmnist"}, {"workers", 2}};
-  ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
-  const json pending = LastStatusWrite();
-  pods_.Apply({runtime::WatcherEvent::kRestarted, RunningPodsCreatedBy(transport_.requests)});
-  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, pending)}});
+  StartGang(BenchmarkObject(spec));
+  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
   ProgressCache progress;
   progress.Put("ns/b", Gang{1, 0}, Progress{2, 300, "accuracy", 0.71});
   transport_.requests.clear();

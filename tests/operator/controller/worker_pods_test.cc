@@ -34,6 +34,27 @@ TEST(WorkerPods, ReadsStatusAndLabels) {
   EXPECT_EQ(pod.finished_at, "2026-11-22T05:59:00Z");
 }
 
+// Where the scheduler put a pod, or why it could not.
+TEST(WorkerPods, ReadsPlacement) {
+  const WorkerPod placed = ReadWorkerPod(json::parse(R"({"metadata": {"name": "p"}, "spec": {"nodeName": "n1"},
+      "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}]}})"));
+  EXPECT_TRUE(placed.placed);
+  EXPECT_EQ(placed.node_name, "n1");
+  EXPECT_EQ(placed.unschedulable, "");
+  // The binding's condition alone says so too.
+  EXPECT_TRUE(ReadWorkerPod(json::parse(R"({"metadata": {"name": "p"},
+      "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}]}})")).placed);
+  const WorkerPod waiting = ReadWorkerPod(json::parse(R"({"metadata": {"name": "p"}, "spec": {},
+      "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+          "reason": "Unschedulable", "message": "0/1 nodes are available: 1 Insufficient cpu."}]}})"));
+  EXPECT_FALSE(waiting.placed);
+  EXPECT_EQ(waiting.unschedulable, "0/1 nodes are available: 1 Insufficient cpu.");
+  // Not yet looked at by the scheduler: neither.
+  const WorkerPod fresh = ReadWorkerPod(json::parse(R"({"metadata": {"name": "p"}, "status": {"phase": "Pending"}})"));
+  EXPECT_FALSE(fresh.placed);
+  EXPECT_EQ(fresh.unschedulable, "");
+}
+
 TEST(WorkerPods, MalformedLabelsAreNotRanks) {
   const WorkerPod pod = ReadWorkerPod(json::parse(R"({"metadata":{"name":"x","labels":{"ergobench.io/rank":"1a"}}})"));
   EXPECT_EQ(pod.rank, -1);
