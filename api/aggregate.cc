@@ -84,16 +84,18 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   return f;
 }
 
-// Each rank's node (environment.node, set on a cluster) as environment.nodes in rank order:
-// `ranks` are sorted by rank. The run's environment is otherwise rank 0's.
-void RecordNodes(const std::vector<RankResult>& ranks, nlohmann::json* environment) {
-  nlohmann::json nodes = nlohmann::json::array();
+// Each rank's node (environment.node, set on a cluster) as environment.nodes, indexed by rank
+// (null for a rank that did not say). The run's environment is otherwise its first rank's.
+void RecordNodes(const std::vector<RankResult>& ranks, int64_t world_size, nlohmann::json* environment) {
+  nlohmann::json nodes(static_cast<size_t>(std::max<int64_t>(world_size, 0)), nullptr);
+  bool any = false;
   for (const RankResult& r : ranks) {
-    if (!r.environment.contains("node")) return;
-    nodes.push_back(r.environment["node"]);
+    if (r.rank < 0 || r.rank >= world_size || !r.environment.contains("node")) continue;
+    nodes[static_cast<size_t>(r.rank)] = r.environment["node"];
+    any = true;
   }
   environment->erase("node");
-  (*environment)["nodes"] = nodes;
+  if (any) (*environment)["nodes"] = nodes;
 }
 
 }  // namespace
@@ -131,7 +133,7 @@ RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t wo
   if (!succeeded.empty()) {
     outcome.results.figures = CombineFigures(succeeded);
     outcome.results.environment = succeeded.front().environment;
-    RecordNodes(succeeded, &outcome.results.environment);
+    RecordNodes(ranks, world_size, &outcome.results.environment);
     const Figures& f = outcome.results.figures;
     if (f.energy_joules && f.samples && *f.samples > 0) {
       outcome.results.joules_per_sample = *f.energy_joules / static_cast<double>(*f.samples);

@@ -38,6 +38,10 @@ struct RunnerInvocation {
   double collective_timeout_seconds = 1800;
   int threads = 0;  // 0: from the CPU budget, shared by ranks_per_host ranks
   int ranks_per_host = 1;
+  // Ranks whose energy this node's meters count together, each reporting its share; 0: as
+  // many as ranks_per_host. In pods, threads come from each pod's own CPU quota while a node's
+  // RAPL counter is shared by the ranks placed on it.
+  int ranks_on_node = 0;
   double stop_grace_seconds = 10;
   int energy_interval_ms = 100;  // 0: list the energy meters but read none
   std::string sysfs_root;        // prefix of /sys for the energy meters (tests)

@@ -154,9 +154,14 @@ class Scheduler:
                 pod = event["object"].metadata
                 owner = (pod.labels or {}).get(BENCHMARK_LABEL) or (pod.labels or {}).get(FLOOR_LABEL)
                 if event["type"] == "ADDED" and owner:
-                    self.pool.submit(self.bind, pod.namespace, pod.name, owner)
+                    self.pool.submit(self.bind, pod.namespace, pod.name, owner).add_done_callback(self.report)
         except Exception:
             pass  # the cluster stopping at the end
+
+    @staticmethod
+    def report(future):
+        if future.exception():
+            print(f"operator_scale: the stand-in scheduler failed: {future.exception()}", file=sys.stderr)
 
     def bind(self, namespace, name, owner):
         self.core.patch_namespaced_pod_status(name, namespace, {"status": {"conditions": [
@@ -165,9 +170,10 @@ class Scheduler:
             self.placed[(namespace, owner)] = self.placed.get((namespace, owner), 0) + 1
             self.changed.notify_all()
 
-    def wait_placed(self, namespace, owner, count):
+    def wait_placed(self, namespace, owner, count, timeout=600):
         with self.changed:
-            self.changed.wait_for(lambda: self.placed.get((namespace, owner), 0) >= count)
+            if not self.changed.wait_for(lambda: self.placed.get((namespace, owner), 0) >= count, timeout):
+                raise RuntimeError(f"{namespace}/{owner}: {count} pods not placed after {timeout} s")
 
 
 class PlainClient:

@@ -270,7 +270,7 @@ int RunRunner(const RunnerInvocation& options) {
   RunnerMetrics metrics({benchmark.metadata.name, spec.task, spec.backend, launch_rank, static_cast<int>(*spec.workers)});
   EnergyRecorder energy(
       std::make_unique<EnergySampler>(DiscoverEnergyMeters(options.sysfs_root, options.nvml_library)), &metrics,
-      options.ranks_per_host);
+      options.ranks_on_node > 0 ? options.ranks_on_node : options.ranks_per_host);
   environment["energyMeters"] = energy.Describe();
   report.Update([&](RankResult& r) { r.environment = environment; });
   energy.Start(std::chrono::milliseconds(options.energy_interval_ms));

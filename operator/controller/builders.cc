@@ -59,6 +59,10 @@ json ContainerSecurityContext() {
           {"capabilities", {{"drop", {"ALL"}}}}};
 }
 
+int64_t RanksPerNode(const Benchmark& benchmark) {
+  return std::max<int64_t>(benchmark.spec.scheduling.ranks_per_node.value_or(1), 1);
+}
+
 // Required (anti-)affinity to the node groups of this gang: a group's ranks share a node, and
 // no other group's rank may join them. Affinity is required, not preferred: a benchmark whose
 // ranks share a node by chance measures something else.
@@ -74,7 +78,7 @@ json Placement(const Benchmark& benchmark, int64_t rank, const Gang& gang) {
                          {"topologyKey", "kubernetes.io/hostname"}}});
   };
   json affinity = {{"podAntiAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", term("NotIn")}}}};
-  if (benchmark.spec.scheduling.ranks_per_node.value_or(1) > 1) {
+  if (RanksPerNode(benchmark) > 1) {
     affinity["podAffinity"] = {{"requiredDuringSchedulingIgnoredDuringExecution", term("In")}};
   }
   return affinity;
@@ -82,8 +86,11 @@ json Placement(const Benchmark& benchmark, int64_t rank, const Gang& gang) {
 
 }  // namespace
 
-int64_t NodeGroup(const Benchmark& benchmark, int64_t rank) {
-  return rank / std::max<int64_t>(benchmark.spec.scheduling.ranks_per_node.value_or(1), 1);
+int64_t NodeGroup(const Benchmark& benchmark, int64_t rank) { return rank / RanksPerNode(benchmark); }
+
+int64_t NodeGroupSize(const Benchmark& benchmark, int64_t rank) {
+  const int64_t first = NodeGroup(benchmark, rank) * RanksPerNode(benchmark);
+  return std::min(RanksPerNode(benchmark), benchmark.spec.workers.value_or(1) - first);
 }
 
 std::string WorkerServiceName(const Benchmark& b) { return b.metadata.name + "-workers"; }
@@ -120,7 +127,7 @@ json BuildConfigMap(const Benchmark& benchmark) {
           {"data", {{"benchmark.json", EncodeBenchmark(config).dump(2) + "\n"}}}};
 }
 
-RunnerInvocation WorkerInvocation(int64_t rank) {
+RunnerInvocation WorkerInvocation(const Benchmark& benchmark, int64_t rank) {
   RunnerInvocation invocation;
   invocation.config_path = std::string(kConfigMountPath) + "/benchmark.json";
   invocation.result_file = kTerminationMessagePath;
@@ -128,6 +135,7 @@ RunnerInvocation WorkerInvocation(int64_t rank) {
   invocation.metrics_bind = "0.0.0.0";
   invocation.metrics_port = kMetricsPort;
   invocation.rendezvous_timeout_seconds = rank == 0 ? kPodRendezvousTimeoutSeconds : kPeerRendezvousTimeoutSeconds;
+  invocation.ranks_on_node = static_cast<int>(NodeGroupSize(benchmark, rank));
   return invocation;
 }
 
@@ -155,7 +163,7 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang) 
       {"name", "runner"},
       {"image", spec.image.empty() ? DefaultRunnerImage() : spec.image},
       {"command", {"ergobench-runner"}},
-      {"args", WorkerInvocation(rank).ToArgs()},
+      {"args", WorkerInvocation(benchmark, rank).ToArgs()},
       {"env", env},
       {"ports",
        {{{"name", "rendezvous"}, {"containerPort", kRendezvousPort}, {"protocol", "TCP"}},

@@ -64,13 +64,14 @@ std::string WorkerServiceName(const Benchmark& benchmark);
 std::string ConfigMapName(const Benchmark& benchmark);
 std::string WorkerPodName(const Benchmark& benchmark, int64_t rank);
 std::string MasterAddress(const Benchmark& benchmark);  // "<name>-worker-0.<name>-workers"
-int64_t NodeGroup(const Benchmark& benchmark, int64_t rank);  // rank / ranksPerNode
+int64_t NodeGroup(const Benchmark& benchmark, int64_t rank);      // rank / ranksPerNode
+int64_t NodeGroupSize(const Benchmark& benchmark, int64_t rank);  // the ranks sharing rank's node
 
 // `benchmark` is defaulted and valid.
 nlohmann::json BuildWorkerService(const Benchmark& benchmark);
 nlohmann::json BuildConfigMap(const Benchmark& benchmark);
 // How the runner in rank `rank`'s pod is started.
-RunnerInvocation WorkerInvocation(int64_t rank);
+RunnerInvocation WorkerInvocation(const Benchmark& benchmark, int64_t rank);
 RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank);
 // Rank `rank`'s pod of gang `gang`, labelled with it.
 nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang);

@@ -185,6 +185,7 @@ class Planner {
         }
       }
     }
+    if (std::optional<WorkerPod> stuck = RankZeroThatNeverStarted(current)) failed.push_back(*stuck);
     if (failed.empty()) return false;
     std::stable_sort(failed.begin(), failed.end(),
                      [](const WorkerPod& a, const WorkerPod& b) { return a.finished_at < b.finished_at; });
@@ -221,6 +222,27 @@ class Planner {
     return true;
   }
 
+  // Rank 0 bounds the rendezvous only once it runs, and its peers wait for it: one placed but
+  // never started (an image it cannot pull, a volume it cannot mount) would hold them forever.
+  // After the rendezvous timeout it counts as failed, with the kubelet's reason.
+  std::optional<WorkerPod> RankZeroThatNeverStarted(const std::vector<WorkerPod>& current) {
+    const auto zero = std::find_if(current.begin(), current.end(), [](const WorkerPod& p) { return p.rank == 0; });
+    if (zero == current.end() || zero->phase != kPodPending || !zero->placed || zero->terminating) return std::nullopt;
+    const auto created = ParseRfc3339(zero->created_at);
+    if (!created) return std::nullopt;
+    const auto limit = seconds(static_cast<int64_t>(kPodRendezvousTimeoutSeconds));
+    if (now_ < *created + limit) {
+      Requeue(std::chrono::ceil<seconds>(*created + limit - now_));
+      return std::nullopt;
+    }
+    WorkerPod stuck = *zero;
+    stuck.phase = kPodFailed;
+    stuck.termination_reason = "not started after " + std::to_string(limit.count()) + " s" +
+                               (zero->waiting.empty() ? "" : ": " + zero->waiting);
+    stuck.finished_at = now_text_;
+    return stuck;
+  }
+
   // The peers first, then rank 0 once every peer has a node: rank 0 serves the rendezvous and
   // bounds it (builders.h), so a gang short of nodes waits, Pending, with nothing timing out.
   void CreateMissing(const std::vector<WorkerPod>& current) {
@@ -234,7 +256,7 @@ class Planner {
     bool peers_placed = true;
     for (int64_t rank = 1; rank < workers; ++rank) {
       const auto it = by_rank.find(rank);
-      peers_placed = peers_placed && it != by_rank.end() && it->second->placed;
+      peers_placed = peers_placed && it != by_rank.end() && it->second->placed && !it->second->terminating;
     }
     std::set<std::string> taken;  // names still held by pods of an earlier gang
     for (const WorkerPod& pod : pods_) taken.insert(pod.name);
@@ -251,13 +273,14 @@ class Planner {
       }
     }
     if (!created && !waiting) {
-      const std::string message = "created " + std::to_string(workers) + " worker pods, Service " +
+      const std::string message = "created " + Count(workers, "worker pod") + ", Service " +
                                   b_.metadata.name + "-workers and ConfigMap " + b_.metadata.name + "-config";
       SetCondition(&status.conditions, kConditionCreated, true, "WorkersCreated", message, generation_, now_text_);
       plan_.events.push_back({"Normal", "Created", message});
-    } else if (!plan_.create_ranks.empty() && status.restarts > 0) {
-      plan_.events.push_back({"Normal", "Created", "created " + std::to_string(plan_.create_ranks.size()) +
-                                                       " worker pods for restart " + std::to_string(status.restarts)});
+    } else if (!plan_.create_ranks.empty() && !waiting && status.restarts > 0) {
+      // Once, when the restarted gang is whole (rank 0 comes after its peers).
+      plan_.events.push_back({"Normal", "Created", "created the " + Count(workers, "worker pod") + " of restart " +
+                                                       std::to_string(status.restarts)});
     }
   }
 
@@ -284,10 +307,12 @@ class Planner {
       std::sort(unplaceable.begin(), unplaceable.end(), [](auto* a, auto* b) { return a->rank < b->rank; });
       const int64_t per_node = b_.spec.scheduling.ranks_per_node.value_or(1);
       const WorkerPod& first = *unplaceable.front();
-      const std::string message = std::to_string(unplaceable.size()) + " of " + Count(workers, "worker") +
+      std::string message = std::to_string(unplaceable.size()) + " of " + Count(workers, "worker") +
                                   " cannot be placed (ranksPerNode " + std::to_string(per_node) + ": the gang needs " +
                                   Count((workers + per_node - 1) / per_node, "node") + "); rank " +
                                   std::to_string(first.rank) + " (pod " + first.name + "): " + first.unschedulable;
+      const bool zero_held_back = std::none_of(current.begin(), current.end(), [](const WorkerPod& p) { return p.rank == 0; });
+      if (zero_held_back) message += "; rank 0 waits for its peers";
       SetCondition(&status.conditions, kConditionScheduled, false, "Unschedulable", message, generation_, now_text_);
       if (was != "False") plan_.events.push_back({"Warning", "Unschedulable", message});
     } else if (placed == workers) {

@@ -54,6 +54,7 @@ WorkerPod ReadWorkerPod(const json& pod) {
   out.attempt = IntLabel(labels, kAttemptLabel);
   out.generation = IntLabel(labels, kGenerationLabel);
   out.terminating = metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null();
+  out.created_at = metadata.value("creationTimestamp", "");
   const json status = pod.value("status", json::object());
   out.phase = status.value("phase", kPodPending);
   out.pod_ip = status.value("podIP", "");
@@ -71,6 +72,11 @@ WorkerPod ReadWorkerPod(const json& pod) {
   }
   for (const auto& container : status.value("containerStatuses", json::array())) {
     const json state = container.value("state", json::object());
+    if (state.contains("waiting")) {
+      const json& waiting = state["waiting"];
+      out.waiting = waiting.value("reason", "");
+      if (const std::string message = waiting.value("message", ""); !message.empty()) out.waiting += ": " + message;
+    }
     if (!state.contains("terminated")) continue;
     const json& terminated = state["terminated"];
     out.exit_code = terminated.value("exitCode", 0);

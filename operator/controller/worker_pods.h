@@ -35,6 +35,8 @@ struct WorkerPod {
   bool placed = false;        // bound to a node: spec.nodeName, or PodScheduled True
   std::string node_name;      // spec.nodeName
   std::string unschedulable;  // the scheduler's word when it could not place it (PodScheduled False)
+  std::string created_at;     // metadata.creationTimestamp, RFC 3339
+  std::string waiting;        // why its container has not started: "ImagePullBackOff: ..."
   std::optional<int> exit_code;
   std::string termination_reason;   // "Error", "OOMKilled", ...
   std::string termination_message;

@@ -55,6 +55,12 @@ TEST(AggregateTest, TheNodeOfEachRankIsKept) {
   EXPECT_FALSE(o.results.environment.contains("node"));
   // A local run names none.
   EXPECT_FALSE(AggregateRankResults({Rank(0, kRankSucceeded)}, 1).results.environment.contains("nodes"));
+  // A failed run still places every rank that reported, by rank; a rank that said nothing is null.
+  ranks[0].status = kRankFailed;
+  ranks[0].error = "boom";
+  ranks.pop_back();
+  EXPECT_EQ(AggregateRankResults(ranks, 3).results.environment["nodes"],
+            nlohmann::json({"node-0", "node-0", nullptr}));
 }
 
 TEST(AggregateTest, EnergyIsSummedOnlyWhenEveryRankMeasuredIt) {

@@ -12,7 +12,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.normpath(os.path.join(HERE, "../kube")))
 
-from cluster import Cluster, shims_of  # noqa: E402
+from cluster import Cluster, process_start_time, shims_of  # noqa: E402
 
 
 def sleeper_pod(name):
@@ -40,7 +40,9 @@ class ClusterRecoveryTest(unittest.TestCase):
         return cluster
 
     def test_a_cluster_starts_clean_after_a_run_killed_under_the_last(self):
+        host_netns = set(os.listdir("/var/run/netns")) if os.path.isdir("/var/run/netns") else set()
         first = self.start_with_a_running_pod("first")
+        self.addCleanup(first.stop)  # what is still its own if the test fails early
         # What a run killed with SIGKILL leaves: the lock released, nothing torn down, every
         # process of the cluster and its pods still running.
         first.lock.close()
@@ -48,19 +50,23 @@ class ClusterRecoveryTest(unittest.TestCase):
         self.assertTrue(first_shims)
 
         second = self.start_with_a_running_pod("second")
+        first_alive = [p.pid for p in first.procs.values() if p.poll() is None]
+        first.procs.clear()  # the second ended them: nothing is left for the first's cleanup
         try:
-            pods = second.get_json("pods", "--all-namespaces")["items"]
-            self.assertEqual(["second"], [pod["metadata"]["name"] for pod in pods])
             # The kubelet never saw the first cluster's sandboxes: when it does, its start
             # races its own garbage collector (kubelet 1.20: "no PodsandBox found", exit 255).
             with open(os.path.join(second.workdir, "containerd.log")) as f:
                 self.assertNotIn("RemovePodSandbox", f.read())
-            self.assertEqual([], [pid for pid in first_shims if os.path.exists(f"/proc/{pid}")])
-            self.assertEqual([], [p.pid for p in first.procs.values() if p.poll() is None])
+            self.assertEqual([], shims_of(first.containerd_socket))
+            self.assertEqual([], [pid for pid in first_shims if process_start_time(pid) is not None])
+            self.assertEqual([], first_alive)
             with open("/proc/mounts") as f:
                 self.assertEqual([], [line for line in f if first.workdir + "/" in line])
         finally:
             second.stop()
+        # Pods' network namespaces live, and go, with their cluster's work dir.
+        now = set(os.listdir("/var/run/netns")) if os.path.isdir("/var/run/netns") else set()
+        self.assertEqual(set(), now - host_netns)
 
 
 if __name__ == "__main__":

@@ -278,6 +278,14 @@ class ObservabilityTest(ClusterSuite):
         watts = sorted(float(v) for _, v in series["values"])
         self.assertAlmostEqual(watts[len(watts) // 2], WATTS, delta=0.1 * WATTS, msg=series["metric"])
 
+    def test_ranks_placed_on_one_node_split_its_counter(self):
+        # fmnist-k2 with ranksPerNode 2: its two pods share the node's package, 50 W each.
+        series = self.query_range(f'ergobench_power_watts{{namespace="{NAMESPACE}", benchmark="fmnist-k2"}}')
+        self.assertEqual(len(series), 2)
+        for one in series:
+            watts = sorted(float(v) for _, v in one["values"])
+            self.assertAlmostEqual(watts[len(watts) // 2], WATTS / 2, delta=0.1 * WATTS, msg=one["metric"])
+
     def test_across_benchmarks_values_are_the_benchmarks_results(self):
         for k in (1, 2):
             results = self.cluster.get_json("-n", NAMESPACE, "benchmark", f"fmnist-k{k}")["status"]["results"]

@@ -18,6 +18,7 @@ through iptables, for Services). Logs of every component are in the work dir.
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -59,7 +60,7 @@ def process_start_time(pid):
 
 
 def process_tree(pid):
-    """`pid` and its descendants, children before parents."""
+    """`pid` and its descendants, parents before children."""
     children = {}
     for entry in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -71,7 +72,7 @@ def process_tree(pid):
     while stack:
         tree.append(stack.pop())
         stack.extend(children.get(tree[-1], []))
-    return tree[::-1]
+    return tree
 
 
 def shims_of(containerd_socket):
@@ -86,6 +87,21 @@ def shims_of(containerd_socket):
         if os.path.basename(argv[0]).startswith("containerd-shim") and containerd_socket in argv:
             shims.append(int(entry))
     return shims
+
+
+def end_shims(containerd_socket):
+    """SIGKILLs the shims of the containerd at `containerd_socket` and their containers, a shim
+    before its children so that it cannot start another, until none is left."""
+    for _ in range(20):
+        shims = shims_of(containerd_socket)
+        if not shims:
+            return
+        for pid in [pid for shim in shims for pid in process_tree(shim)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
 
 
 def unmount_under(directory):
@@ -120,7 +136,8 @@ class Cluster(ControlPlane):
             self.pki.issue(name, subject, None, "clientAuth")
             write_kubeconfig(os.path.join(workdir, f"{name}.kubeconfig"), self.server, self.pki.path("ca.crt"),
                              self.pki.path(f"{name}.crt"), self.pki.path(f"{name}.key"))
-        self.containerd_dir = os.path.join(workdir, "containerd")
+        # Absolute: the shims carry the socket's path, which take_the_node looks for.
+        self.containerd_dir = os.path.abspath(os.path.join(workdir, "containerd"))
         self.containerd_socket = os.path.join(self.containerd_dir, "containerd.sock")
         self.lock = None
 
@@ -165,6 +182,9 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
   sandbox_image = "{self.pause_image()}"
   # Root here lacks CAP_SYS_RESOURCE: runc could not lower a sandbox's oom_score_adj to -998.
   restrict_oom_score_adj = true
+  # Pods' network namespaces under the work dir, not /var/run/netns: unmounted with it, they go
+  # even when no kubelet tore the sandboxes down (a stop, a killed run), veths and addresses too.
+  netns_mounts_under_state_dir = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
@@ -313,7 +333,7 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
                 with open(log, errors="replace") as f:
                     # A Go component's fatal line comes before its goroutine dump: name it.
                     lines = f.read().splitlines()
-                fatal = [line for line in lines if line.startswith("F")] or lines[-5:]
+                fatal = [line for line in lines if re.match(r"F\d{4} |panic:", line)] or lines[-5:]
                 raise RuntimeError(f"{name} exited ({proc.returncode}): {' | '.join(fatal[:3])}; see {log}")
 
     def node_ready(self):
@@ -340,18 +360,19 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
         self.lock = open(os.path.join(CACHE, "cluster.lock"), "a+")
         fcntl.flock(self.lock, fcntl.LOCK_EX)
         self.lock.seek(0)
-        for line in self.lock.read().splitlines():
-            first, second = line.split(maxsplit=1)
-            if first == "workdir":
-                for shim in shims_of(os.path.join(second, "containerd", "containerd.sock")):
-                    for pid in process_tree(shim):
-                        try:
-                            os.kill(pid, signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
-                unmount_under(second)
-            elif process_start_time(first) == second:
+        lines = [line.split(maxsplit=1) for line in self.lock.read().splitlines()]
+        # Its kubelet and containerd first, so that nothing starts a container or mounts a
+        # volume while the rest goes; then its pods (the shims, parents before children, until
+        # none is left); then its mounts, its pods' network namespaces among them; the bridge
+        # last, which still holds the dead pods' interfaces and addresses.
+        for first, second in lines:
+            if first != "workdir" and process_start_time(first) == second:
                 os.kill(int(first), signal.SIGKILL)
+        for first, workdir in lines:
+            if first == "workdir":
+                end_shims(os.path.join(workdir, "containerd", "containerd.sock"))
+                unmount_under(workdir)
+                subprocess.run(["ip", "link", "delete", BRIDGE], stderr=subprocess.DEVNULL)
         self.lock.truncate(0)
         self.lock.write(f"workdir {os.path.abspath(self.workdir)}\n")
         self.lock.flush()

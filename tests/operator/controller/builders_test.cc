@@ -104,15 +104,28 @@ TEST(Builders, RanksPerNodePacksNodeGroups) {
   EXPECT_EQ(together[0]["labelSelector"]["matchExpressions"],
             json::parse(R"([{"key": "ergobench.io/node-group", "operator": "In", "values": ["1"]}])"));
   const json& apart = affinity["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+  ASSERT_EQ(apart.size(), 1u);
   EXPECT_EQ(apart[0]["labelSelector"]["matchExpressions"],
             json::parse(R"([{"key": "ergobench.io/node-group", "operator": "NotIn", "values": ["1"]}])"));
+}
+
+// Ranks that share a node share its energy meters: each reports its part of the node's energy
+// (its pod's CPU quota stays its own for threads). 5 workers, 2 a node: the last node has one.
+TEST(Builders, RanksSharingANodeShareItsEnergy) {
+  Benchmark b = Task1a();
+  b.spec.workers = 5;
+  b.spec.scheduling.ranks_per_node = 2;
+  EXPECT_EQ(WorkerInvocation(b, 3).ranks_on_node, 2);
+  EXPECT_EQ(WorkerInvocation(b, 4).ranks_on_node, 1);
+  EXPECT_EQ(WorkerInvocation(b, 4).ranks_per_host, 1);
+  EXPECT_EQ(WorkerInvocation(Task1a(), 2).ranks_on_node, 1);
 }
 
 // Rank 0 serves the rendezvous and is created last, once every peer is placed: it bounds the
 // wait. Its peers wait for it as long as the operator holds it back.
 TEST(Builders, RankZeroBoundsTheRendezvous) {
-  EXPECT_EQ(WorkerInvocation(0).rendezvous_timeout_seconds, kPodRendezvousTimeoutSeconds);
-  EXPECT_EQ(WorkerInvocation(1).rendezvous_timeout_seconds, kPeerRendezvousTimeoutSeconds);
+  EXPECT_EQ(WorkerInvocation(Task1a(), 0).rendezvous_timeout_seconds, kPodRendezvousTimeoutSeconds);
+  EXPECT_EQ(WorkerInvocation(Task1a(), 1).rendezvous_timeout_seconds, kPeerRendezvousTimeoutSeconds);
   EXPECT_GE(kPeerRendezvousTimeoutSeconds, 86400);
 }
 

@@ -127,7 +127,7 @@ TEST(Plan, AGangShortOfNodesStaysPendingAndSaysWhy) {
   EXPECT_EQ(scheduled->status, "False");
   EXPECT_EQ(scheduled->reason, "Unschedulable");
   EXPECT_EQ(scheduled->message, "1 of 3 workers cannot be placed (ranksPerNode 1: the gang needs 3 nodes); "
-                                "rank 2 (pod b-worker-2): " + why);
+                                "rank 2 (pod b-worker-2): " + why + "; rank 0 waits for its peers");
   ASSERT_EQ(plan.events.size(), 1u);
   EXPECT_EQ(plan.events[0].type, "Warning");
   EXPECT_EQ(plan.events[0].reason, "Unschedulable");
@@ -161,7 +161,39 @@ TEST(Plan, PackedRanksNeedFewerNodes) {
                                        Unschedulable(Pod(3, "Pending"), "no")};
   ReconcilePlan plan = PlanReconcile(b, pods, kT0 + seconds(1));
   EXPECT_EQ(FindCondition(plan.status.conditions, kConditionScheduled)->message,
-            "2 of 4 workers cannot be placed (ranksPerNode 2: the gang needs 2 nodes); rank 2 (pod b-worker-2): no");
+            "2 of 4 workers cannot be placed (ranksPerNode 2: the gang needs 2 nodes); rank 2 (pod b-worker-2): no; "
+            "rank 0 waits for its peers");
+}
+
+// A peer on its way out is not a place rank 0 can count on.
+TEST(Plan, ATerminatingPeerIsNotPlaced) {
+  Benchmark b = Bench(2);
+  b.status = PlanReconcile(b, {}, kT0).status;
+  WorkerPod leaving = Placed(Pod(1, "Running"), "n1");
+  leaving.terminating = true;
+  EXPECT_TRUE(PlanReconcile(b, {leaving}, kT0 + seconds(1)).create_ranks.empty());
+}
+
+// Rank 0 placed but never started (here, an image the node cannot pull) would hold its peers,
+// who wait for it, forever: after the rendezvous timeout it fails the gang with the kubelet's
+// reason, and until then the plan comes back for it.
+TEST(Plan, ARankZeroThatNeverStartsFailsTheGang) {
+  Benchmark b = Bench(2);
+  b.status = PlanReconcile(b, {}, kT0).status;
+  WorkerPod zero = Placed(Pod(0, "Pending"), "n0");
+  zero.created_at = Rfc3339(kT0);
+  zero.waiting = "ImagePullBackOff: Back-off pulling image \"x\"";
+  const std::vector<WorkerPod> pods = {zero, Pod(1, "Running")};
+  ReconcilePlan early = PlanReconcile(b, pods, kT0 + seconds(100));
+  EXPECT_EQ(early.status.phase, "Pending");
+  EXPECT_EQ(early.requeue_after, seconds(200));
+  ReconcilePlan late = PlanReconcile(b, pods, kT0 + seconds(300));
+  EXPECT_EQ(late.status.phase, "Failed");
+  const std::string message = FindCondition(late.status.conditions, kConditionFailed)->message;
+  EXPECT_NE(message.find("rank 0 (pod b-worker-0) failed: pod b-worker-0 ended (not started after 300 s: "
+                         "ImagePullBackOff: Back-off pulling image \"x\") without a result"),
+            std::string::npos)
+      << message;
 }
 
 TEST(Plan, RunningOnceAllWorkersRun) {
@@ -269,6 +301,7 @@ TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
   Benchmark b = Bench();
   b.spec.run_policy.backoff_limit = 2;
   b.status.phase = "Running";
+  SetCondition(&b.status.conditions, kConditionCreated, true, "WorkersCreated", "", 2, "t0");
   ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), Ended(1, "Failed", "", 137, "t")}, kT0);
   EXPECT_EQ(plan.status.restarts, 1);
   EXPECT_EQ(plan.status.phase, "Pending");
@@ -288,6 +321,11 @@ TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
   // Gone: attempt 1 starts, its peers first.
   ReconcilePlan fresh = PlanReconcile(b, {}, kT0 + seconds(2));
   EXPECT_EQ(fresh.create_ranks, std::vector<int64_t>{1});
+  EXPECT_TRUE(fresh.events.empty());
+  ReconcilePlan whole = PlanReconcile(b, {Placed(Pod(1, "Pending", 1), "n1")}, kT0 + seconds(3));
+  EXPECT_EQ(whole.create_ranks, std::vector<int64_t>{0});
+  ASSERT_EQ(whole.events.size(), 1u) << "one event per restart, when the gang is whole";
+  EXPECT_EQ(whole.events[0].message, "created the 2 worker pods of restart 1");
 
   // Attempt 1 fails too, and so does attempt 2: the limit is reached.
   b.status.restarts = 2;
