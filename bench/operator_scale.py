@@ -109,29 +109,38 @@ class OperatorProcess:
         return counts
 
 
-class PodsCreated:
-    """When the k-th pod of each Benchmark appeared, from a watch of every namespace."""
+def watch_new_pods(core, *handlers):
+    """Calls each handler(namespace, name, owner) for every new pod of a Benchmark or of the
+    floor, from one watch of every namespace on a thread of its own."""
 
-    def __init__(self, core, k):
-        self.k, self.first_at, self.done_at, self.seen, self.lock = k, {}, {}, {}, threading.Lock()
-        threading.Thread(target=self.watch, args=(core,), daemon=True).start()
-        time.sleep(1)
-
-    def watch(self, core):
+    def watch_all():
         try:
             for event in watch.Watch().stream(core.list_pod_for_all_namespaces, timeout_seconds=1800):
                 pod = event["object"].metadata
                 owner = (pod.labels or {}).get(BENCHMARK_LABEL) or (pod.labels or {}).get(FLOOR_LABEL)
-                if event["type"] != "ADDED" or not owner:
-                    continue
-                key = (pod.namespace, owner)
-                with self.lock:
-                    self.seen.setdefault(key, set()).add(pod.name)
-                    self.first_at.setdefault(key, time.monotonic())
-                    if len(self.seen[key]) == self.k and key not in self.done_at:
-                        self.done_at[key] = time.monotonic()
+                if event["type"] == "ADDED" and owner:
+                    for handler in handlers:
+                        handler(pod.namespace, pod.name, owner)
         except Exception:
             pass  # the cluster stopping at the end
+
+    threading.Thread(target=watch_all, daemon=True).start()
+    time.sleep(1)
+
+
+class PodsCreated:
+    """When the first and the k-th pod of each Benchmark appeared."""
+
+    def __init__(self, k):
+        self.k, self.first_at, self.done_at, self.seen, self.lock = k, {}, {}, {}, threading.Lock()
+
+    def added(self, namespace, name, owner):
+        key = (namespace, owner)
+        with self.lock:
+            self.seen.setdefault(key, set()).add(name)
+            self.first_at.setdefault(key, time.monotonic())
+            if len(self.seen[key]) == self.k and key not in self.done_at:
+                self.done_at[key] = time.monotonic()
 
     def count(self, namespace):
         with self.lock:
@@ -145,18 +154,9 @@ class Scheduler:
     def __init__(self, core):
         self.core, self.placed, self.changed = core, {}, threading.Condition()
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=8)
-        threading.Thread(target=self.watch, daemon=True).start()
-        time.sleep(1)
 
-    def watch(self):
-        try:
-            for event in watch.Watch().stream(self.core.list_pod_for_all_namespaces, timeout_seconds=1800):
-                pod = event["object"].metadata
-                owner = (pod.labels or {}).get(BENCHMARK_LABEL) or (pod.labels or {}).get(FLOOR_LABEL)
-                if event["type"] == "ADDED" and owner:
-                    self.pool.submit(self.bind, pod.namespace, pod.name, owner).add_done_callback(self.report)
-        except Exception:
-            pass  # the cluster stopping at the end
+    def added(self, namespace, name, owner):
+        self.pool.submit(self.bind, namespace, name, owner).add_done_callback(self.report)
 
     @staticmethod
     def report(future):
@@ -324,8 +324,8 @@ def main():
             core.create_namespace({"metadata": {"name": namespace}})
         operator = OperatorProcess(cluster)
         idle_rss, cpu_before = operator.rss_mib(), operator.cpu_seconds()
-        created = PodsCreated(core, k)
-        scheduler = Scheduler(core)
+        created, scheduler = PodsCreated(k), Scheduler(core)
+        watch_new_pods(core, created.added, scheduler.added)
 
         applied, start = {}, time.monotonic()
         for i in range(n):

@@ -59,10 +59,6 @@ json ContainerSecurityContext() {
           {"capabilities", {{"drop", {"ALL"}}}}};
 }
 
-int64_t RanksPerNode(const Benchmark& benchmark) {
-  return std::max<int64_t>(benchmark.spec.scheduling.ranks_per_node.value_or(1), 1);
-}
-
 // Required (anti-)affinity to the node groups of this gang: a group's ranks share a node, and
 // no other group's rank may join them. Affinity is required, not preferred: a benchmark whose
 // ranks share a node by chance measures something else.
@@ -85,6 +81,10 @@ json Placement(const Benchmark& benchmark, int64_t rank, const Gang& gang) {
 }
 
 }  // namespace
+
+int64_t RanksPerNode(const Benchmark& benchmark) {
+  return std::max<int64_t>(benchmark.spec.scheduling.ranks_per_node.value_or(1), 1);
+}
 
 int64_t NodeGroup(const Benchmark& benchmark, int64_t rank) { return rank / RanksPerNode(benchmark); }
 

@@ -64,6 +64,7 @@ std::string WorkerServiceName(const Benchmark& benchmark);
 std::string ConfigMapName(const Benchmark& benchmark);
 std::string WorkerPodName(const Benchmark& benchmark, int64_t rank);
 std::string MasterAddress(const Benchmark& benchmark);  // "<name>-worker-0.<name>-workers"
+int64_t RanksPerNode(const Benchmark& benchmark);                 // spec.scheduling.ranksPerNode, 1 when absent
 int64_t NodeGroup(const Benchmark& benchmark, int64_t rank);      // rank / ranksPerNode
 int64_t NodeGroupSize(const Benchmark& benchmark, int64_t rank);  // the ranks sharing rank's node
 

@@ -45,6 +45,11 @@ const WorkerPod& CauseOf(const std::vector<WorkerPod>& failed) {
   return failed.front();
 }
 
+const WorkerPod* FindRank(const std::vector<WorkerPod>& pods, int64_t rank) {
+  const auto it = std::find_if(pods.begin(), pods.end(), [rank](const WorkerPod& p) { return p.rank == rank; });
+  return it == pods.end() ? nullptr : &*it;
+}
+
 std::string Count(int64_t n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
 void MergeUnique(std::vector<std::string>* into, const std::vector<std::string>& more) {
@@ -174,7 +179,7 @@ class Planner {
     // peers wait for it in a collective until they time out.
     if (plan_.status.phase == kPhaseRunning) {
       for (int64_t rank = 0; rank < *b_.spec.workers; ++rank) {
-        if (std::none_of(current.begin(), current.end(), [rank](const WorkerPod& p) { return p.rank == rank; })) {
+        if (FindRank(current, rank) == nullptr) {
           WorkerPod vanished;
           vanished.name = b_.metadata.name + "-worker-" + std::to_string(rank);
           vanished.rank = rank;
@@ -226,8 +231,8 @@ class Planner {
   // never started (an image it cannot pull, a volume it cannot mount) would hold them forever.
   // After the rendezvous timeout it counts as failed, with the kubelet's reason.
   std::optional<WorkerPod> RankZeroThatNeverStarted(const std::vector<WorkerPod>& current) {
-    const auto zero = std::find_if(current.begin(), current.end(), [](const WorkerPod& p) { return p.rank == 0; });
-    if (zero == current.end() || zero->phase != kPodPending || !zero->placed || zero->terminating) return std::nullopt;
+    const WorkerPod* zero = FindRank(current, 0);
+    if (zero == nullptr || zero->phase != kPodPending || !zero->placed || zero->terminating) return std::nullopt;
     const auto created = ParseRfc3339(zero->created_at);
     if (!created) return std::nullopt;
     const auto limit = seconds(static_cast<int64_t>(kPodRendezvousTimeoutSeconds));
@@ -305,14 +310,12 @@ class Planner {
     const std::string was = before == nullptr ? "" : before->status;
     if (!unplaceable.empty()) {
       std::sort(unplaceable.begin(), unplaceable.end(), [](auto* a, auto* b) { return a->rank < b->rank; });
-      const int64_t per_node = b_.spec.scheduling.ranks_per_node.value_or(1);
       const WorkerPod& first = *unplaceable.front();
       std::string message = std::to_string(unplaceable.size()) + " of " + Count(workers, "worker") +
-                                  " cannot be placed (ranksPerNode " + std::to_string(per_node) + ": the gang needs " +
-                                  Count((workers + per_node - 1) / per_node, "node") + "); rank " +
-                                  std::to_string(first.rank) + " (pod " + first.name + "): " + first.unschedulable;
-      const bool zero_held_back = std::none_of(current.begin(), current.end(), [](const WorkerPod& p) { return p.rank == 0; });
-      if (zero_held_back) message += "; rank 0 waits for its peers";
+                            " cannot be placed (ranksPerNode " + std::to_string(RanksPerNode(b_)) + ": the gang needs " +
+                            Count(NodeGroup(b_, workers - 1) + 1, "node") + "); rank " + std::to_string(first.rank) +
+                            " (pod " + first.name + "): " + first.unschedulable;
+      if (FindRank(current, 0) == nullptr) message += "; rank 0 waits for its peers";
       SetCondition(&status.conditions, kConditionScheduled, false, "Unschedulable", message, generation_, now_text_);
       if (was != "False") plan_.events.push_back({"Warning", "Unschedulable", message});
     } else if (placed == workers) {

@@ -62,10 +62,11 @@ WorkerPod ReadWorkerPod(const json& pod) {
   out.placed = !out.node_name.empty();
   for (const auto& condition : status.value("conditions", json::array())) {
     const std::string type = condition.value("type", "");
-    if (type == "Ready") out.ready = condition.value("status", "") == "True";
-    if (type == "PodScheduled" && condition.value("status", "") == "True") out.placed = true;
-    if (type == "PodScheduled" && condition.value("status", "") == "False" &&
-        condition.value("reason", "") == "Unschedulable") {
+    const bool holds = condition.value("status", "") == "True";
+    if (type == "Ready") out.ready = holds;
+    if (type != "PodScheduled") continue;
+    if (holds) out.placed = true;
+    if (!holds && condition.value("reason", "") == "Unschedulable") {
       out.unschedulable = condition.value("message", "");
       if (out.unschedulable.empty()) out.unschedulable = "the scheduler found no node for it";
     }
