@@ -121,8 +121,10 @@ StatusOr<std::unique_ptr<Communicator>> Connect(const Benchmark& benchmark, cons
     return Status::FailedPrecondition("WORLD_SIZE is " + std::to_string(rendezvous.world_size) +
                                       " but spec.workers is " + std::to_string(workers));
   }
+  std::optional<ReservedPort> own_store_port;  // a world of one serves its own store
   if (rendezvous.master_port == 0) {
-    ASSIGN_OR_RETURN(rendezvous.master_port, FreePort(rendezvous.master_addr.c_str()));
+    ASSIGN_OR_RETURN(own_store_port, ReservedPort::Reserve(rendezvous.master_addr.c_str()));
+    rendezvous.master_port = own_store_port->port();
   }
   if (!options.bind_address.empty()) rendezvous.bind_address = options.bind_address;
   if (rendezvous.bind_address.empty()) rendezvous.bind_address = HostName();

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -147,8 +148,8 @@ BenchmarkStatus FinalStatus(const RunOutcome& outcome, const std::vector<RankRes
   return status;
 }
 
-StatusOr<LaunchPlan> PlanLaunch(const Benchmark& benchmark, const LocalRunOptions& options, const std::string& dir,
-                                const std::string& config_path) {
+LaunchPlan PlanLaunch(const LocalRunOptions& options, const std::string& dir, const std::string& config_path,
+                      int master_port) {
   LaunchPlan plan;
   plan.runner_path = options.runner_path;
   plan.mpirun_path = options.mpirun_path;
@@ -158,9 +159,7 @@ StatusOr<LaunchPlan> PlanLaunch(const Benchmark& benchmark, const LocalRunOption
   plan.rendezvous_timeout_seconds = options.rendezvous_timeout_seconds;
   plan.stop_grace_seconds = options.stop_grace_seconds;
   plan.as_root = geteuid() == 0;
-  if (benchmark.spec.backend == "gloo") {
-    ASSIGN_OR_RETURN(plan.master_port, FreePort());
-  }
+  plan.master_port = master_port;
   return plan;
 }
 
@@ -259,7 +258,12 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   RETURN_IF_ERROR(PrepareResultsDir(dir));
   const std::string config_path = dir + "/benchmark.json";
   RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(benchmark)));
-  ASSIGN_OR_RETURN(const LaunchPlan plan, PlanLaunch(benchmark, options, dir, config_path));
+  // Held until the ranks have gone: see ReservedPort. (mpirun makes its own rendezvous.)
+  std::optional<ReservedPort> master_port;
+  if (benchmark.spec.backend == "gloo") {
+    ASSIGN_OR_RETURN(master_port, ReservedPort::Reserve());
+  }
+  const LaunchPlan plan = PlanLaunch(options, dir, config_path, master_port ? master_port->port() : 0);
 
   const auto started = std::chrono::system_clock::now();
   ASSIGN_OR_RETURN(std::vector<ChildProcess> children, StartAll(BuildLocalLaunch(benchmark, plan)));

@@ -1,6 +1,7 @@
 """Bad input and failing ranks: a clear message and a non-zero exit, never a crash, a hang
 or a leftover process."""
 
+import glob
 import os
 import signal
 import socket
@@ -151,14 +152,25 @@ class FailingRankTest(ErgobenchTestCase):
 
 class InterruptTest(ErgobenchTestCase):
 
+    def start_sweep(self, name, path, **popen):
+        """Starts `ergobench run` and returns once rank 0 has timed its first size. A run that
+        ends or stalls before that fails the test with what each rank logged."""
+        run = subprocess.Popen([ERGOBENCH, "run", "-q", path], cwd=self.dir, **popen)
+        progress = os.path.join(self.results(name), "rank-0.progress")
+        deadline = time.time() + 60
+        while time.time() < deadline and run.poll() is None:
+            if os.path.exists(progress) and '"stage":"run"' in open(progress).read():
+                return run
+            time.sleep(0.1)
+        state = "60 s passed" if run.poll() is None else f"ergobench exited {run.returncode}"
+        logs = "".join(f"\n--- {log}:\n" + open(log).read()[-2000:]
+                       for log in sorted(glob.glob(os.path.join(self.results(name), "*.log"))))
+        self.fail(f"the sweep had not started when {state}{logs}")
+
     def interrupt(self, backend):
         name = f"ctrlc-{backend}"
         path = self.write("c.yaml", benchmark_yaml(name, 2, backend, maxElements=100000000, repetitions=100))
-        run = subprocess.Popen([ERGOBENCH, "run", "-q", path], cwd=self.dir, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-        progress = os.path.join(self.results(name), "rank-0.progress")
-        self.wait_for(lambda: os.path.exists(progress) and '"stage":"run"' in open(progress).read(), timeout=60,
-                      what="the sweep to start")
+        run = self.start_sweep(name, path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.assertGreaterEqual(len(runner_pids(self.dir)), 3)  # ergobench and its ranks
         run.send_signal(signal.SIGINT)
         out, err = run.communicate(timeout=60)
@@ -174,11 +186,7 @@ class InterruptTest(ErgobenchTestCase):
         leaves none behind. Asserted here, before tearDown's own clean-up could hide a survivor."""
         name = "killed-cli"
         path = self.write("k.yaml", benchmark_yaml(name, 2, maxElements=100000000, repetitions=100))
-        run = subprocess.Popen([ERGOBENCH, "run", "-q", path], cwd=self.dir, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-        progress = os.path.join(self.results(name), "rank-0.progress")
-        self.wait_for(lambda: os.path.exists(progress) and '"stage":"run"' in open(progress).read(), timeout=60,
-                      what="the sweep to start")
+        run = self.start_sweep(name, path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         ranks = [pid for pid in runner_pids(self.dir) if pid != run.pid]
         self.assertEqual(len(ranks), 2, "two ranks, besides ergobench")
         run.kill()

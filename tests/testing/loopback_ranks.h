@@ -25,7 +25,8 @@ inline RendezvousOptions LoopbackRendezvous(int rank, int world_size, int port) 
 
 // Each rank's status from `body(communicator)`, or its connection error.
 inline std::vector<Status> OnLoopbackRanks(int world_size, const std::function<Status(Communicator&)>& body) {
-  const int port = *FreePort();
+  const StatusOr<ReservedPort> reserved = ReservedPort::Reserve();  // held as ergobench run holds it
+  const int port = reserved->port();
   std::vector<std::future<Status>> ranks;
   for (int rank = 0; rank < world_size; ++rank) {
     ranks.push_back(std::async(std::launch::async, [=, &body] {
