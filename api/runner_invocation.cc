@@ -48,6 +48,10 @@ const std::vector<RunnerFlag>& RunnerFlags() {
        &I::ranks_on_node, Check::kNonNegative},
       {"--stop-grace", nullptr, "seconds between SIGTERM and a forced exit", &I::stop_grace_seconds,
        Check::kNonNegative},
+      {"--artifact-linger", nullptr,
+       "after the run, seconds to serve --output-dir on the metrics port (GET /artifacts) until POST "
+       "/artifacts/release; 0: exit at once",
+       &I::artifact_linger_seconds, Check::kNonNegative},
       {"--energy-interval", nullptr, "milliseconds between energy samples; 0 lists the meters but reads none",
        &I::energy_interval_ms, Check::kNonNegative},
       {"--sysfs-root", "ERGOBENCH_SYSFS_ROOT", "prefix of /sys for the energy meters (testing)", &I::sysfs_root},

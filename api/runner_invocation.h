@@ -43,6 +43,9 @@ struct RunnerInvocation {
   // RAPL counter is shared by the ranks placed on it.
   int ranks_on_node = 0;
   double stop_grace_seconds = 10;
+  // After the run, how long rank 0 offers its --output-dir to the operator (ArtifactBundle)
+  // before it exits unreleased: on Kubernetes the directory goes with the pod.
+  double artifact_linger_seconds = 0;
   int energy_interval_ms = 100;  // 0: list the energy meters but read none
   std::string sysfs_root;        // prefix of /sys for the energy meters (tests)
   std::string nvml_library = "libnvidia-ml.so.1";

@@ -1,5 +1,6 @@
 #include "base/http_get.h"
 
+#include <algorithm>
 #include <optional>
 
 #include <boost/asio/connect.hpp>
@@ -19,9 +20,10 @@ using tcp = asio::ip::tcp;
 // deadline applies to asynchronous operations only, and one expiry covers them all.
 class Exchange {
  public:
-  Exchange(const tcp::endpoint& endpoint, const std::string& host, const std::string& path, const HttpGetLimits& limits)
+  Exchange(const tcp::endpoint& endpoint, http::verb method, const std::string& host, const std::string& path,
+           const HttpGetLimits& limits)
       : stream_(io_), endpoint_(endpoint) {
-    request_ = {http::verb::get, path, 11};
+    request_ = {method, path, 11};
     request_.set(http::field::host, host);
     request_.set(http::field::user_agent, "ergobench-operator");
     request_.set(http::field::connection, "close");
@@ -67,25 +69,33 @@ class Exchange {
 }  // namespace
 
 StatusOr<std::string> HttpGet(const std::string& host, int port, const std::string& path, HttpGetLimits limits) {
-  const std::string url = "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
-                          std::to_string(port) + path;
+  return HttpRequest("GET", host, port, path, limits);
+}
+
+StatusOr<std::string> HttpRequest(const std::string& method, const std::string& host, int port,
+                                  const std::string& path, HttpGetLimits limits) {
+  const std::string url = method + " http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) +
+                          ":" + std::to_string(port) + path;
+  const http::verb verb = http::string_to_verb(method);
+  if (verb == http::verb::unknown) return Status::InvalidArgument(url + ": unknown method");
   beast::error_code error;
   const asio::ip::address address = asio::ip::make_address(host, error);
-  if (error) return Status::InvalidArgument("GET " + url + ": \"" + host + "\" is not an IP address");
-  Exchange exchange(tcp::endpoint(address, static_cast<uint16_t>(port)), host, path, limits);
+  if (error) return Status::InvalidArgument(url + ": \"" + host + "\" is not an IP address");
+  Exchange exchange(tcp::endpoint(address, static_cast<uint16_t>(port)), verb, host, path, limits);
   error = exchange.Run();
   if (error == beast::error::timeout) {
-    return Status::DeadlineExceeded("GET " + url + ": no whole answer within " + std::to_string(limits.deadline.count()) +
+    return Status::DeadlineExceeded(url + ": no whole answer within " + std::to_string(limits.deadline.count()) +
                                     " ms");
   }
   if (error == http::error::body_limit) {
-    return Status::OutOfRange("GET " + url + ": the answer is larger than " + std::to_string(limits.max_body_bytes) +
+    return Status::OutOfRange(url + ": the answer is larger than " + std::to_string(limits.max_body_bytes) +
                               " bytes");
   }
-  if (error) return Status::Unavailable("GET " + url + ": " + error.message());
+  if (error) return Status::Unavailable(url + ": " + error.message());
   const auto& response = exchange.response();
   if (response.result() != http::status::ok) {
-    return Status::Unavailable("GET " + url + ": HTTP " + std::to_string(response.result_int()));
+    return Status::Unavailable(url + ": HTTP " + std::to_string(response.result_int()) + " " +
+                               response.body().substr(0, std::min<size_t>(response.body().find('\n'), 200)));
   }
   return std::move(response.body());
 }

@@ -18,5 +18,8 @@ struct HttpGetLimits {
 // GET http://host:port/path. `host` is an IP address (v4, or v6 without brackets). A non-200
 // answer, a body over the cap and a missed deadline are errors that say which.
 StatusOr<std::string> HttpGet(const std::string& host, int port, const std::string& path, HttpGetLimits limits = {});
+// The same for any method ("POST": an empty body), e.g. to tell a rank it may exit.
+StatusOr<std::string> HttpRequest(const std::string& method, const std::string& host, int port,
+                                  const std::string& path, HttpGetLimits limits = {});
 
 }  // namespace ergobench

@@ -21,6 +21,7 @@ using tcp = asio::ip::tcp;
 struct Routes {
   std::function<std::string()> render_metrics;
   std::function<bool()> ready;
+  ExtraRoutes extra;
 };
 
 http::response<http::string_body> Answer(const http::request<http::string_body>& request, const Routes& routes) {
@@ -32,12 +33,18 @@ http::response<http::string_body> Answer(const http::request<http::string_body>&
     if (request.method() == http::verb::head) response.body().clear();  // Content-Length stays
     return response;
   };
+  const beast::string_view target = request.target();
+  const beast::string_view path = target.substr(0, target.find('?'));
+  if (routes.extra) {
+    const beast::string_view method = request.method_string();
+    if (std::optional<HttpReply> answer = routes.extra({method.data(), method.size()}, {path.data(), path.size()})) {
+      return reply(static_cast<http::status>(answer->status), answer->content_type.c_str(), std::move(answer->body));
+    }
+  }
   const auto method = request.method();
   if (method != http::verb::get && method != http::verb::head) {
     return reply(http::status::method_not_allowed, "text/plain", "GET only\n");
   }
-  const beast::string_view target = request.target();
-  const beast::string_view path = target.substr(0, target.find('?'));
   if (path == "/metrics") {
     return reply(http::status::ok, "text/plain; version=0.0.4; charset=utf-8", routes.render_metrics());
   }
@@ -183,13 +190,14 @@ MetricsServer::~MetricsServer() = default;
 
 StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& bind_address, int port,
                                                               std::function<std::string()> render_metrics,
-                                                              std::function<bool()> ready, HttpServerLimits limits) {
+                                                              std::function<bool()> ready, HttpServerLimits limits,
+                                                              ExtraRoutes extra) {
   const std::string where = bind_address + ":" + std::to_string(port);
   beast::error_code error;
   const asio::ip::address address = asio::ip::make_address(bind_address, error);
   if (error) return Status::InvalidArgument("metrics bind address \"" + bind_address + "\" is not an IP address");
   auto impl = std::make_unique<Impl>();
-  impl->routes = {std::move(render_metrics), std::move(ready)};
+  impl->routes = {std::move(render_metrics), std::move(ready), std::move(extra)};
   impl->limits = limits;
   const tcp::endpoint endpoint(address, static_cast<uint16_t>(port));
   tcp::acceptor& acceptor = impl->acceptor;

@@ -1,13 +1,15 @@
 // MetricsServer: the HTTP endpoint of the runner and the operator. GET /metrics returns the
 // Prometheus text format, GET /healthz returns "ok", GET /readyz returns 200 while `ready`
-// says so and 503 otherwise, so that the probes live on the metrics port. A small HTTP/1.1
-// server of its own, on one thread.
+// says so and 503 otherwise, so that the probes live on the metrics port; a caller may add
+// routes (the runner's artifacts). An HTTP/1.1 server on Boost.Beast, on two threads.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 
@@ -26,6 +28,17 @@ struct HttpServerLimits {
   int max_connections = 256;       // more are closed at once
 };
 
+// An answer of a route beyond /metrics and the probes.
+struct HttpReply {
+  int status = 200;
+  std::string content_type = "text/plain";
+  std::string body;
+};
+
+// Routes beyond /metrics and the probes: the answer to a method ("GET", "POST", ...) on a
+// path (without the query), or nothing for 404. Called on the server's threads.
+using ExtraRoutes = std::function<std::optional<HttpReply>(std::string_view method, std::string_view path)>;
+
 class MetricsServer {
  public:
   // Port 0 picks a free port (see port()). A port already in use is a FailedPrecondition
@@ -33,7 +46,7 @@ class MetricsServer {
   static StatusOr<std::unique_ptr<MetricsServer>> Start(const std::string& bind_address, int port,
                                                         std::function<std::string()> render_metrics,
                                                         std::function<bool()> ready = nullptr,
-                                                        HttpServerLimits limits = {});
+                                                        HttpServerLimits limits = {}, ExtraRoutes extra = nullptr);
   ~MetricsServer();
 
   int port() const { return port_; }

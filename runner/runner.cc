@@ -21,6 +21,7 @@
 #include "base/free_port.h"
 #include "base/metrics_server.h"
 #include "base/units.h"
+#include "runner/artifact_shelf.h"
 #include "runner/cpu_budget.h"
 #include "runner/dist/gloo_communicator.h"
 #include "runner/dist/mpi_communicator.h"
@@ -218,14 +219,27 @@ StatusOr<Benchmark> LoadOneBenchmark(const std::string& path) {
 
 // /metrics and /healthz, unless metrics are off (port -1).
 StatusOr<std::unique_ptr<MetricsServer>> StartMetrics(const RunnerInvocation& options, int launch_rank,
-                                                      RunnerMetrics& metrics) {
+                                                      RunnerMetrics& metrics, ExtraRoutes extra) {
   if (options.metrics_port < 0) return std::unique_ptr<MetricsServer>();
   const int port = options.metrics_port_per_rank && options.metrics_port > 0 ? options.metrics_port + launch_rank
                                                                              : options.metrics_port;
   ASSIGN_OR_RETURN(std::unique_ptr<MetricsServer> server,
-                   MetricsServer::Start(options.metrics_bind, port, [&metrics] { return metrics.Render(); }));
+                   MetricsServer::Start(options.metrics_bind, port, [&metrics] { return metrics.Render(); }, nullptr,
+                                        {}, std::move(extra)));
   Log(launch_rank, "metrics on http://" + options.metrics_bind + ":" + std::to_string(server->port()) + "/metrics");
   return server;
+}
+
+// Offers the output directory until the operator has taken it (ArtifactShelf), unless the rank
+// is being stopped: a pod's emptyDir goes with the pod.
+int OfferArtifacts(ArtifactShelf& shelf, RunnerMetrics& metrics, const RunnerInvocation& options, int exit_code) {
+  if (StopRequested()) return exit_code;
+  shelf.Offer();
+  metrics.SetArtifactsOffered();
+  const auto linger = std::chrono::milliseconds(static_cast<int64_t>(options.artifact_linger_seconds * 1000));
+  const std::string ended = shelf.WaitForRelease(linger, StopRequested);
+  std::cout << "artifacts of " << options.output_dir << ": " << ended << std::endl;
+  return exit_code;
 }
 
 // On Kubernetes the output directory is a fresh emptyDir subpath: make it, as `ergobench run`
@@ -277,8 +291,16 @@ int RunRunner(const RunnerInvocation& options) {
   report.Update([&](RankResult& r) { r.environment = environment; });
   energy.Start(std::chrono::milliseconds(options.energy_interval_ms));
   mllog.SetObserver([&energy](const std::string& type, const std::string& key) { energy.OnEvent(type, key); });
-  StatusOr<std::unique_ptr<MetricsServer>> server = StartMetrics(options, launch_rank, metrics);
+  ArtifactShelf shelf(options.output_dir);
+  const bool offers_artifacts = options.artifact_linger_seconds > 0 && !options.output_dir.empty();
+  StatusOr<std::unique_ptr<MetricsServer>> server = StartMetrics(
+      options, launch_rank, metrics,
+      offers_artifacts ? ExtraRoutes([&shelf](std::string_view m, std::string_view p) { return shelf.Answer(m, p); })
+                       : nullptr);
   if (!server.ok()) return report.Fail(server.status(), kExitBadConfig);
+  const auto linger = [&](int exit_code) {
+    return offers_artifacts && *server ? OfferArtifacts(shelf, metrics, options, exit_code) : exit_code;
+  };
 
   StopWatchdog watchdog(options.stop_grace_seconds, [&] {
     report.Fail(Status::Cancelled("stopped by signal " + std::to_string(StopSignal()) + " while waiting for other ranks"), 0);
@@ -306,7 +328,7 @@ int RunRunner(const RunnerInvocation& options) {
     const int exit_code = report.Fail(outcome.status(), kExitFailed);
     // Ranks that agreed to stop all leave together; a lone failure must take the others down.
     if (outcome.status().code() != StatusCode::kCancelled) (*communicator)->AbortJob(exit_code);
-    return exit_code;
+    return linger(exit_code);
   }
 
   RankResult succeeded = report.Snapshot();
@@ -319,7 +341,7 @@ int RunRunner(const RunnerInvocation& options) {
   watchdog.Disarm();
   progress.ReportStage("done");
   std::cout << succeeded.summary << std::endl;
-  return kExitOk;
+  return linger(kExitOk);
 }
 
 }  // namespace ergobench

@@ -132,6 +132,9 @@ RunnerInvocation WorkerInvocation(const Benchmark& benchmark, int64_t rank) {
   invocation.config_path = std::string(kConfigMountPath) + "/benchmark.json";
   invocation.result_file = kTerminationMessagePath;
   invocation.output_dir = std::string(kScratchMountPath) + "/output";
+  // Where a local run leaves it, so that the results ConfigMap holds the same files.
+  invocation.mllog_file = invocation.output_dir + "/rank-{rank}.mllog";
+  if (rank == 0) invocation.artifact_linger_seconds = kArtifactLingerSeconds;
   invocation.metrics_bind = "0.0.0.0";
   invocation.metrics_port = kMetricsPort;
   invocation.rendezvous_timeout_seconds = rank == 0 ? kPodRendezvousTimeoutSeconds : kPeerRendezvousTimeoutSeconds;

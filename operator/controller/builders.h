@@ -26,6 +26,9 @@ inline constexpr int kMetricsPort = kDefaultMetricsPort;
 // operator ends them if rank 0 fails.
 inline constexpr double kPodRendezvousTimeoutSeconds = 300;
 inline constexpr double kPeerRendezvousTimeoutSeconds = 7 * 86400;
+// After its run, rank 0 serves its output directory until the operator has kept it in the
+// results ConfigMap and releases it: several progress rounds (kProgressInterval, 10 s) at most.
+inline constexpr double kArtifactLingerSeconds = 120;
 inline constexpr char kConfigMountPath[] = "/etc/ergobench";
 inline constexpr char kScratchMountPath[] = "/var/lib/ergobench";
 inline constexpr char kTerminationMessagePath[] = "/dev/termination-log";

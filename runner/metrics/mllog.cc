@@ -1,5 +1,7 @@
 #include "runner/metrics/mllog.h"
 
+#include <filesystem>
+
 namespace ergobench {
 
 MlLog::MlLog(const std::string& path, WallClock clock) : clock_(std::move(clock)) {
@@ -9,7 +11,10 @@ MlLog::MlLog(const std::string& path, WallClock clock) : clock_(std::move(clock)
           .count();
     };
   }
-  if (!path.empty()) out_.open(path, std::ios::app);
+  if (path.empty()) return;
+  std::error_code ignored;  // an open that then fails leaves the log off, as before
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
+  out_.open(path, std::ios::app);
 }
 
 std::string MlLog::Line(int64_t time_ms, const std::string& event_type, const std::string& key,

@@ -41,6 +41,8 @@ struct RunnerMetrics::Families {
         eval_accuracy(Gauge("ergobench_eval_accuracy_ratio", "Validation accuracy of the last evaluation.")),
         eval_loss(Gauge("ergobench_eval_loss", "Validation loss of the last evaluation (language models: nats per token).")),
         goal_reached(Gauge("ergobench_goal_reached", "1 once an evaluation reached the goal.")),
+        artifacts_offered(Gauge("ergobench_artifacts_offered",
+                                "1 once the run has ended and its output files are served on /artifacts.")),
         bus_bandwidth_family(prometheus::BuildGauge()
                                  .Name("ergobench_allreduce_bus_bandwidth_bytes_per_second")
                                  .Help("All-reduce bus bandwidth (nccl-tests definition) by message size.")
@@ -80,6 +82,7 @@ struct RunnerMetrics::Families {
   prometheus::Gauge& eval_accuracy;
   prometheus::Gauge& eval_loss;
   prometheus::Gauge& goal_reached;
+  prometheus::Gauge& artifacts_offered;
   prometheus::Family<prometheus::Gauge>& bus_bandwidth_family;
   prometheus::Family<prometheus::Counter>& energy_family;
   prometheus::Family<prometheus::Gauge>& power_family;
@@ -99,6 +102,7 @@ void RunnerMetrics::SetTrainLoss(double loss) { families_->train_loss.Set(loss);
 void RunnerMetrics::SetEvalAccuracy(double accuracy) { families_->eval_accuracy.Set(accuracy); }
 void RunnerMetrics::SetEvalLoss(double loss) { families_->eval_loss.Set(loss); }
 void RunnerMetrics::SetGoalReached(bool reached) { families_->goal_reached.Set(reached ? 1 : 0); }
+void RunnerMetrics::SetArtifactsOffered() { families_->artifacts_offered.Set(1); }
 void RunnerMetrics::SetBusBandwidth(int64_t bytes, double bytes_per_second) {
   families_->bus_bandwidth_family.Add({{"bytes", std::to_string(bytes)}}).Set(bytes_per_second);
 }

@@ -37,6 +37,7 @@ class RunnerMetrics {
   void SetEvalAccuracy(double accuracy);
   void SetEvalLoss(double loss);
   void SetGoalReached(bool reached);
+  void SetArtifactsOffered();
   void SetBusBandwidth(int64_t bytes, double bytes_per_second);
   // The energy a channel has used since the run began (the counter follows it up) and a
   // device's power.

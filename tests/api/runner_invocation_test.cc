@@ -20,7 +20,8 @@ TEST(RunnerInvocationTest, NumbersAreExplicitButEnvironmentFlagsAtTheirDefaultAr
   // (ERGOBENCH_METRICS_PORT, ...): left out, so that the variables still apply.
   EXPECT_EQ(Join(invocation.ToArgs()),
             "--config /etc/ergobench/benchmark.json --metrics-bind 0.0.0.0 --collective-timeout 1800 "
-            "--ranks-per-host 1 --ranks-on-node 0 --stop-grace 10 --energy-interval 100 --nvml-library libnvidia-ml.so.1");
+            "--ranks-per-host 1 --ranks-on-node 0 --stop-grace 10 --artifact-linger 0 --energy-interval 100 "
+            "--nvml-library libnvidia-ml.so.1");
   invocation.threads = 3;
   invocation.metrics_port = 19400;
   const std::string args = Join(invocation.ToArgs());
@@ -45,8 +46,8 @@ TEST(RunnerInvocationTest, EveryFieldHasExactlyOneFlag) {
     EXPECT_TRUE(names.insert(flag.name).second) << flag.name;
     EXPECT_EQ(std::string(flag.name).rfind("--", 0), 0u) << flag.name;
   }
-  // 20 fields in RunnerInvocation; a field added without a flag would not reach the runner.
-  EXPECT_EQ(RunnerFlags().size(), 20u);
+  // 21 fields in RunnerInvocation; a field added without a flag would not reach the runner.
+  EXPECT_EQ(RunnerFlags().size(), 21u);
 }
 
 TEST(RendezvousEnvTest, TheFourKubeflowVariables) {

@@ -79,6 +79,26 @@ TEST(HttpGet, ReadsAPage) {
   EXPECT_NE(missing.status().message().find("HTTP 404"), std::string::npos);
 }
 
+TEST(HttpGet, PostsAndReadsTheRefusalsFirstLine) {
+  std::string method;
+  auto server = MetricsServer::Start(
+      "127.0.0.1", 0, [] { return std::string(); }, nullptr, {},
+      [&method](std::string_view m, std::string_view path) -> std::optional<HttpReply> {
+        method = std::string(m);
+        if (path == "/release") return HttpReply{200, "text/plain", "released\n"};
+        return HttpReply{409, "text/plain", "not yet: still running\nsecond line\n"};
+      });
+  ASSERT_TRUE(server.ok());
+  auto released = HttpRequest("POST", "127.0.0.1", (*server)->port(), "/release");
+  ASSERT_TRUE(released.ok()) << released.status().ToString();
+  EXPECT_EQ(*released, "released\n");
+  EXPECT_EQ(method, "POST");
+  auto refused = HttpRequest("POST", "127.0.0.1", (*server)->port(), "/other");
+  EXPECT_EQ(refused.status().message(), "POST http://127.0.0.1:" + std::to_string((*server)->port()) +
+                                            "/other: HTTP 409 not yet: still running");
+  EXPECT_EQ(HttpRequest("FROB", "127.0.0.1", 80, "/").status().code(), StatusCode::kInvalidArgument);
+}
+
 // The audit's stall: cpprest's limit was an inactivity timeout, renewed by every byte, so a pod
 // answering a byte every 100 ms held the scrape for as long as it liked.
 TEST(HttpGet, ATricklingAnswerEndsAtTheDeadline) {

@@ -88,6 +88,27 @@ TEST(MetricsServerTest, UnknownPathsMethodsAndHead) {
   EXPECT_EQ(head.substr(head.size() - 4), "\r\n\r\n");  // no body
 }
 
+TEST(MetricsServerTest, ExtraRoutesAnswerTheirMethodAndPathAndTheRestStays) {
+  std::string seen;
+  const ExtraRoutes extra = [&seen](std::string_view method, std::string_view path) -> std::optional<HttpReply> {
+    if (path != "/things") return std::nullopt;
+    seen = std::string(method);
+    if (method == "POST") return HttpReply{202, "text/plain", "taken\n"};
+    return HttpReply{200, "application/json", "{\"things\":1}"};
+  };
+  auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); }, nullptr, {}, extra);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const int port = (*server)->port();
+  const std::string got = HttpGet(port, "/things?x=1");
+  EXPECT_NE(got.find("200 OK"), std::string::npos) << got;
+  EXPECT_NE(got.find("application/json"), std::string::npos) << got;
+  EXPECT_NE(got.find("\r\n\r\n{\"things\":1}"), std::string::npos) << got;
+  EXPECT_NE(Http(port, "POST /things HTTP/1.0\r\n\r\n").find("202 Accepted\r\n"), std::string::npos);
+  EXPECT_EQ(seen, "POST");
+  EXPECT_NE(HttpGet(port, "/metrics").find("\r\n\r\nx 1\n"), std::string::npos);
+  EXPECT_NE(HttpGet(port, "/nope").find("404 Not Found"), std::string::npos);
+}
+
 TEST(MetricsServerTest, AClientThatSaysNothingIsDroppedAndOthersAreServed) {
   auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); });
   ASSERT_TRUE(server.ok());

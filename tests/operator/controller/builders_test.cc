@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "api/defaults.h"
+#include "operator/controller/progress_poller.h"
 
 namespace ergobench::controller {
 namespace {
@@ -127,6 +128,16 @@ TEST(Builders, RankZeroBoundsTheRendezvous) {
   EXPECT_EQ(WorkerInvocation(Task1a(), 0).rendezvous_timeout_seconds, kPodRendezvousTimeoutSeconds);
   EXPECT_EQ(WorkerInvocation(Task1a(), 1).rendezvous_timeout_seconds, kPeerRendezvousTimeoutSeconds);
   EXPECT_GE(kPeerRendezvousTimeoutSeconds, 86400);
+}
+
+// Rank 0's output directory goes with its pod: it alone waits for the operator to keep it.
+TEST(Builders, RankZeroOffersItsOutputAndEveryRankLogsWhereALocalRunDoes) {
+  const RunnerInvocation rank0 = WorkerInvocation(Task1a(), 0);
+  EXPECT_EQ(rank0.artifact_linger_seconds, kArtifactLingerSeconds);
+  EXPECT_EQ(rank0.mllog_file, rank0.output_dir + "/rank-{rank}.mllog");
+  EXPECT_EQ(WorkerInvocation(Task1a(), 1).artifact_linger_seconds, 0);
+  // Several progress rounds, so that a round or two lost to a slow scrape still collects them.
+  EXPECT_GE(kArtifactLingerSeconds, 6 * kProgressInterval.count());
 }
 
 // The rank records its node: the pod's own spec.nodeName, through the downward API.

@@ -1,5 +1,6 @@
 #include "runner/metrics/mllog.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -35,6 +36,22 @@ TEST(MlLogTest, WritesMlperfLines) {
   EXPECT_EQ(events[2]["key"], "run_stop");
   EXPECT_EQ(events[2]["metadata"]["status"], "success");
   EXPECT_EQ(events[2]["namespace"], "");
+}
+
+// In a pod the output directory is made after the log is opened: the log makes its folder,
+// or the run's mllog would be lost without a word.
+TEST(MlLogTest, MakesTheFolderItWritesIn) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "mllog-made" / "output";
+  std::filesystem::remove_all(dir.parent_path());
+  {
+    MlLog log((dir / "rank-0.mllog").string());
+    log.Start("init_start");
+  }
+  std::ifstream in(dir / "rank-0.mllog");
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_NE(line.find("\"key\":\"init_start\""), std::string::npos) << line;
+  std::filesystem::remove_all(dir.parent_path());
 }
 
 }  // namespace
