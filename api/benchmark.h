@@ -75,6 +75,9 @@ struct RunPolicy {
   std::optional<int64_t> active_deadline_seconds;
   std::optional<int64_t> ttl_seconds_after_finished;
   std::string clean_pod_policy;  // All | Running | None
+  // The results ConfigMap outlives the Benchmark (no ownerReference): a TTL or a deletion
+  // leaves what the run measured.
+  bool keep_results = false;
 };
 
 struct BenchmarkSpec {

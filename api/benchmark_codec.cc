@@ -117,6 +117,7 @@ BenchmarkSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
     rp.Int("activeDeadlineSeconds", &spec.run_policy.active_deadline_seconds);
     rp.Int("ttlSecondsAfterFinished", &spec.run_policy.ttl_seconds_after_finished);
     rp.String("cleanPodPolicy", &spec.run_policy.clean_pod_policy);
+    rp.Bool("keepResults", &spec.run_policy.keep_results);
   }
   return spec;
 }
@@ -228,6 +229,7 @@ nlohmann::json EncodeSpec(const BenchmarkSpec& spec) {
   PutIf(&run_policy, "activeDeadlineSeconds", spec.run_policy.active_deadline_seconds);
   PutIf(&run_policy, "ttlSecondsAfterFinished", spec.run_policy.ttl_seconds_after_finished);
   PutIfNotEmpty(&run_policy, "cleanPodPolicy", spec.run_policy.clean_pod_policy);
+  if (spec.run_policy.keep_results) run_policy["keepResults"] = true;
   out["runPolicy"] = run_policy;
   return out;
 }

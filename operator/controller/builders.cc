@@ -24,12 +24,16 @@ json Labels(const Benchmark& benchmark) {
           {kBenchmarkLabel, benchmark.metadata.name}};
 }
 
+}  // namespace
+
 json ChildMetadata(const Benchmark& benchmark, const std::string& name) {
   return {{"name", name},
           {"namespace", benchmark.metadata.namespace_name},
           {"labels", Labels(benchmark)},
           {"ownerReferences", json::array({OwnerReference(benchmark)})}};
 }
+
+namespace {
 
 json EnvVar(const std::string& name, const std::string& value) { return {{"name", name}, {"value", value}}; }
 

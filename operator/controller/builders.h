@@ -71,6 +71,9 @@ int64_t RanksPerNode(const Benchmark& benchmark);                 // spec.schedu
 int64_t NodeGroup(const Benchmark& benchmark, int64_t rank);      // rank / ranksPerNode
 int64_t NodeGroupSize(const Benchmark& benchmark, int64_t rank);  // the ranks sharing rank's node
 
+// A child's metadata: name, namespace, the Benchmark's labels, its controller ownerReference.
+nlohmann::json ChildMetadata(const Benchmark& benchmark, const std::string& name);
+
 // `benchmark` is defaulted and valid.
 nlohmann::json BuildWorkerService(const Benchmark& benchmark);
 nlohmann::json BuildConfigMap(const Benchmark& benchmark);

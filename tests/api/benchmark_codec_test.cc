@@ -31,7 +31,7 @@ spec:
     schedulerName: volcano
     priorityClassName: high
   pricing: {currency: USD, workerHour: 0.2092, preemptibleWorkerHour: 0.044, label: n1-standard-4}
-  runPolicy: {backoffLimit: 2, activeDeadlineSeconds: 86400, ttlSecondsAfterFinished: 60, cleanPodPolicy: Running}
+  runPolicy: {backoffLimit: 2, activeDeadlineSeconds: 86400, ttlSecondsAfterFinished: 60, cleanPodPolicy: Running, keepResults: true}
 status:
   phase: Running
   conditions:
@@ -74,6 +74,7 @@ TEST(BenchmarkCodecTest, DecodesEveryField) {
   EXPECT_EQ(b.spec.run_policy.active_deadline_seconds, 86400);
   EXPECT_EQ(b.spec.run_policy.ttl_seconds_after_finished, 60);
   EXPECT_EQ(b.spec.run_policy.clean_pod_policy, "Running");
+  EXPECT_TRUE(b.spec.run_policy.keep_results);
   EXPECT_EQ(b.status.phase, "Running");
   ASSERT_EQ(b.status.conditions.size(), 1u);
   EXPECT_EQ(b.status.conditions[0].observed_generation, 3);

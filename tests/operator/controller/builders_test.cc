@@ -1,15 +1,10 @@
-// Golden tests of the pure builders: every field of every child object is pinned in
-// testdata/*.json. After an intended change, regenerate with ERGOBENCH_UPDATE_GOLDEN=1 and
-// review the diff.
+// Golden tests of the pure builders (testing/golden.h).
 #include "operator/controller/builders.h"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
 #include "api/defaults.h"
+#include "tests/testing/golden.h"
 #include "operator/controller/progress_poller.h"
 
 namespace ergobench::controller {
@@ -17,22 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string TestData(const std::string& name) {
-  return std::string(ERGOBENCH_SOURCE_DIR) + "/tests/operator/controller/testdata/" + name;
-}
-
-void ExpectGolden(const json& actual, const std::string& name) {
-  const std::string path = TestData(name);
-  if (std::getenv("ERGOBENCH_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path) << actual.dump(2) << "\n";
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "missing golden file " << path;
-  std::stringstream text;
-  text << in.rdbuf();
-  const json expected = json::parse(text.str());
-  EXPECT_EQ(actual, expected) << "diff (expected → actual): " << json::diff(expected, actual).dump(1);
-}
+using testing::ExpectGolden;
 
 Benchmark Task1a() {
   Benchmark b;
