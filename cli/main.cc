@@ -1,7 +1,7 @@
 // ergobench: the command line. `run` executes Benchmarks on this machine; `validate`
 // checks them and prints the resolved spec; `report` compares finished runs (result folders
-// and a cluster's Benchmarks) as tables and charts; `tasks` lists the catalog; `version`
-// prints the version.
+// and a cluster's Benchmarks) as tables and charts; `results export` writes a cluster run's
+// kept results as a result folder; `tasks` lists the catalog; `version` prints the version.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,7 +13,9 @@
 #include "api/load.h"
 #include "cli/report/charts.h"
 #include "cli/report/report.h"
+#include "cli/results/results_export.h"
 #include "cli/run_command.h"
+#include "operator/kube/api_error.h"
 #include "operator/kube/client.h"
 #include "operator/kube/cpprest_transport.h"
 #include "operator/kube/kube_config.h"
@@ -53,6 +55,48 @@ ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const Cluster
     out.push_back(ergobench::DecodeBenchmark(item, &errors));  // the schema admitted it; report what decodes
   }
   return out;
+}
+
+struct ExportOptions {
+  std::vector<std::string> names;
+  std::string to = "ergobench-results";
+  std::string kubeconfig;
+  std::string namespace_name;  // empty: the kubeconfig's
+};
+
+// Each Benchmark's results ConfigMap, written as <to>/<name>/ the way `ergobench run` leaves it.
+int ExportResults(const ExportOptions& options) {
+  namespace kube = ergobench::kube;
+  auto failed = [](const std::string& what, const ergobench::Status& status) {
+    std::cerr << "ergobench results export: " << what << status.message() << "\n";
+    return 2;
+  };
+  auto config = kube::ResolveKubeConfig(options.kubeconfig);
+  if (!config.ok()) return failed("", config.status());
+  auto transport = kube::NewCpprestTransport(*config);
+  if (!transport.ok()) return failed("", transport.status());
+  kube::KubeClient client(transport->get());
+  const std::string ns = options.namespace_name.empty() ? config->namespace_name : options.namespace_name;
+  int exit_code = 0;
+  for (const std::string& name : options.names) {
+    auto config_map = client.Get(kube::ConfigMaps(), ns, name + "-results");
+    if (kube::IsNotFound(config_map.status())) {
+      std::cerr << "ergobench results export: " << ns << "/" << name << ": no ConfigMap " << name
+                << "-results: the Benchmark has not finished, or was deleted without spec.runPolicy.keepResults\n";
+      exit_code = 2;
+      continue;
+    }
+    if (!config_map.ok()) return failed(ns + "/" + name + ": ", config_map.status());
+    const std::string dir = (std::filesystem::path(options.to) / name).string();
+    auto left_out = ergobench::WriteResultsFolder(*config_map, dir);
+    if (!left_out.ok()) {
+      exit_code = failed(ns + "/" + name + ": ", left_out.status());
+      continue;
+    }
+    std::cout << ns << "/" << name << " → " << dir << "/\n";
+    for (const std::string& line : *left_out) std::cout << "  " << line << "\n";
+  }
+  return exit_code;
 }
 
 int Report(const std::vector<std::string>& dirs, const ClusterSource& cluster, const std::string& format,
@@ -137,6 +181,16 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--kubeconfig", cluster.kubeconfig, "read the Benchmarks of this kubeconfig's cluster");
   report_cmd->add_option("--namespace", cluster.namespace_name, "with --cluster: only this namespace");
 
+  ExportOptions export_options;
+  CLI::App* results_cmd = app.add_subcommand("results", "a cluster run's results, kept after its pods");
+  results_cmd->require_subcommand(1);
+  CLI::App* export_cmd = results_cmd->add_subcommand(
+      "export", "write Benchmarks' results ConfigMaps as `ergobench run` result folders, for `ergobench report`");
+  export_cmd->add_option("names", export_options.names, "Benchmark names")->required();
+  export_cmd->add_option("--to", export_options.to, "write <dir>/<name>/")->capture_default_str();
+  export_cmd->add_option("--kubeconfig", export_options.kubeconfig, "kubeconfig (default: $KUBECONFIG, ~/.kube/config)");
+  export_cmd->add_option("-n,--namespace", export_options.namespace_name, "namespace (default: the kubeconfig's)");
+
   CLI::App* tasks_cmd = app.add_subcommand("tasks", "list the task catalog and each task's hyperparameters");
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
 
@@ -156,6 +210,7 @@ int main(int argc, char** argv) {
     if (cluster.enabled && report_cmd->count("dirs") == 0) report_dirs.clear();
     return Report(report_dirs, cluster, report_format, charts_dir);
   }
+  if (*export_cmd) return ExportResults(export_options);
   if (*tasks_cmd) {
     ListTasks();
     return 0;

@@ -49,14 +49,22 @@ struct Options {
   controller::PodPolicy policy;
 };
 
-class HttpProgressReader final : public controller::ProgressReader {
+class HttpRankZeroClient final : public controller::RankZeroClient {
  public:
-  std::optional<Progress> Read(const std::string& pod_ip, int port, const std::string& metric) override {
+  std::optional<controller::RankZeroState> Read(const std::string& pod_ip, int port, const std::string& metric) override {
     // One deadline for the whole scrape and a cap on the page: a rank that trickles or floods
     // its answer costs the poller two seconds, never more.
     auto text = HttpGet(pod_ip, port, "/metrics", {std::chrono::seconds(2), 4 << 20});
     if (!text.ok()) return std::nullopt;
-    return controller::ParseProgress(*text, metric);
+    return controller::ParseRankZeroState(*text, metric);
+  }
+  StatusOr<ArtifactBundle> FetchArtifacts(const std::string& pod_ip, int port) override {
+    // Rank 0 serves at most 4 MiB of text; JSON's escapes may double it.
+    ASSIGN_OR_RETURN(const std::string text, HttpGet(pod_ip, port, kArtifactsPath, {std::chrono::seconds(10), 16 << 20}));
+    return DecodeArtifactBundle(text);
+  }
+  Status ReleaseArtifacts(const std::string& pod_ip, int port) override {
+    return HttpRequest("POST", pod_ip, port, kArtifactsReleasePath, {std::chrono::seconds(2), 4096}).status();
   }
 };
 
@@ -209,10 +217,11 @@ int Run(const Options& options) {
   manager.AddRunnable([&](runtime::StopFlag& stop) { UpdateGauges(stop, metrics, manager.queue(), client, *benchmarks); });
   manager.AddRunnable(ReturnFreedMemory);
 
-  HttpProgressReader progress_reader;
+  HttpRankZeroClient rank_zero;
   controller::ProgressCache progress;
+  controller::ArtifactCache artifacts;
   manager.AddRunnable([&](runtime::StopFlag& stop) {
-    controller::PollProgress(stop, *benchmarks, *pods, progress_reader, progress,
+    controller::PollRankZero(stop, *benchmarks, *pods, rank_zero, {&progress, &artifacts},
                              [&manager](const std::string& key) { manager.queue().Add(key); },
                              std::chrono::seconds(options.progress_interval_seconds));
   });
@@ -220,7 +229,7 @@ int Run(const Options& options) {
   controller::BenchmarkReconciler reconciler(
       {&client, benchmarks, pods, &progress, std::chrono::system_clock::now,
        [&](const Benchmark& b) { metrics.RecordFinished(b); }, options.runner_image, options.policy,
-       [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); }});
+       [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); }, &artifacts});
   manager.SetReconciler(
       [&](const std::string& key) { return reconciler.Reconcile(key); },
       {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {

@@ -60,4 +60,8 @@ std::optional<Progress> ParseProgress(std::string_view exposition, const std::st
   return progress;
 }
 
+RankZeroState ParseRankZeroState(std::string_view exposition, const std::string& goal_metric) {
+  return {ParseProgress(exposition, goal_metric), FindSample(exposition, kArtifactsOfferedMetric).value_or(0) == 1};
+}
+
 }  // namespace ergobench::controller

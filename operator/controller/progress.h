@@ -1,12 +1,15 @@
 // Progress of a running Benchmark, read from rank 0's Prometheus metrics: the epoch, the
-// steps taken (the step-duration histogram's count) and the last evaluation's value.
+// steps taken (the step-duration histogram's count) and the last evaluation's value; and,
+// once its run has ended, whether rank 0 offers its output files.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "api/artifact_bundle.h"
 #include "api/benchmark.h"
+#include "base/status.h"
 
 namespace ergobench::controller {
 
@@ -16,11 +19,23 @@ std::optional<double> FindSample(std::string_view exposition, std::string_view n
 // Nothing when the exposition has no epoch yet (the rank is still initialising).
 std::optional<Progress> ParseProgress(std::string_view exposition, const std::string& goal_metric);
 
-// Where progress comes from: rank 0's /metrics over HTTP, or a script in tests.
-class ProgressReader {
+// What rank 0's /metrics says: how far it is, and whether its run has ended and its output
+// files are on offer (ArtifactBundle).
+struct RankZeroState {
+  std::optional<Progress> progress;
+  bool artifacts_offered = false;
+};
+RankZeroState ParseRankZeroState(std::string_view exposition, const std::string& goal_metric);
+
+// How the operator talks to rank 0 on its metrics port: over HTTP, or a script in tests.
+class RankZeroClient {
  public:
-  virtual ~ProgressReader() = default;
-  virtual std::optional<Progress> Read(const std::string& pod_ip, int port, const std::string& goal_metric) = 0;
+  virtual ~RankZeroClient() = default;
+  // Nothing when the rank does not answer.
+  virtual std::optional<RankZeroState> Read(const std::string& pod_ip, int port, const std::string& goal_metric) = 0;
+  virtual StatusOr<ArtifactBundle> FetchArtifacts(const std::string& pod_ip, int port) = 0;
+  // Lets rank 0 exit: the operator holds its files.
+  virtual Status ReleaseArtifacts(const std::string& pod_ip, int port) = 0;
 };
 
 }  // namespace ergobench::controller

@@ -1,5 +1,7 @@
 #include "operator/controller/reconciler.h"
 
+#include <algorithm>
+
 #include "api/aggregate.h"
 #include "api/benchmark_codec.h"
 #include "api/benchmark_phase.h"
@@ -9,6 +11,7 @@
 #include "operator/controller/builders.h"
 #include "operator/controller/conditions.h"
 #include "operator/controller/plan.h"
+#include "operator/controller/results_config_map.h"
 #include "operator/kube/api_error.h"
 #include "operator/runtime/log.h"
 #include "operator/runtime/slow_start.h"
@@ -159,6 +162,41 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
   return Status::Ok();
 }
 
+Status BenchmarkReconciler::KeepResults(const std::string& key, const Benchmark& finished,
+                                        const std::vector<WorkerPod>& pods) {
+  const Gang gang = CurrentGang(finished.status);
+  std::vector<RankResult> ranks;
+  for (const WorkerPod& pod : pods) {
+    if (!InGang(pod, gang)) continue;
+    if (StatusOr<RankResult> result = ParseRankResult(pod.termination_message); result.ok()) ranks.push_back(*result);
+  }
+  std::sort(ranks.begin(), ranks.end(), [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });
+  CollectedArtifacts artifacts;
+  if (deps_.artifacts != nullptr) artifacts.bundle = deps_.artifacts->Get(key, gang);
+  if (!artifacts.bundle) {
+    artifacts.missing_reason = "the operator did not take them: rank 0 offers them for " +
+                               std::to_string(static_cast<int>(kArtifactLingerSeconds)) +
+                               " s after its run, unless it fails to start, is stopped, or the operator restarts";
+  }
+  const json desired = BuildResultsConfigMap(finished, ranks, artifacts);
+  const std::string ns = finished.metadata.namespace_name;
+  const std::string name = ResultsConfigMapName(finished);
+  auto created = deps_.client->Create(kube::ConfigMaps(), ns, desired);
+  if (!kube::IsAlreadyExists(created.status())) return created.status().WithContext("create ConfigMap " + name);
+  // Ours from an earlier try of this reconcile is replaced; another Benchmark's kept results stay.
+  ASSIGN_OR_RETURN(const json existing, deps_.client->Get(kube::ConfigMaps(), ns, name));
+  const std::string holder = existing["metadata"].value("annotations", json::object()).value(kResultsOfUidAnnotation, "");
+  if (holder != finished.metadata.uid) {
+    RecordEvent(finished, "Warning", "ResultsNotKept",
+                "ConfigMap " + name + " holds the results of an earlier Benchmark " + finished.metadata.name + " (uid " +
+                    holder + "); delete it to keep this run's, which are in status only");
+    return Status::Ok();
+  }
+  json replacement = desired;
+  replacement["metadata"]["resourceVersion"] = existing["metadata"].value("resourceVersion", "");
+  return deps_.client->Replace(kube::ConfigMaps(), ns, name, replacement).status().WithContext("replace ConfigMap " + name);
+}
+
 std::string BenchmarkReconciler::RunnerImage() const {
   return deps_.runner_image.empty() ? DefaultRunnerImage() : deps_.runner_image;
 }
@@ -230,15 +268,25 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
     if (auto progress = deps_.progress->Get(key, CurrentGang(plan.status))) plan.status.progress = progress;
   }
 
-  // 6. Status, only when it changed, and only through /status.
+  // 6. Results that outlive the pods, before the status that lets them go: a failed write
+  //    comes back here, for the Benchmark still looks unfinished.
+  const bool finishes = !IsFinished(previous_phase) && IsFinished(plan.status.phase);
+  if (finishes) {
+    Benchmark finished = benchmark;
+    finished.status = plan.status;
+    RETURN_IF_ERROR(KeepResults(key, finished, pods));
+  }
+
+  // 7. Status, only when it changed, and only through /status.
   if (EncodeStatus(plan.status) != EncodeStatus(stored)) {
     RETURN_IF_ERROR(WriteStatus(*object, plan.status));
   }
 
-  // 7. Deletions after the status holds the results the pods' termination messages gave.
+  // 8. Deletions after the status holds the results the pods' termination messages gave.
   RETURN_IF_ERROR(DeletePods(ns, plan.delete_pods));
   for (const PlannedEvent& event : plan.events) RecordEvent(benchmark, event.type, event.reason, event.message);
-  if (!IsFinished(previous_phase) && IsFinished(plan.status.phase)) {
+  if (finishes) {
+    if (deps_.artifacts != nullptr) deps_.artifacts->Forget(key);
     runtime::Log(runtime::LogLevel::kInfo, "benchmark finished",
                  {{"benchmark", key}, {"phase", plan.status.phase}});
     if (deps_.on_finished) {

@@ -1,7 +1,7 @@
 // The Benchmark reconciler. It reads top to bottom, as controller-runtime reconcilers do:
 // get the Benchmark and its pods from the caches, validate, plan (plan.h, pure), create what
 // is missing, write the status through /status, then delete what the plan says and record
-// Events. Errors come back to the controller loop for a rate-limited retry; an invalid
+// Events; and, when it finishes, the results ConfigMap first. Errors come back to the controller loop for a rate-limited retry; an invalid
 // Benchmark is terminal (condition Failed, reason Invalid, no retry).
 #pragma once
 
@@ -41,6 +41,8 @@ struct ReconcilerDeps {
   // Where Events go: the operator's runtime::EventRecorder, which sends them off the
   // reconcile path. Empty: none are recorded.
   std::function<void(const std::string& ns, nlohmann::json event)> record_event;
+  // Rank 0's files, taken by the poller; null: the results ConfigMap says none were taken.
+  ArtifactCache* artifacts = nullptr;
 };
 
 // Reasons of the Failed condition of a Benchmark that was never admitted.
@@ -68,6 +70,8 @@ class BenchmarkReconciler {
                                                                   const Benchmark& benchmark, BenchmarkStatus status,
                                                                   const Status& error);
   Status DeletePods(const std::string& ns, const std::vector<std::string>& names);
+  // Writes the results ConfigMap of `finished` from its gang's pods and rank 0's files.
+  Status KeepResults(const std::string& key, const Benchmark& finished, const std::vector<WorkerPod>& pods);
   void RecordEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
                    const std::string& message);
 

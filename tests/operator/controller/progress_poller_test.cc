@@ -41,17 +41,35 @@ void Fill(runtime::Store* store, std::vector<json> objects) {
   store->Apply(runtime::WatcherEvent{runtime::WatcherEvent::kRestarted, std::move(objects)});
 }
 
-class ScriptedReader : public ProgressReader {
+class ScriptedReader : public RankZeroClient {
  public:
-  std::optional<Progress> Read(const std::string& pod_ip, int port, const std::string& metric) override {
+  std::optional<RankZeroState> Read(const std::string& pod_ip, int port, const std::string& metric) override {
     reads.push_back(pod_ip + ":" + std::to_string(port) + " " + metric);
     const auto it = answers.find(pod_ip);
-    if (it == answers.end()) return std::nullopt;
-    return it->second;
+    if (it == answers.end()) return RankZeroState{std::nullopt, offered.contains(pod_ip)};
+    return RankZeroState{it->second, offered.contains(pod_ip)};
+  }
+  StatusOr<ArtifactBundle> FetchArtifacts(const std::string& pod_ip, int port) override {
+    calls.push_back("fetch " + pod_ip + ":" + std::to_string(port));
+    if (fetch_fails) return Status::Unavailable("connection refused");
+    return offered.at(pod_ip);
+  }
+  Status ReleaseArtifacts(const std::string& pod_ip, int port) override {
+    calls.push_back("release " + pod_ip + ":" + std::to_string(port));
+    return Status::Ok();
   }
   std::map<std::string, Progress> answers;
+  std::map<std::string, ArtifactBundle> offered;
+  bool fetch_fails = false;
   std::vector<std::string> reads;
+  std::vector<std::string> calls;
 };
+
+std::vector<std::string> PollProgressOnce(const std::vector<ProgressTarget>& targets, RankZeroClient& client,
+                                          ProgressCache& cache) {
+  ArtifactCache artifacts;
+  return PollRankZeroOnce(targets, client, {&cache, &artifacts});
+}
 
 Progress At(int64_t step) { return Progress{1, step, "accuracy", 0.5}; }
 
@@ -102,6 +120,64 @@ TEST(PollProgressOnceTest, FinishedBenchmarksAreForgotten) {
   ASSERT_TRUE(cache.Get("ns/a", {1, 0}).has_value());
   PollProgressOnce({}, reader, cache);  // ns/a is no longer Running
   EXPECT_FALSE(cache.Get("ns/a", {1, 0}).has_value());
+}
+
+// Rank 0 waits after its run until its files are taken: once taken, the poller lets it go,
+// and queues the Benchmark, whose finishing reconcile keeps them.
+TEST(PollRankZeroOnceTest, TakesOfferedFilesOnceThenReleasesRankZero) {
+  ScriptedReader client;
+  ProgressCache progress;
+  ArtifactCache artifacts;
+  ArtifactBundle bundle;
+  bundle.files["rank-0.mllog"] = ":::MLLOG {}\n";
+  client.answers["10.0.0.1"] = At(10);
+  const std::vector<ProgressTarget> targets = {{"ns/a", {1, 0}, "10.0.0.1", ""}};
+  PollRankZeroOnce(targets, client, {&progress, &artifacts});
+  EXPECT_TRUE(client.calls.empty()) << "nothing is offered while the run goes on";
+
+  client.offered["10.0.0.1"] = bundle;
+  EXPECT_EQ(PollRankZeroOnce(targets, client, {&progress, &artifacts}), std::vector<std::string>{"ns/a"});
+  EXPECT_EQ(client.calls, (std::vector<std::string>{"fetch 10.0.0.1:9400", "release 10.0.0.1:9400"}));
+  EXPECT_EQ(artifacts.Get("ns/a", {1, 0}), bundle);
+  EXPECT_FALSE(artifacts.Get("ns/a", {1, 1}).has_value()) << "another gang's files are not these";
+
+  // A release that did not reach it is sent again, without a second fetch.
+  client.calls.clear();
+  EXPECT_TRUE(PollRankZeroOnce(targets, client, {&progress, &artifacts}).empty());
+  EXPECT_EQ(client.calls, (std::vector<std::string>{"release 10.0.0.1:9400"}));
+}
+
+TEST(PollRankZeroOnceTest, AFailedFetchKeepsRankZeroWaitingForTheNextRound) {
+  ScriptedReader client;
+  ProgressCache progress;
+  ArtifactCache artifacts;
+  client.offered["10.0.0.1"] = ArtifactBundle{};
+  client.fetch_fails = true;
+  const std::vector<ProgressTarget> targets = {{"ns/a", {1, 0}, "10.0.0.1", ""}};
+  EXPECT_TRUE(PollRankZeroOnce(targets, client, {&progress, &artifacts}).empty());
+  EXPECT_EQ(client.calls, std::vector<std::string>{"fetch 10.0.0.1:9400"});
+  EXPECT_FALSE(artifacts.Has("ns/a", {1, 0}));
+  client.fetch_fails = false;
+  EXPECT_EQ(PollRankZeroOnce(targets, client, {&progress, &artifacts}), std::vector<std::string>{"ns/a"});
+  EXPECT_TRUE(artifacts.Has("ns/a", {1, 0}));
+}
+
+TEST(ArtifactCacheTest, KeptUntilForgottenOrTheBenchmarkIsNoLongerRunning) {
+  ArtifactCache artifacts;
+  artifacts.Put("ns/a", {1, 0}, ArtifactBundle{});
+  artifacts.Put("ns/b", {1, 0}, ArtifactBundle{});
+  artifacts.Retain({"ns/a"});
+  EXPECT_TRUE(artifacts.Has("ns/a", {1, 0}));
+  EXPECT_FALSE(artifacts.Has("ns/b", {1, 0}));
+  artifacts.Forget("ns/a");
+  EXPECT_FALSE(artifacts.Has("ns/a", {1, 0}));
+}
+
+TEST(RunningKeysTest, OnlyRunningBenchmarks) {
+  runtime::Store benchmarks;
+  Fill(&benchmarks, {BenchmarkObject("run", "Running"), BenchmarkObject("wait", "Pending"),
+                     BenchmarkObject("done", "Succeeded")});
+  EXPECT_EQ(RunningKeys(benchmarks), std::vector<std::string>{"ns/run"});
 }
 
 }  // namespace

@@ -57,5 +57,15 @@ TEST(Progress, NothingBeforeTheFirstEpochAndNoFalseZero) {
   EXPECT_FALSE(progress->value.has_value());
 }
 
+// The runner's gauge, as RunnerMetrics renders it, is what tells the poller to take the files.
+TEST(Progress, ArtifactsOfferedOnceTheGaugeIsOne) {
+  EXPECT_FALSE(ParseRankZeroState("ergobench_epoch 2\n", "").artifacts_offered);
+  EXPECT_FALSE(ParseRankZeroState("ergobench_artifacts_offered{rank=\"0\"} 0\n", "").artifacts_offered);
+  const RankZeroState state = ParseRankZeroState(
+      "ergobench_epoch 2\nergobench_artifacts_offered{benchmark=\"b\",rank=\"0\"} 1\n", "");
+  EXPECT_TRUE(state.artifacts_offered);
+  EXPECT_EQ(state.progress->epoch, 2);
+}
+
 }  // namespace
 }  // namespace ergobench::controller

@@ -8,6 +8,8 @@
 
 #include <map>
 
+#include "api/benchmark_codec.h"
+#include "api/result.h"
 #include "base/rfc3339.h"
 #include "tests/testing/fake_transport.h"
 
@@ -478,6 +480,102 @@ TEST_F(ReconcilerTest, ABenchmarkBeingDeletedIsLeftAlone) {
   object["metadata"]["deletionTimestamp"] = "2026-11-22T06:00:00Z";
   ASSERT_TRUE(Reconcile(object).ok());
   EXPECT_TRUE(Requests().empty());
+}
+
+// The gang's pods as the kubelet leaves them when every rank has succeeded: each rank's result
+// is its termination message.
+std::vector<json> Succeeded(std::vector<json> pods) {
+  for (json& pod : pods) {
+    RankResult result;
+    result.rank = std::stoi(pod["metadata"]["labels"]["ergobench.io/rank"].get<std::string>());
+    result.benchmark = "b";
+    result.task = "0a";
+    result.world_size = 2;
+    result.status = kRankSucceeded;
+    result.summary = "rank " + std::to_string(result.rank) + " succeeded";
+    pod["status"]["phase"] = "Succeeded";
+    pod["status"]["containerStatuses"] = {
+        {{"name", "runner"},
+         {"state", {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}, {"message", SerializeRankResult(result)}}}}}}};
+  }
+  return pods;
+}
+
+// What the pods measured outlives them: the reconcile that finishes the Benchmark writes the
+// results ConfigMap, with rank 0's files the poller took, before the status that lets the pods go.
+TEST_F(ReconcilerTest, TheFinishingReconcileKeepsTheResultsBeforeThePodsGo) {
+  const json spec = {{"task", "0a"}, {"workers", 2}};
+  pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)))});
+  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  ArtifactCache artifacts;
+  ArtifactBundle bundle;
+  bundle.files["rank-0.mllog"] = ":::MLLOG {\"key\": \"run_stop\"}\n";
+  artifacts.Put("ns/b", Gang{1, 0}, bundle);
+  transport_.requests.clear();
+
+  ReconcilerDeps deps{&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, &artifacts};
+  ASSERT_TRUE(BenchmarkReconciler(deps).Reconcile("ns/b").ok());
+  std::vector<std::string> requests;
+  for (const auto& r : transport_.requests) requests.push_back(r.method + " " + r.path);
+  ASSERT_GE(requests.size(), 3u);
+  EXPECT_EQ(requests[0], "POST /api/v1/namespaces/ns/configmaps");
+  EXPECT_EQ(requests[1], "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status");
+  EXPECT_EQ(requests[2], "DELETE /api/v1/namespaces/ns/pods/b-worker-0");
+  EXPECT_EQ(LastStatusWrite()["phase"], "Succeeded");
+  const json cm = PostedBody("/api/v1/namespaces/ns/configmaps");
+  EXPECT_EQ(cm["metadata"]["name"], "b-results");
+  EXPECT_EQ(cm["data"]["rank-0.mllog"], ":::MLLOG {\"key\": \"run_stop\"}\n");
+  EXPECT_EQ(cm["data"]["rank-1.summary"], "rank 1 succeeded\n");
+  EXPECT_EQ(json::parse(cm["data"]["benchmark.json"].get<std::string>())["status"]["phase"], "Succeeded");
+  EXPECT_FALSE(artifacts.Has("ns/b", Gang{1, 0})) << "kept, so forgotten";
+}
+
+// A failed write of the ConfigMap leaves the status unwritten, so the next try writes both;
+// the files the poller took are still there for it.
+TEST_F(ReconcilerTest, AFailedResultsWriteIsRetriedWithTheFilesStillThere) {
+  const json spec = {{"task", "0a"}, {"workers", 2}};
+  pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)))});
+  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  ArtifactCache artifacts;
+  const Gang gang = Gang{1, 0};
+  artifacts.Put("ns/b", gang, ArtifactBundle{});
+  auto echo = transport_.handler;
+  transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.path.ends_with("/configmaps")) return kube::HttpResponse{500, R"({"kind":"Status","message":"etcd"})"};
+    return echo(r);
+  };
+  transport_.requests.clear();
+  ReconcilerDeps deps{&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, &artifacts};
+  EXPECT_FALSE(BenchmarkReconciler(deps).Reconcile("ns/b").ok());
+  EXPECT_TRUE(LastStatusWrite().is_null()) << "no status before the results are kept";
+  EXPECT_TRUE(artifacts.Has("ns/b", gang));
+}
+
+// Kept results of an earlier Benchmark of the same name are not overwritten: an Event says so,
+// and this run finishes with its results in status.
+TEST_F(ReconcilerTest, AnotherBenchmarksKeptResultsStay) {
+  const json spec = {{"task", "0a"}, {"workers", 2}};
+  pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)))});
+  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  auto echo = transport_.handler;
+  transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.method == "POST" && r.path.ends_with("/configmaps")) return kube::HttpResponse{409, R"({"kind":"Status","reason":"AlreadyExists"})"};
+    if (r.method == "GET" && r.path.ends_with("/configmaps/b-results")) {
+      return kube::HttpResponse{200, R"({"metadata":{"name":"b-results","annotations":{"ergobench.io/benchmark-uid":"u-0"}}})"};
+    }
+    return echo(r);
+  };
+  transport_.requests.clear();
+  ReconcilerDeps deps{&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, nullptr};
+  deps.record_event = [this](const std::string& ns, json event) { ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok()); };
+  ASSERT_TRUE(BenchmarkReconciler(deps).Reconcile("ns/b").ok());
+  EXPECT_EQ(LastStatusWrite()["phase"], "Succeeded");
+  const json event = PostedBody("/api/v1/namespaces/ns/events");
+  EXPECT_EQ(event["reason"], "ResultsNotKept");
+  EXPECT_NE(event["message"].get<std::string>().find("uid u-0"), std::string::npos);
+  for (const auto& r : transport_.requests) {
+    EXPECT_FALSE(r.method == "PUT" && r.path.find("/configmaps/") != std::string::npos) << "the kept results were replaced";
+  }
 }
 
 }  // namespace

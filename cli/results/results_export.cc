@@ -1,0 +1,41 @@
+#include "cli/results/results_export.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "api/artifact_bundle.h"
+
+namespace ergobench {
+
+namespace fs = std::filesystem;
+
+StatusOr<std::vector<std::string>> WriteResultsFolder(const nlohmann::json& config_map, const std::string& dir) {
+  const std::string name = config_map.value("metadata", nlohmann::json::object()).value("name", "");
+  const nlohmann::json data = config_map.value("data", nlohmann::json::object());
+  if (!data.is_object() || !data.contains("benchmark.json")) {
+    return Status::InvalidArgument("ConfigMap " + name + " holds no benchmark.json: not the results of a Benchmark");
+  }
+  for (const auto& [key, value] : data.items()) {
+    if (!IsPortableFileName(key) || !value.is_string()) {
+      return Status::InvalidArgument("ConfigMap " + name + ": data key \"" + key + "\" is not a file name of a results folder");
+    }
+  }
+  std::error_code error;
+  if (fs::exists(dir, error)) return Status::AlreadyExists(dir + " exists; remove it, or export elsewhere with --to");
+  fs::create_directories(dir, error);
+  if (error) return Status::FailedPrecondition("cannot create " + dir + ": " + error.message());
+  for (const auto& [key, value] : data.items()) {
+    std::ofstream out(fs::path(dir) / key, std::ios::binary);
+    out << value.get<std::string>();
+    if (!out) return Status::FailedPrecondition("cannot write " + (fs::path(dir) / key).string());
+  }
+  std::vector<std::string> left_out;
+  std::istringstream manifest(data.value("MANIFEST", ""));
+  for (std::string line; std::getline(manifest, line);) {
+    if (line.rfind("left-out\t", 0) == 0) left_out.push_back(line);
+  }
+  return left_out;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,20 @@
+// `ergobench results export`: a cluster run's results ConfigMap (<name>-results, written by the
+// operator when the Benchmark finished) written out as the folder `ergobench run` leaves, so
+// that `ergobench report` and any script read cluster and local runs alike.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace ergobench {
+
+// Writes every data key of `config_map` as a file of `dir`, which must not exist yet. Returns
+// MANIFEST's lines for what the ConfigMap left out, so that the caller can say so. A key that
+// is not a plain file name is refused: the ConfigMap is data from the cluster, not a path.
+StatusOr<std::vector<std::string>> WriteResultsFolder(const nlohmann::json& config_map, const std::string& dir);
+
+}  // namespace ergobench
