@@ -367,6 +367,42 @@ class OperatorTest(ClusterSuite):
         self.assertEqual((row["benchmark"], row["phase"], row["workers"]), ("fmnist-k2", "Succeeded", 2))
         self.assertAlmostEqual(row["timeToAccuracySeconds"], results["timeToAccuracySeconds"])
 
+    def test_results_outlive_the_pods_and_the_benchmark(self):
+        """What a local run leaves in its folder, kept in <name>-results: rank 0's files, which it
+        offers after its run until the operator has taken them, and every rank's result. With
+        keepResults the ConfigMap stays after the Benchmark; `ergobench results export` writes it
+        as a local result folder, and `ergobench report` reads that."""
+        spec = {"task": "0a", "workers": 2, "backend": "gloo", "resources": {"cpu": WORKER_CPU},
+                "scheduling": ONE_NODE, "hyperparameters": {"maxElements": 4096, "repetitions": 5},
+                "runPolicy": {"keepResults": True}}
+        self.apply({"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": "kept"},
+                    "spec": spec})
+        status = self.wait_phase("kept", ["Succeeded", "Failed"], timeout=180)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        self.cp.wait_for(lambda: self.pods("kept") == [], 60, "the workers to be cleaned up")
+        data = self.cp.get_json("-n", self.ns, "configmap", "kept-results")["data"]
+        self.assertTrue({"benchmark.json", "MANIFEST", "rank-0.json", "rank-1.json", "rank-0.summary", "rank-0.mllog",
+                         "allreduce.csv", "allreduce.json"} <= set(data), sorted(data))
+        self.assertNotIn("left-out", data["MANIFEST"])
+        self.assertIn('"key":"run_stop"', data["rank-0.mllog"])
+        self.assertEqual(len(data["allreduce.csv"].splitlines()), 81)  # a header and 80 sizes
+        self.assertEqual(json.loads(data["benchmark.json"])["status"]["phase"], "Succeeded")
+
+        self.cp.kubectl("delete", "-n", self.ns, "benchmark", "kept")
+        time.sleep(5)  # for the garbage collector, had the ConfigMap an owner
+        self.cp.kubectl("get", "-n", self.ns, "configmap", "kept-results")
+        out = os.path.join(self.tmp, "exported")
+        export = subprocess.run([os.path.join(BIN_DIR, "ergobench"), "results", "export", "kept", "--kubeconfig",
+                                 self.cp.admin_kubeconfig, "-n", self.ns, "--to", out], capture_output=True, text=True)
+        self.assertEqual(export.returncode, 0, export.stderr)
+        with open(os.path.join(out, "kept", "rank-0.mllog")) as f:
+            self.assertEqual(f.read(), data["rank-0.mllog"])
+        report = subprocess.run([os.path.join(BIN_DIR, "ergobench"), "report", out, "--format", "json"],
+                                capture_output=True, text=True)
+        self.assertEqual(report.returncode, 0, report.stderr)
+        row = json.loads(report.stdout)[0]
+        self.assertEqual((row["benchmark"], row["phase"], row["workers"]), ("kept", "Succeeded", 2))
+
     def test_a_gang_short_of_nodes_waits_pending_and_says_why(self):
         """One worker per node (the default) and two workers on one node: rank 1 is placed, rank
         0 cannot be. The Benchmark stays Pending in the scheduler's words, and rank 1 waits for
