@@ -20,6 +20,11 @@ inline constexpr char kArtifactsReleasePath[] = "/artifacts/release";
 // 1 on rank 0's /metrics while it offers its bundle.
 inline constexpr char kArtifactsOfferedMetric[] = "ergobench_artifacts_offered";
 
+// The results ConfigMap that keeps them, with every rank's result and benchmark.json:
+// <name>-results, annotated with its Benchmark's uid, which outlives the ownerReference.
+inline constexpr char kResultsConfigMapSuffix[] = "-results";
+inline constexpr char kResultsOfUidAnnotation[] = "ergobench.io/benchmark-uid";
+
 // A file left out, and why: never a silent truncation.
 struct SkippedFile {
   std::string name;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include <CLI/CLI.hpp>
 
@@ -42,7 +43,8 @@ struct ClusterSource {
   std::string namespace_name;  // empty: all namespaces
 };
 
-// The Benchmarks of a cluster, with their status, in the same schema as local results.
+// The Benchmarks of a cluster, with their status, in the same schema as local results; and
+// those deleted whose results were kept (spec.runPolicy.keepResults).
 ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const ClusterSource& source) {
   namespace kube = ergobench::kube;
   ASSIGN_OR_RETURN(const kube::KubeConfig config, kube::ResolveKubeConfig(source.kubeconfig));
@@ -50,9 +52,17 @@ ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const Cluster
   kube::KubeClient client(transport.get());
   ASSIGN_OR_RETURN(const kube::ObjectList list, client.List(kube::Benchmarks(), source.namespace_name));
   std::vector<ergobench::Benchmark> out;
+  std::set<std::string> uids;
   for (const auto& item : list.items) {
     ergobench::FieldErrors errors;
     out.push_back(ergobench::DecodeBenchmark(item, &errors));  // the schema admitted it; report what decodes
+    uids.insert(out.back().metadata.uid);
+  }
+  kube::ListOptions labelled;
+  labelled.label_selector = "ergobench.io/benchmark";
+  ASSIGN_OR_RETURN(const kube::ObjectList config_maps, client.List(kube::ConfigMaps(), source.namespace_name, labelled));
+  for (ergobench::Benchmark& kept : ergobench::KeptResultsOfDeletedBenchmarks(config_maps.items, uids)) {
+    out.push_back(std::move(kept));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "api/artifact_bundle.h"
+#include "api/benchmark_codec.h"
 
 namespace ergobench {
 
@@ -36,6 +37,23 @@ StatusOr<std::vector<std::string>> WriteResultsFolder(const nlohmann::json& conf
     if (line.rfind("left-out\t", 0) == 0) left_out.push_back(line);
   }
   return left_out;
+}
+
+std::vector<Benchmark> KeptResultsOfDeletedBenchmarks(const std::vector<nlohmann::json>& config_maps,
+                                                     const std::set<std::string>& live_uids) {
+  std::vector<Benchmark> kept;
+  for (const nlohmann::json& cm : config_maps) {
+    const nlohmann::json metadata = cm.value("metadata", nlohmann::json::object());
+    const std::string uid = metadata.value("annotations", nlohmann::json::object()).value(kResultsOfUidAnnotation, "");
+    const nlohmann::json data = cm.value("data", nlohmann::json::object());
+    if (uid.empty() || live_uids.contains(uid) || !data.is_object() || !data.value("benchmark.json", nlohmann::json()).is_string()) {
+      continue;
+    }
+    const nlohmann::json benchmark = nlohmann::json::parse(data["benchmark.json"].get<std::string>(), nullptr, false);
+    FieldErrors ignored;  // the operator wrote it; show what decodes, as for live Benchmarks
+    if (benchmark.is_object()) kept.push_back(DecodeBenchmark(benchmark, &ignored));
+  }
+  return kept;
 }
 
 }  // namespace ergobench

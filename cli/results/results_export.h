@@ -3,11 +3,13 @@
 // that `ergobench report` and any script read cluster and local runs alike.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "api/benchmark.h"
 #include "base/status.h"
 
 namespace ergobench {
@@ -16,5 +18,10 @@ namespace ergobench {
 // MANIFEST's lines for what the ConfigMap left out, so that the caller can say so. A key that
 // is not a plain file name is refused: the ConfigMap is data from the cluster, not a path.
 StatusOr<std::vector<std::string>> WriteResultsFolder(const nlohmann::json& config_map, const std::string& dir);
+
+// The finished Benchmarks kept in results ConfigMaps whose Benchmark is gone (its uid is not in
+// `live_uids`), from their benchmark.json: `ergobench report --cluster` shows them too.
+std::vector<Benchmark> KeptResultsOfDeletedBenchmarks(const std::vector<nlohmann::json>& config_maps,
+                                                     const std::set<std::string>& live_uids);
 
 }  // namespace ergobench

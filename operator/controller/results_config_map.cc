@@ -34,7 +34,7 @@ std::vector<Entry> RankEntries(const std::vector<RankResult>& ranks) {
 
 }  // namespace
 
-std::string ResultsConfigMapName(const Benchmark& benchmark) { return benchmark.metadata.name + "-results"; }
+std::string ResultsConfigMapName(const Benchmark& benchmark) { return benchmark.metadata.name + kResultsConfigMapSuffix; }
 
 json BuildResultsConfigMap(const Benchmark& finished, const std::vector<RankResult>& ranks,
                            const CollectedArtifacts& artifacts, int64_t budget) {

@@ -20,8 +20,6 @@ namespace ergobench::controller {
 // listed in MANIFEST, with its size, never cut.
 inline constexpr int64_t kResultsBudgetBytes = 900 * 1024;
 inline constexpr char kResultsManifestKey[] = "MANIFEST";
-// Whose results these are, also once the Benchmark (and the ownerReference) is gone.
-inline constexpr char kResultsOfUidAnnotation[] = "ergobench.io/benchmark-uid";
 
 std::string ResultsConfigMapName(const Benchmark& benchmark);
 

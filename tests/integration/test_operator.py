@@ -397,11 +397,12 @@ class OperatorTest(ClusterSuite):
         self.assertEqual(export.returncode, 0, export.stderr)
         with open(os.path.join(out, "kept", "rank-0.mllog")) as f:
             self.assertEqual(f.read(), data["rank-0.mllog"])
-        report = subprocess.run([os.path.join(BIN_DIR, "ergobench"), "report", out, "--format", "json"],
-                                capture_output=True, text=True)
-        self.assertEqual(report.returncode, 0, report.stderr)
-        row = json.loads(report.stdout)[0]
-        self.assertEqual((row["benchmark"], row["phase"], row["workers"]), ("kept", "Succeeded", 2))
+        for source in ([out], ["--kubeconfig", self.cp.admin_kubeconfig, "--namespace", self.ns]):
+            report = subprocess.run([os.path.join(BIN_DIR, "ergobench"), "report", *source, "--format", "json"],
+                                    capture_output=True, text=True)
+            self.assertEqual(report.returncode, 0, report.stderr)
+            row = json.loads(report.stdout)[0]
+            self.assertEqual((row["benchmark"], row["phase"], row["workers"]), ("kept", "Succeeded", 2), source)
 
     def test_a_gang_short_of_nodes_waits_pending_and_says_why(self):
         """One worker per node (the default) and two workers on one node: rank 1 is placed, rank

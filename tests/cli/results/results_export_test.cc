@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/artifact_bundle.h"
 #include "cli/report/report.h"
 
 namespace ergobench {
@@ -81,6 +82,21 @@ TEST_F(ResultsExportTest, KeysThatAreNotFileNamesAreRefusedBeforeAnythingIsWritt
 TEST_F(ResultsExportTest, AConfigMapWithoutABenchmarkIsNotResults) {
   auto written = WriteResultsFolder(json{{"metadata", {{"name", "x"}}}, {"data", {{"a", "b"}}}}, (root_ / "x").string());
   EXPECT_EQ(written.status().code(), StatusCode::kInvalidArgument);
+}
+
+// `ergobench report --cluster` lists live Benchmarks, and the kept results of those deleted.
+TEST(KeptResultsTest, OnlyResultsWhoseBenchmarkIsGone) {
+  auto results_of = [](const std::string& uid) {
+    json cm = ResultsConfigMap();
+    cm["metadata"]["annotations"] = {{kResultsOfUidAnnotation, uid}};
+    return cm;
+  };
+  const json config = {{"metadata", {{"name", "sweep-config"}}}, {"data", {{"benchmark.json", kBenchmark}}}};
+  const std::vector<Benchmark> kept =
+      KeptResultsOfDeletedBenchmarks({results_of("u-live"), results_of("u-gone"), config}, {"u-live"});
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].metadata.name, "sweep");
+  EXPECT_EQ(kept[0].status.phase, "Succeeded");
 }
 
 }  // namespace
