@@ -40,6 +40,12 @@ std::string JoinErrors(const FieldErrors& errors) {
 }
 
 
+// What a later try may get past: the API server or the network was unavailable, or a write raced.
+bool IsTransient(const Status& error) {
+  return error.code() == StatusCode::kUnavailable || error.code() == StatusCode::kDeadlineExceeded ||
+         kube::IsConflict(error);
+}
+
 }  // namespace
 
 std::string ClusterValidationErrors(const Benchmark& benchmark) {
@@ -269,12 +275,16 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   }
 
   // 6. Results that outlive the pods, before the status that lets them go: a failed write
-  //    comes back here, for the Benchmark still looks unfinished.
+  //    comes back here, for the Benchmark still looks unfinished. A refusal no retry mends (a
+  //    quota, an invalid object) must not hold it unfinished: an Event says what was not kept.
   const bool finishes = !IsFinished(previous_phase) && IsFinished(plan.status.phase);
   if (finishes) {
     Benchmark finished = benchmark;
     finished.status = plan.status;
-    RETURN_IF_ERROR(KeepResults(key, finished, pods));
+    if (Status kept = KeepResults(key, finished, pods); !kept.ok()) {
+      if (IsTransient(kept)) return kept;
+      RecordEvent(benchmark, "Warning", "ResultsNotKept", kept.message() + "; the results are in status only");
+    }
   }
 
   // 7. Status, only when it changed, and only through /status.

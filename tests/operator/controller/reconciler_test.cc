@@ -551,6 +551,29 @@ TEST_F(ReconcilerTest, AFailedResultsWriteIsRetriedWithTheFilesStillThere) {
   EXPECT_TRUE(artifacts.Has("ns/b", gang));
 }
 
+// A refusal no retry mends (here a quota on ConfigMaps) does not hold the Benchmark unfinished:
+// it finishes, with its results in status, and an Event says what was not kept.
+TEST_F(ReconcilerTest, AResultsConfigMapTheApiRefusesForGoodIsShownAndTheBenchmarkFinishes) {
+  const json spec = {{"task", "0a"}, {"workers", 2}};
+  pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)))});
+  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  auto echo = transport_.handler;
+  transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.method == "POST" && r.path.ends_with("/configmaps")) {
+      return kube::HttpResponse{403, R"({"kind":"Status","reason":"Forbidden","message":"exceeded quota: q, requested: configmaps=1"})"};
+    }
+    return echo(r);
+  };
+  transport_.requests.clear();
+  ReconcilerDeps deps{&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, nullptr};
+  deps.record_event = [this](const std::string& ns, json event) { ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok()); };
+  ASSERT_TRUE(BenchmarkReconciler(deps).Reconcile("ns/b").ok());
+  EXPECT_EQ(LastStatusWrite()["phase"], "Succeeded");
+  const json event = PostedBody("/api/v1/namespaces/ns/events");
+  EXPECT_EQ(event["reason"], "ResultsNotKept");
+  EXPECT_NE(event["message"].get<std::string>().find("exceeded quota"), std::string::npos) << event["message"];
+}
+
 // Kept results of an earlier Benchmark of the same name are not overwritten: an Event says so,
 // and this run finishes with its results in status.
 TEST_F(ReconcilerTest, AnotherBenchmarksKeptResultsStay) {
