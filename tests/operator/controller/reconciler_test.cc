@@ -47,6 +47,25 @@ std::vector<json> RunningPodsCreatedBy(const std::vector<kube::HttpRequest>& req
   return pods;
 }
 
+// The gang's pods as the kubelet leaves them when every rank has succeeded: each rank's result
+// is its termination message.
+std::vector<json> Succeeded(std::vector<json> pods) {
+  for (json& pod : pods) {
+    RankResult result;
+    result.rank = std::stoi(pod["metadata"]["labels"]["ergobench.io/rank"].get<std::string>());
+    result.benchmark = "b";
+    result.task = "0a";
+    result.world_size = 2;
+    result.status = kRankSucceeded;
+    result.summary = "rank " + std::to_string(result.rank) + " succeeded";
+    pod["status"]["phase"] = "Succeeded";
+    pod["status"]["containerStatuses"] = {
+        {{"name", "runner"},
+         {"state", {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}, {"message", SerializeRankResult(result)}}}}}}};
+  }
+  return pods;
+}
+
 class ReconcilerTest : public ::testing::Test {
  protected:
   ReconcilerTest() : client_(&transport_) {
@@ -113,6 +132,22 @@ class ReconcilerTest : public ::testing::Test {
     }
     gang_status_ = current["status"];
     return pods;
+  }
+
+  // A k=2 0a gang that ran and whose ranks all succeeded, as the finishing reconcile finds it.
+  void FinishGang() {
+    const json spec = {{"task", "0a"}, {"workers", 2}};
+    pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)))});
+    benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  }
+
+  // Deps that record Events through the fake API and keep rank 0's files in `artifacts`.
+  ReconcilerDeps FinishingDeps(ArtifactCache* artifacts) {
+    ReconcilerDeps deps{&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, artifacts};
+    deps.record_event = [this](const std::string& ns, json event) {
+      ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok());
+    };
+    return deps;
   }
 
   json LastStatusWrite() const { return LastStatusWriteOr(json()); }
@@ -482,39 +517,17 @@ TEST_F(ReconcilerTest, ABenchmarkBeingDeletedIsLeftAlone) {
   EXPECT_TRUE(Requests().empty());
 }
 
-// The gang's pods as the kubelet leaves them when every rank has succeeded: each rank's result
-// is its termination message.
-std::vector<json> Succeeded(std::vector<json> pods) {
-  for (json& pod : pods) {
-    RankResult result;
-    result.rank = std::stoi(pod["metadata"]["labels"]["ergobench.io/rank"].get<std::string>());
-    result.benchmark = "b";
-    result.task = "0a";
-    result.world_size = 2;
-    result.status = kRankSucceeded;
-    result.summary = "rank " + std::to_string(result.rank) + " succeeded";
-    pod["status"]["phase"] = "Succeeded";
-    pod["status"]["containerStatuses"] = {
-        {{"name", "runner"},
-         {"state", {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}, {"message", SerializeRankResult(result)}}}}}}};
-  }
-  return pods;
-}
-
 // What the pods measured outlives them: the reconcile that finishes the Benchmark writes the
 // results ConfigMap, with rank 0's files the poller took, before the status that lets the pods go.
 TEST_F(ReconcilerTest, TheFinishingReconcileKeepsTheResultsBeforeThePodsGo) {
-  const json spec = {{"task", "0a"}, {"workers", 2}};
-  pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)))});
-  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  FinishGang();
   ArtifactCache artifacts;
   ArtifactBundle bundle;
   bundle.files["rank-0.mllog"] = ":::MLLOG {\"key\": \"run_stop\"}\n";
   artifacts.Put("ns/b", Gang{1, 0}, bundle);
   transport_.requests.clear();
 
-  ReconcilerDeps deps{&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, &artifacts};
-  ASSERT_TRUE(BenchmarkReconciler(deps).Reconcile("ns/b").ok());
+  ASSERT_TRUE(BenchmarkReconciler(FinishingDeps(&artifacts)).Reconcile("ns/b").ok());
   std::vector<std::string> requests;
   for (const auto& r : transport_.requests) requests.push_back(r.method + " " + r.path);
   ASSERT_GE(requests.size(), 3u);
@@ -533,9 +546,7 @@ TEST_F(ReconcilerTest, TheFinishingReconcileKeepsTheResultsBeforeThePodsGo) {
 // A failed write of the ConfigMap leaves the status unwritten, so the next try writes both;
 // the files the poller took are still there for it.
 TEST_F(ReconcilerTest, AFailedResultsWriteIsRetriedWithTheFilesStillThere) {
-  const json spec = {{"task", "0a"}, {"workers", 2}};
-  pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)))});
-  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  FinishGang();
   ArtifactCache artifacts;
   const Gang gang = Gang{1, 0};
   artifacts.Put("ns/b", gang, ArtifactBundle{});
@@ -545,8 +556,7 @@ TEST_F(ReconcilerTest, AFailedResultsWriteIsRetriedWithTheFilesStillThere) {
     return echo(r);
   };
   transport_.requests.clear();
-  ReconcilerDeps deps{&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, &artifacts};
-  EXPECT_FALSE(BenchmarkReconciler(deps).Reconcile("ns/b").ok());
+  EXPECT_FALSE(BenchmarkReconciler(FinishingDeps(&artifacts)).Reconcile("ns/b").ok());
   EXPECT_TRUE(LastStatusWrite().is_null()) << "no status before the results are kept";
   EXPECT_TRUE(artifacts.Has("ns/b", gang));
 }
@@ -554,9 +564,7 @@ TEST_F(ReconcilerTest, AFailedResultsWriteIsRetriedWithTheFilesStillThere) {
 // A refusal no retry mends (here a quota on ConfigMaps) does not hold the Benchmark unfinished:
 // it finishes, with its results in status, and an Event says what was not kept.
 TEST_F(ReconcilerTest, AResultsConfigMapTheApiRefusesForGoodIsShownAndTheBenchmarkFinishes) {
-  const json spec = {{"task", "0a"}, {"workers", 2}};
-  pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)))});
-  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  FinishGang();
   auto echo = transport_.handler;
   transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
     if (r.method == "POST" && r.path.ends_with("/configmaps")) {
@@ -565,9 +573,7 @@ TEST_F(ReconcilerTest, AResultsConfigMapTheApiRefusesForGoodIsShownAndTheBenchma
     return echo(r);
   };
   transport_.requests.clear();
-  ReconcilerDeps deps{&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, nullptr};
-  deps.record_event = [this](const std::string& ns, json event) { ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok()); };
-  ASSERT_TRUE(BenchmarkReconciler(deps).Reconcile("ns/b").ok());
+  ASSERT_TRUE(BenchmarkReconciler(FinishingDeps(nullptr)).Reconcile("ns/b").ok());
   EXPECT_EQ(LastStatusWrite()["phase"], "Succeeded");
   const json event = PostedBody("/api/v1/namespaces/ns/events");
   EXPECT_EQ(event["reason"], "ResultsNotKept");
@@ -577,9 +583,7 @@ TEST_F(ReconcilerTest, AResultsConfigMapTheApiRefusesForGoodIsShownAndTheBenchma
 // Kept results of an earlier Benchmark of the same name are not overwritten: an Event says so,
 // and this run finishes with its results in status.
 TEST_F(ReconcilerTest, AnotherBenchmarksKeptResultsStay) {
-  const json spec = {{"task", "0a"}, {"workers", 2}};
-  pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)))});
-  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  FinishGang();
   auto echo = transport_.handler;
   transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
     if (r.method == "POST" && r.path.ends_with("/configmaps")) return kube::HttpResponse{409, R"({"kind":"Status","reason":"AlreadyExists"})"};
@@ -589,9 +593,7 @@ TEST_F(ReconcilerTest, AnotherBenchmarksKeptResultsStay) {
     return echo(r);
   };
   transport_.requests.clear();
-  ReconcilerDeps deps{&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, nullptr};
-  deps.record_event = [this](const std::string& ns, json event) { ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok()); };
-  ASSERT_TRUE(BenchmarkReconciler(deps).Reconcile("ns/b").ok());
+  ASSERT_TRUE(BenchmarkReconciler(FinishingDeps(nullptr)).Reconcile("ns/b").ok());
   EXPECT_EQ(LastStatusWrite()["phase"], "Succeeded");
   const json event = PostedBody("/api/v1/namespaces/ns/events");
   EXPECT_EQ(event["reason"], "ResultsNotKept");
