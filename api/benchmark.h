@@ -40,9 +40,14 @@ struct Goal {
 
 struct DatasetSpec {
   std::string source;  // synthetic | path | url
+  // With source path: a directory on the machine, or, with ref or volume, a folder inside
+  // that volume ("" for its root).
   std::string path;
   std::string url;
   std::string sha256;
+  // On a cluster only, at most one of them, mounted read-only into every worker:
+  std::string ref;  // a Dataset (dataset.h) in the Benchmark's namespace
+  nlohmann::json volume = nlohmann::json::object();  // a core/v1 volume source: {persistentVolumeClaim: {...}}
 };
 
 struct Resources {

@@ -1,46 +1,10 @@
 #include "api/benchmark_codec.h"
 
+#include "api/object_codec.h"
 #include "base/json_reader.h"
 
 namespace ergobench {
 namespace {
-
-template <typename T>
-void PutIf(nlohmann::json* out, const char* key, const std::optional<T>& value) {
-  if (value) (*out)[key] = *value;
-}
-
-void PutIfNotEmpty(nlohmann::json* out, const char* key, const std::string& value) {
-  if (!value.empty()) (*out)[key] = value;
-}
-
-ObjectMeta DecodeMetadata(const nlohmann::json* json, FieldErrors* errors) {
-  ObjectMeta meta;
-  ObjectReader r(json, "metadata", errors);
-  r.String("name", &meta.name);
-  r.String("namespace", &meta.namespace_name);
-  r.String("uid", &meta.uid);
-  r.String("resourceVersion", &meta.resource_version);
-  r.Int("generation", &meta.generation);
-  r.StringMap("labels", &meta.labels);
-  r.StringMap("annotations", &meta.annotations);
-  // metadata belongs to the API server's schema, not ours: keep the rest as it came.
-  r.AllowUnknown();
-  for (const std::string& key : r.UnreadKeys()) meta.other[key] = json->at(key);
-  return meta;
-}
-
-nlohmann::json EncodeMetadata(const ObjectMeta& meta) {
-  nlohmann::json out = meta.other;
-  PutIfNotEmpty(&out, "name", meta.name);
-  PutIfNotEmpty(&out, "namespace", meta.namespace_name);
-  PutIfNotEmpty(&out, "uid", meta.uid);
-  PutIfNotEmpty(&out, "resourceVersion", meta.resource_version);
-  if (meta.generation != 0) out["generation"] = meta.generation;
-  if (!meta.labels.empty()) out["labels"] = meta.labels;
-  if (!meta.annotations.empty()) out["annotations"] = meta.annotations;
-  return out;
-}
 
 BenchmarkSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
   BenchmarkSpec spec;
@@ -63,6 +27,14 @@ BenchmarkSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
     d.String("path", &spec.dataset.path);
     d.String("url", &spec.dataset.url);
     d.String("sha256", &spec.dataset.sha256);
+    d.String("ref", &spec.dataset.ref);
+    if (const nlohmann::json* volume = d.Raw("volume")) {
+      if (volume->is_object()) {
+        spec.dataset.volume = *volume;
+      } else {
+        errors->Add(d.PathOf("volume"), "must be an object, got " + JsonTypeName(*volume));
+      }
+    }
   }
   if (const nlohmann::json* h = r.Raw("hyperparameters")) {
     if (h->is_object()) {
@@ -126,23 +98,7 @@ BenchmarkStatus DecodeStatus(const nlohmann::json* json, FieldErrors* errors) {
   BenchmarkStatus status;
   ObjectReader r(json, "status", errors);
   r.String("phase", &status.phase);
-  if (const nlohmann::json* conditions = r.Raw("conditions")) {
-    if (!conditions->is_array()) {
-      errors->Add("status.conditions", "must be a list, got " + JsonTypeName(*conditions));
-    } else {
-      for (size_t i = 0; i < conditions->size(); ++i) {
-        ObjectReader c(&(*conditions)[i], IndexPath("status.conditions", i), errors);
-        Condition condition;
-        c.String("type", &condition.type);
-        c.String("status", &condition.status);
-        c.String("reason", &condition.reason);
-        c.String("message", &condition.message);
-        c.String("lastTransitionTime", &condition.last_transition_time);
-        c.Int("observedGeneration", &condition.observed_generation);
-        status.conditions.push_back(std::move(condition));
-      }
-    }
-  }
+  status.conditions = DecodeConditions(r.Raw("conditions"), "status.conditions", errors);
   r.String("startTime", &status.start_time);
   r.String("completionTime", &status.completion_time);
   {
@@ -201,6 +157,8 @@ nlohmann::json EncodeSpec(const BenchmarkSpec& spec) {
   PutIfNotEmpty(&dataset, "path", spec.dataset.path);
   PutIfNotEmpty(&dataset, "url", spec.dataset.url);
   PutIfNotEmpty(&dataset, "sha256", spec.dataset.sha256);
+  PutIfNotEmpty(&dataset, "ref", spec.dataset.ref);
+  if (!spec.dataset.volume.empty()) dataset["volume"] = spec.dataset.volume;
   if (!dataset.empty()) out["dataset"] = dataset;
   if (!spec.hyperparameters.empty()) out["hyperparameters"] = spec.hyperparameters;
   PutIfNotEmpty(&out, "image", spec.image);
@@ -237,18 +195,7 @@ nlohmann::json EncodeSpec(const BenchmarkSpec& spec) {
 nlohmann::json EncodeStatus(const BenchmarkStatus& status) {
   nlohmann::json out = nlohmann::json::object();
   PutIfNotEmpty(&out, "phase", status.phase);
-  if (!status.conditions.empty()) {
-    nlohmann::json conditions = nlohmann::json::array();
-    for (const Condition& c : status.conditions) {
-      nlohmann::json condition = {{"type", c.type}, {"status", c.status}};
-      PutIfNotEmpty(&condition, "reason", c.reason);
-      PutIfNotEmpty(&condition, "message", c.message);
-      PutIfNotEmpty(&condition, "lastTransitionTime", c.last_transition_time);
-      if (c.observed_generation != 0) condition["observedGeneration"] = c.observed_generation;
-      conditions.push_back(std::move(condition));
-    }
-    out["conditions"] = conditions;
-  }
+  if (!status.conditions.empty()) out["conditions"] = EncodeConditions(status.conditions);
   PutIfNotEmpty(&out, "startTime", status.start_time);
   PutIfNotEmpty(&out, "completionTime", status.completion_time);
   if (!out.empty()) {

@@ -21,12 +21,17 @@ void ApplyDefaults(Benchmark* benchmark) {
     if (spec.pricing->currency.empty()) spec.pricing->currency = "USD";
   }
 
+  // A Dataset or a volume holds files: the runner reads them as a path (inside the volume).
+  const bool mounted = !spec.dataset.ref.empty() || !spec.dataset.volume.empty();
+  if (mounted && spec.dataset.source.empty()) spec.dataset.source = "path";
   const TaskDef* task = FindTask(spec.task);
   if (task == nullptr) return;
   if (spec.dataset.source.empty() && !task->dataset_sources.empty()) {
     spec.dataset.source = task->dataset_sources.front();
   }
-  if (spec.dataset.source == "path" && spec.dataset.path.empty()) spec.dataset.path = task->default_dataset_path;
+  if (spec.dataset.source == "path" && spec.dataset.path.empty() && !mounted) {
+    spec.dataset.path = task->default_dataset_path;
+  }
   if (spec.hyperparameters.is_object()) {
     for (const HyperparameterDef& h : task->hyperparameters) {
       if (!spec.hyperparameters.contains(h.name)) spec.hyperparameters[h.name] = h.default_value;

@@ -16,7 +16,9 @@ namespace ergobench {
 // field error, prefixed by `where` ("task0a.yaml, document 2").
 StatusOr<Benchmark> ResolveBenchmark(const nlohmann::json& document, const std::string& where);
 
-// Every Benchmark in `text`; fails if any document is invalid or if there is none.
+// Every Benchmark in `text`; fails if any document is invalid or if there is none. Dataset
+// documents are validated too, and a Benchmark's dataset.ref to one of them with a url source
+// becomes that url (the form `ergobench run` can fetch); other refs stay for a cluster.
 StatusOr<std::vector<Benchmark>> LoadBenchmarks(std::string_view text, const std::string& source);
 
 // Reads `path` ("-" for standard input) and loads it.

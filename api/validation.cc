@@ -7,6 +7,7 @@
 
 #include "api/catalog.h"
 #include "api/cost.h"
+#include "api/field_checks.h"
 #include "api/quantity.h"
 #include "api/benchmark_codec.h"
 #include "base/json_reader.h"
@@ -15,36 +16,10 @@
 namespace ergobench {
 namespace {
 
-// A long value is quoted shortened: the error must stay readable and fit an Event (1 KiB).
-std::string Quote(const std::string& s) { return "\"" + AbbreviateUtf8(s, 64) + "\""; }
-
 std::string FormatNumber(double value) {
   std::ostringstream out;
   out << value;
   return out.str();
-}
-
-std::string OneOf(const std::vector<std::string>& choices) {
-  std::string out;
-  for (size_t i = 0; i < choices.size(); ++i) {
-    if (i > 0) out += i + 1 == choices.size() ? " or " : ", ";
-    out += choices[i];
-  }
-  return out;
-}
-
-bool Contains(const std::vector<std::string>& list, const std::string& value) {
-  for (const std::string& item : list) {
-    if (item == value) return true;
-  }
-  return false;
-}
-
-void CheckEnum(const std::string& path, const std::string& value,
-               const std::vector<std::string>& choices, FieldErrors* errors) {
-  if (!Contains(choices, value)) {
-    errors->Add(path, "must be one of " + OneOf(choices) + ", got " + Quote(value));
-  }
 }
 
 void CheckRange(const std::string& path, double value, double min, double max, FieldErrors* errors) {
@@ -153,8 +128,43 @@ void ValidateTaskSpecific(const BenchmarkSpec& spec, FieldErrors* errors) {
   }
 }
 
+// The core/v1 volume sources a Benchmark may name as spec.dataset.volume; which of them a
+// cluster allows is the operator's policy (hostPath is off by default).
+const std::vector<std::string>& DatasetVolumeTypes() {
+  static const std::vector<std::string> kTypes = {"persistentVolumeClaim", "nfs", "csi", "hostPath", "cephfs",
+                                                  "glusterfs", "iscsi", "azureFile", "ephemeral"};
+  return kTypes;
+}
+
+void ValidateDatasetVolume(const nlohmann::json& volume, FieldErrors* errors) {
+  if (volume.size() != 1) {
+    errors->Add("spec.dataset.volume", "must name exactly one volume source (" + OneOf(DatasetVolumeTypes()) +
+                                           "), got " + std::to_string(volume.size()));
+    return;
+  }
+  const auto& [type, source] = *volume.items().begin();
+  if (!Contains(DatasetVolumeTypes(), type)) {
+    errors->Add("spec.dataset.volume." + type, "is not a volume source for data; use one of " + OneOf(DatasetVolumeTypes()));
+  } else if (!source.is_object()) {
+    errors->Add("spec.dataset.volume." + type, "must be an object, got " + JsonTypeName(source));
+  }
+}
+
 void ValidateDataset(const DatasetSpec& d, FieldErrors* errors) {
   CheckEnum("spec.dataset.source", d.source, {"synthetic", "path", "url"}, errors);
+  const bool mounted = !d.ref.empty() || !d.volume.empty();
+  if (!d.ref.empty() && !d.volume.empty()) {
+    errors->Add("spec.dataset.ref", "and spec.dataset.volume exclude each other: name a Dataset or a volume");
+  }
+  if (mounted) {
+    const std::string field = d.ref.empty() ? "spec.dataset.volume" : "spec.dataset.ref";
+    if (d.source != "path") errors->Add("spec.dataset.source", "must be path (or absent) with " + field + ", got " + Quote(d.source));
+    if (!d.url.empty()) errors->Add("spec.dataset.url", "has no effect with " + field + "; leave it out");
+    CheckRelativePath("spec.dataset.path", d.path, errors);
+    if (!d.ref.empty()) CheckDnsLabel("spec.dataset.ref", d.ref, kMaxDatasetNameLength, errors);
+    if (!d.volume.empty()) ValidateDatasetVolume(d.volume, errors);
+    return;
+  }
   if (d.source == "path" && d.path.empty()) errors->Add("spec.dataset.path", "is required when source is path");
   if (d.source == "url") {
     if (d.url.empty()) errors->Add("spec.dataset.url", "is required when source is url");
@@ -295,6 +305,7 @@ const std::vector<SpecLimit>& SpecLimits() {
       {"spec.goal.metric", "maxLength", 63},
       {"spec.dataset.path", "maxLength", 4096},
       {"spec.dataset.url", "maxLength", 2048},
+      {"spec.dataset.ref", "maxLength", 57},
       {"spec.hyperparameters", "maxProperties", 64},
       {"spec.image", "maxLength", 512},
       {"spec.scheduling.nodeSelector", "maxProperties", 32},

@@ -59,6 +59,18 @@ void PrintTaskTable(const LocalRunReport& report) {
   if (!table.is_discarded()) std::cout << FormatAllreduceTable(table);
 }
 
+// What only a cluster can give a rank: a Dataset the file does not hold, or a volume.
+std::string ClusterOnlyDataset(const Benchmark& benchmark) {
+  const DatasetSpec& d = benchmark.spec.dataset;
+  const std::string name = "Benchmark \"" + benchmark.metadata.name + "\": ";
+  if (!d.ref.empty()) {
+    return name + "spec.dataset.ref: Dataset \"" + d.ref + "\" is not in this file with a url source; " +
+           "`ergobench run` fetches a url (put the Dataset beside the Benchmark) or reads spec.dataset.path";
+  }
+  if (!d.volume.empty()) return name + "spec.dataset.volume: a volume is mounted on a cluster only; use spec.dataset.path";
+  return "";
+}
+
 }  // namespace
 
 std::string FindRunner() {
@@ -81,6 +93,12 @@ int RunCommand(const RunCommandOptions& options) {
       return 2;
     }
     benchmarks.insert(benchmarks.end(), loaded->begin(), loaded->end());
+  }
+  for (const Benchmark& benchmark : benchmarks) {
+    if (const std::string error = ClusterOnlyDataset(benchmark); !error.empty()) {
+      std::cerr << "ergobench: " << error << "\n";
+      return 2;
+    }
   }
 
   struct sigaction action {};

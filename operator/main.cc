@@ -17,7 +17,10 @@
 #include "api/benchmark.h"
 #include "api/benchmark_phase.h"
 #include "base/http_get.h"
+#include "api/defaults.h"
 #include "operator/controller/builders.h"
+#include "operator/controller/dataset_builders.h"
+#include "operator/controller/dataset_reconciler.h"
 #include "operator/controller/progress_poller.h"
 #include "operator/controller/reconciler.h"
 #include "operator/kube/cpprest_transport.h"
@@ -214,6 +217,30 @@ int Run(const Options& options) {
       std::make_unique<runtime::ClientListWatch>(&client, kube::Pods(), options.namespace_name,
                                                  controller::kBenchmarkLabel, options.watch_timeout_seconds),
       controller::WorkerPodOwnerKey);
+  // Datasets: their own controller, fed by their staging Jobs and pods; a Dataset's change
+  // also queues the Benchmarks that read it.
+  std::unique_ptr<controller::DatasetReconciler> dataset_reconciler;
+  runtime::WorkQueue* dataset_queue = manager.AddController(
+      "datasets", [&](const std::string& key) { return dataset_reconciler->Reconcile(key); },
+      {[&](const std::string& key, const std::string& result, double, const Status& error) {
+        if (!error.ok()) Log(LogLevel::kWarning, "reconcile failed; retrying", {{"dataset", key}, {"error", error.ToString()}});
+        (void)result;
+      }});
+  const auto staging = [&](const kube::ApiResource& resource, const char* kind) {
+    return manager.AddCache(kind,
+                            std::make_unique<runtime::ClientListWatch>(&client, resource, options.namespace_name,
+                                                                       controller::kDatasetLabel, options.watch_timeout_seconds),
+                            controller::StagingOwnerKey, {{dataset_queue, nullptr}});
+  };
+  runtime::Store* jobs = staging(kube::Jobs(), "jobs");
+  runtime::Store* staging_pods = staging(kube::Pods(), "staging pods");
+  runtime::Store* datasets = manager.AddCache(
+      "datasets",
+      std::make_unique<runtime::ClientListWatch>(&client, kube::Datasets(), options.namespace_name, "",
+                                                 options.watch_timeout_seconds),
+      [](const nlohmann::json& o) { return runtime::ObjectKey(o); },
+      {{dataset_queue, nullptr},
+       {&manager.queue(), [&](const std::string& key) { return controller::BenchmarksReading(*benchmarks, key); }}});
   manager.AddRunnable([&](runtime::StopFlag& stop) { UpdateGauges(stop, metrics, manager.queue(), client, *benchmarks); });
   manager.AddRunnable(ReturnFreedMemory);
 
@@ -226,10 +253,14 @@ int Run(const Options& options) {
                              std::chrono::seconds(options.progress_interval_seconds));
   });
   runtime::EventRecorder events(&client);
+  const auto record_event = [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); };
+  dataset_reconciler = std::make_unique<controller::DatasetReconciler>(controller::DatasetReconcilerDeps{
+      &client, datasets, jobs, staging_pods, std::chrono::system_clock::now,
+      options.runner_image.empty() ? DefaultRunnerImage() : options.runner_image, record_event});
   controller::BenchmarkReconciler reconciler(
-      {&client, benchmarks, pods, &progress, std::chrono::system_clock::now,
+      {&client, benchmarks, pods, datasets, &progress, std::chrono::system_clock::now,
        [&](const Benchmark& b) { metrics.RecordFinished(b); }, options.runner_image, options.policy,
-       [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); }, &artifacts});
+       record_event, &artifacts});
   manager.SetReconciler(
       [&](const std::string& key) { return reconciler.Reconcile(key); },
       {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {
@@ -270,6 +301,8 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-priority-class", options.policy.allow_priority_class,
                "honour spec.scheduling.priorityClassName");
   app.add_flag("--allow-scheduler-name", options.policy.allow_scheduler_name, "honour spec.scheduling.schedulerName");
+  app.add_option("--dataset-volume-type", options.policy.dataset_volume_types,
+                 "volume source type a spec.dataset.volume may be, repeatable (default: persistentVolumeClaim, nfs, csi)");
   app.add_option("--workers", options.workers, "concurrent reconciles")->check(CLI::Range(1, 64));
   app.add_option("--metrics-bind-address", options.metrics_bind_address, "host:port for /metrics, /healthz, /readyz");
   app.add_flag("--leader-elect", options.leader_elect, "elect a leader through a Lease, for replicas > 1");

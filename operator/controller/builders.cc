@@ -48,7 +48,8 @@ json Resources(const Benchmark& benchmark) {
   return out;
 }
 
-// The restricted profile of the Pod Security Standards, for the pod and for its container.
+}  // namespace
+
 json PodSecurityContext() {
   return {{"runAsNonRoot", true},
           {"runAsUser", kRunnerUid},
@@ -61,6 +62,18 @@ json ContainerSecurityContext() {
   return {{"allowPrivilegeEscalation", false},
           {"readOnlyRootFilesystem", true},
           {"capabilities", {{"drop", {"ALL"}}}}};
+}
+
+namespace {
+
+// The data, read-only twice over: in the volume source where the type has the field, and in
+// the mount, so that no rank can change what the next run reads.
+json ReadOnlyVolume(json volume) {
+  static const char* kHasReadOnly[] = {"persistentVolumeClaim", "nfs", "csi", "cephfs", "glusterfs", "iscsi", "azureFile"};
+  for (const char* type : kHasReadOnly) {
+    if (volume.contains(type) && volume[type].is_object()) volume[type]["readOnly"] = true;
+  }
+  return volume;
 }
 
 // Required (anti-)affinity to the node groups of this gang: a group's ranks share a node, and
@@ -102,6 +115,11 @@ std::string ConfigMapName(const Benchmark& b) { return b.metadata.name + "-confi
 std::string WorkerPodName(const Benchmark& b, int64_t rank) { return b.metadata.name + "-worker-" + std::to_string(rank); }
 std::string MasterAddress(const Benchmark& b) { return WorkerPodName(b, 0) + "." + WorkerServiceName(b); }
 
+std::string DatasetDirInPod(const Benchmark& b) {
+  const std::string& inside = b.spec.dataset.path;
+  return inside.empty() ? kDatasetMountPath : std::string(kDatasetMountPath) + "/" + inside;
+}
+
 json BuildWorkerService(const Benchmark& benchmark) {
   return {{"apiVersion", "v1"},
           {"kind", "Service"},
@@ -125,6 +143,7 @@ json BuildConfigMap(const Benchmark& benchmark) {
   config.metadata.name = benchmark.metadata.name;
   config.metadata.namespace_name = benchmark.metadata.namespace_name;
   config.spec = benchmark.spec;
+  if (!benchmark.spec.dataset.volume.empty()) config.spec.dataset.path = DatasetDirInPod(benchmark);
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata", ChildMetadata(benchmark, ConfigMapName(benchmark))},
@@ -187,6 +206,9 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang) 
       {"terminationMessagePolicy", "FallbackToLogsOnError"},
   };
 
+  if (!spec.dataset.volume.empty()) {
+    container["volumeMounts"].push_back({{"name", "dataset"}, {"mountPath", kDatasetMountPath}, {"readOnly", true}});
+  }
   json pod_spec = {
       {"hostname", WorkerPodName(benchmark, rank)},
       {"subdomain", WorkerServiceName(benchmark)},
@@ -203,6 +225,11 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang) 
         {{"name", "scratch"}, {"emptyDir", {{"sizeLimit", kScratchSizeLimit}}}},
         {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}}},
   };
+  if (!spec.dataset.volume.empty()) {
+    json volume = ReadOnlyVolume(spec.dataset.volume);
+    volume["name"] = "dataset";
+    pod_spec["volumes"].push_back(volume);
+  }
   pod_spec["affinity"] = Placement(benchmark, rank, gang);
   const Scheduling& scheduling = spec.scheduling;
   if (!scheduling.node_selector.empty()) pod_spec["nodeSelector"] = scheduling.node_selector;

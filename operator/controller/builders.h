@@ -33,6 +33,8 @@ inline constexpr char kConfigMountPath[] = "/etc/ergobench";
 inline constexpr char kScratchMountPath[] = "/var/lib/ergobench";
 inline constexpr char kTerminationMessagePath[] = "/dev/termination-log";
 inline constexpr char kTmpMountPath[] = "/tmp";  // the root filesystem is read-only
+// Where spec.dataset.volume (a Dataset's claim, once resolved) is mounted, read-only.
+inline constexpr char kDatasetMountPath[] = "/data";
 
 // Per worker when spec.resources leaves them out: requests equal limits all the same, so that
 // every pod is Guaranteed (its CPUs its own, pinned by a static CPU manager).
@@ -67,6 +69,8 @@ std::string WorkerServiceName(const Benchmark& benchmark);
 std::string ConfigMapName(const Benchmark& benchmark);
 std::string WorkerPodName(const Benchmark& benchmark, int64_t rank);
 std::string MasterAddress(const Benchmark& benchmark);  // "<name>-worker-0.<name>-workers"
+// The runner's dataset.path when spec.dataset.volume is mounted: spec.dataset.path inside it.
+std::string DatasetDirInPod(const Benchmark& benchmark);
 int64_t RanksPerNode(const Benchmark& benchmark);                 // spec.scheduling.ranksPerNode, 1 when absent
 int64_t NodeGroup(const Benchmark& benchmark, int64_t rank);      // rank / ranksPerNode
 int64_t NodeGroupSize(const Benchmark& benchmark, int64_t rank);  // the ranks sharing rank's node
@@ -82,6 +86,10 @@ RunnerInvocation WorkerInvocation(const Benchmark& benchmark, int64_t rank);
 RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank);
 // Rank `rank`'s pod of gang `gang`, labelled with it.
 nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang);
+
+// The restricted profile of the Pod Security Standards, for a pod and for its container.
+nlohmann::json PodSecurityContext();
+nlohmann::json ContainerSecurityContext();
 
 // A core/v1 Event about the Benchmark. `type` is Normal or Warning. The API server refuses
 // a message over 1 KiB; a longer one is cut between characters.

@@ -2,6 +2,8 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
+
 namespace ergobench::controller {
 namespace {
 
@@ -47,6 +49,15 @@ FieldErrors PolicyViolations(const Benchmark& benchmark, const PodPolicy& policy
   if (!policy.allow_scheduler_name && !spec.scheduling.scheduler_name.empty()) {
     errors.Add("spec.scheduling.schedulerName",
                "is not honoured by the operator's policy (Helm value policy.allowSchedulerName)");
+  }
+  const nlohmann::json& volume = spec.dataset.volume;
+  if (volume.is_object() && volume.size() == 1) {
+    const std::string type = volume.begin().key();
+    const auto& allowed_types = policy.dataset_volume_types;
+    if (std::find(allowed_types.begin(), allowed_types.end(), type) == allowed_types.end()) {
+      errors.Add("spec.dataset.volume." + type, "is not allowed by the operator's policy (allowed: " +
+                                                    Join(allowed_types) + "; Helm value policy.datasetVolumeTypes)");
+    }
   }
   return errors;
 }

@@ -20,6 +20,9 @@ struct PodPolicy {
   bool allow_tolerations = false;
   bool allow_priority_class = false;
   bool allow_scheduler_name = false;
+  // Volume source types a spec.dataset.volume may be: shared storage, not the node's own
+  // files (hostPath) unless the platform team adds it.
+  std::vector<std::string> dataset_volume_types = {"persistentVolumeClaim", "nfs", "csi"};
 };
 
 // The patterns in force: the policy's, or those of the runner image's repository.

@@ -10,6 +10,8 @@
 #include "base/rfc3339.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/conditions.h"
+#include "operator/controller/dataset_ref.h"
+#include "operator/controller/ownership.h"
 #include "operator/controller/plan.h"
 #include "operator/controller/results_config_map.h"
 #include "operator/kube/api_error.h"
@@ -20,15 +22,6 @@ namespace ergobench::controller {
 namespace {
 
 using nlohmann::json;
-
-// The UID in the object's controller ownerReference; empty when it has none.
-std::string ControllerUid(const json& object) {
-  const json& metadata = object.value("metadata", json::object());
-  for (const json& reference : metadata.value("ownerReferences", json::array())) {
-    if (reference.value("controller", false)) return reference.value("uid", "");
-  }
-  return "";
-}
 
 std::string JoinErrors(const FieldErrors& errors) {
   std::string text;
@@ -249,9 +242,27 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
     return std::optional<std::chrono::seconds>();
   }
 
-  // 3. Plan from the pods this Benchmark owns.
   const std::string& ns = benchmark.metadata.namespace_name;
   const std::string& name = benchmark.metadata.name;
+
+  // 3. The Dataset it reads, mounted once Ready. Until then it waits, Pending, saying why.
+  if (!benchmark.spec.dataset.ref.empty() && !IsFinished(previous_phase)) {
+    const std::optional<json> dataset =
+        deps_.datasets != nullptr ? deps_.datasets->Get(ns + "/" + benchmark.spec.dataset.ref) : std::nullopt;
+    const int64_t generation = benchmark.metadata.generation;
+    if (const auto wait = ResolveDatasetRef(&benchmark.spec, dataset)) {
+      if (benchmark.status.phase.empty()) benchmark.status.phase = kPhasePending;
+      SetCondition(&benchmark.status.conditions, kConditionDatasetReady, false, wait->reason, wait->message, generation, now);
+      if (EncodeStatus(benchmark.status) != EncodeStatus(stored)) RETURN_IF_ERROR(WriteStatus(*object, benchmark.status));
+      return std::optional<std::chrono::seconds>();
+    }
+    SetCondition(&benchmark.status.conditions, kConditionDatasetReady, true, "DatasetReady",
+                 "reading Dataset " + benchmark.spec.dataset.ref + " from claim " +
+                     benchmark.spec.dataset.volume["persistentVolumeClaim"].value("claimName", ""),
+                 generation, now);
+  }
+
+  // 4. Plan from the pods this Benchmark owns.
   const std::vector<WorkerPod> pods = OwnedWorkerPods(benchmark, *deps_.pods);
   ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.now());
 
@@ -263,18 +274,18 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
     return std::optional<std::chrono::seconds>();
   }
 
-  // 4. Create what is missing. A failed create is shown in status (AfterCreateFailed).
+  // 5. Create what is missing. A failed create is shown in status (AfterCreateFailed).
   if (Status created = CreateMissing(benchmark, plan); !created.ok()) {
     benchmark.status = stored;
     return AfterCreateFailed(*object, benchmark, plan.status, created);
   }
 
-  // 5. Progress of this gang's rank 0, as the poller last read it.
+  // 6. Progress of this gang's rank 0, as the poller last read it.
   if (plan.status.phase == kPhaseRunning && deps_.progress != nullptr) {
     if (auto progress = deps_.progress->Get(key, CurrentGang(plan.status))) plan.status.progress = progress;
   }
 
-  // 6. Results that outlive the pods, before the status that lets them go: a failed write
+  // 7. Results that outlive the pods, before the status that lets them go: a failed write
   //    comes back here, for the Benchmark still looks unfinished. A refusal no retry mends (a
   //    quota, an invalid object) must not hold it unfinished: an Event says what was not kept.
   const bool finishes = !IsFinished(previous_phase) && IsFinished(plan.status.phase);
@@ -287,12 +298,12 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
     }
   }
 
-  // 7. Status, only when it changed, and only through /status.
+  // 8. Status, only when it changed, and only through /status.
   if (EncodeStatus(plan.status) != EncodeStatus(stored)) {
     RETURN_IF_ERROR(WriteStatus(*object, plan.status));
   }
 
-  // 8. Deletions after the status holds the results the pods' termination messages gave.
+  // 9. Deletions after the status holds the results the pods' termination messages gave.
   RETURN_IF_ERROR(DeletePods(ns, plan.delete_pods));
   for (const PlannedEvent& event : plan.events) RecordEvent(benchmark, event.type, event.reason, event.message);
   if (finishes) {

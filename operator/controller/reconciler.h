@@ -29,6 +29,7 @@ struct ReconcilerDeps {
   // 409 or an AlreadyExists round trip).
   runtime::Store* benchmarks = nullptr;
   runtime::Store* pods = nullptr;
+  runtime::Store* datasets = nullptr;  // null: a spec.dataset.ref waits as for a missing Dataset
   const ProgressCache* progress = nullptr;  // may be null: no progress in status
   std::function<std::chrono::system_clock::time_point()> now = std::chrono::system_clock::now;
   // Called once when a Benchmark reaches Succeeded or Failed.

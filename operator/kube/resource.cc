@@ -29,6 +29,18 @@ const ApiResource& Benchmarks() {
   static const ApiResource r{"ergobench.io", "v1alpha1", "benchmarks", "Benchmark", true};
   return r;
 }
+const ApiResource& Datasets() {
+  static const ApiResource r{"ergobench.io", "v1alpha1", "datasets", "Dataset", true};
+  return r;
+}
+const ApiResource& PersistentVolumeClaims() {
+  static const ApiResource r{"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true};
+  return r;
+}
+const ApiResource& Jobs() {
+  static const ApiResource r{"batch", "v1", "jobs", "Job", true};
+  return r;
+}
 
 std::string ResourcePath(const ApiResource& resource, const std::string& namespace_name, const std::string& name,
                          const std::string& subresource) {

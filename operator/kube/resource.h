@@ -23,6 +23,9 @@ const ApiResource& ConfigMaps();
 const ApiResource& Events();
 const ApiResource& Leases();
 const ApiResource& Benchmarks();
+const ApiResource& Datasets();
+const ApiResource& PersistentVolumeClaims();
+const ApiResource& Jobs();
 
 struct ListOptions {
   std::string label_selector;

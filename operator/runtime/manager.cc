@@ -6,12 +6,25 @@
 namespace ergobench::runtime {
 
 struct Manager::Cache {
-  Cache(std::string kind_, std::unique_ptr<ListWatch> source_, KeyOf key_of)
-      : kind(std::move(kind_)), source(std::move(source_)), store(std::move(key_of)) {}
+  Cache(std::string kind_, std::unique_ptr<ListWatch> source_, KeyOf key_of, std::vector<Route> routes_)
+      : kind(std::move(kind_)), source(std::move(source_)), store(std::move(key_of)), routes(std::move(routes_)) {}
 
   std::string kind;
   std::unique_ptr<ListWatch> source;
   Store store;  // indexed by key_of
+  std::vector<Route> routes;
+};
+
+struct Manager::Controller {
+  Controller(std::string name_, const TimeSource* time, ReconcileFn reconcile_, ReconcileObserver observer_, int workers_)
+      : name(std::move(name_)), queue(time), reconcile(std::move(reconcile_)), observer(std::move(observer_)),
+        workers(workers_) {}
+
+  std::string name;
+  WorkQueue queue;
+  ReconcileFn reconcile;
+  ReconcileObserver observer;
+  int workers;
 };
 
 Manager::Manager(kube::KubeClient* client, const TimeSource* time, ManagerOptions options)
@@ -21,9 +34,16 @@ Manager::Manager(kube::KubeClient* client, const TimeSource* time, ManagerOption
 
 Manager::~Manager() = default;
 
-Store* Manager::AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of) {
-  caches_.push_back(std::make_unique<Cache>(std::move(kind), std::move(source), std::move(key_of)));
+Store* Manager::AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of, std::vector<Route> routes) {
+  if (routes.empty()) routes.push_back({&queue_, nullptr});
+  caches_.push_back(std::make_unique<Cache>(std::move(kind), std::move(source), std::move(key_of), std::move(routes)));
   return &caches_.back()->store;
+}
+
+WorkQueue* Manager::AddController(std::string name, ReconcileFn reconcile, ReconcileObserver observer, int workers) {
+  controllers_.push_back(
+      std::make_unique<Controller>(std::move(name), time_, std::move(reconcile), std::move(observer), workers));
+  return &controllers_.back()->queue;
 }
 
 void Manager::AddRunnable(std::function<void(StopFlag&)> body) { runnables_.push_back(std::move(body)); }
@@ -43,6 +63,7 @@ bool Manager::Ready() const {
 void Manager::Stop() {
   stop_.Set();
   queue_.ShutDown();
+  for (auto& controller : controllers_) controller->queue.ShutDown();
 }
 
 void Manager::StopWithError(const std::string& message, const Status& error) {
@@ -68,7 +89,12 @@ int Manager::Run() {
   // Keys queued meanwhile wait (deduplicated) for this replica to lead.
   if (!stop_.stopped() && WinLease()) {
     for (auto& body : runnables_) threads.emplace_back([this, &body] { RunRunnable(body); });
+    std::vector<std::thread> controllers;
+    for (auto& c : controllers_) {
+      controllers.emplace_back([&c] { ServeQueue(&c->queue, c->workers, c->reconcile, c->observer); });
+    }
     if (!stop_.stopped()) ServeQueue(&queue_, options_.workers, reconcile_, observer_);
+    for (std::thread& thread : controllers) thread.join();
   }
   Shutdown(threads);
   return exit_code_;
@@ -109,9 +135,17 @@ bool Manager::WinLease() {
 std::thread Manager::Watch(Cache& cache) {
   return std::thread([this, &cache] {
     Watcher watcher(cache.source.get(), [this, &cache](WatcherEvent&& event) {
-      // The store is indexed by key_of: what changed comes back as the keys to reconcile.
-      for (const std::string& key : cache.store.Apply(std::move(event))) {
-        if (!key.empty()) queue_.Add(key);
+      // The store is indexed by key_of: what changed comes back as index values, which the
+      // routes turn into keys to reconcile.
+      for (const std::string& value : cache.store.Apply(std::move(event))) {
+        if (value.empty()) continue;
+        for (const Route& route : cache.routes) {
+          if (!route.keys) {
+            route.to->Add(value);
+            continue;
+          }
+          for (const std::string& key : route.keys(value)) route.to->Add(key);
+        }
       }
     });
     const Status status = watcher.Run(

@@ -6,7 +6,8 @@
 //          2. start the watchers that fill the caches;
 //          3. wait until every cache has synced: a partial pod cache would create duplicates;
 //          4. when electing, wait for the lease, caches warm, so that a takeover starts hot;
-//          5. start the housekeeping runnables, then serve the work queue with the workers.
+//          5. start the housekeeping runnables, then serve each controller's work queue with
+//             its workers: the main one's (SetReconciler), and those of AddController.
 //   Stop:  (a signal, a fatal watch error) the workers drain; the lease is handed back; the
 //          watches end; the runnables end; the server stops last.
 //   A lost lease ends the process at once: another replica may be reconciling already.
@@ -58,15 +59,24 @@ class Manager {
  public:
   using KeyOf = Store::IndexOf;
 
+  // Where a cache's events go: `keys` turns the index value of an object that changed into
+  // keys of the controller whose queue is `to` (null: the value itself is the key).
+  struct Route {
+    WorkQueue* to = nullptr;
+    std::function<std::vector<std::string>(const std::string& index_value)> keys;
+  };
+
   Manager(kube::KubeClient* client, const TimeSource* time, ManagerOptions options);
   ~Manager();
   Manager(const Manager&) = delete;
   Manager& operator=(const Manager&) = delete;
 
-  // A cache filled by a watcher of `source`. Each object an event carries is mapped by `key_of`
-  // to the key to reconcile ("" for none), and the cache is indexed by it (Store::ByIndex).
-  // Before Run().
-  Store* AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of);
+  // A cache filled by a watcher of `source`, indexed by `key_of` (Store::ByIndex). Each object
+  // an event changes is mapped by `key_of` to a key ("" for none), which `routes` send to
+  // their controllers; without routes, to the main controller's queue as it is. Before Run().
+  Store* AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of, std::vector<Route> routes = {});
+  // Another controller, with a queue of its own served by `workers` threads. Before Run().
+  WorkQueue* AddController(std::string name, ReconcileFn reconcile, ReconcileObserver observer, int workers = 1);
   // `body` runs on a thread of its own from step 5 until the stop; it sleeps on the flag.
   void AddRunnable(std::function<void(StopFlag& stop)> body);
   void SetReconciler(ReconcileFn reconcile, ReconcileObserver observer);
@@ -83,6 +93,7 @@ class Manager {
 
  private:
   struct Cache;
+  struct Controller;
 
   bool WinLease();
   void RunRunnable(const std::function<void(StopFlag&)>& body);
@@ -96,6 +107,7 @@ class Manager {
   WorkQueue queue_;
   StopFlag stop_;
   std::vector<std::unique_ptr<Cache>> caches_;
+  std::vector<std::unique_ptr<Controller>> controllers_;
   std::vector<std::function<void(StopFlag&)>> runnables_;
   ReconcileFn reconcile_;
   ReconcileObserver observer_;

@@ -28,12 +28,19 @@ int AbortPastLimit(void* limit, curl_off_t, curl_off_t downloaded, curl_off_t, c
   return downloaded > static_cast<curl_off_t>(*static_cast<const uint64_t*>(limit)) ? 1 : 0;
 }
 
-// Writes to path.part and renames it into place only once complete, so that an
-// interrupted download is never mistaken for the archive.
-Status Download(const std::string& url, const std::string& path, const FetchLimits& limits) {
+// Writes to path.part and renames it into place only once complete, so that an interrupted
+// download is never mistaken for the archive. A path.part left by an interrupted try is
+// continued where it stopped (a Range request): a staging Job retried after a network failure
+// does not start a large download over. `resumed` says whether this try continued one; a
+// server that cannot continue it gets one try from the start.
+Status Download(const std::string& url, const std::string& path, const FetchLimits& limits, bool* resumed) {
   const std::string partial = path + ".part";
-  FILE* out = std::fopen(partial.c_str(), "wb");
+  std::error_code size_error;
+  const uint64_t have = fs::exists(partial) ? fs::file_size(partial, size_error) : 0;
+  *resumed = have > 0 && !size_error;
+  FILE* out = std::fopen(partial.c_str(), *resumed ? "ab" : "wb");
   if (out == nullptr) return Status::Unavailable(path + ": cannot write: " + std::strerror(errno));
+  const uint64_t remaining = limits.max_download_bytes > have ? limits.max_download_bytes - have : 0;
   CURL* curl = curl_easy_init();
   char error[CURL_ERROR_SIZE] = "";
   const char* protocols = limits.allow_file_urls ? "http,https,file" : "http,https";
@@ -48,21 +55,26 @@ Status Download(const std::string& url, const std::string& path, const FetchLimi
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(limits.connect_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, limits.low_speed_bytes_per_second);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(limits.low_speed_time.count()));
-  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(limits.max_download_bytes));
+  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(remaining));
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, AbortPastLimit);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &limits.max_download_bytes);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &remaining);
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  if (*resumed) curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(have));
   const CURLcode code = curl_easy_perform(curl);
   curl_easy_cleanup(curl);
   std::fclose(out);
-  if (code != CURLE_OK) {
+  if (code == CURLE_FILESIZE_EXCEEDED || code == CURLE_ABORTED_BY_CALLBACK) {
     fs::remove(partial);
-    if (code == CURLE_FILESIZE_EXCEEDED || code == CURLE_ABORTED_BY_CALLBACK) {
-      return Status::InvalidArgument("spec.dataset.url: " + url + " is larger than " +
-                                     std::to_string(limits.max_download_bytes) + " bytes");
-    }
-    return Status::Unavailable("cannot download " + url + ": " + (error[0] ? error : curl_easy_strerror(code)));
+    return Status::InvalidArgument("spec.dataset.url: " + url + " is larger than " +
+                                   std::to_string(limits.max_download_bytes) + " bytes");
   }
+  if (code != CURLE_OK && *resumed && (code == CURLE_RANGE_ERROR || code == CURLE_BAD_DOWNLOAD_RESUME ||
+                                       code == CURLE_HTTP_RETURNED_ERROR)) {
+    fs::remove(partial);  // the server cannot continue it (or it is not this file's start)
+    return Download(url, path, limits, resumed);
+  }
+  // Anything else leaves the part for the next try to continue.
+  if (code != CURLE_OK) return Status::Unavailable("cannot download " + url + ": " + (error[0] ? error : curl_easy_strerror(code)));
   std::error_code renamed;
   fs::rename(partial, path, renamed);
   if (renamed) return Status::Unavailable(path + ": cannot move the download into place: " + renamed.message());
@@ -261,11 +273,14 @@ StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sh
   const std::string file_name = fs::path(url).filename().empty() ? "archive" : fs::path(url).filename().string();
   const fs::path archive = entry / file_name;
   const bool cached = fs::exists(archive);
-  if (!cached) RETURN_IF_ERROR(Download(url, archive.string(), limits));
+  bool resumed = false;
+  if (!cached) RETURN_IF_ERROR(Download(url, archive.string(), limits, &resumed));
   ASSIGN_OR_RETURN(std::string actual, Sha256OfFile(archive.string()));
-  if (actual != sha256 && cached) {  // a stale or damaged copy: fetch it afresh once
+  if (actual != sha256 && (cached || resumed)) {
+    // A stale or damaged copy, or a continued download whose first part was not this file's:
+    // fetch it afresh once.
     fs::remove(archive, error);
-    RETURN_IF_ERROR(Download(url, archive.string(), limits));
+    RETURN_IF_ERROR(Download(url, archive.string(), limits, &resumed));
     ASSIGN_OR_RETURN(actual, Sha256OfFile(archive.string()));
   }
   if (actual != sha256) {

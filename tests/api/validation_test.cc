@@ -157,7 +157,10 @@ TEST(ValidationTest, Dataset) {
   FieldErrors errors = ValidateBenchmark(b);
   EXPECT_NE(errors.ToString().find("spec.dataset.path: is required when source is path"), std::string::npos);
   EXPECT_NE(errors.ToString().find("spec.dataset.source: task 0a supports synthetic, got \"path\""), std::string::npos);
-  b.spec.dataset = {"url", "", "https://example.org/x.tgz", "abc"};
+  b.spec.dataset = {};
+  b.spec.dataset.source = "url";
+  b.spec.dataset.url = "https://example.org/x.tgz";
+  b.spec.dataset.sha256 = "abc";
   errors = ValidateBenchmark(b);
   EXPECT_NE(errors.ToString().find("spec.dataset.sha256: must be 64 lowercase hex digits"), std::string::npos);
 }

@@ -44,6 +44,9 @@ def kustomize(path):
     return documents(result.stdout)
 
 
+CRDS = ("manifests/crd/benchmarks.ergobench.io.yaml", "manifests/crd/datasets.ergobench.io.yaml")
+
+
 def find(docs, kind, name=None):
     found = [d for d in docs if d["kind"] == kind and (name is None or d["metadata"]["name"] == name)]
     if len(found) != 1:
@@ -77,14 +80,15 @@ class ChartTest(unittest.TestCase):
         result = run(HELM, "template", "x", CHART, "--set", "leaderElect=false", "--set", "replicaCount=2")
         self.assertIn("replicaCount", result.stderr)
 
-    def test_crd_is_the_manifest_with_only_the_charts_labels_and_keep(self):
-        (manifest,) = load("manifests/crd/benchmarks.ergobench.io.yaml")
-        crd = find(helm_template(), "CustomResourceDefinition")
-        self.assertEqual(crd["metadata"]["annotations"], {"helm.sh/resource-policy": "keep"})
-        self.assertEqual(crd["metadata"]["labels"]["app.kubernetes.io/managed-by"], "Helm")
-        del crd["metadata"]["annotations"], crd["metadata"]["labels"]
-        self.assertEqual(crd, manifest, "the chart's CRD drifted from manifests/crd: run scripts/sync-chart-crd.sh")
-        self.assertNotIn("annotations", find(helm_template("--set", "crd.keep=false"), "CustomResourceDefinition")["metadata"])
+    def test_crds_are_the_manifests_with_only_the_charts_labels_and_keep(self):
+        for path in CRDS:
+            (manifest,) = load(path)
+            crd = find(helm_template(), "CustomResourceDefinition", manifest["metadata"]["name"])
+            self.assertEqual(crd["metadata"]["annotations"], {"helm.sh/resource-policy": "keep"})
+            self.assertEqual(crd["metadata"]["labels"]["app.kubernetes.io/managed-by"], "Helm")
+            del crd["metadata"]["annotations"], crd["metadata"]["labels"]
+            self.assertEqual(crd, manifest, "the chart's CRD drifted from manifests/crd: run scripts/sync-chart-crd.sh")
+        self.assertNotIn("annotations", find(helm_template("--set", "crd.keep=false"), "CustomResourceDefinition", "datasets.ergobench.io")["metadata"])
         self.assertEqual([d for d in helm_template("--set", "crd.enabled=false") if d["kind"] == "CustomResourceDefinition"], [])
 
     def test_crd_schema_nodes_hold_only_schema_keywords(self):
@@ -94,22 +98,20 @@ class ChartTest(unittest.TestCase):
                     "exclusiveMinimum", "pattern", "format", "default", "minLength", "maxLength", "minItems",
                     "maxItems", "maxProperties", "additionalProperties", "x-kubernetes-int-or-string",
                     "x-kubernetes-preserve-unknown-fields", "x-kubernetes-list-type", "x-kubernetes-list-map-keys"}
-        (crd,) = load("manifests/crd/benchmarks.ergobench.io.yaml")
-
         def walk(node, path):
             self.assertLessEqual(set(node) - keywords, set(), path)
             for name, child in node.get("properties", {}).items():
                 walk(child, f"{path}.{name}")
             if isinstance(node.get("items"), dict):
                 walk(node["items"], path + "[]")
-        for version in crd["spec"]["versions"]:
-            walk(version["schema"]["openAPIV3Schema"], version["name"])
+        for (crd,) in map(load, CRDS):
+            for version in crd["spec"]["versions"]:
+                walk(version["schema"]["openAPIV3Schema"], crd["metadata"]["name"] + " " + version["name"])
 
     def test_every_string_and_list_a_user_writes_is_bounded(self):
         """An unbounded string let one author crash the operator (600 characters of "é" in
         spec.task); every free-text field has a maxLength, every list a maxItems, every map a
         maxProperties, so the API server refuses what no run needs."""
-        (crd,) = load("manifests/crd/benchmarks.ergobench.io.yaml")
         unbounded = []
 
         def walk(node, path):
@@ -126,10 +128,11 @@ class ChartTest(unittest.TestCase):
             for key in ("items", "additionalProperties"):
                 if isinstance(node.get(key), dict):
                     walk(node[key], f"{path}[{key}]")
-        for version in crd["spec"]["versions"]:
-            walk(version["schema"]["openAPIV3Schema"]["properties"]["spec"], "spec")
-            walk(version["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["conditions"],
-                 "status.conditions")
+        for (crd,) in map(load, CRDS):
+            for version in crd["spec"]["versions"]:
+                schema = version["schema"]["openAPIV3Schema"]["properties"]
+                walk(schema["spec"], crd["metadata"]["name"] + " spec")
+                walk(schema["status"]["properties"]["conditions"], crd["metadata"]["name"] + " status.conditions")
         self.assertEqual(unbounded, [])
 
     def test_rbac_is_the_manifests(self):

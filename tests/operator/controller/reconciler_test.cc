@@ -81,7 +81,7 @@ class ReconcilerTest : public ::testing::Test {
   StatusOr<std::optional<std::chrono::seconds>> Reconcile(const json& object, const std::string& runner_image = "",
                                                           PodPolicy policy = {}) {
     benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {object}});
-    BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, runner_image,
+    BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &datasets_, nullptr, [] { return kNow; }, nullptr, runner_image,
                                     std::move(policy), [this](const std::string& ns, json event) {
                                       ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok());
                                     }});
@@ -143,7 +143,7 @@ class ReconcilerTest : public ::testing::Test {
 
   // Deps that record Events through the fake API and keep rank 0's files in `artifacts`.
   ReconcilerDeps FinishingDeps(ArtifactCache* artifacts) {
-    ReconcilerDeps deps{&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, artifacts};
+    ReconcilerDeps deps{&client_, &benchmarks_, &pods_, &datasets_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, artifacts};
     deps.record_event = [this](const std::string& ns, json event) {
       ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok());
     };
@@ -161,7 +161,7 @@ class ReconcilerTest : public ::testing::Test {
 
   testing::FakeTransport transport_;
   kube::KubeClient client_;
-  runtime::Store benchmarks_, pods_{WorkerPodOwnerKey};
+  runtime::Store benchmarks_, pods_{WorkerPodOwnerKey}, datasets_;
   json gang_status_;
 };
 
@@ -181,7 +181,7 @@ TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
   // Its own writes are in the caches: a second look, before the peer is placed, sends nothing.
   const json peer = PostedBody("/api/v1/namespaces/ns/pods");
   transport_.requests.clear();
-  BenchmarkReconciler again({&client_, &benchmarks_, &pods_, nullptr, [] { return kNow; }, nullptr, "", {}, {}});
+  BenchmarkReconciler again({&client_, &benchmarks_, &pods_, &datasets_, nullptr, [] { return kNow; }, nullptr, "", {}, {}});
   ASSERT_TRUE(again.Reconcile("ns/b").ok());
   EXPECT_EQ(Requests(), std::vector<std::string>{});
 
@@ -459,7 +459,7 @@ TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
   progress.Put("ns/b", Gang{1, 0}, Progress{2, 300, "accuracy", 0.71});
   transport_.requests.clear();
 
-  BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &progress, [] { return kNow; }, nullptr, "", {}, {}});
+  BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &datasets_, &progress, [] { return kNow; }, nullptr, "", {}, {}});
   ASSERT_TRUE(reconciler.Reconcile("ns/b").ok());
   const json running = LastStatusWrite();
   EXPECT_EQ(running["phase"], "Running");
@@ -601,6 +601,77 @@ TEST_F(ReconcilerTest, AnotherBenchmarksKeptResultsStay) {
   for (const auto& r : transport_.requests) {
     EXPECT_FALSE(r.method == "PUT" && r.path.find("/configmaps/") != std::string::npos) << "the kept results were replaced";
   }
+}
+
+// A Dataset the Benchmark reads must be Ready first: until then no pod exists and the
+// condition says why; once it is, every worker mounts its claim read-only and the runner reads
+// the Dataset's folder inside it.
+TEST_F(ReconcilerTest, ABenchmarkWaitsPendingForItsDatasetThenMountsItsClaimReadOnly) {
+  const json spec = {{"task", "1a"}, {"workers", 1}, {"dataset", {{"ref", "cifar"}, {"path", "cifar-10-batches-bin"}}}};
+  datasets_.Apply({runtime::WatcherEvent::kRestarted, {}});
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
+  json status = LastStatusWrite();
+  EXPECT_EQ(status["phase"], "Pending");
+  EXPECT_EQ(status["conditions"][0]["type"], "DatasetReady");
+  EXPECT_EQ(status["conditions"][0]["status"], "False");
+  EXPECT_EQ(status["conditions"][0]["reason"], "DatasetNotFound");
+  EXPECT_TRUE(PostedBody("/api/v1/namespaces/ns/pods").is_null()) << "no worker before the data";
+
+  json dataset = {{"apiVersion", "ergobench.io/v1alpha1"},
+                  {"kind", "Dataset"},
+                  {"metadata", {{"name", "cifar"}, {"namespace", "ns"}, {"uid", "d-1"}, {"generation", 2}}},
+                  {"spec", {{"source", {{"url", "http://x/c.tgz"}, {"sha256", std::string(64, 'a')}}}}},
+                  {"status", {{"phase", "Staging"}, {"observedGeneration", 2}}}};
+  datasets_.Apply({runtime::WatcherEvent::kRestarted, {dataset}});
+  transport_.requests.clear();
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, status)).ok());
+  status = LastStatusWrite();
+  EXPECT_EQ(status["conditions"][0]["reason"], "DatasetNotReady");
+  EXPECT_TRUE(PostedBody("/api/v1/namespaces/ns/pods").is_null());
+
+  // Ready for an older generation of its spec is not ready.
+  dataset["status"] = {{"phase", "Ready"}, {"observedGeneration", 1}, {"claimName", "cifar-data"}, {"path", "aaa/data"}};
+  datasets_.Apply({runtime::WatcherEvent::kRestarted, {dataset}});
+  transport_.requests.clear();
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, status)).ok());
+  EXPECT_TRUE(PostedBody("/api/v1/namespaces/ns/pods").is_null());
+
+  dataset["status"]["observedGeneration"] = 2;
+  datasets_.Apply({runtime::WatcherEvent::kRestarted, {dataset}});
+  transport_.requests.clear();
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, status)).ok());
+  const json pod = PostedBody("/api/v1/namespaces/ns/pods");
+  ASSERT_FALSE(pod.is_null());
+  EXPECT_EQ(pod["spec"]["volumes"].back(),
+            json({{"name", "dataset"}, {"persistentVolumeClaim", {{"claimName", "cifar-data"}, {"readOnly", true}}}}));
+  EXPECT_EQ(pod["spec"]["containers"][0]["volumeMounts"].back(),
+            json({{"name", "dataset"}, {"mountPath", "/data"}, {"readOnly", true}}));
+  const json config = json::parse(PostedBody("/api/v1/namespaces/ns/configmaps")["data"]["benchmark.json"].get<std::string>());
+  EXPECT_EQ(config["spec"]["dataset"]["path"], "/data/aaa/data/cifar-10-batches-bin");
+  EXPECT_EQ(config["spec"]["dataset"]["source"], "path");
+  status = LastStatusWrite();
+  EXPECT_EQ(status["conditions"][0]["type"], "DatasetReady");
+  EXPECT_EQ(status["conditions"][0]["status"], "True");
+}
+
+// A Dataset that failed to stage holds its readers back with its own words, rather than
+// failing them: an edit of the Dataset lets them start.
+TEST_F(ReconcilerTest, AFailedDatasetHoldsItsReadersWithItsReason) {
+  const json spec = {{"task", "1a"}, {"dataset", {{"ref", "cifar"}}}};
+  const json dataset = {{"apiVersion", "ergobench.io/v1alpha1"},
+                        {"kind", "Dataset"},
+                        {"metadata", {{"name", "cifar"}, {"namespace", "ns"}, {"uid", "d-1"}, {"generation", 1}}},
+                        {"spec", json::object()},
+                        {"status",
+                         {{"phase", "Failed"},
+                          {"observedGeneration", 1},
+                          {"conditions", {{{"type", "Ready"}, {"status", "False"}, {"message", "sha256 mismatch"}}}}}}};
+  datasets_.Apply({runtime::WatcherEvent::kRestarted, {dataset}});
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec)).ok());
+  const json status = LastStatusWrite();
+  EXPECT_EQ(status["phase"], "Pending");
+  EXPECT_EQ(status["conditions"][0]["reason"], "DatasetFailed");
+  EXPECT_NE(status["conditions"][0]["message"].get<std::string>().find("sha256 mismatch"), std::string::npos);
 }
 
 }  // namespace

@@ -75,6 +75,42 @@ TEST_F(ManagerTest, ReconcilesEveryCachedKeyAfterTheCachesSyncAndStopsCleanly) {
   EXPECT_TRUE(ready_when_runnable_started.load());
 }
 
+// A Dataset's events reach its own controller, and, mapped, the Benchmarks that read it.
+TEST_F(ManagerTest, RoutesSendACachesEventsToEachControllerAsTheirKeys) {
+  Manager manager(&client_, &time_, Options());
+  std::mutex mutex;
+  std::set<std::string> main_keys, dataset_keys;
+  const auto stop_when_both = [&] {
+    if (main_keys.size() == 2 && dataset_keys.size() == 1) manager.Stop();
+  };
+  WorkQueue* datasets = manager.AddController(
+      "datasets",
+      [&](const std::string& key) -> StatusOr<std::optional<std::chrono::seconds>> {
+        std::lock_guard<std::mutex> lock(mutex);
+        dataset_keys.insert(key);
+        stop_when_both();
+        return std::optional<std::chrono::seconds>();
+      },
+      {});
+  manager.AddCache("datasets", std::make_unique<ScriptedSource>(std::vector<json>{Object("cifar")}, &manager.stop()),
+                   [](const json& o) { return ObjectKey(o); },
+                   {{datasets, nullptr},
+                    {&manager.queue(), [](const std::string& key) {
+                       return std::vector<std::string>{key + "-reader-1", key + "-reader-2"};
+                     }}});
+  manager.SetReconciler(
+      [&](const std::string& key) -> StatusOr<std::optional<std::chrono::seconds>> {
+        std::lock_guard<std::mutex> lock(mutex);
+        main_keys.insert(key);
+        stop_when_both();
+        return std::optional<std::chrono::seconds>();
+      },
+      {});
+  EXPECT_EQ(manager.Run(), kManagerStopped);
+  EXPECT_EQ(dataset_keys, (std::set<std::string>{"ns/cifar"}));
+  EXPECT_EQ(main_keys, (std::set<std::string>{"ns/cifar-reader-1", "ns/cifar-reader-2"}));
+}
+
 // The audit's deadlock: readiness waited for the lease, so a rollout's new pod (the old one
 // still leading) never became Ready and the old one was never stopped. A standby is Ready once
 // its caches have synced, reconciles nothing, and takes over hot when the lease frees.

@@ -88,6 +88,30 @@ TEST_F(DatasetFetchTest, DamagedCachedArchiveIsFetchedAgain) {
   EXPECT_FALSE(fs::exists(fs::path(cache_) / sha / "cifar-10-binary.tar.gz.part"));
 }
 
+// An interrupted download is continued, not started over: the source's first half is
+// overwritten after the part was written, so only a continued download matches the sha256.
+TEST_F(DatasetFetchTest, AnInterruptedDownloadIsContinuedWhereItStopped) {
+  const std::string original = Read(Archive());
+  const std::string sha = *Sha256OfFile(Archive().string());
+  const size_t half = original.size() / 2;
+  fs::create_directories(fs::path(cache_) / sha);
+  std::ofstream(fs::path(cache_) / sha / "cifar-10-binary.tar.gz.part", std::ios::binary) << original.substr(0, half);
+  std::ofstream(Archive(), std::ios::binary) << std::string(half, '\0') << original.substr(half);
+  auto data = FetchDataset(Url(), sha, cache_, Files());
+  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  EXPECT_EQ(Read(fs::path(*FindDirectoryHolding(*data, "data_batch_1.bin")) / "data_batch_1.bin"), "batch one");
+}
+
+// A part that is not this file's start (another version, a damaged disk) is fetched afresh.
+TEST_F(DatasetFetchTest, AContinuedDownloadThatDoesNotMatchIsFetchedAfresh) {
+  const std::string sha = *Sha256OfFile(Archive().string());
+  fs::create_directories(fs::path(cache_) / sha);
+  std::ofstream(fs::path(cache_) / sha / "cifar-10-binary.tar.gz.part") << "not the start of it";
+  auto data = FetchDataset(Url(), sha, cache_, Files());
+  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  EXPECT_TRUE(FindDirectoryHolding(*data, "test_batch.bin").ok());
+}
+
 TEST_F(DatasetFetchTest, ChecksumMismatchIsRefused) {
   const std::string wrong(64, '0');
   auto data = FetchDataset(Url(), wrong, cache_, Files());

@@ -1,0 +1,69 @@
+#include "api/dataset_validation.h"
+
+#include <regex>
+
+#include "api/field_checks.h"
+#include "api/quantity.h"
+#include "api/validation.h"
+
+namespace ergobench {
+namespace {
+
+void ValidateUrlSource(const DatasetSource& source, FieldErrors* errors) {
+  const std::string& url = source.url;
+  // file:// would read the staging node's own files: never on a cluster.
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+    errors->Add("spec.source.url", "must be an http:// or https:// URL, got " + Quote(url));
+  } else if (url.size() > 2048) {
+    errors->Add("spec.source.url", "must be at most 2048 bytes, got " + std::to_string(url.size()));
+  }
+  static const std::regex kSha256("[0-9a-f]{64}");
+  if (!std::regex_match(source.sha256, kSha256)) {
+    errors->Add("spec.source.sha256", "must be 64 lowercase hex digits (the archive's SHA-256), got " +
+                                          Quote(source.sha256));
+  }
+}
+
+void ValidateStorage(const DatasetStorage& storage, FieldErrors* errors) {
+  if (storage.size.empty()) {
+    errors->Add("spec.storage.size", "is required with a url source: room for the archive and what it extracts to");
+  } else if (auto bytes = ParseQuantity(storage.size); !bytes.ok() || *bytes <= 0) {
+    errors->Add("spec.storage.size", "must be a positive quantity such as \"2Gi\", got " + Quote(storage.size));
+  }
+  for (size_t i = 0; i < storage.access_modes.size(); ++i) {
+    CheckEnum(IndexPath("spec.storage.accessModes", i), storage.access_modes[i],
+              {"ReadWriteOnce", "ReadWriteMany", "ReadOnlyMany", "ReadWriteOncePod"}, errors);
+  }
+}
+
+}  // namespace
+
+FieldErrors ValidateDataset(const Dataset& d) {
+  FieldErrors errors;
+  if (d.api_version != kApiVersion) {
+    errors.Add("apiVersion", std::string("must be ") + kApiVersion + ", got " + Quote(d.api_version));
+  }
+  if (d.kind != kDatasetKind) errors.Add("kind", std::string("must be ") + kDatasetKind + ", got " + Quote(d.kind));
+  CheckDnsLabel("metadata.name", d.metadata.name, kMaxDatasetNameLength, &errors);
+
+  const DatasetSource& source = d.spec.source;
+  const bool url = !source.url.empty() || !source.sha256.empty();
+  const bool claim = !source.claim_name.empty() || !source.claim_path.empty();
+  if (url == claim) {
+    errors.Add("spec.source", url ? "must be a url or a persistentVolumeClaim, not both"
+                                  : "is required: a url (with sha256) or a persistentVolumeClaim");
+  } else if (url) {
+    ValidateUrlSource(source, &errors);
+    ValidateStorage(d.spec.storage, &errors);
+  } else {
+    CheckDnsLabel("spec.source.persistentVolumeClaim.claimName", source.claim_name, 253, &errors);
+    CheckRelativePath("spec.source.persistentVolumeClaim.path", source.claim_path, &errors);
+    if (!d.spec.storage.size.empty() || !d.spec.storage.storage_class_name.empty() ||
+        !d.spec.storage.access_modes.empty()) {
+      errors.Add("spec.storage", "has no effect with an existing persistentVolumeClaim; leave it out");
+    }
+  }
+  return errors;
+}
+
+}  // namespace ergobench

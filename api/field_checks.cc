@@ -1,0 +1,61 @@
+#include "api/field_checks.h"
+
+#include <filesystem>
+#include <regex>
+
+#include "base/utf8.h"
+
+namespace ergobench {
+
+std::string Quote(const std::string& s) { return "\"" + AbbreviateUtf8(s, 64) + "\""; }
+
+std::string OneOf(const std::vector<std::string>& choices) {
+  std::string out;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (i > 0) out += i + 1 == choices.size() ? " or " : ", ";
+    out += choices[i];
+  }
+  return out;
+}
+
+bool Contains(const std::vector<std::string>& list, const std::string& value) {
+  for (const std::string& item : list) {
+    if (item == value) return true;
+  }
+  return false;
+}
+
+void CheckEnum(const std::string& path, const std::string& value, const std::vector<std::string>& choices,
+               FieldErrors* errors) {
+  if (!Contains(choices, value)) {
+    errors->Add(path, "must be one of " + OneOf(choices) + ", got " + Quote(value));
+  }
+}
+
+void CheckRelativePath(const std::string& path, const std::string& value, FieldErrors* errors) {
+  if (!value.empty() && value.front() == '/') {
+    errors->Add(path, "must be relative to the volume's root, got " + Quote(value));
+    return;
+  }
+  for (const auto& part : std::filesystem::path(value)) {
+    if (part == "..") {
+      errors->Add(path, "must stay inside the volume (no \"..\"), got " + Quote(value));
+      return;
+    }
+  }
+}
+
+void CheckDnsLabel(const std::string& path, const std::string& value, size_t max_length, FieldErrors* errors) {
+  static const std::regex kDnsLabel("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  if (value.empty()) {
+    errors->Add(path, "is required");
+  } else if (value.size() > max_length) {
+    errors->Add(path, "must be at most " + std::to_string(max_length) + " characters, got " +
+                          std::to_string(value.size()));
+  } else if (!std::regex_match(value, kDnsLabel)) {
+    errors->Add(path, "must be lowercase letters, digits and '-', starting and ending with a letter or digit, got " +
+                          Quote(value));
+  }
+}
+
+}  // namespace ergobench

@@ -1,0 +1,23 @@
+// Small checks the resources' validations share, each adding a FieldError named by its path.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/field_errors.h"
+
+namespace ergobench {
+
+// A value as an error quotes it: shortened, so that the message fits an Event (1 KiB).
+std::string Quote(const std::string& s);
+// "a, b or c".
+std::string OneOf(const std::vector<std::string>& choices);
+bool Contains(const std::vector<std::string>& list, const std::string& value);
+void CheckEnum(const std::string& path, const std::string& value, const std::vector<std::string>& choices,
+               FieldErrors* errors);
+// A folder inside a volume: relative, and never climbing out of it with "..".
+void CheckRelativePath(const std::string& path, const std::string& value, FieldErrors* errors);
+// A Kubernetes object name (DNS-1123 label) of at most `max_length` characters.
+void CheckDnsLabel(const std::string& path, const std::string& value, size_t max_length, FieldErrors* errors);
+
+}  // namespace ergobench

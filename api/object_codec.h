@@ -1,0 +1,34 @@
+// The parts every ergobench resource shares in its JSON form: metadata, and status
+// conditions. Used by the Benchmark and Dataset codecs; helpers for optional fields too.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/benchmark.h"
+#include "base/field_errors.h"
+
+namespace ergobench {
+
+// Keeps every metadata field it does not model in ObjectMeta::other, so that a write-back
+// loses nothing.
+ObjectMeta DecodeMetadata(const nlohmann::json* json, FieldErrors* errors);
+nlohmann::json EncodeMetadata(const ObjectMeta& meta);
+
+// `json` is the list at `path` ("status.conditions"); absent reads as none.
+std::vector<Condition> DecodeConditions(const nlohmann::json* json, const std::string& path, FieldErrors* errors);
+nlohmann::json EncodeConditions(const std::vector<Condition>& conditions);
+
+template <typename T>
+void PutIf(nlohmann::json* out, const char* key, const std::optional<T>& value) {
+  if (value) (*out)[key] = *value;
+}
+
+inline void PutIfNotEmpty(nlohmann::json* out, const char* key, const std::string& value) {
+  if (!value.empty()) (*out)[key] = value;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,78 @@
+#include "operator/controller/dataset_builders.h"
+
+#include "operator/controller/builders.h"
+
+namespace ergobench::controller {
+namespace {
+
+using nlohmann::json;
+
+json DatasetMetadata(const Dataset& dataset, const std::string& name) {
+  return {{"name", name},
+          {"namespace", dataset.metadata.namespace_name},
+          {"labels",
+           {{"app.kubernetes.io/name", "ergobench-dataset"},
+            {"app.kubernetes.io/managed-by", "ergobench-operator"},
+            {"app.kubernetes.io/instance", dataset.metadata.name},
+            {kDatasetLabel, dataset.metadata.name},
+            {kGenerationLabel, std::to_string(dataset.metadata.generation)}}},
+          {"ownerReferences",
+           {{{"apiVersion", kApiVersion},
+             {"kind", kDatasetKind},
+             {"name", dataset.metadata.name},
+             {"uid", dataset.metadata.uid},
+             {"controller", true},
+             {"blockOwnerDeletion", true}}}}};
+}
+
+}  // namespace
+
+std::string DatasetClaimName(const Dataset& d) { return d.metadata.name + "-data"; }
+std::string StagingJobName(const Dataset& d) { return d.metadata.name + "-stage"; }
+
+json BuildDatasetClaim(const Dataset& dataset) {
+  const DatasetStorage& storage = dataset.spec.storage;
+  json metadata = DatasetMetadata(dataset, DatasetClaimName(dataset));
+  // The claim outlives a re-staging (an edited url stages beside the old data): no generation.
+  metadata["labels"].erase(kGenerationLabel);
+  json spec = {{"accessModes", storage.access_modes.empty() ? std::vector<std::string>{"ReadWriteOnce"} : storage.access_modes},
+               {"resources", {{"requests", {{"storage", storage.size}}}}}};
+  if (!storage.storage_class_name.empty()) spec["storageClassName"] = storage.storage_class_name;
+  return {{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}, {"metadata", metadata}, {"spec", spec}};
+}
+
+json BuildStagingJob(const Dataset& dataset, const std::string& image) {
+  const json amounts = {{"cpu", kStagingCpu}, {"memory", kStagingMemory}};
+  json container = {
+      {"name", "stage"},
+      {"image", image},
+      {"command", {"ergobench-stage"}},
+      {"args",
+       {"--url", dataset.spec.source.url, "--sha256", dataset.spec.source.sha256, "--into", kStagingMountPath,
+        "--result-file", kTerminationMessagePath}},
+      {"resources", {{"requests", amounts}, {"limits", amounts}}},
+      {"securityContext", ContainerSecurityContext()},
+      {"volumeMounts",
+       {{{"name", "data"}, {"mountPath", kStagingMountPath}}, {{"name", "tmp"}, {"mountPath", kTmpMountPath}}}},
+      {"terminationMessagePath", kTerminationMessagePath},
+      {"terminationMessagePolicy", "FallbackToLogsOnError"},
+  };
+  json pod = {
+      {"metadata", {{"labels", DatasetMetadata(dataset, "")["labels"]}}},
+      {"spec",
+       {{"restartPolicy", "Never"},
+        {"automountServiceAccountToken", false},
+        {"enableServiceLinks", false},
+        {"securityContext", PodSecurityContext()},
+        {"containers", json::array({container})},
+        {"volumes",
+         {{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", DatasetClaimName(dataset)}}}},
+          {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}}}}},
+  };
+  return {{"apiVersion", "batch/v1"},
+          {"kind", "Job"},
+          {"metadata", DatasetMetadata(dataset, StagingJobName(dataset))},
+          {"spec", {{"backoffLimit", kStagingBackoffLimit}, {"template", pod}}}};
+}
+
+}  // namespace ergobench::controller

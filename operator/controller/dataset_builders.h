@@ -1,0 +1,33 @@
+// Pure builders of what a Dataset with a url source owns: the claim the data is staged into
+// ("<name>-data") and the Job that stages it ("<name>-stage"), running ergobench-stage (the
+// runner's fetch code: checksum verified, safe extraction, resumed downloads) in the runner
+// image under the restricted profile. The same Dataset always gives the same JSON.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/dataset.h"
+
+namespace ergobench::controller {
+
+inline constexpr char kDatasetLabel[] = "ergobench.io/dataset";
+inline constexpr char kStagingMountPath[] = "/dataset";
+// Tries of the staging pod: a transient error (the network, a node) resumes the download.
+inline constexpr int kStagingBackoffLimit = 4;
+// ergobench-stage's exit for an error no retry mends (a checksum mismatch, an unsafe archive).
+inline constexpr int kStagingExitPermanent = 2;
+// What the staging container may use: fetching and extracting needs little, and requests
+// equal limits so that it never borrows a benchmark's CPU.
+inline constexpr char kStagingCpu[] = "250m";
+inline constexpr char kStagingMemory[] = "256Mi";
+
+std::string DatasetClaimName(const Dataset& dataset);  // "<name>-data"
+std::string StagingJobName(const Dataset& dataset);    // "<name>-stage"
+
+// `dataset` is valid and has a url source.
+nlohmann::json BuildDatasetClaim(const Dataset& dataset);
+nlohmann::json BuildStagingJob(const Dataset& dataset, const std::string& image);
+
+}  // namespace ergobench::controller

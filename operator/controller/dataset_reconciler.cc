@@ -1,0 +1,118 @@
+#include "operator/controller/dataset_reconciler.h"
+
+#include "api/dataset_codec.h"
+#include "api/dataset_validation.h"
+#include "base/rfc3339.h"
+#include "operator/controller/builders.h"
+#include "operator/controller/dataset_builders.h"
+#include "operator/controller/dataset_plan.h"
+#include "operator/controller/ownership.h"
+#include "operator/kube/api_error.h"
+
+namespace ergobench::controller {
+namespace {
+
+using nlohmann::json;
+
+nlohmann::json DatasetEvent(const Dataset& d, const PlannedEvent& e, const std::string& now) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Event"},
+          {"metadata", {{"generateName", d.metadata.name + "."}, {"namespace", d.metadata.namespace_name}}},
+          {"involvedObject",
+           {{"apiVersion", kApiVersion},
+            {"kind", kDatasetKind},
+            {"name", d.metadata.name},
+            {"namespace", d.metadata.namespace_name},
+            {"uid", d.metadata.uid}}},
+          {"type", e.type},
+          {"reason", e.reason},
+          {"message", e.message.substr(0, kMaxEventMessageBytes)},
+          {"source", {{"component", "ergobench-operator"}}},
+          {"firstTimestamp", now},
+          {"lastTimestamp", now},
+          {"count", 1}};
+}
+
+std::string JoinErrors(const FieldErrors& errors) {
+  std::string text;
+  for (const FieldError& e : errors.errors()) text += (text.empty() ? "" : "; ") + e.ToString();
+  return text;
+}
+
+}  // namespace
+
+std::string StagingOwnerKey(const json& object) {
+  const json& metadata = object.value("metadata", json::object());
+  const std::string name = metadata.value("labels", json::object()).value(kDatasetLabel, "");
+  return name.empty() ? "" : metadata.value("namespace", "") + "/" + name;
+}
+
+std::vector<std::string> BenchmarksReading(const runtime::Store& benchmarks, const std::string& key) {
+  std::vector<std::string> keys;
+  benchmarks.ForEach([&](const json& b) {
+    const json& spec = b.value("spec", json::object());
+    if (!spec.is_object() || !spec.contains("dataset") || !spec["dataset"].is_object()) return;
+    const json& ref = spec["dataset"].value("ref", json());
+    if (ref.is_string() && b["metadata"].value("namespace", "") + "/" + ref.get<std::string>() == key) {
+      keys.push_back(runtime::ObjectKey(b));
+    }
+  });
+  return keys;
+}
+
+Status DatasetReconciler::WriteStatus(const json& object, const json& status) {
+  json updated = object;
+  updated["status"] = status;
+  auto written = deps_.client->UpdateStatus(kube::Datasets(), updated);
+  if (written.ok()) deps_.datasets->ApplyOwnWrite(*written, object["metadata"].value("resourceVersion", ""));
+  return written.status().WithContext("update status");
+}
+
+StatusOr<std::optional<std::chrono::seconds>> DatasetReconciler::Reconcile(const std::string& key) {
+  const auto none = std::optional<std::chrono::seconds>();
+  // 1. Get; one being deleted takes its claim and Job with it (garbage collection).
+  const std::optional<json> object = deps_.datasets->Get(key);
+  if (!object || object->at("metadata").contains("deletionTimestamp")) return none;
+  FieldErrors errors;
+  const Dataset dataset = DecodeDataset(*object, &errors);
+  const std::string now = Rfc3339(deps_.now());
+
+  // 2. Validate: an invalid spec fails until it is edited.
+  errors.Append(ValidateDataset(dataset));
+  if (!errors.empty()) {
+    const DatasetStatus failed = InvalidDatasetStatus(dataset, JoinErrors(errors), now);
+    if (EncodeDatasetStatus(failed) == EncodeDatasetStatus(dataset.status)) return none;
+    RETURN_IF_ERROR(WriteStatus(*object, EncodeDatasetStatus(failed)));
+    return none;
+  }
+
+  // 3. Plan from the staging Job and its ended pods.
+  std::optional<StagingJob> job;
+  for (const json& j : deps_.jobs->ByIndex(key)) {
+    if (ControllerUid(j) == dataset.metadata.uid && !j["metadata"].contains("deletionTimestamp")) job = ReadStagingJob(j);
+  }
+  std::vector<StagingPod> pods;
+  for (const json& p : deps_.staging_pods->ByIndex(key)) {
+    if (auto pod = ReadStagingPod(p)) pods.push_back(*pod);
+  }
+  const DatasetPlan plan = PlanDataset(dataset, job, pods, now);
+
+  // 4. Create what is missing: the claim before the Job whose pod mounts it.
+  if (plan.create_claim) RETURN_IF_ERROR(CreateOwned(*deps_.client, kube::PersistentVolumeClaims(), BuildDatasetClaim(dataset), dataset.metadata.uid).status());
+  if (plan.create_job) RETURN_IF_ERROR(CreateOwned(*deps_.client, kube::Jobs(), BuildStagingJob(dataset, deps_.image), dataset.metadata.uid).status());
+
+  // 5. Status, then the Job's deletion: a Job deleted first would take the pod whose result
+  //    the status reads.
+  const json status = EncodeDatasetStatus(plan.status);
+  if (status != EncodeDatasetStatus(dataset.status)) RETURN_IF_ERROR(WriteStatus(*object, status));
+  if (!plan.delete_job_uid.empty()) {
+    Status deleted = deps_.client->Delete(kube::Jobs(), dataset.metadata.namespace_name, StagingJobName(dataset), plan.delete_job_uid).status();
+    if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
+  }
+  if (deps_.record_event) {
+    for (const PlannedEvent& e : plan.events) deps_.record_event(dataset.metadata.namespace_name, DatasetEvent(dataset, e, now));
+  }
+  return none;
+}
+
+}  // namespace ergobench::controller

@@ -1,0 +1,49 @@
+// The Dataset reconciler, read top to bottom like the Benchmark's: get the Dataset, its
+// staging Job and that Job's pods from the caches; validate; plan (dataset_plan.h, pure);
+// create the claim and the Job; write the status; delete the Job once it is done with.
+// Benchmarks that read the Dataset are queued by the Manager's route when its status moves.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "operator/kube/client.h"
+#include "operator/runtime/store.h"
+
+namespace ergobench::controller {
+
+struct DatasetReconcilerDeps {
+  kube::KubeClient* client = nullptr;
+  runtime::Store* datasets = nullptr;
+  runtime::Store* jobs = nullptr;          // staging Jobs, indexed by their Dataset's key
+  runtime::Store* staging_pods = nullptr;  // their pods, indexed the same way
+  std::function<std::chrono::system_clock::time_point()> now = std::chrono::system_clock::now;
+  std::string image;  // the runner image, which holds ergobench-stage
+  std::function<void(const std::string& ns, nlohmann::json event)> record_event;
+};
+
+class DatasetReconciler {
+ public:
+  explicit DatasetReconciler(DatasetReconcilerDeps deps) : deps_(std::move(deps)) {}
+
+  // `key` is "namespace/name".
+  StatusOr<std::optional<std::chrono::seconds>> Reconcile(const std::string& key);
+
+ private:
+  Status WriteStatus(const nlohmann::json& object, const nlohmann::json& status);
+
+  DatasetReconcilerDeps deps_;
+};
+
+// "namespace/name" of the Dataset a staging Job or pod belongs to, by its label; "" for none.
+std::string StagingOwnerKey(const nlohmann::json& object);
+
+// The keys of the Benchmarks in `benchmarks` whose spec.dataset.ref names the Dataset `key`.
+std::vector<std::string> BenchmarksReading(const runtime::Store& benchmarks, const std::string& key);
+
+}  // namespace ergobench::controller

@@ -1,0 +1,34 @@
+#include "operator/controller/ownership.h"
+
+#include "operator/kube/api_error.h"
+
+namespace ergobench::controller {
+
+using nlohmann::json;
+
+std::string ControllerUid(const json& object) {
+  const json& metadata = object.value("metadata", json::object());
+  for (const json& reference : metadata.value("ownerReferences", json::array())) {
+    if (reference.value("controller", false)) return reference.value("uid", "");
+  }
+  return "";
+}
+
+StatusOr<json> CreateOwned(kube::KubeClient& client, const kube::ApiResource& resource, const json& desired,
+                           const std::string& owner_uid) {
+  const std::string ns = desired["metadata"].value("namespace", "");
+  const std::string name = desired["metadata"].value("name", "");
+  auto created = client.Create(resource, ns, desired);
+  if (created.ok()) return created;
+  if (!kube::IsAlreadyExists(created.status())) return created.status().WithContext("create " + resource.kind + " " + name);
+  ASSIGN_OR_RETURN(json existing, client.Get(resource, ns, name));
+  const std::string controller = ControllerUid(existing);
+  if (controller != owner_uid) {
+    return Status::FailedPrecondition(resource.kind + " " + name + " belongs to " +
+                                      (controller.empty() ? "another owner (it has no controller)" : "uid " + controller) +
+                                      "; delete it, or name this one differently");
+  }
+  return existing;
+}
+
+}  // namespace ergobench::controller

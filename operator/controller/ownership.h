@@ -1,0 +1,23 @@
+// Which object controls which, read from ownerReferences, and the create that tolerates its
+// own earlier create: what every reconciler needs to tell its children from a namesake's.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "operator/kube/client.h"
+
+namespace ergobench::controller {
+
+// The UID in the object's controller ownerReference; empty when it has none.
+std::string ControllerUid(const nlohmann::json& object);
+
+// Creates `desired`. AlreadyExists is success when the object there is controlled by
+// `owner_uid` (our cache lagged our own create); otherwise FailedPrecondition names its holder.
+// The value is the object as created, or as found.
+StatusOr<nlohmann::json> CreateOwned(kube::KubeClient& client, const kube::ApiResource& resource,
+                                     const nlohmann::json& desired, const std::string& owner_uid);
+
+}  // namespace ergobench::controller

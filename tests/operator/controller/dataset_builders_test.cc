@@ -1,0 +1,40 @@
+#include "operator/controller/dataset_builders.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/testing/golden.h"
+
+namespace ergobench::controller {
+namespace {
+
+Dataset Cifar() {
+  Dataset d;
+  d.api_version = kApiVersion;
+  d.kind = kDatasetKind;
+  d.metadata.name = "cifar10";
+  d.metadata.namespace_name = "team-a";
+  d.metadata.uid = "d-uid";
+  d.metadata.generation = 2;
+  d.spec.source.url = "https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz";
+  d.spec.source.sha256 = "c4a38c50a1bc5f3a1c5537f2155ab9d68f9f25eb1ed8d9ddda3db29a59bca1dd";
+  d.spec.storage.size = "1Gi";
+  return d;
+}
+
+TEST(DatasetBuildersTest, ClaimGolden) { testing::ExpectGolden(BuildDatasetClaim(Cifar()), "dataset-claim.json"); }
+
+TEST(DatasetBuildersTest, StagingJobGolden) {
+  testing::ExpectGolden(BuildStagingJob(Cifar(), "ergobench-runner:0.1.0"), "dataset-staging-job.json");
+}
+
+TEST(DatasetBuildersTest, AClassAndModesAreTheAuthors) {
+  Dataset d = Cifar();
+  d.spec.storage.storage_class_name = "nfs";
+  d.spec.storage.access_modes = {"ReadWriteMany"};
+  const nlohmann::json claim = BuildDatasetClaim(d);
+  EXPECT_EQ(claim["spec"]["storageClassName"], "nfs");
+  EXPECT_EQ(claim["spec"]["accessModes"], nlohmann::json({"ReadWriteMany"}));
+}
+
+}  // namespace
+}  // namespace ergobench::controller
