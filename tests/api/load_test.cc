@@ -65,5 +65,37 @@ TEST(LoadTest, ResolvedJsonLoadsToo) {
   std::remove(path.c_str());
 }
 
+// The same file runs on a cluster and locally: a ref to a Dataset of the file with a url is
+// that url for `ergobench run`; a ref to one the file does not hold stays for the cluster.
+TEST(LoadTest, ADatasetOfTheSameFileGivesItsUrlToTheBenchmarksThatNameIt) {
+  const std::string sha(64, 'a');
+  auto loaded = LoadBenchmarks("apiVersion: ergobench.io/v1alpha1\nkind: Dataset\nmetadata: {name: cifar}\n"
+                               "spec: {source: {url: 'https://x.example/c.tgz', sha256: " + sha + "}, storage: {size: 1Gi}}\n"
+                               "---\napiVersion: ergobench.io/v1alpha1\nkind: Benchmark\nmetadata: {name: a}\n"
+                               "spec: {task: 1a, dataset: {ref: cifar}}\n"
+                               "---\napiVersion: ergobench.io/v1alpha1\nkind: Benchmark\nmetadata: {name: b}\n"
+                               "spec: {task: 1a, dataset: {ref: elsewhere}}\n",
+                               "pair.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_EQ(loaded->size(), 2u);
+  EXPECT_EQ((*loaded)[0].spec.dataset.source, "url");
+  EXPECT_EQ((*loaded)[0].spec.dataset.url, "https://x.example/c.tgz");
+  EXPECT_EQ((*loaded)[0].spec.dataset.sha256, sha);
+  EXPECT_EQ((*loaded)[0].spec.dataset.ref, "");
+  EXPECT_EQ((*loaded)[1].spec.dataset.ref, "elsewhere");
+  EXPECT_EQ((*loaded)[1].spec.dataset.source, "path");
+}
+
+TEST(LoadTest, AnInvalidDatasetIsReportedWithItsDocument) {
+  auto loaded = LoadBenchmarks("apiVersion: ergobench.io/v1alpha1\nkind: Dataset\nmetadata: {name: cifar}\n"
+                               "spec: {source: {}}\n---\napiVersion: ergobench.io/v1alpha1\nkind: Benchmark\n"
+                               "metadata: {name: a}\nspec: {task: 0a}\n",
+                               "pair.yaml");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "pair.yaml, document 1 (Dataset \"cifar\") is invalid:\n"
+            "  spec.source: is required: a url (with sha256) or a persistentVolumeClaim");
+}
+
 }  // namespace
 }  // namespace ergobench

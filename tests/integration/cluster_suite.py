@@ -24,6 +24,9 @@ VERSION = ergobench_version()
 OPERATOR_NAMESPACE = "ergobench-system"
 RELEASE = "ergobench"
 OPERATOR_SELECTOR = "app.kubernetes.io/name=ergobench-operator"
+# The CI node has 2 CPUs and the operator asks for 50m of them: two workers of 900m fit beside
+# it, Guaranteed and one torch thread each (the runner takes its threads from the quota).
+WORKER_CPU = "900m"
 
 
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("buildah"),
@@ -127,3 +130,39 @@ class ClusterSuite(unittest.TestCase):
                 with open(path, errors="replace") as f:
                     out.append(f"--- {path}\n" + "".join(f.readlines()[-tail:]))
         return "".join(out)
+
+
+class NamespacedClusterSuite(ClusterSuite):
+    """Each test in a namespace of its own, named after it, deleted after it; on a failure the
+    operator's and the components' last log lines are printed."""
+
+    def setUp(self):
+        self.ns = self.id().split(".")[-1].replace("_", "-")[:40].strip("-")
+        self.cp.kubectl("create", "namespace", self.ns)
+        self.restarts_before = self.operator_restarts()
+
+    def tearDown(self):
+        self.cp.kubectl("delete", "namespace", self.ns, "--wait=false", check=False)
+        result = self._outcome.result
+        if any(test is self for test, _ in result.failures + result.errors):
+            sys.stderr.write("--- operator\n" + self.operator_logs() + self.component_logs())
+
+    def apply(self, obj):
+        self.cp.kubectl("apply", "-n", self.ns, "-f", "-", input=json.dumps(obj))
+
+    def benchmark(self, name):
+        return self.cp.get_json("-n", self.ns, "benchmark", name)
+
+    def status(self, name):
+        return self.benchmark(name).get("status", {})
+
+    def wait_phase(self, name, phases, timeout=240):
+        self.cp.wait_for(lambda: self.status(name).get("phase") in phases, timeout, f"{name} to reach {phases}")
+        return self.status(name)
+
+    def pods(self, name):
+        return self.cp.get_json("-n", self.ns, "pods", "-l", f"ergobench.io/benchmark={name}")["items"]
+
+    def condition(self, status, kind):
+        return next((c for c in status.get("conditions", []) if c["type"] == kind), None)
+

@@ -16,7 +16,7 @@ import urllib.request
 
 import yaml
 
-from cluster_suite import OPERATOR_NAMESPACE, RELEASE, ClusterSuite
+from cluster_suite import OPERATOR_NAMESPACE, RELEASE, WORKER_CPU, NamespacedClusterSuite
 from control_plane import free_port
 from harness import BIN_DIR
 
@@ -24,11 +24,6 @@ OPERATOR = os.path.join(BIN_DIR, "ergobench-operator")
 SA = f"system:serviceaccount:{OPERATOR_NAMESPACE}:{RELEASE}"
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
-
-
-# The CI node has 2 CPUs and the operator asks for 50m of them: two workers of 900m fit beside
-# it, Guaranteed and one torch thread each (the runner takes its threads from the quota).
-WORKER_CPU = "900m"
 
 
 # The cluster has one node: a gang shares it, where by default each rank needs its own.
@@ -46,39 +41,8 @@ def fmnist(name, workers=2, run_policy=None, goal=None):
     return {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name}, "spec": spec}
 
 
-class OperatorTest(ClusterSuite):
+class OperatorTest(NamespacedClusterSuite):
     helm_values = {"progressInterval": 1}
-
-    def setUp(self):
-        self.ns = self.id().split(".")[-1].replace("_", "-")[:40].strip("-")
-        self.cp.kubectl("create", "namespace", self.ns)
-        self.restarts_before = self.operator_restarts()
-
-    def tearDown(self):
-        self.cp.kubectl("delete", "namespace", self.ns, "--wait=false", check=False)
-        result = self._outcome.result
-        if any(test is self for test, _ in result.failures + result.errors):
-            sys.stderr.write("--- operator\n" + self.operator_logs() + self.component_logs())
-
-    # --- helpers ----------------------------------------------------------------------
-    def apply(self, obj):
-        self.cp.kubectl("apply", "-n", self.ns, "-f", "-", input=json.dumps(obj))
-
-    def benchmark(self, name):
-        return self.cp.get_json("-n", self.ns, "benchmark", name)
-
-    def status(self, name):
-        return self.benchmark(name).get("status", {})
-
-    def wait_phase(self, name, phases, timeout=240):
-        self.cp.wait_for(lambda: self.status(name).get("phase") in phases, timeout, f"{name} to reach {phases}")
-        return self.status(name)
-
-    def pods(self, name):
-        return self.cp.get_json("-n", self.ns, "pods", "-l", f"ergobench.io/benchmark={name}")["items"]
-
-    def condition(self, status, kind):
-        return next((c for c in status.get("conditions", []) if c["type"] == kind), None)
 
     def wait_training(self, name):
         """Until status shows rank 0 past its first steps: the gang is training, not starting."""

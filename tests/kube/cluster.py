@@ -2,8 +2,8 @@
 of control_plane.py, kube-scheduler, and a node made of containerd (Debian's, with runc and
 Debian's CNI plugins), kubelet and kube-proxy in iptables mode, every Kubernetes binary built
 from Debian's `kubernetes` source package (build-kubernetes.sh). dnsmasq stands in for the DNS
-add-on (cluster_dns.py feeds it from the API); kube-controller-manager's hostpath provisioner
-gives PersistentVolumes. Images are imported into containerd's k8s.io namespace from podman's
+add-on (cluster_dns.py feeds it from the API); local_path_provisioner.py gives PersistentVolumes,
+as kind's local-path-provisioner does. Images are imported into containerd's k8s.io namespace from podman's
 store (images/build.sh); nothing is pulled.
 
     with Cluster(workdir) as cluster:
@@ -326,6 +326,14 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
         self._spawn("cluster-dns", [sys.executable, os.path.join(HERE, "cluster_dns.py"), "--kubeconfig",
                                     self.admin_kubeconfig, "--hosts", hosts, "--pid-file", pid_file])
 
+    def start_storage(self):
+        """The default StorageClass, served by local_path_provisioner.py under the work dir."""
+        root = os.path.join(self.workdir, "volumes")
+        os.makedirs(root, exist_ok=True)
+        self._spawn("local-path", [sys.executable, os.path.join(HERE, "local_path_provisioner.py"), "--kubeconfig",
+                                   self.admin_kubeconfig, "--root", root])
+        self.kubectl("apply", "-f", "-", input=json.dumps(STORAGE_CLASS))
+
     def check_running(self):
         for name, proc in self.procs.items():
             if proc.poll() is not None:
@@ -394,7 +402,7 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
         self.start_dns()
         self.wait_for(self.node_ready, 120, f"node {NODE_NAME} Ready and untainted")
         self.wait_for(self.service_rules_ready, 60, "kube-proxy's rules for the kubernetes Service")
-        self.kubectl("apply", "-f", "-", input=json.dumps(STORAGE_CLASS))
+        self.start_storage()
         return self
 
     def stop(self):
@@ -402,7 +410,7 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
         if "kubelet" in self.procs and "kube-apiserver" in self.procs:
             self.kubectl("delete", "pods", "--all", "--all-namespaces", "--grace-period=0", "--force",
                          "--timeout=30s", check=False)
-        for name in ("cluster-dns", "dnsmasq", "kube-proxy", "kubelet", "kube-scheduler"):
+        for name in ("local-path", "cluster-dns", "dnsmasq", "kube-proxy", "kubelet", "kube-scheduler"):
             self.stop_process(name)
         if "containerd" in self.procs:
             self.remove_leftover_containers()
@@ -418,11 +426,11 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
             self.lock = None
 
 
-# Dynamic PersistentVolumes on the one node, from kube-controller-manager's hostpath provisioner.
+# Dynamic PersistentVolumes on the one node, writable by non-root pods (local_path_provisioner.py).
 STORAGE_CLASS = {
     "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
     "metadata": {"name": "standard", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
-    "provisioner": "kubernetes.io/host-path", "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate",
+    "provisioner": "ergobench.io/local-path", "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate",
 }
 
 

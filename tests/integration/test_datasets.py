@@ -1,0 +1,163 @@
+"""Datasets on the real one-node cluster: a CIFAR-10-format archive served over HTTP from the
+node (the pods' bridge address) is staged once by the operator's Job into a claim of the
+default StorageClass, and task 1a Benchmarks train on it from that claim mounted read-only;
+a second Benchmark reads the same copy, with no second download."""
+
+import hashlib
+import http.server
+import io
+import json
+import os
+import random
+import tarfile
+import threading
+
+from cluster import POD_GATEWAY
+from cluster_suite import WORKER_CPU, NamespacedClusterSuite
+
+ARCHIVE = "cifar-10-binary.tar.gz"
+PER_BATCH = 64  # images per batch file: 320 to train on, 64 to evaluate
+
+
+def cifar10_archive(seed=1):
+    """CIFAR-10's binary version in miniature (1 label byte + 3072 pixel bytes per image, five
+    training batches, a test batch, the label names), each class a colour plus noise, so that
+    the network can learn it."""
+    rng = random.Random(seed)
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        def add(name, data):
+            info = tarfile.TarInfo(f"cifar-10-batches-bin/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for name in [f"data_batch_{i}.bin" for i in range(1, 6)] + ["test_batch.bin"]:
+            records = bytearray()
+            for _ in range(PER_BATCH):
+                label = rng.randrange(10)
+                records.append(label)
+                records += bytes(min(255, 20 * label + rng.randrange(30)) for _ in range(3072))
+            add(name, bytes(records))
+        add("batches.meta.txt", "\n".join(["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse",
+                                           "ship", "truck"]).encode() + b"\n")
+    return out.getvalue()
+
+
+class ArchiveServer:
+    """Serves one archive on the pods' gateway (an address of this machine), counting GETs."""
+
+    def __init__(self, data):
+        self.gets = 0
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.path != "/" + ARCHIVE:
+                    self.send_error(404)
+                    return
+                server.gets += 1
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer((POD_GATEWAY, 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://{POD_GATEWAY}:{self.httpd.server_port}/{ARCHIVE}"
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def dataset(name, url, sha256):
+    return {"apiVersion": "ergobench.io/v1alpha1", "kind": "Dataset", "metadata": {"name": name},
+            "spec": {"source": {"url": url, "sha256": sha256}, "storage": {"size": "64Mi"}}}
+
+
+def task1a(name, ref, clean="All"):
+    return {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
+            "spec": {"task": "1a", "workers": 1, "maxEpochs": 1, "goal": {"target": 0.05},
+                     "dataset": {"ref": ref, "path": "cifar-10-batches-bin"},
+                     "resources": {"cpu": WORKER_CPU, "memory": "2Gi"}, "runPolicy": {"cleanPodPolicy": clean}}}
+
+
+class DatasetTest(NamespacedClusterSuite):
+    helm_values = {"progressInterval": 1}
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.archive = cifar10_archive()
+        cls.sha256 = hashlib.sha256(cls.archive).hexdigest()
+        with tarfile.open(fileobj=io.BytesIO(cls.archive)) as tar:
+            cls.extracted_bytes = sum(member.size for member in tar.getmembers())
+        cls.server = ArchiveServer(cls.archive)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.close()
+        super().tearDownClass()
+
+    def dataset_status(self, name):
+        return self.cp.get_json("-n", self.ns, "dataset", name).get("status", {})
+
+    def wait_dataset(self, name, phases, timeout=120):
+        self.cp.wait_for(lambda: self.dataset_status(name).get("phase") in phases, timeout, f"{name} to reach {phases}")
+        return self.dataset_status(name)
+
+    def test_staged_once_and_read_only_by_two_benchmarks(self):
+        # A Benchmark that names a Dataset not yet there waits, Pending, without pods.
+        self.apply(task1a("first", "cifar10", clean="None"))
+        self.cp.wait_for(lambda: (self.condition(self.status("first"), "DatasetReady") or {}).get("reason")
+                         == "DatasetNotFound", 30, "first to wait for its Dataset")
+        self.assertEqual(self.status("first")["phase"], "Pending")
+        self.assertEqual(self.pods("first"), [])
+
+        gets_before = self.server.gets
+        self.apply(dataset("cifar10", self.server.url, self.sha256))
+        staged = self.wait_dataset("cifar10", ("Ready", "Failed"))
+        self.assertEqual(staged["phase"], "Ready", staged)
+        self.assertEqual(staged["claimName"], "cifar10-data")
+        self.assertEqual(staged["path"], f"{self.sha256}/data")
+        self.assertEqual(staged["files"], 7)
+        self.assertEqual(staged["bytes"], self.extracted_bytes)
+        self.assertEqual(self.server.gets - gets_before, 1)
+        # The Job is done with once the data is there; the claim stays.
+        self.cp.wait_for(lambda: not self.cp.get_json("-n", self.ns, "jobs")["items"], 30, "the staging Job to go")
+
+        done = self.wait_phase("first", ("Succeeded", "Failed"), timeout=420)
+        self.assertEqual(done["phase"], "Succeeded", done)
+        self.assertEqual(self.condition(done, "DatasetReady")["status"], "True")
+        self.assertEqual(done["results"]["epochs"], 1)
+        (pod,) = self.pods("first")
+        volume = next(v for v in pod["spec"]["volumes"] if v["name"] == "dataset")
+        self.assertEqual(volume["persistentVolumeClaim"], {"claimName": "cifar10-data", "readOnly": True})
+        mount = next(m for m in pod["spec"]["containers"][0]["volumeMounts"] if m["name"] == "dataset")
+        self.assertEqual((mount["mountPath"], mount["readOnly"]), ("/data", True))
+        config = json.loads(self.cp.get_json("-n", self.ns, "configmap", "first-config")["data"]["benchmark.json"])
+        self.assertEqual(config["spec"]["dataset"]["path"], f"/data/{self.sha256}/data/cifar-10-batches-bin")
+
+        # A second reader: the same copy, no second download.
+        self.apply(task1a("second", "cifar10"))
+        done = self.wait_phase("second", ("Succeeded", "Failed"), timeout=420)
+        self.assertEqual(done["phase"], "Succeeded", done)
+        self.assertEqual(self.server.gets - gets_before, 1)
+
+    def test_a_wrong_checksum_fails_once_with_the_reason(self):
+        self.apply(dataset("wrong", self.server.url, "0" * 64))
+        failed = self.wait_dataset("wrong", ("Ready", "Failed"))
+        self.assertEqual(failed["phase"], "Failed")
+        ready = self.condition(failed, "Ready")
+        self.assertEqual(ready["reason"], "StagingFailed")
+        self.assertIn(f"has sha256 {self.sha256}, expected {'0' * 64}", ready["message"])
+        # No retry can mend it: the Job is gone after one try, not four.
+        self.cp.wait_for(lambda: not self.cp.get_json("-n", self.ns, "jobs")["items"], 30, "the staging Job to go")
+        self.assertEqual(len(self.cp.get_json("-n", self.ns, "pods", "-l", "ergobench.io/dataset=wrong")["items"]), 0)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
