@@ -22,6 +22,7 @@ DOMAIN = "svc.cluster.local"
 
 
 def api_client(kubeconfig):
+    """call(method, path, body=None) -> the answer's JSON, as the kubeconfig's user."""
     with open(kubeconfig) as f:
         config = json.load(f)
     cluster = config["clusters"][0]["cluster"]
@@ -29,10 +30,13 @@ def api_client(kubeconfig):
     context = ssl.create_default_context(cafile=cluster["certificate-authority"])
     context.load_cert_chain(user["client-certificate"], user["client-key"])
 
-    def get(path):
-        with urllib.request.urlopen(cluster["server"] + path, context=context, timeout=10) as r:
+    def call(method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(cluster["server"] + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, context=context, timeout=10) as r:
             return json.load(r)
-    return get
+    return call
 
 
 def records(services, endpoints):
@@ -61,11 +65,11 @@ def main():
     parser.add_argument("--pid-file", required=True, help="dnsmasq's")
     parser.add_argument("--interval", type=float, default=0.5)
     args = parser.parse_args()
-    get = api_client(args.kubeconfig)
+    call = api_client(args.kubeconfig)
     written = None
     while True:
         try:
-            current = records(get("/api/v1/services")["items"], get("/api/v1/endpoints")["items"])
+            current = records(call("GET", "/api/v1/services")["items"], call("GET", "/api/v1/endpoints")["items"])
         except OSError as e:
             print(f"cluster-dns: {e}", flush=True)
             time.sleep(1)

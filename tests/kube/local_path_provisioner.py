@@ -8,32 +8,14 @@ Test infrastructure only: ergobench works with any StorageClass.
 """
 
 import argparse
-import json
 import os
 import shutil
-import ssl
 import time
 import urllib.error
-import urllib.request
+
+from cluster_dns import api_client
 
 PROVISIONER = "ergobench.io/local-path"
-
-
-def api_client(kubeconfig):
-    with open(kubeconfig) as f:
-        config = json.load(f)
-    cluster = config["clusters"][0]["cluster"]
-    user = config["users"][0]["user"]
-    context = ssl.create_default_context(cafile=cluster["certificate-authority"])
-    context.load_cert_chain(user["client-certificate"], user["client-key"])
-
-    def call(method, path, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(cluster["server"] + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, context=context, timeout=10) as r:
-            return json.load(r)
-    return call
 
 
 def volume_for(claim, root):
