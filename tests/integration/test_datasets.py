@@ -12,8 +12,8 @@ import random
 import tarfile
 import threading
 
-from cluster import POD_GATEWAY
 from cluster_suite import WORKER_CPU, NamespacedClusterSuite
+from cluster import POD_GATEWAY  # noqa: E402 (cluster_suite puts tests/kube on the path)
 
 ARCHIVE = "cifar-10-binary.tar.gz"
 PER_BATCH = 64  # images per batch file: 320 to train on, 64 to evaluate
