@@ -63,9 +63,10 @@ std::vector<std::string> BenchmarksReading(const runtime::Store& benchmarks, con
 Status DatasetReconciler::WriteStatus(const json& object, const json& status) {
   json updated = object;
   updated["status"] = status;
-  auto written = deps_.client->UpdateStatus(kube::Datasets(), updated);
-  if (written.ok()) deps_.datasets->ApplyOwnWrite(*written, object["metadata"].value("resourceVersion", ""));
-  return written.status().WithContext("update status");
+  // Not put into the cache ahead of its watch event (as the Benchmark reconciler does): that
+  // event is what routes the change to the Benchmarks waiting for this Dataset; put in first,
+  // the echo would change nothing and they would wait for good (found on the real cluster).
+  return deps_.client->UpdateStatus(kube::Datasets(), updated).status().WithContext("update status");
 }
 
 StatusOr<std::optional<std::chrono::seconds>> DatasetReconciler::Reconcile(const std::string& key) {
