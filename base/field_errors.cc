@@ -2,6 +2,12 @@
 
 namespace ergobench {
 
+std::string FieldErrors::Joined() const {
+  std::string out;
+  for (const FieldError& e : errors_) out += (out.empty() ? "" : "; ") + e.ToString();
+  return out;
+}
+
 std::string FieldErrors::ToString() const {
   std::string out;
   for (const FieldError& e : errors_) {

@@ -29,6 +29,8 @@ class FieldErrors {
 
   // One line per error, in the order found.
   std::string ToString() const;
+  // On one line, "; " between errors: for a condition's message.
+  std::string Joined() const;
   // OK when empty, else InvalidArgument listing every error.
   Status ToStatus() const;
 

@@ -3,6 +3,7 @@
 #include "api/dataset_codec.h"
 #include "api/dataset_validation.h"
 #include "base/rfc3339.h"
+#include "base/utf8.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/dataset_builders.h"
 #include "operator/controller/dataset_plan.h"
@@ -26,17 +27,11 @@ nlohmann::json DatasetEvent(const Dataset& d, const PlannedEvent& e, const std::
             {"uid", d.metadata.uid}}},
           {"type", e.type},
           {"reason", e.reason},
-          {"message", e.message.substr(0, kMaxEventMessageBytes)},
+          {"message", TruncateUtf8(e.message, kMaxEventMessageBytes)},
           {"source", {{"component", "ergobench-operator"}}},
           {"firstTimestamp", now},
           {"lastTimestamp", now},
           {"count", 1}};
-}
-
-std::string JoinErrors(const FieldErrors& errors) {
-  std::string text;
-  for (const FieldError& e : errors.errors()) text += (text.empty() ? "" : "; ") + e.ToString();
-  return text;
 }
 
 }  // namespace
@@ -81,7 +76,7 @@ StatusOr<std::optional<std::chrono::seconds>> DatasetReconciler::Reconcile(const
   // 2. Validate: an invalid spec fails until it is edited.
   errors.Append(ValidateDataset(dataset));
   if (!errors.empty()) {
-    const DatasetStatus failed = InvalidDatasetStatus(dataset, JoinErrors(errors), now);
+    const DatasetStatus failed = InvalidDatasetStatus(dataset, errors.Joined(), now);
     if (EncodeDatasetStatus(failed) == EncodeDatasetStatus(dataset.status)) return none;
     RETURN_IF_ERROR(WriteStatus(*object, EncodeDatasetStatus(failed)));
     return none;

@@ -23,16 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string JoinErrors(const FieldErrors& errors) {
-  std::string text;
-  for (const FieldError& e : errors.errors()) {
-    if (!text.empty()) text += "; ";
-    text += e.ToString();
-  }
-  return text;
-}
-
-
 // What a later try may get past: the API server or the network was unavailable, or a write raced.
 bool IsTransient(const Status& error) {
   return error.code() == StatusCode::kUnavailable || error.code() == StatusCode::kDeadlineExceeded ||
@@ -202,10 +192,10 @@ std::string BenchmarkReconciler::RunnerImage() const {
 
 std::pair<std::string, std::string> BenchmarkReconciler::Admit(const Benchmark& benchmark, FieldErrors errors) const {
   if (errors.empty()) errors = ValidateBenchmark(benchmark);
-  std::string invalid = JoinErrors(errors);
+  std::string invalid = errors.Joined();
   if (invalid.empty()) invalid = ClusterValidationErrors(benchmark);
   if (!invalid.empty()) return {kReasonInvalid, invalid};
-  const std::string denied = JoinErrors(PolicyViolations(benchmark, deps_.policy, RunnerImage()));
+  const std::string denied = PolicyViolations(benchmark, deps_.policy, RunnerImage()).Joined();
   if (!denied.empty()) return {kReasonPolicyViolation, denied};
   return {};
 }
