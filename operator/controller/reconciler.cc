@@ -200,6 +200,25 @@ std::pair<std::string, std::string> BenchmarkReconciler::Admit(const Benchmark& 
   return {};
 }
 
+StatusOr<bool> BenchmarkReconciler::WaitForDataset(const json& object, Benchmark* benchmark,
+                                                   const BenchmarkStatus& stored, const std::string& now) {
+  const std::string& ref = benchmark->spec.dataset.ref;
+  const std::optional<json> dataset =
+      deps_.datasets != nullptr ? deps_.datasets->Get(benchmark->metadata.namespace_name + "/" + ref) : std::nullopt;
+  const int64_t generation = benchmark->metadata.generation;
+  if (const auto wait = ResolveDatasetRef(&benchmark->spec, dataset)) {
+    if (benchmark->status.phase.empty()) benchmark->status.phase = kPhasePending;
+    SetCondition(&benchmark->status.conditions, kConditionDatasetReady, false, wait->reason, wait->message, generation, now);
+    if (EncodeStatus(benchmark->status) != EncodeStatus(stored)) RETURN_IF_ERROR(WriteStatus(object, benchmark->status));
+    return true;
+  }
+  SetCondition(&benchmark->status.conditions, kConditionDatasetReady, true, "DatasetReady",
+               "reading Dataset " + ref + " from claim " +
+                   benchmark->spec.dataset.volume["persistentVolumeClaim"].value("claimName", ""),
+               generation, now);
+  return false;
+}
+
 StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(const std::string& key) {
   // 1. Get. Gone from the cache: deleted, and garbage collection removes the children.
   const std::optional<json> object = deps_.benchmarks->Get(key);
@@ -237,19 +256,8 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
 
   // 3. The Dataset it reads, mounted once Ready. Until then it waits, Pending, saying why.
   if (!benchmark.spec.dataset.ref.empty() && !IsFinished(previous_phase)) {
-    const std::optional<json> dataset =
-        deps_.datasets != nullptr ? deps_.datasets->Get(ns + "/" + benchmark.spec.dataset.ref) : std::nullopt;
-    const int64_t generation = benchmark.metadata.generation;
-    if (const auto wait = ResolveDatasetRef(&benchmark.spec, dataset)) {
-      if (benchmark.status.phase.empty()) benchmark.status.phase = kPhasePending;
-      SetCondition(&benchmark.status.conditions, kConditionDatasetReady, false, wait->reason, wait->message, generation, now);
-      if (EncodeStatus(benchmark.status) != EncodeStatus(stored)) RETURN_IF_ERROR(WriteStatus(*object, benchmark.status));
-      return std::optional<std::chrono::seconds>();
-    }
-    SetCondition(&benchmark.status.conditions, kConditionDatasetReady, true, "DatasetReady",
-                 "reading Dataset " + benchmark.spec.dataset.ref + " from claim " +
-                     benchmark.spec.dataset.volume["persistentVolumeClaim"].value("claimName", ""),
-                 generation, now);
+    ASSIGN_OR_RETURN(const bool waits, WaitForDataset(*object, &benchmark, stored, now));
+    if (waits) return std::optional<std::chrono::seconds>();
   }
 
   // 4. Plan from the pods this Benchmark owns.

@@ -71,6 +71,9 @@ class BenchmarkReconciler {
                                                                   const Benchmark& benchmark, BenchmarkStatus status,
                                                                   const Status& error);
   Status DeletePods(const std::string& ns, const std::vector<std::string>& names);
+  // Resolves spec.dataset.ref into `benchmark`; true (the status written) while it must wait.
+  StatusOr<bool> WaitForDataset(const nlohmann::json& object, Benchmark* benchmark, const BenchmarkStatus& stored,
+                                const std::string& now);
   // Writes the results ConfigMap of `finished` from its gang's pods and rank 0's files.
   Status KeepResults(const std::string& key, const Benchmark& finished, const std::vector<WorkerPod>& pods);
   void RecordEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
