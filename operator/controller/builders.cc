@@ -143,7 +143,12 @@ json BuildConfigMap(const Benchmark& benchmark) {
   config.metadata.name = benchmark.metadata.name;
   config.metadata.namespace_name = benchmark.metadata.namespace_name;
   config.spec = benchmark.spec;
-  if (!benchmark.spec.dataset.volume.empty()) config.spec.dataset.path = DatasetDirInPod(benchmark);
+  if (!benchmark.spec.dataset.volume.empty()) {
+    // Ranks see the volume as a folder at the mount path; which claim it is stays ours.
+    config.spec.dataset.path = DatasetDirInPod(benchmark);
+    config.spec.dataset.ref.clear();
+    config.spec.dataset.volume = json::object();
+  }
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata", ChildMetadata(benchmark, ConfigMapName(benchmark))},

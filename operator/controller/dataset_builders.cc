@@ -49,7 +49,7 @@ json BuildStagingJob(const Dataset& dataset, const std::string& image) {
       {"command", {"ergobench-stage"}},
       {"args",
        {"--url", dataset.spec.source.url, "--sha256", dataset.spec.source.sha256, "--into", kStagingMountPath,
-        "--result-file", kTerminationMessagePath}},
+        "--verdict-file", std::string(kTmpMountPath) + "/verdict", "--result-file", kTerminationMessagePath}},
       {"resources", {{"requests", amounts}, {"limits", amounts}}},
       {"securityContext", ContainerSecurityContext()},
       {"volumeMounts",
@@ -57,10 +57,13 @@ json BuildStagingJob(const Dataset& dataset, const std::string& image) {
       {"terminationMessagePath", kTerminationMessagePath},
       {"terminationMessagePolicy", "FallbackToLogsOnError"},
   };
+  // OnFailure: the kubelet restarts a failed try in the same pod, with the same emptyDir, where
+  // ergobench-stage keeps a verdict no retry mends (exit 2): the restart repeats it without
+  // fetching while the operator stops the Job. With Never the Job would start a new pod.
   json pod = {
       {"metadata", {{"labels", DatasetMetadata(dataset, "")["labels"]}}},
       {"spec",
-       {{"restartPolicy", "Never"},
+       {{"restartPolicy", "OnFailure"},
         {"automountServiceAccountToken", false},
         {"enableServiceLinks", false},
         {"securityContext", PodSecurityContext()},

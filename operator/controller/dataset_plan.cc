@@ -53,18 +53,26 @@ StagingJob ReadStagingJob(const json& job) {
 }
 
 std::optional<StagingPod> ReadStagingPod(const json& pod) {
-  const std::string phase = pod.value("status", json::object()).value("phase", "");
-  if (phase != "Succeeded" && phase != "Failed") return std::nullopt;
+  const json status = pod.value("status", json::object());
   StagingPod out;
   out.generation = GenerationLabel(pod);
-  out.succeeded = phase == "Succeeded";
-  for (const json& s : pod["status"].value("containerStatuses", json::array())) {
-    const json terminated = s.value("state", json::object()).value("terminated", json::object());
+  out.succeeded = status.value("phase", "") == "Succeeded";
+  bool any_ended = false;
+  for (const json& s : status.value("containerStatuses", json::array())) {
+    json terminated = s.value("state", json::object()).value("terminated", json::object());
+    const bool ended_now = !terminated.empty();
+    if (!ended_now) terminated = s.value("lastState", json::object()).value("terminated", json::object());
     if (terminated.empty()) continue;
-    if (terminated.contains("exitCode") && terminated["exitCode"].is_number_integer()) out.exit_code = terminated["exitCode"].get<int>();
+    any_ended = true;
+    const json& code = terminated.contains("exitCode") ? terminated["exitCode"] : json();
+    if (code.is_number_integer()) out.exit_code = code.get<int>();
     out.message = terminated.value("message", "");
     out.finished_at = terminated.value("finishedAt", "");
+    const json& restarts = s.contains("restartCount") ? s["restartCount"] : json();
+    out.failed_tries += restarts.is_number_integer() ? restarts.get<int64_t>() : 0;
+    if (ended_now && out.exit_code != 0) ++out.failed_tries;
   }
+  if (!any_ended) return std::nullopt;
   return out;
 }
 
@@ -124,7 +132,11 @@ DatasetPlan PlanDataset(const Dataset& d, const std::optional<StagingJob>& job, 
   }
   plan.create_job = !job;
   std::string message = "fetching " + source.url + " into claim " + plan.status.claim_name;
-  if (!ended.empty()) message += "; try " + std::to_string(ended.size() + 1) + ", the last ended: " + ended.back().message;
+  int64_t failed_tries = 0;
+  for (const StagingPod& p : ended) failed_tries += p.failed_tries;
+  if (failed_tries > 0) {
+    message += "; try " + std::to_string(failed_tries + 1) + ", the last ended: " + ended.back().message;
+  }
   plan.status = WithPhase(d, plan.status, kDatasetStaging, false, "Staging", message, now);
   return plan;
 }

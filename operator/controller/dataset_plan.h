@@ -32,15 +32,18 @@ struct StagingJob {
 };
 StagingJob ReadStagingJob(const nlohmann::json& job);
 
-// An ended staging pod.
+// A staging pod with at least one ended try. The kubelet restarts a failed try in the same
+// pod (restartPolicy OnFailure, after 10 s, then longer), so a pod holds several tries.
 struct StagingPod {
   int64_t generation = -1;
   bool succeeded = false;
+  int64_t failed_tries = 0;
+  // The latest try to end (state.terminated, or lastState.terminated while it waits to restart).
   std::optional<int> exit_code;
   std::string message;  // its termination message: ergobench-stage's result or error
   std::string finished_at;
 };
-// Pods still running give nothing.
+// A pod whose first try still runs gives nothing.
 std::optional<StagingPod> ReadStagingPod(const nlohmann::json& pod);
 
 struct DatasetPlan {

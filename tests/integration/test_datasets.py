@@ -147,6 +147,7 @@ class DatasetTest(NamespacedClusterSuite):
         self.assertEqual(self.server.gets - gets_before, 1)
 
     def test_a_wrong_checksum_fails_once_with_the_reason(self):
+        gets_before = self.server.gets
         self.apply(dataset("wrong", self.server.url, "0" * 64))
         failed = self.wait_dataset("wrong", ("Ready", "Failed"))
         self.assertEqual(failed["phase"], "Failed")
@@ -155,7 +156,9 @@ class DatasetTest(NamespacedClusterSuite):
         self.assertIn(f"has sha256 {self.sha256}, expected {'0' * 64}", ready["message"])
         # No retry can mend it: the Job is gone after one try, not four.
         self.cp.wait_for(lambda: not self.cp.get_json("-n", self.ns, "jobs")["items"], 30, "the staging Job to go")
-        self.assertEqual(len(self.cp.get_json("-n", self.ns, "pods", "-l", "ergobench.io/dataset=wrong")["items"]), 0)
+        self.cp.wait_for(lambda: not self.cp.get_json("-n", self.ns, "pods", "-l", "ergobench.io/dataset=wrong")["items"],
+                         60, "the staging pod to go")
+        self.assertEqual(self.server.gets - gets_before, 1)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "api/benchmark_codec.h"
 #include "api/defaults.h"
+#include "api/validation.h"
 #include "tests/testing/golden.h"
 #include "operator/controller/progress_poller.h"
 
@@ -51,6 +53,27 @@ TEST(Builders, ConfigMapHoldsTheResolvedSpec) {
   const json config = json::parse(cm["data"]["benchmark.json"].get<std::string>());
   EXPECT_EQ(config["spec"]["maxEpochs"], 164);
   EXPECT_FALSE(config.contains("status"));
+}
+
+// A Benchmark reading a volume (a Dataset's claim, resolved) hands its ranks a plain local
+// path: the runner validates the config it reads, and knows nothing of claims.
+TEST(Builders, ConfigMapOfAVolumeReaderNamesThePathInThePod) {
+  Benchmark b = Task1a();
+  b.spec.dataset.source = "path";
+  b.spec.dataset.ref = "cifar10";
+  b.spec.dataset.volume = {{"persistentVolumeClaim", {{"claimName", "cifar10-data"}, {"readOnly", true}}}};
+  b.spec.dataset.path = "abc/data/cifar-10-batches-bin";
+  const json cm = BuildConfigMap(b);
+  const json config = json::parse(cm["data"]["benchmark.json"].get<std::string>());
+  const json& dataset = config["spec"]["dataset"];
+  EXPECT_EQ(dataset["path"], "/data/abc/data/cifar-10-batches-bin");
+  EXPECT_FALSE(dataset.contains("ref")) << dataset.dump();
+  EXPECT_FALSE(dataset.contains("volume")) << dataset.dump();
+  FieldErrors errors;
+  const Benchmark read = DecodeBenchmark(config, &errors);
+  ASSERT_TRUE(errors.empty()) << errors.Joined();
+  const FieldErrors invalid = ValidateBenchmark(read);
+  EXPECT_TRUE(invalid.empty()) << invalid.Joined();
 }
 
 TEST(Builders, WorkerPod) {

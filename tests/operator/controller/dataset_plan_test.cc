@@ -28,6 +28,7 @@ StagingPod Ended(bool succeeded, int exit_code, std::string message, std::string
   pod.exit_code = exit_code;
   pod.message = std::move(message);
   pod.finished_at = std::move(at);
+  pod.failed_tries = succeeded ? 0 : 1;
   return pod;
 }
 
@@ -50,6 +51,18 @@ TEST(DatasetPlanTest, AFailedTryIsRetriedByTheJobAndSaidInStatus) {
   EXPECT_EQ(plan.status.phase, kDatasetStaging);
   EXPECT_NE(plan.status.conditions.at(0).message.find("try 2, the last ended: cannot download: connection reset"),
             std::string::npos);
+}
+
+// The kubelet restarts a failed try in the same pod (restartPolicy OnFailure): its restarts
+// are tries too.
+TEST(DatasetPlanTest, TriesAreCountedAcrossRestartsInOnePod) {
+  StagingJob job{"j-1", 1, false, false, ""};
+  StagingPod restarted = Ended(false, 1, "cannot download: timed out", "t3");
+  restarted.failed_tries = 2;
+  const DatasetPlan plan = PlanDataset(UrlDataset(), job, {restarted}, kNow);
+  EXPECT_EQ(plan.status.phase, kDatasetStaging);
+  EXPECT_NE(plan.status.conditions.at(0).message.find("try 3, the last ended: cannot download: timed out"),
+            std::string::npos) << plan.status.conditions.at(0).message;
 }
 
 TEST(DatasetPlanTest, ACompleteJobMakesItReadyWithWhatWasStagedAndGoes) {
@@ -138,7 +151,27 @@ TEST(DatasetPlanTest, ReadsTheJobsEndAndThePodsExit) {
   ASSERT_TRUE(ended.has_value());
   EXPECT_EQ(ended->exit_code, 2);
   EXPECT_EQ(ended->message, "bad sum");
+  EXPECT_EQ(ended->failed_tries, 1);
   EXPECT_FALSE(ReadStagingPod({{"metadata", nlohmann::json::object()}, {"status", {{"phase", "Running"}}}}).has_value());
+}
+
+// A try that failed and waits for its restart: the pod runs on, its last try is in lastState.
+TEST(DatasetPlanTest, ReadsATryThatWaitsForItsRestart) {
+  const nlohmann::json pod = nlohmann::json::parse(R"({
+    "metadata": {"labels": {"ergobench.io/generation": "1"}},
+    "status": {"phase": "Running", "containerStatuses": [{
+      "restartCount": 1,
+      "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+      "lastState": {"terminated": {"exitCode": 2, "message": "bad sum", "finishedAt": "t1"}}}]}})");
+  const auto ended = ReadStagingPod(pod);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_FALSE(ended->succeeded);
+  EXPECT_EQ(ended->exit_code, 2);
+  EXPECT_EQ(ended->message, "bad sum");
+  EXPECT_EQ(ended->failed_tries, 1);
+  const DatasetPlan plan = PlanDataset(UrlDataset(), StagingJob{"j-1", 1, false, false, ""}, {*ended}, kNow);
+  EXPECT_EQ(plan.status.phase, kDatasetFailed);
+  EXPECT_EQ(plan.delete_job_uid, "j-1");
 }
 
 }  // namespace

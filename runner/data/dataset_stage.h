@@ -1,0 +1,33 @@
+// What ergobench-stage does for the operator's staging Job: fetch a Dataset's url into its
+// claim with the runner's fetch code and say how it went, as the pod's exit code and
+// termination message.
+#pragma once
+
+#include <string>
+
+#include "runner/data/dataset_fetch.h"
+
+namespace ergobench {
+
+inline constexpr int kStageExitRetry = 1;      // a retry may get past it (the network)
+inline constexpr int kStageExitPermanent = 2;  // none will: a checksum mismatch, an unsafe archive
+
+struct StageOptions {
+  std::string url;
+  std::string sha256;
+  std::string into;  // the data lands in <into>/<sha256>/data
+  // Where a verdict no retry mends is kept (empty: nowhere). The kubelet restarts a failed try
+  // in the same pod and keeps its emptyDir, so a later try repeats the verdict at once
+  // instead of fetching the archive again before the operator stops the Job.
+  std::string verdict_file;
+};
+
+struct StageOutcome {
+  int exit_code = 0;
+  // On success {"path", "bytes", "files"} (path relative to `into`); otherwise the error.
+  std::string result;
+};
+
+StageOutcome StageDataset(const StageOptions& options, const FetchLimits& limits = FetchLimits::FromEnv());
+
+}  // namespace ergobench
