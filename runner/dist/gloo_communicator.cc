@@ -1,5 +1,9 @@
 #include "runner/dist/gloo_communicator.h"
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include <ATen/ATen.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -87,24 +91,38 @@ class GlooCommunicator : public Communicator {
   int world_size_;
 };
 
+// The store's client gives up at once on some errors a cluster makes for a few seconds: a
+// restarted rank 0's name resolves to nothing yet, or to its old address (no route to host).
+// Other ranks try again, a second apart, until the rendezvous deadline.
+StatusOr<c10::intrusive_ptr<c10d::TCPStore>> ConnectStore(const RendezvousOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + options.timeout;
+  c10d::TCPStoreOptions store_options;
+  store_options.port = static_cast<uint16_t>(options.master_port);
+  store_options.isServer = options.rank == 0;
+  store_options.numWorkers = options.world_size;
+  store_options.waitWorkers = true;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    store_options.timeout = std::max(left, std::chrono::milliseconds(1));
+    try {
+      return c10::make_intrusive<c10d::TCPStore>(options.master_addr, store_options);
+    } catch (const std::exception& e) {
+      if (options.rank == 0 || Clock::now() + std::chrono::seconds(1) >= deadline) {
+        return Status::DeadlineExceeded("rendezvous with MASTER_ADDR:MASTER_PORT=" + options.master_addr + ":" +
+                                        std::to_string(options.master_port) + " failed within " +
+                                        FormatSeconds(options.timeout.count() / 1000.0) + ": " + FirstLine(e.what()));
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Communicator>> ConnectGloo(const RendezvousOptions& options) {
   const std::string master = options.master_addr + ":" + std::to_string(options.master_port);
-  c10::intrusive_ptr<c10d::TCPStore> store;
-  try {
-    c10d::TCPStoreOptions store_options;
-    store_options.port = static_cast<uint16_t>(options.master_port);
-    store_options.isServer = options.rank == 0;
-    store_options.numWorkers = options.world_size;
-    store_options.waitWorkers = true;
-    store_options.timeout = options.timeout;
-    store = c10::make_intrusive<c10d::TCPStore>(options.master_addr, store_options);
-  } catch (const std::exception& e) {
-    return Status::DeadlineExceeded(
-        "rendezvous with MASTER_ADDR:MASTER_PORT=" + master + " failed within " +
-        FormatSeconds(options.timeout.count() / 1000.0) + ": " + FirstLine(e.what()));
-  }
+  ASSIGN_OR_RETURN(c10::intrusive_ptr<c10d::TCPStore> store, ConnectStore(options));
   try {
     auto group_options = c10d::ProcessGroupGloo::Options::create(options.collective_timeout);
     group_options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(options.bind_address));

@@ -225,13 +225,15 @@ class ControlPlane:
         raise RuntimeError("kube-apiserver not ready after %d s" % timeout)
 
     @staticmethod
-    def wait_for(predicate, timeout, what):
+    def wait_for(predicate, timeout, what, context=None):
+        """`context`, if given, is called on a timeout: what it returns goes into the error."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             if predicate():
                 return
             time.sleep(0.5)
-        raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        raise AssertionError(f"timed out after {timeout} s waiting for {what}" +
+                             (f"; {context()}" if context else ""))
 
     def kubectl(self, *args, check=True, kubeconfig=None, input=None):
         result = subprocess.run([KUBECTL, f"--kubeconfig={kubeconfig or self.admin_kubeconfig}", *args],

@@ -58,5 +58,22 @@ TEST(GlooCommunicatorTest, RendezvousTimeoutNamesTheMaster) {
   EXPECT_LT(waited, 10.0);
 }
 
+// On a cluster a restarted rank 0 gets a new address, and its name resolves to nothing (or to
+// the old pod: no route to host) for a few seconds. torch's store gives up on such errors at
+// once; the rendezvous keeps trying them until its deadline.
+TEST(GlooCommunicatorTest, AMasterNotYetReachableIsRetriedUntilTheDeadline) {
+  RendezvousOptions options = LoopbackRendezvous(1, 2, *FreePort());
+  options.master_addr = "rank-zero-not-yet.invalid";
+  options.timeout = std::chrono::milliseconds(2500);
+  const auto start = std::chrono::steady_clock::now();
+  auto comm = ConnectGloo(options);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(comm.ok());
+  EXPECT_EQ(comm.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_NE(comm.status().message().find("rank-zero-not-yet.invalid"), std::string::npos) << comm.status().message();
+  EXPECT_GE(waited, 2.0);
+  EXPECT_LT(waited, 10.0);
+}
+
 }  // namespace
 }  // namespace ergobench
