@@ -32,6 +32,18 @@ std::optional<T> SumOfAll(const std::vector<RankResult>& ranks, std::optional<T>
   return sum;
 }
 
+// What else ran on the ranks' nodes: every rank's list, once each; absent where no rank knew.
+std::optional<std::vector<std::string>> SharedWith(const std::vector<RankResult>& ranks) {
+  std::optional<std::set<std::string>> all;
+  for (const RankResult& r : ranks) {
+    if (!r.figures.energy_shared_with) continue;
+    if (!all) all.emplace();
+    all->insert(r.figures.energy_shared_with->begin(), r.figures.energy_shared_with->end());
+  }
+  if (!all) return std::nullopt;
+  return std::vector<std::string>(all->begin(), all->end());
+}
+
 double Plus(double a, double b) { return a + b; }
 double Max(double a, double b) { return std::max(a, b); }
 
@@ -58,6 +70,7 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   f.energy_joules = SumOfAll(ranks, &Figures::energy_joules);
   f.energy_joules_whole_run = SumOfAll(ranks, &Figures::energy_joules_whole_run);
   f.energy_to_accuracy_joules = SumOfAll(ranks, &Figures::energy_to_accuracy_joules);
+  f.energy_shared_with = SharedWith(ranks);
   DerivePhaseFigures(&f);  // from the mean phase seconds per rank
   // Task 0a: rank tables already hold the max over ranks per repetition.
   f.allreduce = first.figures.allreduce;

@@ -11,6 +11,22 @@ void PutIf(nlohmann::json* out, const char* key, const std::optional<T>& value) 
   if (value) (*out)[key] = *value;
 }
 
+std::vector<std::string> DecodeStrings(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
+  std::vector<std::string> out;
+  if (!json.is_array()) {
+    errors->Add(path, "must be a list of strings, got " + ShowJson(json));
+    return out;
+  }
+  for (size_t i = 0; i < json.size(); ++i) {
+    if (json[i].is_string()) {
+      out.push_back(json[i].get<std::string>());
+    } else {
+      errors->Add(IndexPath(path, i), "must be a string, got " + ShowJson(json[i]));
+    }
+  }
+  return out;
+}
+
 nlohmann::json EncodeAllreduce(const AllreduceSummary& a) {
   return {{"sizes", a.sizes},
           {"repetitions", a.repetitions},
@@ -91,6 +107,10 @@ void EncodeFigures(const Figures& f, nlohmann::json* out) {
   PutIf(out, "energyJoules", f.energy_joules);
   PutIf(out, "energyJoulesWholeRun", f.energy_joules_whole_run);
   PutIf(out, "energyToAccuracyJoules", f.energy_to_accuracy_joules);
+  if (f.energy_shared_with) {
+    (*out)["energyShared"] = !f.energy_shared_with->empty();
+    (*out)["energySharedWith"] = *f.energy_shared_with;
+  }
   if (f.allreduce) (*out)["allreduce"] = EncodeAllreduce(*f.allreduce);
   if (f.language_model) (*out)["languageModel"] = EncodeLanguageModel(*f.language_model);
 }
@@ -117,6 +137,11 @@ Figures DecodeFigures(ObjectReader* r) {
   r->Number("energyJoules", &f.energy_joules);
   r->Number("energyJoulesWholeRun", &f.energy_joules_whole_run);
   r->Number("energyToAccuracyJoules", &f.energy_to_accuracy_joules);
+  bool shared = false;
+  r->Bool("energyShared", &shared);  // derived from energySharedWith
+  if (const nlohmann::json* with = r->Raw("energySharedWith")) {
+    f.energy_shared_with = DecodeStrings(*with, r->PathOf("energySharedWith"), r->errors());
+  }
   if (const nlohmann::json* a = r->Object("allreduce")) {
     f.allreduce = DecodeAllreduce(a, r->PathOf("allreduce"), r->errors());
   }

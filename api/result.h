@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -76,6 +77,10 @@ struct Figures {
   std::optional<double> energy_joules;             // run_start .. run_stop
   std::optional<double> energy_joules_whole_run;   // process start to end, initialisation included
   std::optional<double> energy_to_accuracy_joules;  // run_start .. the evaluation that reached the goal
+  // From a node energy agent, which measures the whole node: the other pods that ran there
+  // meanwhile ("namespace/name"; empty: the node was this Benchmark's alone). Absent where no
+  // agent said, as in a local run. Encoded with energyShared, true when non-empty.
+  std::optional<std::vector<std::string>> energy_shared_with;
   std::optional<AllreduceSummary> allreduce;
   std::optional<LanguageModelSummary> language_model;
   bool operator==(const Figures&) const = default;

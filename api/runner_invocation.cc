@@ -56,6 +56,8 @@ const std::vector<RunnerFlag>& RunnerFlags() {
        &I::energy_interval_ms, Check::kNonNegative},
       {"--sysfs-root", "ERGOBENCH_SYSFS_ROOT", "prefix of /sys for the energy meters (testing)", &I::sysfs_root},
       {"--nvml-library", nullptr, "the NVML library to load", &I::nvml_library},
+      {"--energy-agent", nullptr, "HOST:PORT of the node energy agent, read instead of this host's meters",
+       &I::energy_agent},
   };
   return flags;
 }

@@ -19,6 +19,8 @@ inline constexpr int kDefaultRendezvousPort = 29500;
 inline constexpr char kDataDirEnv[] = "ERGOBENCH_DATA_DIR";
 // The node a pod runs on (the downward API's spec.nodeName), recorded in the rank's result.
 inline constexpr char kNodeNameEnv[] = "ERGOBENCH_NODE_NAME";
+// The node's IP address (status.hostIP), where the node energy agent listens.
+inline constexpr char kNodeIpEnv[] = "ERGOBENCH_NODE_IP";
 
 // How one rank is started. Paths may hold "{rank}", which the runner replaces with its rank,
 // so that one command line serves every rank mpirun starts.
@@ -48,6 +50,9 @@ struct RunnerInvocation {
   double artifact_linger_seconds = 0;
   int energy_interval_ms = 100;  // 0: list the energy meters but read none
   std::string sysfs_root;        // prefix of /sys for the energy meters (tests)
+  // HOST:PORT of the node energy agent (a cluster node): the node's energy comes from it, not
+  // from this host's meters. The operator passes $(ERGOBENCH_NODE_IP):<port>.
+  std::string energy_agent;
   std::string nvml_library = "libnvidia-ml.so.1";
 
   // Every flag that carries a value, in RunnerFlags() order: numbers always, strings when

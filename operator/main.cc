@@ -50,6 +50,7 @@ struct Options {
   int progress_interval_seconds = static_cast<int>(controller::kProgressInterval.count());
   std::string runner_image;
   controller::PodPolicy policy;
+  int energy_agent_port = 0;
 };
 
 class HttpRankZeroClient final : public controller::RankZeroClient {
@@ -260,7 +261,7 @@ int Run(const Options& options) {
   controller::BenchmarkReconciler reconciler(
       {&client, benchmarks, pods, datasets, &progress, std::chrono::system_clock::now,
        [&](const Benchmark& b) { metrics.RecordFinished(b); }, options.runner_image, options.policy,
-       record_event, &artifacts});
+       record_event, &artifacts, options.energy_agent_port});
   manager.SetReconciler(
       [&](const std::string& key) { return reconciler.Reconcile(key); },
       {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {
@@ -303,6 +304,9 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-scheduler-name", options.policy.allow_scheduler_name, "honour spec.scheduling.schedulerName");
   app.add_option("--dataset-volume-type", options.policy.dataset_volume_types,
                  "volume source type a spec.dataset.volume may be, repeatable (default: persistentVolumeClaim, nfs, csi)");
+  app.add_option("--energy-agent-port", options.energy_agent_port,
+                 "hostPort of the node energy agent the ranks read their node's energy from; 0: none")
+      ->check(CLI::Range(0, 65535));
   app.add_option("--workers", options.workers, "concurrent reconciles")->check(CLI::Range(1, 64));
   app.add_option("--metrics-bind-address", options.metrics_bind_address, "host:port for /metrics, /healthz, /readyz");
   app.add_flag("--leader-elect", options.leader_elect, "elect a leader through a Lease, for replicas > 1");

@@ -26,6 +26,7 @@
 #include "runner/dist/gloo_communicator.h"
 #include "runner/dist/mpi_communicator.h"
 #include "runner/dist/rendezvous_env.h"
+#include "runner/energy/agent_meter.h"
 #include "runner/energy/energy_recorder.h"
 #include "runner/environment.h"
 #include "runner/metrics/mllog.h"
@@ -244,6 +245,16 @@ int OfferArtifacts(ArtifactShelf& shelf, RunnerMetrics& metrics, const RunnerInv
 
 // On Kubernetes the output directory is a fresh emptyDir subpath: make it, as `ergobench run`
 // does for its results directory.
+// On a cluster node with an energy agent, its meter; elsewhere this host's own meters.
+StatusOr<std::vector<std::unique_ptr<EnergyMeter>>> OpenEnergyMeters(const RunnerInvocation& options,
+                                                                     const ObjectMeta& benchmark) {
+  if (options.energy_agent.empty()) return DiscoverEnergyMeters(options.sysfs_root, options.nvml_library);
+  ASSIGN_OR_RETURN(AgentAddress agent, ParseAgentAddress(options.energy_agent));
+  std::vector<std::unique_ptr<EnergyMeter>> meters;
+  meters.push_back(OpenAgentMeter(agent, benchmark.namespace_name, benchmark.name));
+  return meters;
+}
+
 Status CreateOutputDir(const std::string& dir) {
   if (dir.empty()) return Status::Ok();
   std::error_code error;
@@ -284,9 +295,10 @@ int RunRunner(const RunnerInvocation& options) {
   nlohmann::json environment =
       DescribeEnvironment({budget, threads, spec.backend, seed.is_number_integer() ? seed.get<int64_t>() : 0});
   RunnerMetrics metrics({benchmark.metadata.name, spec.task, spec.backend, launch_rank, static_cast<int>(*spec.workers)});
-  EnergyRecorder energy(
-      std::make_unique<EnergySampler>(DiscoverEnergyMeters(options.sysfs_root, options.nvml_library)), &metrics,
-      options.ranks_on_node > 0 ? options.ranks_on_node : options.ranks_per_host);
+  StatusOr<std::vector<std::unique_ptr<EnergyMeter>>> meters = OpenEnergyMeters(options, benchmark.metadata);
+  if (!meters.ok()) return report.Fail(meters.status(), kExitBadConfig);
+  EnergyRecorder energy(std::make_unique<EnergySampler>(std::move(*meters)), &metrics,
+                        options.ranks_on_node > 0 ? options.ranks_on_node : options.ranks_per_host);
   environment["energyMeters"] = energy.Describe();
   report.Update([&](RankResult& r) { r.environment = environment; });
   energy.Start(std::chrono::milliseconds(options.energy_interval_ms));

@@ -41,6 +41,7 @@ ReportRow RowOf(const Benchmark& b) {
   if (r.figures.goal_reached.value_or(false)) row.time_to_accuracy_seconds = r.figures.time_to_accuracy_seconds;
   row.communication_ratio = r.figures.communication_ratio;
   row.energy_to_accuracy_joules = r.figures.energy_to_accuracy_joules;
+  if (r.figures.energy_shared_with) row.energy_shared = !r.figures.energy_shared_with->empty();
   row.cost_to_accuracy = r.cost_to_accuracy_usd;
   row.currency = r.currency;
   if (const auto& m = r.figures.language_model) {
@@ -77,7 +78,10 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
       {"comm %", [](const ReportRow& r) {
          return r.communication_ratio ? Number(100 * *r.communication_ratio, 1) : std::string();
        }},
-      {"energy to acc. J", [](const ReportRow& r) { return Number(r.energy_to_accuracy_joules, 1); }},
+      {"energy to acc. J", [](const ReportRow& r) {
+         const bool shared = r.energy_to_accuracy_joules && r.energy_shared.value_or(false);
+         return Number(r.energy_to_accuracy_joules, 1) + (shared ? " (shared node)" : "");
+       }},
       {"cost to acc.", [](const ReportRow& r) {
          return r.cost_to_accuracy ? Number(r.cost_to_accuracy, 4) + " " + r.currency : std::string();
        }},
@@ -118,6 +122,7 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("scalingEfficiency", r.efficiency);
   put("communicationRatio", r.communication_ratio);
   put("energyToAccuracyJoules", r.energy_to_accuracy_joules);
+  if (r.energy_shared) out["energyShared"] = *r.energy_shared;
   put("costToAccuracy", r.cost_to_accuracy);
   put("priceIndex", r.price_index);
   if (r.global_batch_size) out["globalBatchSize"] = *r.global_batch_size;

@@ -27,6 +27,9 @@ struct ReportRow {
   std::optional<double> efficiency;  // speedup / (workers / baseline workers)
   std::optional<double> communication_ratio;
   std::optional<double> energy_to_accuracy_joules;
+  // From node energy agents: whether other pods ran on the nodes (the energy is then the
+  // nodes', an upper bound); absent where no agent said, as in a local run.
+  std::optional<bool> energy_shared;
   std::optional<double> cost_to_accuracy;
   std::optional<double> price_index;  // (hourly price / baseline's) / speedup; 1 is linear
   // Language models, CARAML's columns: global batch (sequences), tokens/s, seconds per

@@ -174,7 +174,7 @@ RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank) {
   return {static_cast<int>(rank), static_cast<int>(*benchmark.spec.workers), MasterAddress(benchmark), kRendezvousPort};
 }
 
-json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang) {
+json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, int energy_agent_port) {
   const BenchmarkSpec& spec = benchmark.spec;
   json metadata = ChildMetadata(benchmark, WorkerPodName(benchmark, rank));
   metadata["labels"][kRankLabel] = std::to_string(rank);
@@ -190,11 +190,17 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang) 
   for (const auto& [name, value] : WorkerRendezvous(benchmark, rank).ToEnv()) env.push_back(EnvVar(name, value));
   env.push_back(EnvVar(kDataDirEnv, scratch + "/datasets"));
   env.push_back({{"name", kNodeNameEnv}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}});
+  RunnerInvocation invocation = WorkerInvocation(benchmark, rank);
+  if (energy_agent_port > 0) {
+    // The agent listens on a hostPort: the node's IP, which the kubelet expands into the flag.
+    env.push_back({{"name", kNodeIpEnv}, {"valueFrom", {{"fieldRef", {{"fieldPath", "status.hostIP"}}}}}});
+    invocation.energy_agent = "$(" + std::string(kNodeIpEnv) + "):" + std::to_string(energy_agent_port);
+  }
   json container = {
       {"name", "runner"},
       {"image", spec.image.empty() ? DefaultRunnerImage() : spec.image},
       {"command", {"ergobench-runner"}},
-      {"args", WorkerInvocation(benchmark, rank).ToArgs()},
+      {"args", invocation.ToArgs()},
       {"env", env},
       {"ports",
        {{{"name", "rendezvous"}, {"containerPort", kRendezvousPort}, {"protocol", "TCP"}},

@@ -85,7 +85,9 @@ nlohmann::json BuildConfigMap(const Benchmark& benchmark);
 RunnerInvocation WorkerInvocation(const Benchmark& benchmark, int64_t rank);
 RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank);
 // Rank `rank`'s pod of gang `gang`, labelled with it.
-nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang);
+// `energy_agent_port`: the node energy agent's hostPort, which the rank reads its node's energy
+// from; 0: none, the rank reads what meters its pod can.
+nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, int energy_agent_port = 0);
 
 // The restricted profile of the Pod Security Standards, for a pod and for its container.
 nlohmann::json PodSecurityContext();

@@ -84,7 +84,7 @@ Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const Reco
   }
   const Gang gang = CurrentGang(plan.status);
   return runtime::SlowStartBatches(plan.create_ranks.size(), 1, [&](size_t i) {
-    return CreateChild(benchmark, kube::Pods(), BuildWorkerPod(benchmark, plan.create_ranks[i], gang));
+    return CreateChild(benchmark, kube::Pods(), BuildWorkerPod(benchmark, plan.create_ranks[i], gang, deps_.energy_agent_port));
   });
 }
 

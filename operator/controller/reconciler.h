@@ -44,6 +44,8 @@ struct ReconcilerDeps {
   std::function<void(const std::string& ns, nlohmann::json event)> record_event;
   // Rank 0's files, taken by the poller; null: the results ConfigMap says none were taken.
   ArtifactCache* artifacts = nullptr;
+  // The node energy agent's hostPort (the chart's energyAgent); 0: no agent.
+  int energy_agent_port = 0;
 };
 
 // Reasons of the Failed condition of a Benchmark that was never admitted.

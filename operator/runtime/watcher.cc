@@ -7,6 +7,7 @@ namespace ergobench::runtime {
 StatusOr<kube::ObjectList> ClientListWatch::List() {
   kube::ListOptions options;
   options.label_selector = label_selector_;
+  options.field_selector = field_selector_;
   return client_->List(resource_, ns_, options);
 }
 
@@ -14,6 +15,7 @@ Status ClientListWatch::Watch(const std::string& resource_version,
                               const std::function<Status(kube::WatchEvent&& event)>& on_event) {
   kube::ListOptions options;
   options.label_selector = label_selector_;
+  options.field_selector = field_selector_;
   options.resource_version = resource_version;
   options.allow_bookmarks = true;
   options.timeout_seconds = watch_timeout_seconds_;

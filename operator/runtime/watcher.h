@@ -40,6 +40,8 @@ class ClientListWatch final : public ListWatch {
                   int watch_timeout_seconds = 290)
       : client_(client), resource_(std::move(resource)), ns_(std::move(ns)), label_selector_(std::move(label_selector)),
         watch_timeout_seconds_(watch_timeout_seconds) {}
+  // Only the objects whose fields match, e.g. "spec.nodeName=n1" (the node energy agent).
+  void SetFieldSelector(std::string selector) { field_selector_ = std::move(selector); }
   StatusOr<kube::ObjectList> List() override;
   Status Watch(const std::string& resource_version,
                const std::function<Status(kube::WatchEvent&& event)>& on_event) override;
@@ -49,6 +51,7 @@ class ClientListWatch final : public ListWatch {
   kube::ApiResource resource_;
   std::string ns_;
   std::string label_selector_;
+  std::string field_selector_;
   int watch_timeout_seconds_;
 };
 

@@ -5,6 +5,7 @@
 //   RaplMeter   CPU packages, cores, uncore, DRAM, platform (powercap sysfs; Intel and AMD)
 //   NvmlMeter   NVIDIA GPUs (libnvidia-ml.so.1 loaded at run time)
 //   HwmonMeter  AMD GPUs (amdgpu) and NVIDIA Grace-Hopper modules (hwmon sysfs)
+//   AgentMeter  all of these on a cluster node, read by the node energy agent (agent_meter.h)
 //
 // A meter reports cumulative energy where the hardware counts it, else power, which the
 // sampler (energy_sampler.h) integrates over time.
@@ -43,6 +44,9 @@ class EnergyMeter {
   virtual const MeterInfo& info() const = 0;
   // One sample per channel, in channels() order. A failed read leaves both fields empty.
   virtual std::vector<ChannelSample> Sample() = 0;
+  // For a meter of the whole node (the node energy agent): the other pods seen on the node
+  // while it sampled ("namespace/name"). Nothing where the meter cannot tell.
+  virtual std::optional<std::vector<std::string>> OthersOnNode() const { return std::nullopt; }
 };
 
 // Undoes the wrap-around of a counter that counts up to `max_range` and restarts at 0. A step

@@ -40,6 +40,7 @@ void EnergyRecorder::Finish(Figures* figures) {
   Export(sampler_->Channels());
   auto share = [this](std::optional<double> joules) { return joules ? std::optional(*joules * share_) : joules; };
   figures->energy_joules_whole_run = share(sampler_->TotalJoules());
+  if (figures->energy_joules_whole_run) figures->energy_shared_with = sampler_->OthersOnNode();
   if (run_start_ && run_stop_) figures->energy_joules = share(sampler_->JoulesBetween(*run_start_, *run_stop_));
   if (run_start_ && figures->time_to_accuracy_seconds && figures->goal_reached.value_or(false)) {
     const auto reached = *run_start_ + std::chrono::duration_cast<EnergySampler::Clock::duration>(

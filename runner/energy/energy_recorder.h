@@ -5,7 +5,9 @@
 //
 // Meters measure a host (RAPL packages) or every device a host shows, so ranks that share a
 // host each report their share, 1 / ranks_per_host: summed over ranks, as the results and
-// Prometheus sum them, the host is counted once.
+// Prometheus sum them, the host is counted once. A node energy agent's meter also says what
+// else ran on the node (Figures::energy_shared_with): then the figure is the node's, an upper
+// bound on the Benchmark's own.
 #pragma once
 
 #include <algorithm>

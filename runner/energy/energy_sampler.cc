@@ -135,4 +135,12 @@ nlohmann::json EnergySampler::Describe() const {
   return out;
 }
 
+std::optional<std::vector<std::string>> EnergySampler::OthersOnNode() const {
+  for (const auto& meter : meters_) {
+    if (!meter->info().available) continue;
+    if (auto others = meter->OthersOnNode()) return others;
+  }
+  return std::nullopt;
+}
+
 }  // namespace ergobench

@@ -55,6 +55,8 @@ class EnergySampler {
 
   // The meters for the result's environment: name, available or why not, channels.
   nlohmann::json Describe() const;
+  // What else ran on the node, from a meter that can tell (EnergyMeter::OthersOnNode).
+  std::optional<std::vector<std::string>> OthersOnNode() const;
 
  private:
   struct Channel {

@@ -83,6 +83,20 @@ TEST(AggregateTest, EnergyIsSummedOnlyWhenEveryRankMeasuredIt) {
   EXPECT_FALSE(o.results.joules_per_sample.has_value());
 }
 
+// Each node's agent lists what else ran there; the Benchmark's result lists them all, once.
+TEST(AggregateTest, WhatSharedTheNodesIsEveryRanksListOnce) {
+  std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded), Rank(2, kRankSucceeded)};
+  EXPECT_FALSE(AggregateRankResults(ranks, 3).results.figures.energy_shared_with.has_value());
+  ranks[0].figures.energy_shared_with = std::vector<std::string>{"a/x", "b/y"};
+  ranks[1].figures.energy_shared_with = std::vector<std::string>{};
+  ranks[2].figures.energy_shared_with = std::vector<std::string>{"b/y"};
+  EXPECT_EQ(AggregateRankResults(ranks, 3).results.figures.energy_shared_with,
+            (std::vector<std::string>{"a/x", "b/y"}));
+  ranks[0].figures.energy_shared_with = std::vector<std::string>{};
+  ranks[2].figures.energy_shared_with = std::vector<std::string>{};
+  EXPECT_EQ(AggregateRankResults(ranks, 3).results.figures.energy_shared_with, std::vector<std::string>{});
+}
+
 TEST(AggregateTest, LanguageModelTokensAddUpAndPerDeviceFiguresAverage) {
   std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded)};
   for (RankResult& r : ranks) {

@@ -58,6 +58,22 @@ TEST(ResultTest, LanguageModelFiguresRoundTrip) {
   EXPECT_EQ(json["languageModel"]["mfu"], 0.0018);
 }
 
+// A node agent's energy says what else ran on the node; energyShared is derived from it.
+TEST(ResultTest, NodeSharingRoundTrips) {
+  RankResult r = Sample();
+  r.figures.energy_joules = 120.0;
+  r.figures.energy_shared_with = std::vector<std::string>{"ergobench-system/ergobench-6d9f-x2kq"};
+  const nlohmann::json json = EncodeRankResult(r);
+  EXPECT_EQ(json["energyShared"], true);
+  EXPECT_EQ(json["energySharedWith"], nlohmann::json({"ergobench-system/ergobench-6d9f-x2kq"}));
+  auto parsed = ParseRankResult(SerializeRankResult(r));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->figures, r.figures);
+  r.figures.energy_shared_with = std::vector<std::string>{};  // the node was its own
+  EXPECT_EQ(EncodeRankResult(r)["energyShared"], false);
+  EXPECT_FALSE(EncodeRankResult(Sample()).contains("energyShared"));  // no agent said
+}
+
 TEST(ResultTest, AbsentFiguresStayAbsent) {
   RankResult r = Sample();
   nlohmann::json json = EncodeRankResult(r);

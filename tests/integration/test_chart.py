@@ -224,6 +224,32 @@ class ChartTest(unittest.TestCase):
         self.assertEqual(local["image"], "localhost/ergobench-operator:0.1.0")
         self.assertEqual(local["imagePullPolicy"], "Never")
 
+    def test_the_energy_agent_is_off_by_default_and_least_privilege_when_on(self):
+        self.assertNotIn("DaemonSet", [d["kind"] for d in helm_template()])
+        self.assertNotIn("DaemonSet", [d["kind"] for d in kustomize("base")])
+        chart = helm_template("--set", "energyAgent.enabled=true")
+        overlay = kustomize("overlays/energy")
+        for docs in (chart, overlay):
+            operator = find(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]
+            self.assertIn("--energy-agent-port=9810", operator["args"])
+            spec = find(docs, "DaemonSet")["spec"]["template"]["spec"]
+            for host_access in ("hostNetwork", "hostPID", "hostIPC"):
+                self.assertNotIn(host_access, spec)
+            (agent,) = spec["containers"]
+            self.assertEqual(agent["command"], ["ergobench-energy-agent"])
+            self.assertEqual(agent["securityContext"], {"allowPrivilegeEscalation": False,
+                                                        "readOnlyRootFilesystem": True,
+                                                        "capabilities": {"drop": ["ALL"]}})
+            self.assertEqual(agent["ports"][0]["hostPort"], 9810)
+            self.assertTrue(all(m["readOnly"] for m in agent["volumeMounts"]))
+            self.assertEqual(sorted(v["hostPath"]["path"] for v in spec["volumes"]), ["/sys/class", "/sys/devices"])
+            self.assertEqual(find(docs, "ClusterRole", "ergobench-energy-agent")["rules"],
+                             [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list", "watch"]}])
+        # The agent's pods are not the operator's: neither its Deployment nor its Service selects them.
+        labels = find(chart, "DaemonSet")["spec"]["template"]["metadata"]["labels"]
+        selector = find(chart, "Deployment")["spec"]["selector"]["matchLabels"]
+        self.assertFalse(all(labels.get(k) == v for k, v in selector.items()))
+
     def test_monitors_validate_against_the_prometheus_operator_schemas(self):
         install = run(os.path.join(ROOT, "scripts/install-kube-tools.sh"), "--monitors")
         self.assertEqual(install.returncode, 0, install.stderr)

@@ -25,3 +25,15 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "ergobench.image" -}}
 {{- printf "%s:%s" .repository (default .appVersion .tag) -}}
 {{- end -}}
+
+{{- define "ergobench.energyAgentSelectorLabels" -}}
+app.kubernetes.io/name: ergobench-energy-agent
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "ergobench.energyAgentLabels" -}}
+{{ include "ergobench.energyAgentSelectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}

@@ -76,6 +76,30 @@ TEST(Report, Formats) {
   EXPECT_EQ(FormatReport(rows, "html").status().code(), StatusCode::kInvalidArgument);
 }
 
+// A cluster run whose nodes' agents saw other pods: its energy is the nodes', and says so.
+TEST(Report, EnergyFromASharedNodeIsMarked) {
+  Benchmark shared, alone, local;
+  for (auto [b, name] : {std::pair{&shared, "shared"}, std::pair{&alone, "alone"}, std::pair{&local, "local"}}) {
+    b->metadata.name = name;
+    b->spec.task = "1a";
+    b->status.phase = "Succeeded";
+    b->status.results = BenchmarkResults{};
+    b->status.results->figures.energy_to_accuracy_joules = 900.0;
+  }
+  shared.status.results->figures.energy_shared_with = std::vector<std::string>{"ergobench-system/ergobench-0"};
+  alone.status.results->figures.energy_shared_with = std::vector<std::string>{};
+  const auto rows = BuildReport({shared, alone, local});
+  const auto text = FormatReport(rows, "text");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("900.0 (shared node)"), std::string::npos) << *text;
+  EXPECT_EQ(text->find("(shared node)"), text->rfind("(shared node)")) << *text;  // only one row
+  const auto json = nlohmann::json::parse(*FormatReport(rows, "json"));
+  EXPECT_EQ(json[0]["benchmark"], "alone");
+  EXPECT_EQ(json[0]["energyShared"], false);
+  EXPECT_FALSE(json[1].contains("energyShared"));  // local: no agent said
+  EXPECT_EQ(json[2]["energyShared"], true);
+}
+
 TEST(Report, LanguageModelsAddCaramlsColumns) {
   Benchmark gpt;
   gpt.metadata.name = "gpt-k2";

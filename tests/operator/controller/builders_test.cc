@@ -125,6 +125,23 @@ TEST(Builders, RanksSharingANodeShareItsEnergy) {
   EXPECT_EQ(WorkerInvocation(Task1a(), 2).ranks_on_node, 1);
 }
 
+// With a node energy agent, a rank reads its node's energy from the agent at its node's IP,
+// which the kubelet puts into the flag; without one the pod is as before.
+TEST(Builders, RanksReadTheirNodesEnergyAgent) {
+  const json container = BuildWorkerPod(Task1a(), 1, Gang{3, 0}, 9810)["spec"]["containers"][0];
+  const json& env = container["env"];
+  const auto node_ip = std::find_if(env.begin(), env.end(), [](const json& e) { return e["name"] == "ERGOBENCH_NODE_IP"; });
+  ASSERT_NE(node_ip, env.end()) << env.dump();
+  EXPECT_EQ((*node_ip)["valueFrom"]["fieldRef"]["fieldPath"], "status.hostIP");
+  const std::vector<std::string> args = container["args"];
+  const auto flag = std::find(args.begin(), args.end(), "--energy-agent");
+  ASSERT_NE(flag, args.end());
+  EXPECT_EQ(*(flag + 1), "$(ERGOBENCH_NODE_IP):9810");
+  const json without = BuildWorkerPod(Task1a(), 1, Gang{3, 0})["spec"]["containers"][0];
+  EXPECT_EQ(without["args"].dump().find("--energy-agent"), std::string::npos);
+  EXPECT_EQ(without["env"].dump().find("ERGOBENCH_NODE_IP"), std::string::npos);
+}
+
 // Rank 0 serves the rendezvous and is created last, once every peer is placed: it bounds the
 // wait. Its peers wait for it as long as the operator holds it back.
 TEST(Builders, RankZeroBoundsTheRendezvous) {

@@ -1,0 +1,120 @@
+// ergobench-energy-agent: the node energy agent (node_energy_agent.h), one per node as a
+// DaemonSet. Reads the meters under --sysfs-root (the host's /sys folders mounted read-only)
+// and serves /energy, /metrics, /healthz and /readyz on --port, a hostPort the node's ranks
+// reach at their node's IP.
+#include <signal.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "agent/node_energy_agent.h"
+#include "base/metrics_server.h"
+#include "operator/kube/cpprest_transport.h"
+#include "operator/kube/kube_config.h"
+#include "operator/runtime/log.h"
+#include "operator/runtime/store.h"
+#include "operator/runtime/watcher.h"
+#include "runner/energy/energy_meter.h"
+
+namespace ergobench {
+namespace {
+
+using runtime::Log;
+using runtime::LogLevel;
+
+struct Options {
+  std::string node;
+  std::string sysfs_root = "/host";
+  std::string nvml_library = "libnvidia-ml.so.1";
+  int interval_ms = 100;
+  std::string bind = "0.0.0.0";
+  int port = 9810;
+  std::string kubeconfig;
+};
+
+// Watches the node's pods into `pods` until `stop`; a fatal answer (RBAC) leaves them unknown.
+void WatchNodePods(const Options& options, runtime::Store& pods, const std::atomic<bool>& stop) {
+  StatusOr<kube::KubeConfig> config = kube::ResolveKubeConfig(options.kubeconfig);
+  StatusOr<std::unique_ptr<kube::HttpTransport>> transport = config.status();
+  if (config.ok()) transport = kube::NewCpprestTransport(*config, {});
+  if (!transport.ok()) {
+    Log(LogLevel::kError, "cannot reach the API server: the pods on the node stay unknown",
+        {{"error", transport.status().ToString()}});
+    return;
+  }
+  kube::KubeClient client(transport->get());
+  runtime::ClientListWatch source(&client, kube::Pods(), "");
+  source.SetFieldSelector("spec.nodeName=" + options.node);
+  runtime::Watcher watcher(&source, [&pods](runtime::WatcherEvent&& event) { pods.Apply(std::move(event)); });
+  const Status status = watcher.Run(
+      stop, runtime::DefaultWatchBackoff(), [](std::chrono::nanoseconds d) { std::this_thread::sleep_for(d); },
+      [](const Status& error) { Log(LogLevel::kWarning, "pod watch interrupted; retrying", {{"error", error.ToString()}}); });
+  if (!status.ok()) Log(LogLevel::kError, "the pod watch stopped", {{"error", status.ToString()}});
+}
+
+int Run(const Options& options) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  NodeEnergyAgent agent(options.node,
+                        std::make_unique<EnergySampler>(DiscoverEnergyMeters(options.sysfs_root, options.nvml_library)),
+                        std::chrono::milliseconds(options.interval_ms));
+  if (!agent.measuring()) Log(LogLevel::kWarning, "no meter on this node can read; /energy lists why");
+  agent.Start();
+  runtime::Store pods;
+  std::atomic<bool> stop{false};
+  std::thread watch([&] { WatchNodePods(options, pods, stop); });
+  auto report = [&]() -> std::optional<HttpReply> {
+    const auto known = pods.Synced() ? std::optional(pods.List()) : std::nullopt;
+    return HttpReply{200, "application/json", EncodeNodeEnergyReport(agent.Report(known)).dump()};
+  };
+  auto server = MetricsServer::Start(
+      options.bind, options.port, [&agent] { return agent.RenderMetrics(); }, nullptr, {},
+      [&](std::string_view method, std::string_view path) -> std::optional<HttpReply> {
+        if (method == "GET" && path == "/energy") return report();
+        return std::nullopt;
+      });
+  if (!server.ok()) {
+    Log(LogLevel::kError, "cannot serve", {{"error", server.status().ToString()}});
+    stop = true;
+    watch.detach();  // it may sit in a watch; the process ends now
+    return 1;
+  }
+  Log(LogLevel::kInfo, "ergobench-energy-agent serving",
+      {{"node", options.node}, {"port", std::to_string((*server)->port())}});
+  int received = 0;
+  sigwait(&signals, &received);
+  Log(LogLevel::kInfo, "stopping", {{"signal", std::to_string(received)}});
+  agent.Stop();
+  stop = true;
+  watch.detach();  // a watch blocks up to its timeout; nothing of it needs to finish
+  return 0;
+}
+
+}  // namespace
+}  // namespace ergobench
+
+int main(int argc, char** argv) {
+  ergobench::Options options;
+  if (const char* node = std::getenv("NODE_NAME")) options.node = node;
+  CLI::App app{"ergobench-energy-agent: the node's energy for the ranks on it and for Prometheus"};
+  app.add_option("--node", options.node, "this node's name (default $NODE_NAME)");
+  app.add_option("--sysfs-root", options.sysfs_root, "where the host's /sys folders are mounted (<root>/sys/class/...)");
+  app.add_option("--nvml-library", options.nvml_library, "the NVML library to load");
+  app.add_option("--interval", options.interval_ms, "milliseconds between samples")->check(CLI::Range(10, 60000));
+  app.add_option("--bind", options.bind, "address to serve on");
+  app.add_option("--port", options.port, "port to serve /energy, /metrics and the probes on")->check(CLI::Range(1, 65535));
+  app.add_option("--kubeconfig", options.kubeconfig, "kubeconfig (default: in-cluster)");
+  CLI11_PARSE(app, argc, argv);
+  if (options.node.empty()) {
+    std::cerr << "ergobench-energy-agent: --node: required (or $NODE_NAME, from the downward API)\n";
+    return 2;
+  }
+  return ergobench::Run(options);
+}

@@ -1,0 +1,88 @@
+"""The node energy agent on the real cluster: the chart's DaemonSet reads the node's RAPL
+counter (FakeRapl at a known power, the agent's hostPath mounts pointed at it) and the ranks
+read their node's energy from it at the node's IP (a hostPort), as on a cluster whose pods
+cannot read RAPL themselves. A rank's energy over its timed region is the counter's difference
+over it, within the agent's sampling interval; the result says what else ran on the node."""
+
+import json
+import os
+import re
+import unittest
+import urllib.request
+
+from cluster_suite import OPERATOR_NAMESPACE, OPERATOR_SELECTOR, NamespacedClusterSuite, WORKER_CPU
+
+WATTS = 100.0
+AGENT_PORT = 9810
+INTERVAL_S = 0.1  # the chart's default energyAgent.interval
+
+
+class EnergyAgentTest(NamespacedClusterSuite):
+    node_watts = WATTS
+    install_at_start = False
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        try:
+            # The agent mounts <hostSysfs>/class and <hostSysfs>/devices, as a real /sys has them.
+            os.makedirs(os.path.join(cls.node_sysfs, "sys/devices"), exist_ok=True)
+            cls.install_operator(energyAgent={"enabled": True, "hostSysfs": os.path.join(cls.node_sysfs, "sys")})
+            cls.cp.wait_for(lambda: cls.agent_pod() is not None, 90, "the energy agent to be ready")
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def agent_pod(cls):
+        pods = cls.cp.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", "app.kubernetes.io/name=ergobench-energy-agent")
+        for pod in pods["items"]:
+            if any(c["type"] == "Ready" and c["status"] == "True" for c in pod["status"].get("conditions", [])):
+                return pod
+        return None
+
+    def agent_get(self, path):
+        pod = self.agent_pod()
+        with urllib.request.urlopen(f"http://{pod['status']['hostIP']}:{AGENT_PORT}{path}", timeout=5) as r:
+            return r.read().decode()
+
+    def test_ranks_take_their_nodes_energy_from_the_agent(self):
+        spec = {"task": "0a", "workers": 2, "backend": "gloo", "resources": {"cpu": WORKER_CPU},
+                "scheduling": {"ranksPerNode": 2},
+                "hyperparameters": {"maxElements": 262144, "repetitions": 20, "warmup": 3}}
+        self.apply({"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": "metered"},
+                    "spec": spec})
+        status = self.wait_phase("metered", ["Succeeded", "Failed"], timeout=240)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        data = self.cp.get_json("-n", self.ns, "configmap", "metered-results")["data"]
+        ranks = [json.loads(data[f"rank-{r}.json"]) for r in range(2)]
+        for rank in ranks:
+            self.assertEqual(rank["environment"]["energyMeters"],
+                             [{"name": "agent", "available": True, "channels": ["cpu0/package"]}])
+            # The node's 100 W over this rank's timed region, shared by the node's two ranks; the
+            # agent's reading may be one interval old at either end.
+            node_joules = WATTS * rank["runSeconds"]
+            self.assertAlmostEqual(rank["energyJoules"], node_joules / 2, delta=WATTS * 2 * INTERVAL_S / 2 + 1.0)
+        self.assertGreater(ranks[0]["runSeconds"], 1.0, "a timed region much longer than the sampling interval")
+
+        # The operator's pod ran on the node meanwhile: the node was not the Benchmark's alone.
+        results = status["results"]
+        operator_pods = {f"{OPERATOR_NAMESPACE}/{p['metadata']['name']}" for p in
+                         self.cp.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", OPERATOR_SELECTOR)["items"]}
+        self.assertTrue(results["energyShared"], results)
+        self.assertTrue(operator_pods & set(results["energySharedWith"]), results["energySharedWith"])
+        self.assertFalse([p for p in results["energySharedWith"] if "energy-agent" in p or "metered" in p])
+
+        # Prometheus reads the node's counter from the agent.
+        metrics = self.agent_get("/metrics")
+        counter = re.search(r'^ergobench_node_energy_joules_total\{device="cpu0",domain="package",node="ergobench-node"\}'
+                            r' (\S+)$', metrics, re.M)
+        self.assertIsNotNone(counter, metrics)
+        self.assertGreater(float(counter.group(1)), node_joules)
+        report = json.loads(self.agent_get("/energy"))
+        self.assertEqual(report["node"], "ergobench-node")
+        self.assertTrue(report["podsKnown"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,114 @@
+// The agent's client against a real HTTP server (MetricsServer) that answers GET /energy as
+// the agent does: the channels, their joules, and the pods on the node.
+#include "runner/energy/agent_meter.h"
+
+#include <atomic>
+#include <mutex>
+
+#include <gtest/gtest.h>
+
+#include "api/node_energy.h"
+#include "base/metrics_server.h"
+#include "runner/energy/energy_sampler.h"
+
+namespace ergobench {
+namespace {
+
+class AgentMeterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    report_.node = "node-1";
+    report_.interval_ms = 100;
+    report_.channels = {{"cpu0", "package", true, 1000.0}, {"cpu0", "core", false, 400.0}};
+    report_.pods_known = true;
+    report_.pods = {{"bench", "task1a-worker-0", "task1a"}, {"bench", "task1a-worker-1", "task1a"}};
+    auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string(); }, nullptr, {},
+                                       [this](std::string_view, std::string_view path) -> std::optional<HttpReply> {
+                                         if (path != "/energy") return std::nullopt;
+                                         std::lock_guard<std::mutex> lock(mutex_);
+                                         return HttpReply{200, "application/json", EncodeNodeEnergyReport(report_).dump()};
+                                       });
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(*server);
+  }
+  AgentAddress Address() const { return {"127.0.0.1", server_->port()}; }
+  void Update(const std::function<void(NodeEnergyReport&)>& change) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    change(report_);
+  }
+
+  std::mutex mutex_;
+  NodeEnergyReport report_;
+  std::unique_ptr<MetricsServer> server_;
+};
+
+TEST_F(AgentMeterTest, TheNodesChannelsAreCountersOfItsJoules) {
+  auto meter = OpenAgentMeter(Address(), "bench", "task1a");
+  ASSERT_TRUE(meter->info().available) << meter->info().reason;
+  EXPECT_EQ(meter->info().name, "agent");
+  ASSERT_EQ(meter->info().channels.size(), 2u);
+  EXPECT_EQ(meter->info().channels[1].domain, "core");
+  EXPECT_FALSE(meter->info().channels[1].in_total);
+  Update([](NodeEnergyReport& r) { r.channels[0].joules = 1250.0; });
+  const std::vector<ChannelSample> samples = meter->Sample();
+  EXPECT_EQ(samples[0].energy_joules, 1250.0);
+  EXPECT_EQ(samples[1].energy_joules, 400.0);
+}
+
+// The sampler turns the agent's counters into the rank's energy, as it does a RAPL counter's.
+TEST_F(AgentMeterTest, TheEnergyBetweenTwoReadingsIsTheirDifference) {
+  std::vector<std::unique_ptr<EnergyMeter>> meters;
+  meters.push_back(OpenAgentMeter(Address(), "bench", "task1a"));
+  EnergySampler sampler(std::move(meters));
+  const auto t0 = EnergySampler::Clock::time_point{};
+  sampler.SampleAt(t0);
+  Update([](NodeEnergyReport& r) { r.channels[0].joules = 1300.0; });
+  sampler.SampleAt(t0 + std::chrono::seconds(3));
+  EXPECT_DOUBLE_EQ(*sampler.JoulesBetween(t0, t0 + std::chrono::seconds(3)), 300.0);  // core is inside package
+}
+
+TEST_F(AgentMeterTest, OtherPodsSeenOnTheNodeAreKeptAndTheGangIsNot) {
+  auto meter = OpenAgentMeter(Address(), "bench", "task1a");
+  EXPECT_EQ(meter->OthersOnNode(), std::vector<std::string>{});  // the node is the gang's alone
+  Update([](NodeEnergyReport& r) {
+    r.pods.push_back({"web", "shop-0", ""});
+    r.pods.push_back({"other", "task1a-worker-0", "task1a"});  // a namesake in another namespace
+  });
+  meter->Sample();
+  Update([](NodeEnergyReport& r) { r.pods.resize(2); });  // they ended; they still ran there
+  meter->Sample();
+  EXPECT_EQ(meter->OthersOnNode(), (std::vector<std::string>{"other/task1a-worker-0", "web/shop-0"}));
+}
+
+TEST_F(AgentMeterTest, PodsNotYetListedLeaveTheSharingUnknown) {
+  Update([](NodeEnergyReport& r) { r.pods_known = false; });
+  auto meter = OpenAgentMeter(Address(), "bench", "task1a");
+  EXPECT_TRUE(meter->info().available);
+  EXPECT_FALSE(meter->OthersOnNode().has_value());
+}
+
+TEST_F(AgentMeterTest, AnAgentWithoutMetersOrOutOfReachIsUnavailableWithTheReason) {
+  Update([](NodeEnergyReport& r) { r.channels.clear(); });
+  auto meter = OpenAgentMeter(Address(), "bench", "task1a");
+  EXPECT_FALSE(meter->info().available);
+  EXPECT_EQ(meter->info().reason, "the node energy agent on node-1 has no meter that reads");
+  const int port = server_->port();
+  server_.reset();
+  meter = OpenAgentMeter({"127.0.0.1", port}, "bench", "task1a");
+  EXPECT_FALSE(meter->info().available);
+  EXPECT_NE(meter->info().reason.find("node energy agent at 127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << meter->info().reason;
+}
+
+TEST(AgentAddressTest, ParsesHostAndPortAndNamesWhatIsWrong) {
+  auto address = ParseAgentAddress("10.0.0.5:9810");
+  ASSERT_TRUE(address.ok());
+  EXPECT_EQ(address->host, "10.0.0.5");
+  EXPECT_EQ(address->port, 9810);
+  EXPECT_NE(ParseAgentAddress("10.0.0.5").status().message().find("want HOST:PORT"), std::string::npos);
+  EXPECT_NE(ParseAgentAddress("10.0.0.5:99999").status().message().find("from 1 to 65535"), std::string::npos);
+  EXPECT_FALSE(ParseAgentAddress("10.0.0.5:$(ERGOBENCH_NODE_PORT)").ok());  // an unexpanded variable
+}
+
+}  // namespace
+}  // namespace ergobench
