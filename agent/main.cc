@@ -37,14 +37,13 @@ struct Options {
 
 // Watches the node's pods into `pods` until `stop`; a fatal answer (RBAC) leaves them unknown.
 void WatchNodePods(const Options& options, runtime::Store& pods, const std::atomic<bool>& stop) {
+  auto unknown = [](const Status& error) {
+    Log(LogLevel::kError, "cannot reach the API server: the pods on the node stay unknown", {{"error", error.ToString()}});
+  };
   StatusOr<kube::KubeConfig> config = kube::ResolveKubeConfig(options.kubeconfig);
-  StatusOr<std::unique_ptr<kube::HttpTransport>> transport = config.status();
-  if (config.ok()) transport = kube::NewCpprestTransport(*config, {});
-  if (!transport.ok()) {
-    Log(LogLevel::kError, "cannot reach the API server: the pods on the node stay unknown",
-        {{"error", transport.status().ToString()}});
-    return;
-  }
+  if (!config.ok()) return unknown(config.status());
+  StatusOr<std::unique_ptr<kube::HttpTransport>> transport = kube::NewCpprestTransport(*config, {});
+  if (!transport.ok()) return unknown(transport.status());
   kube::KubeClient client(transport->get());
   runtime::ClientListWatch source(&client, kube::Pods(), "");
   source.SetFieldSelector("spec.nodeName=" + options.node);

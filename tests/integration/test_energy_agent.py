@@ -28,7 +28,7 @@ class EnergyAgentTest(NamespacedClusterSuite):
             # The agent mounts <hostSysfs>/class and <hostSysfs>/devices, as a real /sys has them.
             os.makedirs(os.path.join(cls.node_sysfs, "sys/devices"), exist_ok=True)
             cls.install_operator(energyAgent={"enabled": True, "hostSysfs": os.path.join(cls.node_sysfs, "sys")})
-            cls.cp.wait_for(lambda: cls.agent_pod() is not None, 90, "the energy agent to be ready")
+            cls.cp.wait_for(lambda: cls.agent_pod() is not None, 90, "the energy agent to be ready", cls.agent_state)
         except BaseException:
             cls.tearDownClass()
             raise
@@ -40,6 +40,15 @@ class EnergyAgentTest(NamespacedClusterSuite):
             if any(c["type"] == "Ready" and c["status"] == "True" for c in pod["status"].get("conditions", [])):
                 return pod
         return None
+
+    @classmethod
+    def agent_state(cls):
+        """The agent pods' status and logs, for a failure's report."""
+        pods = cls.cp.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", "app.kubernetes.io/name=ergobench-energy-agent")
+        logs = cls.cp.kubectl("logs", "-n", OPERATOR_NAMESPACE, "-l", "app.kubernetes.io/name=ergobench-energy-agent",
+                              "--tail=20", check=False)
+        daemonset = cls.cp.kubectl("describe", "-n", OPERATOR_NAMESPACE, "daemonset", check=False).stdout[-1500:]
+        return json.dumps([p.get("status") for p in pods["items"]]) + "\n" + logs.stdout + logs.stderr + daemonset
 
     def agent_get(self, path):
         pod = self.agent_pod()
@@ -62,6 +71,8 @@ class EnergyAgentTest(NamespacedClusterSuite):
             # The node's 100 W over this rank's timed region, shared by the node's two ranks; the
             # agent's reading may be one interval old at either end.
             node_joules = WATTS * rank["runSeconds"]
+            print(f"rank {rank['rank']}: {rank['energyJoules']:.2f} J over {rank['runSeconds']:.3f} s, "
+                  f"half the node's {node_joules:.2f} J is {node_joules / 2:.2f} J")
             self.assertAlmostEqual(rank["energyJoules"], node_joules / 2, delta=WATTS * 2 * INTERVAL_S / 2 + 1.0)
         self.assertGreater(ranks[0]["runSeconds"], 1.0, "a timed region much longer than the sampling interval")
 
