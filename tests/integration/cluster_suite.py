@@ -35,11 +35,13 @@ class ClusterSuite(unittest.TestCase):
     """One cluster per suite class; `helm_values` go to the operator's release, installed
     before the tests unless `install_at_start` is False. With `node_watts`, the node has a
     RAPL package counter advancing at that power (FakeRapl under `cls.node_sysfs`), which
-    every container reads as its sysfs."""
+    every container reads as its sysfs; with `energy_agent` too, the chart's node energy agent
+    reads it through its hostPath mounts, and the ranks read the agent."""
 
     helm_values = {}
     install_at_start = True
     node_watts = None
+    energy_agent = False
 
     @classmethod
     def setUpClass(cls):
@@ -47,6 +49,11 @@ class ClusterSuite(unittest.TestCase):
         build_images()
         cls.node_sysfs = os.path.join(cls.tmp, "node-sysfs") if cls.node_watts else None
         cls.rapl = FakeRapl(cls.node_sysfs, cls.node_watts).__enter__() if cls.node_sysfs else None
+        if cls.energy_agent:
+            # The agent mounts <hostSysfs>/class and <hostSysfs>/devices, as a real /sys has them.
+            os.makedirs(os.path.join(cls.node_sysfs, "sys/devices"))
+            cls.helm_values = {**cls.helm_values,
+                               "energyAgent": {"enabled": True, "hostSysfs": os.path.join(cls.node_sysfs, "sys")}}
         cls.cluster = cls.cp = Cluster(os.path.join(cls.tmp, "cluster"), cls.node_sysfs)
         try:
             cls.cluster.start()
@@ -121,6 +128,17 @@ class ClusterSuite(unittest.TestCase):
         return self.cluster.kubectl("logs", "-n", OPERATOR_NAMESPACE, "-l", OPERATOR_SELECTOR, "--prefix",
                                     f"--tail={tail}", check=False).stdout
 
+    def agent_state(self):
+        """The node energy agent's pods (restarts, state) and last log lines, where it runs."""
+        if not self.energy_agent:
+            return ""
+        selector = "app.kubernetes.io/name=ergobench-energy-agent"
+        pods = self.cluster.kubectl("get", "pods", "-n", OPERATOR_NAMESPACE, "-l", selector, "-o", "wide", check=False)
+        logs = self.cluster.kubectl("logs", "-n", OPERATOR_NAMESPACE, "-l", selector, "--tail=20", check=False)
+        nat = subprocess.run(["iptables-save", "-t", "nat"], stdout=subprocess.PIPE, text=True).stdout
+        hostports = "".join(line + "\n" for line in nat.splitlines() if "HOSTPORT" in line or "9810" in line)
+        return "--- energy agent\n" + pods.stdout + logs.stdout + logs.stderr + hostports
+
     def component_logs(self, tail=20):
         """The last lines of every component's log, for a failure's report."""
         out = []
@@ -145,7 +163,7 @@ class NamespacedClusterSuite(ClusterSuite):
         self.cp.kubectl("delete", "namespace", self.ns, "--wait=false", check=False)
         result = self._outcome.result
         if any(test is self for test, _ in result.failures + result.errors):
-            sys.stderr.write("--- operator\n" + self.operator_logs() + self.component_logs())
+            sys.stderr.write("--- operator\n" + self.operator_logs() + self.agent_state() + self.component_logs())
 
     def apply(self, obj):
         self.cp.kubectl("apply", "-n", self.ns, "-f", "-", input=json.dumps(obj))

@@ -4,7 +4,9 @@ store outlives clusters, and with it the containers of one that never tore down.
 
 import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -15,10 +17,21 @@ sys.path.insert(0, os.path.normpath(os.path.join(HERE, "../kube")))
 from cluster import Cluster, process_start_time, shims_of  # noqa: E402
 
 
+HOST_PORT = 19810
+
+
 def sleeper_pod(name):
+    """A pod with a hostPort, as the node energy agent has: its rule outlives a killed cluster."""
+    container = {"name": "pause", "image": Cluster.pause_image(), "imagePullPolicy": "Never",
+                 "ports": [{"containerPort": HOST_PORT, "hostPort": HOST_PORT}]}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"containers": [{"name": "pause", "image": Cluster.pause_image(), "imagePullPolicy": "Never"}],
-                     "terminationGracePeriodSeconds": 0}}
+            "spec": {"containers": [container], "terminationGracePeriodSeconds": 0}}
+
+
+def host_port_rules():
+    """portmap's DNAT rules for HOST_PORT in the node's nat table."""
+    rules = subprocess.run(["iptables-save", "-t", "nat"], check=True, stdout=subprocess.PIPE, text=True).stdout
+    return re.findall(rf"--dport {HOST_PORT} -j DNAT --to-destination (\S+)", rules)
 
 
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("buildah"),
@@ -62,8 +75,11 @@ class ClusterRecoveryTest(unittest.TestCase):
             self.assertEqual([], first_alive)
             with open("/proc/mounts") as f:
                 self.assertEqual([], [line for line in f if first.workdir + "/" in line])
+            # The first's hostPort rule went with it: only the second's pod is reached.
+            self.assertEqual(len(host_port_rules()), 1, host_port_rules())
         finally:
             second.stop()
+        self.assertEqual([], host_port_rules())
         # Pods' network namespaces live, and go, with their cluster's work dir.
         now = set(os.listdir("/var/run/netns")) if os.path.isdir("/var/run/netns") else set()
         self.assertEqual(set(), now - host_netns)

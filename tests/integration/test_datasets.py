@@ -1,7 +1,10 @@
 """Datasets on the real one-node cluster: a CIFAR-10-format archive served over HTTP from the
 node (the pods' bridge address) is staged once by the operator's Job into a claim of the
 default StorageClass, and task 1a Benchmarks train on it from that claim mounted read-only;
-a second Benchmark reads the same copy, with no second download."""
+a second Benchmark reads the same copy, with no second download. The node energy agent runs
+(on a fake RAPL counter), so the README's task1a example is tested end to end: applied as
+written but for its url (this machine has no internet), run locally from the same file, and
+the two compared by `ergobench report`."""
 
 import hashlib
 import http.server
@@ -9,11 +12,15 @@ import io
 import json
 import os
 import random
+import subprocess
 import tarfile
 import threading
 
-from cluster_suite import WORKER_CPU, NamespacedClusterSuite
+import yaml
+
+from cluster_suite import ROOT, WORKER_CPU, NamespacedClusterSuite
 from cluster import POD_GATEWAY  # noqa: E402 (cluster_suite puts tests/kube on the path)
+from harness import ERGOBENCH
 
 ARCHIVE = "cifar-10-binary.tar.gz"
 PER_BATCH = 64  # images per batch file: 320 to train on, 64 to evaluate
@@ -86,6 +93,8 @@ def task1a(name, ref, clean="All"):
 
 class DatasetTest(NamespacedClusterSuite):
     helm_values = {"progressInterval": 1}
+    node_watts = 100.0
+    energy_agent = True
 
     @classmethod
     def setUpClass(cls):
@@ -145,6 +154,52 @@ class DatasetTest(NamespacedClusterSuite):
         done = self.wait_phase("second", ("Succeeded", "Failed"), timeout=420)
         self.assertEqual(done["phase"], "Succeeded", done)
         self.assertEqual(self.server.gets - gets_before, 1)
+
+    def readme_task1a(self):
+        """manifests/examples/task1a.yaml, with this suite's archive for CIFAR-10's url and sized
+        for this 2-CPU node: two ranks on it, one epoch."""
+        with open(os.path.join(ROOT, "manifests/examples/task1a.yaml")) as f:
+            data, benchmark = yaml.safe_load_all(f)
+        data["spec"]["source"] = {"url": self.server.url, "sha256": self.sha256}
+        benchmark["spec"].update({"workers": 2, "maxEpochs": 1, "goal": {"target": 0.05},
+                                  "resources": {"cpu": WORKER_CPU, "memory": "2Gi"},
+                                  "scheduling": {"ranksPerNode": 2}})
+        path = os.path.join(self.tmp, f"{self.ns}.yaml")
+        with open(path, "w") as f:
+            yaml.safe_dump_all([data, benchmark], f)
+        return path, benchmark["metadata"]["name"]
+
+    def test_the_readme_task1a_on_the_cluster_and_locally(self):
+        path, name = self.readme_task1a()
+        self.cp.kubectl("apply", "-n", self.ns, "-f", path)
+        status = self.wait_phase(name, ("Succeeded", "Failed"), timeout=420)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        # The artifacts outlive the pods.
+        self.cp.wait_for(lambda: self.pods(name) == [], 60, "the workers to be cleaned up")
+        kept = self.cp.get_json("-n", self.ns, "configmap", f"{name}-results")["data"]
+        self.assertIn('"key":"run_stop"', kept["rank-0.mllog"])
+        rank = json.loads(kept["rank-0.json"])
+        self.assertEqual([m["name"] for m in rank["environment"]["energyMeters"]], ["agent"], rank)
+        results = status["results"]
+        self.assertEqual(results["epochs"], 1)
+        self.assertGreater(results.get("energyJoules", 0), 0, rank)  # from the agent: the pods cannot read RAPL
+        self.assertTrue(results["energyShared"])  # the operator's pod runs on the one node
+
+        # The same file without a cluster, then both side by side.
+        local = subprocess.run([ERGOBENCH, "run", "-q", path], cwd=self.tmp, capture_output=True, text=True,
+                               timeout=600, env=dict(os.environ, ERGOBENCH_DATA_DIR=os.path.join(self.tmp, "cache")))
+        self.assertEqual(local.returncode, 0, local.stdout + local.stderr)
+        report = subprocess.run([ERGOBENCH, "report", os.path.join(self.tmp, "ergobench-results"), "--kubeconfig",
+                                 self.cp.admin_kubeconfig, "--namespace", self.ns, "--format", "json"],
+                                capture_output=True, text=True)
+        self.assertEqual(report.returncode, 0, report.stderr)
+        rows = [r for r in json.loads(report.stdout) if r["benchmark"] == name]
+        self.assertEqual(len(rows), 2, report.stdout)
+        self.assertEqual({r["phase"] for r in rows}, {"Succeeded"})
+        self.assertEqual(sorted(r.get("energyShared") for r in rows if "energyShared" in r), [True])  # the cluster's
+        text = subprocess.run([ERGOBENCH, "report", os.path.join(self.tmp, "ergobench-results"), "--kubeconfig",
+                               self.cp.admin_kubeconfig, "--namespace", self.ns], capture_output=True, text=True)
+        print(text.stdout)
 
     def test_a_wrong_checksum_fails_once_with_the_reason(self):
         gets_before = self.server.gets

@@ -5,7 +5,6 @@ cannot read RAPL themselves. A rank's energy over its timed region is the counte
 over it, within the agent's sampling interval; the result says what else ran on the node."""
 
 import json
-import os
 import re
 import unittest
 import urllib.request
@@ -19,39 +18,11 @@ INTERVAL_S = 0.1  # the chart's default energyAgent.interval
 
 class EnergyAgentTest(NamespacedClusterSuite):
     node_watts = WATTS
-    install_at_start = False
-
-    @classmethod
-    def setUpClass(cls):
-        super().setUpClass()
-        try:
-            # The agent mounts <hostSysfs>/class and <hostSysfs>/devices, as a real /sys has them.
-            os.makedirs(os.path.join(cls.node_sysfs, "sys/devices"), exist_ok=True)
-            cls.install_operator(energyAgent={"enabled": True, "hostSysfs": os.path.join(cls.node_sysfs, "sys")})
-            cls.cp.wait_for(lambda: cls.agent_pod() is not None, 90, "the energy agent to be ready", cls.agent_state)
-        except BaseException:
-            cls.tearDownClass()
-            raise
-
-    @classmethod
-    def agent_pod(cls):
-        pods = cls.cp.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", "app.kubernetes.io/name=ergobench-energy-agent")
-        for pod in pods["items"]:
-            if any(c["type"] == "Ready" and c["status"] == "True" for c in pod["status"].get("conditions", [])):
-                return pod
-        return None
-
-    @classmethod
-    def agent_state(cls):
-        """The agent pods' status and logs, for a failure's report."""
-        pods = cls.cp.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", "app.kubernetes.io/name=ergobench-energy-agent")
-        logs = cls.cp.kubectl("logs", "-n", OPERATOR_NAMESPACE, "-l", "app.kubernetes.io/name=ergobench-energy-agent",
-                              "--tail=20", check=False)
-        daemonset = cls.cp.kubectl("describe", "-n", OPERATOR_NAMESPACE, "daemonset", check=False).stdout[-1500:]
-        return json.dumps([p.get("status") for p in pods["items"]]) + "\n" + logs.stdout + logs.stderr + daemonset
+    energy_agent = True
 
     def agent_get(self, path):
-        pod = self.agent_pod()
+        (pod,) = self.cp.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l",
+                                  "app.kubernetes.io/name=ergobench-energy-agent")["items"]
         with urllib.request.urlopen(f"http://{pod['status']['hostIP']}:{AGENT_PORT}{path}", timeout=5) as r:
             return r.read().decode()
 

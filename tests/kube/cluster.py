@@ -104,6 +104,17 @@ def end_shims(containerd_socket):
         time.sleep(0.1)
 
 
+def remove_cni_nat_rules():
+    """Removes the CNI plugins' NAT rules (portmap's hostPort DNAT, bridge's masquerade) that
+    pods force-deleted with their cluster left behind: the next cluster reuses the pod
+    addresses, and a stale hostPort rule earlier in the chain sends its traffic to whichever
+    pod now has the old address."""
+    rules = subprocess.run(["iptables-save", "-t", "nat"], check=True, stdout=subprocess.PIPE, text=True).stdout
+    kept = [line for line in rules.splitlines() if not re.search(r"(^:|-A |-j )CNI-", line)]
+    if len(kept) != len(rules.splitlines()):
+        subprocess.run(["iptables-restore"], input="\n".join(kept) + "\n", check=True, text=True)
+
+
 def unmount_under(directory):
     with open("/proc/mounts") as f:
         mounts = [line.split()[1] for line in f if line.split()[1].startswith(directory + "/")]
@@ -381,6 +392,7 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
                 end_shims(os.path.join(workdir, "containerd", "containerd.sock"))
                 unmount_under(workdir)
                 subprocess.run(["ip", "link", "delete", BRIDGE], stderr=subprocess.DEVNULL)
+        remove_cni_nat_rules()
         self.lock.truncate(0)
         self.lock.write(f"workdir {os.path.abspath(self.workdir)}\n")
         self.lock.flush()
@@ -418,6 +430,7 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
         subprocess.run([os.path.join(self.bin_dir, "kube-proxy"), "--cleanup"], stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         subprocess.run(["ip", "link", "delete", BRIDGE], stderr=subprocess.DEVNULL)
+        remove_cni_nat_rules()
         # The kubelet's volume mounts (tmpfs secrets, projected tokens) and the sandboxes' /dev/shm.
         unmount_under(self.workdir)
         super().stop()
