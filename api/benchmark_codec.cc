@@ -6,6 +6,19 @@
 namespace ergobench {
 namespace {
 
+// A value kept as JSON for a later reader (Kubernetes' own types): an error names it unless it
+// is an object (or, with `list`, an array).
+void ReadJson(ObjectReader* r, const std::string& key, bool list, nlohmann::json* out) {
+  const nlohmann::json* value = r->Raw(key);
+  if (value == nullptr) return;
+  if (list ? value->is_array() : value->is_object()) {
+    *out = *value;
+  } else {
+    r->errors()->Add(r->PathOf(key), std::string(list ? "must be a list" : "must be an object") + ", got " +
+                                         JsonTypeName(*value));
+  }
+}
+
 BenchmarkSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
   BenchmarkSpec spec;
   ObjectReader r(json, "spec", errors);
@@ -28,21 +41,9 @@ BenchmarkSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
     d.String("url", &spec.dataset.url);
     d.String("sha256", &spec.dataset.sha256);
     d.String("ref", &spec.dataset.ref);
-    if (const nlohmann::json* volume = d.Raw("volume")) {
-      if (volume->is_object()) {
-        spec.dataset.volume = *volume;
-      } else {
-        errors->Add(d.PathOf("volume"), "must be an object, got " + JsonTypeName(*volume));
-      }
-    }
+    ReadJson(&d, "volume", false, &spec.dataset.volume);
   }
-  if (const nlohmann::json* h = r.Raw("hyperparameters")) {
-    if (h->is_object()) {
-      spec.hyperparameters = *h;
-    } else {
-      errors->Add("spec.hyperparameters", "must be an object, got " + JsonTypeName(*h));
-    }
-  }
+  ReadJson(&r, "hyperparameters", false, &spec.hyperparameters);
   r.String("image", &spec.image);
   {
     ObjectReader res(r.Object("resources"), "spec.resources", errors);
@@ -64,13 +65,7 @@ BenchmarkSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
     ObjectReader s(r.Object("scheduling"), "spec.scheduling", errors);
     s.Int("ranksPerNode", &spec.scheduling.ranks_per_node);
     s.StringMap("nodeSelector", &spec.scheduling.node_selector);
-    if (const nlohmann::json* t = s.Raw("tolerations")) {
-      if (t->is_array()) {
-        spec.scheduling.tolerations = *t;
-      } else {
-        errors->Add(s.PathOf("tolerations"), "must be a list, got " + JsonTypeName(*t));
-      }
-    }
+    ReadJson(&s, "tolerations", true, &spec.scheduling.tolerations);
     s.String("schedulerName", &spec.scheduling.scheduler_name);
     s.String("priorityClassName", &spec.scheduling.priority_class_name);
   }

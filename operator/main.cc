@@ -172,6 +172,61 @@ StatusOr<runtime::ManagerOptions> ManagerOptionsFrom(const Options& options, con
   return manager;
 }
 
+using RecordEvent = std::function<void(const std::string& ns, nlohmann::json event)>;
+
+// Datasets: their own controller, fed by their staging Jobs and pods; a Dataset's change
+// also queues the Benchmarks that read it.
+struct DatasetController {
+  runtime::Store* datasets = nullptr;
+  std::unique_ptr<controller::DatasetReconciler> reconciler;
+};
+
+std::unique_ptr<DatasetController> AddDatasetController(runtime::Manager& manager, kube::KubeClient* client,
+                                                        const Options& options, const runtime::Store* benchmarks,
+                                                        const RecordEvent& record_event) {
+  auto controller = std::make_unique<DatasetController>();
+  DatasetController* self = controller.get();
+  runtime::WorkQueue* queue = manager.AddController(
+      "datasets", [self](const std::string& key) { return self->reconciler->Reconcile(key); },
+      {[](const std::string& key, const std::string&, double, const Status& error) {
+        if (!error.ok()) Log(LogLevel::kWarning, "reconcile failed; retrying", {{"dataset", key}, {"error", error.ToString()}});
+      }});
+  const auto watch = [&](const kube::ApiResource& resource, const char* label_selector) {
+    return std::make_unique<runtime::ClientListWatch>(client, resource, options.namespace_name, label_selector,
+                                                      options.watch_timeout_seconds);
+  };
+  runtime::Store* jobs = manager.AddCache("jobs", watch(kube::Jobs(), controller::kDatasetLabel),
+                                          controller::StagingOwnerKey, {{queue, nullptr}});
+  runtime::Store* staging_pods = manager.AddCache("staging pods", watch(kube::Pods(), controller::kDatasetLabel),
+                                                  controller::StagingOwnerKey, {{queue, nullptr}});
+  self->datasets = manager.AddCache(
+      "datasets", watch(kube::Datasets(), ""), [](const nlohmann::json& o) { return runtime::ObjectKey(o); },
+      {{queue, nullptr},
+       {&manager.queue(), [benchmarks](const std::string& key) { return controller::BenchmarksReading(*benchmarks, key); }}});
+  self->reconciler = std::make_unique<controller::DatasetReconciler>(controller::DatasetReconcilerDeps{
+      client, self->datasets, jobs, staging_pods, std::chrono::system_clock::now,
+      options.runner_image.empty() ? DefaultRunnerImage() : options.runner_image, record_event});
+  return controller;
+}
+
+struct Transports {
+  std::unique_ptr<kube::HttpTransport> main;
+  std::unique_ptr<kube::HttpTransport> lease;
+};
+
+StatusOr<Transports> NewTransports(const Options& options, const kube::KubeConfig& config) {
+  kube::TransportOptions main_options;
+  main_options.stream_inactivity_timeout = std::chrono::seconds(options.watch_timeout_seconds + 40);
+  // The lease has a client of its own whose requests end within the retry period (2 s): one
+  // stuck renewal must not outlast the renew deadline while a standby takes over.
+  kube::TransportOptions lease_options;
+  lease_options.request_timeout = std::chrono::seconds(2);
+  Transports transports;
+  ASSIGN_OR_RETURN(transports.main, kube::NewCpprestTransport(config, main_options));
+  ASSIGN_OR_RETURN(transports.lease, kube::NewCpprestTransport(config, lease_options));
+  return transports;
+}
+
 int Run(const Options& options) {
   const sigset_t stop_signals = BlockStopSignals();
   runtime::SetLogFormat(options.log_format == "json");
@@ -181,24 +236,13 @@ int Run(const Options& options) {
     Log(LogLevel::kError, "cannot configure the Kubernetes client", {{"error", config.status().ToString()}});
     return runtime::kManagerCannotStart;
   }
-  kube::TransportOptions transport_options;
-  transport_options.stream_inactivity_timeout = std::chrono::seconds(options.watch_timeout_seconds + 40);
-  auto transport = kube::NewCpprestTransport(*config, transport_options);
-  if (!transport.ok()) {
-    Log(LogLevel::kError, "cannot configure the Kubernetes client", {{"error", transport.status().ToString()}});
+  auto transports = NewTransports(options, *config);
+  if (!transports.ok()) {
+    Log(LogLevel::kError, "cannot configure the Kubernetes client", {{"error", transports.status().ToString()}});
     return runtime::kManagerCannotStart;
   }
-  kube::KubeClient client(transport->get());
-  // The lease has a client of its own whose requests end within the retry period (2 s): one
-  // stuck renewal must not outlast the renew deadline while a standby takes over.
-  kube::TransportOptions lease_options;
-  lease_options.request_timeout = std::chrono::seconds(2);
-  auto lease_transport = kube::NewCpprestTransport(*config, lease_options);
-  if (!lease_transport.ok()) {
-    Log(LogLevel::kError, "cannot configure the Kubernetes client", {{"error", lease_transport.status().ToString()}});
-    return runtime::kManagerCannotStart;
-  }
-  kube::KubeClient lease_client(lease_transport->get());
+  kube::KubeClient client(transports->main.get());
+  kube::KubeClient lease_client(transports->lease.get());
   RealTime time;
   OperatorMetrics metrics;
   auto manager_options = ManagerOptionsFrom(options, *config, metrics);
@@ -218,30 +262,9 @@ int Run(const Options& options) {
       std::make_unique<runtime::ClientListWatch>(&client, kube::Pods(), options.namespace_name,
                                                  controller::kBenchmarkLabel, options.watch_timeout_seconds),
       controller::WorkerPodOwnerKey);
-  // Datasets: their own controller, fed by their staging Jobs and pods; a Dataset's change
-  // also queues the Benchmarks that read it.
-  std::unique_ptr<controller::DatasetReconciler> dataset_reconciler;
-  runtime::WorkQueue* dataset_queue = manager.AddController(
-      "datasets", [&](const std::string& key) { return dataset_reconciler->Reconcile(key); },
-      {[&](const std::string& key, const std::string& result, double, const Status& error) {
-        if (!error.ok()) Log(LogLevel::kWarning, "reconcile failed; retrying", {{"dataset", key}, {"error", error.ToString()}});
-        (void)result;
-      }});
-  const auto staging = [&](const kube::ApiResource& resource, const char* kind) {
-    return manager.AddCache(kind,
-                            std::make_unique<runtime::ClientListWatch>(&client, resource, options.namespace_name,
-                                                                       controller::kDatasetLabel, options.watch_timeout_seconds),
-                            controller::StagingOwnerKey, {{dataset_queue, nullptr}});
-  };
-  runtime::Store* jobs = staging(kube::Jobs(), "jobs");
-  runtime::Store* staging_pods = staging(kube::Pods(), "staging pods");
-  runtime::Store* datasets = manager.AddCache(
-      "datasets",
-      std::make_unique<runtime::ClientListWatch>(&client, kube::Datasets(), options.namespace_name, "",
-                                                 options.watch_timeout_seconds),
-      [](const nlohmann::json& o) { return runtime::ObjectKey(o); },
-      {{dataset_queue, nullptr},
-       {&manager.queue(), [&](const std::string& key) { return controller::BenchmarksReading(*benchmarks, key); }}});
+  runtime::EventRecorder events(&client);
+  const auto record_event = [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); };
+  const std::unique_ptr<DatasetController> datasets = AddDatasetController(manager, &client, options, benchmarks, record_event);
   manager.AddRunnable([&](runtime::StopFlag& stop) { UpdateGauges(stop, metrics, manager.queue(), client, *benchmarks); });
   manager.AddRunnable(ReturnFreedMemory);
 
@@ -253,13 +276,8 @@ int Run(const Options& options) {
                              [&manager](const std::string& key) { manager.queue().Add(key); },
                              std::chrono::seconds(options.progress_interval_seconds));
   });
-  runtime::EventRecorder events(&client);
-  const auto record_event = [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); };
-  dataset_reconciler = std::make_unique<controller::DatasetReconciler>(controller::DatasetReconcilerDeps{
-      &client, datasets, jobs, staging_pods, std::chrono::system_clock::now,
-      options.runner_image.empty() ? DefaultRunnerImage() : options.runner_image, record_event});
   controller::BenchmarkReconciler reconciler(
-      {&client, benchmarks, pods, datasets, &progress, std::chrono::system_clock::now,
+      {&client, benchmarks, pods, datasets->datasets, &progress, std::chrono::system_clock::now,
        [&](const Benchmark& b) { metrics.RecordFinished(b); }, options.runner_image, options.policy,
        record_event, &artifacts, options.energy_agent_port});
   manager.SetReconciler(

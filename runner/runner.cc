@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <tuple>
 
 #include <ATen/Parallel.h>
 
@@ -246,13 +247,27 @@ int OfferArtifacts(ArtifactShelf& shelf, RunnerMetrics& metrics, const RunnerInv
 // On Kubernetes the output directory is a fresh emptyDir subpath: make it, as `ergobench run`
 // does for its results directory.
 // On a cluster node with an energy agent, its meter; elsewhere this host's own meters.
-StatusOr<std::vector<std::unique_ptr<EnergyMeter>>> OpenEnergyMeters(const RunnerInvocation& options,
-                                                                     const ObjectMeta& benchmark) {
-  if (options.energy_agent.empty()) return DiscoverEnergyMeters(options.sysfs_root, options.nvml_library);
-  ASSIGN_OR_RETURN(AgentAddress agent, ParseAgentAddress(options.energy_agent));
+StatusOr<std::unique_ptr<EnergyRecorder>> OpenEnergyRecorder(const RunnerInvocation& options,
+                                                             const ObjectMeta& benchmark, RunnerMetrics* metrics) {
   std::vector<std::unique_ptr<EnergyMeter>> meters;
-  meters.push_back(OpenAgentMeter(agent, benchmark.namespace_name, benchmark.name));
-  return meters;
+  if (options.energy_agent.empty()) {
+    meters = DiscoverEnergyMeters(options.sysfs_root, options.nvml_library);
+  } else {
+    ASSIGN_OR_RETURN(AgentAddress agent, ParseAgentAddress(options.energy_agent));
+    meters.push_back(OpenAgentMeter(agent, benchmark.namespace_name, benchmark.name));
+  }
+  return std::make_unique<EnergyRecorder>(std::make_unique<EnergySampler>(std::move(meters)), metrics,
+                                          options.ranks_on_node > 0 ? options.ranks_on_node : options.ranks_per_host);
+}
+
+// Torch's threads from the CPU quota (oversubscribing halves throughput), and the environment
+// the result describes.
+nlohmann::json SetThreads(const RunnerInvocation& options, const BenchmarkSpec& spec, int* threads) {
+  const CpuBudget budget = ReadCpuBudget();
+  *threads = options.threads > 0 ? options.threads : ThreadsPerRank(budget, options.ranks_per_host);
+  at::set_num_threads(*threads);
+  const nlohmann::json& seed = spec.hyperparameters.value("seed", nlohmann::json(0));
+  return DescribeEnvironment({budget, *threads, spec.backend, seed.is_number_integer() ? seed.get<int64_t>() : 0});
 }
 
 Status CreateOutputDir(const std::string& dir) {
@@ -279,26 +294,17 @@ int RunRunner(const RunnerInvocation& options) {
   if (!loaded.ok()) return report.Fail(loaded.status(), kExitBadConfig);
   const Benchmark& benchmark = *loaded;
   const BenchmarkSpec& spec = benchmark.spec;
-  report.Update([&](RankResult& r) {
-    r.benchmark = benchmark.metadata.name;
-    r.task = spec.task;
-    r.backend = spec.backend;
-    r.world_size = *spec.workers;
-  });
+  report.Update([&](RankResult& r) { std::tie(r.benchmark, r.task, r.backend, r.world_size) =
+                                         std::tie(benchmark.metadata.name, spec.task, spec.backend, *spec.workers); });
   StatusOr<std::unique_ptr<Task>> task = CreateTask(spec.task);
   if (!task.ok()) return report.Fail(task.status(), kExitBadConfig);
 
-  const CpuBudget budget = ReadCpuBudget();
-  const int threads = options.threads > 0 ? options.threads : ThreadsPerRank(budget, options.ranks_per_host);
-  at::set_num_threads(threads);
-  const nlohmann::json& seed = spec.hyperparameters.value("seed", nlohmann::json(0));
-  nlohmann::json environment =
-      DescribeEnvironment({budget, threads, spec.backend, seed.is_number_integer() ? seed.get<int64_t>() : 0});
+  int threads = 1;
+  nlohmann::json environment = SetThreads(options, spec, &threads);
   RunnerMetrics metrics({benchmark.metadata.name, spec.task, spec.backend, launch_rank, static_cast<int>(*spec.workers)});
-  StatusOr<std::vector<std::unique_ptr<EnergyMeter>>> meters = OpenEnergyMeters(options, benchmark.metadata);
-  if (!meters.ok()) return report.Fail(meters.status(), kExitBadConfig);
-  EnergyRecorder energy(std::make_unique<EnergySampler>(std::move(*meters)), &metrics,
-                        options.ranks_on_node > 0 ? options.ranks_on_node : options.ranks_per_host);
+  StatusOr<std::unique_ptr<EnergyRecorder>> recorder = OpenEnergyRecorder(options, benchmark.metadata, &metrics);
+  if (!recorder.ok()) return report.Fail(recorder.status(), kExitBadConfig);
+  EnergyRecorder& energy = **recorder;
   environment["energyMeters"] = energy.Describe();
   report.Update([&](RankResult& r) { r.environment = environment; });
   energy.Start(std::chrono::milliseconds(options.energy_interval_ms));

@@ -153,6 +153,20 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
 
 Status BenchmarkReconciler::KeepResults(const std::string& key, const Benchmark& finished,
                                         const std::vector<WorkerPod>& pods) {
+  const Status kept = WriteResultsConfigMap(key, finished, pods);
+  if (kept.ok() || IsTransient(kept)) return kept;
+  RecordEvent(finished, "Warning", "ResultsNotKept", kept.message() + "; the results are in status only");
+  return Status::Ok();
+}
+
+void BenchmarkReconciler::OnFinished(const std::string& key, const Benchmark& finished) {
+  if (deps_.artifacts != nullptr) deps_.artifacts->Forget(key);
+  runtime::Log(runtime::LogLevel::kInfo, "benchmark finished", {{"benchmark", key}, {"phase", finished.status.phase}});
+  if (deps_.on_finished) deps_.on_finished(finished);
+}
+
+Status BenchmarkReconciler::WriteResultsConfigMap(const std::string& key, const Benchmark& finished,
+                                                  const std::vector<WorkerPod>& pods) {
   const Gang gang = CurrentGang(finished.status);
   std::vector<RankResult> ranks;
   for (const WorkerPod& pod : pods) {
@@ -265,8 +279,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.now());
 
   if (plan.delete_benchmark) {
-    runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed",
-                 {{"benchmark", key}});
+    runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed", {{"benchmark", key}});
     Status deleted = deps_.client->Delete(kube::Benchmarks(), ns, name, benchmark.metadata.uid).status();
     if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
     return std::optional<std::chrono::seconds>();
@@ -284,17 +297,11 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   }
 
   // 7. Results that outlive the pods, before the status that lets them go: a failed write
-  //    comes back here, for the Benchmark still looks unfinished. A refusal no retry mends (a
-  //    quota, an invalid object) must not hold it unfinished: an Event says what was not kept.
+  //    comes back here, for the Benchmark still looks unfinished.
   const bool finishes = !IsFinished(previous_phase) && IsFinished(plan.status.phase);
-  if (finishes) {
-    Benchmark finished = benchmark;
-    finished.status = plan.status;
-    if (Status kept = KeepResults(key, finished, pods); !kept.ok()) {
-      if (IsTransient(kept)) return kept;
-      RecordEvent(benchmark, "Warning", "ResultsNotKept", kept.message() + "; the results are in status only");
-    }
-  }
+  Benchmark finished = benchmark;
+  finished.status = plan.status;
+  if (finishes) RETURN_IF_ERROR(KeepResults(key, finished, pods));
 
   // 8. Status, only when it changed, and only through /status.
   if (EncodeStatus(plan.status) != EncodeStatus(stored)) {
@@ -304,16 +311,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   // 9. Deletions after the status holds the results the pods' termination messages gave.
   RETURN_IF_ERROR(DeletePods(ns, plan.delete_pods));
   for (const PlannedEvent& event : plan.events) RecordEvent(benchmark, event.type, event.reason, event.message);
-  if (finishes) {
-    if (deps_.artifacts != nullptr) deps_.artifacts->Forget(key);
-    runtime::Log(runtime::LogLevel::kInfo, "benchmark finished",
-                 {{"benchmark", key}, {"phase", plan.status.phase}});
-    if (deps_.on_finished) {
-      Benchmark finished = benchmark;
-      finished.status = plan.status;
-      deps_.on_finished(finished);
-    }
-  }
+  if (finishes) OnFinished(key, finished);
   return plan.requeue_after;
 }
 

@@ -76,8 +76,12 @@ class BenchmarkReconciler {
   // Resolves spec.dataset.ref into `benchmark`; true (the status written) while it must wait.
   StatusOr<bool> WaitForDataset(const nlohmann::json& object, Benchmark* benchmark, const BenchmarkStatus& stored,
                                 const std::string& now);
-  // Writes the results ConfigMap of `finished` from its gang's pods and rank 0's files.
+  // Writes the results ConfigMap of `finished` from its gang's pods and rank 0's files. A
+  // refusal no retry mends (a quota, an invalid object) must not hold it unfinished: an Event
+  // says what was not kept, and only a transient error is returned.
   Status KeepResults(const std::string& key, const Benchmark& finished, const std::vector<WorkerPod>& pods);
+  Status WriteResultsConfigMap(const std::string& key, const Benchmark& finished, const std::vector<WorkerPod>& pods);
+  void OnFinished(const std::string& key, const Benchmark& finished);
   void RecordEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
                    const std::string& message);
 
