@@ -11,10 +11,12 @@
 #include <CLI/CLI.hpp>
 
 #include "agent/node_energy_agent.h"
+#include "base/clock.h"
 #include "base/metrics_server.h"
 #include "operator/kube/cpprest_transport.h"
 #include "operator/kube/kube_config.h"
 #include "operator/runtime/log.h"
+#include "operator/runtime/stop_flag.h"
 #include "operator/runtime/store.h"
 #include "operator/runtime/watcher.h"
 #include "runner/energy/energy_meter.h"
@@ -36,64 +38,64 @@ struct Options {
 };
 
 // Watches the node's pods into `pods` until `stop`; a fatal answer (RBAC) leaves them unknown.
-void WatchNodePods(const Options& options, runtime::Store& pods, const std::atomic<bool>& stop) {
-  auto unknown = [](const Status& error) {
-    Log(LogLevel::kError, "cannot reach the API server: the pods on the node stay unknown", {{"error", error.ToString()}});
-  };
-  StatusOr<kube::KubeConfig> config = kube::ResolveKubeConfig(options.kubeconfig);
-  if (!config.ok()) return unknown(config.status());
-  StatusOr<std::unique_ptr<kube::HttpTransport>> transport = kube::NewCpprestTransport(*config, {});
-  if (!transport.ok()) return unknown(transport.status());
-  kube::KubeClient client(transport->get());
-  runtime::ClientListWatch source(&client, kube::Pods(), "");
-  source.SetFieldSelector("spec.nodeName=" + options.node);
+void WatchNodePods(kube::KubeClient* client, const std::string& node, runtime::Store& pods, runtime::StopFlag& stop) {
+  runtime::ClientListWatch source(client, kube::Pods(), "");
+  source.SetFieldSelector("spec.nodeName=" + node);
   runtime::Watcher watcher(&source, [&pods](runtime::WatcherEvent&& event) { pods.Apply(std::move(event)); });
   const Status status = watcher.Run(
-      stop, runtime::DefaultWatchBackoff(), [](std::chrono::nanoseconds d) { std::this_thread::sleep_for(d); },
+      stop.flag(), runtime::DefaultWatchBackoff(), [&stop](Duration d) { stop.Sleep(d); },
       [](const Status& error) { Log(LogLevel::kWarning, "pod watch interrupted; retrying", {{"error", error.ToString()}}); });
-  if (!status.ok()) Log(LogLevel::kError, "the pod watch stopped", {{"error", status.ToString()}});
+  if (!status.ok()) Log(LogLevel::kError, "the pod watch stopped: the pods on the node stay unknown", {{"error", status.ToString()}});
 }
 
-int Run(const Options& options) {
+sigset_t BlockStopSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
 
+int Run(const Options& options) {
+  const sigset_t signals = BlockStopSignals();
+  const auto cannot_start = [](const Status& error) {
+    Log(LogLevel::kError, "cannot configure the Kubernetes client", {{"error", error.ToString()}});
+    return 1;
+  };
+  StatusOr<kube::KubeConfig> config = kube::ResolveKubeConfig(options.kubeconfig);
+  if (!config.ok()) return cannot_start(config.status());
+  StatusOr<std::unique_ptr<kube::HttpTransport>> transport = kube::NewCpprestTransport(*config);
+  if (!transport.ok()) return cannot_start(transport.status());
+  kube::KubeClient client(transport->get());
   NodeEnergyAgent agent(options.node,
                         std::make_unique<EnergySampler>(DiscoverEnergyMeters(options.sysfs_root, options.nvml_library)),
                         std::chrono::milliseconds(options.interval_ms));
   if (!agent.measuring()) Log(LogLevel::kWarning, "no meter on this node can read; /energy lists why");
   agent.Start();
   runtime::Store pods;
-  std::atomic<bool> stop{false};
-  std::thread watch([&] { WatchNodePods(options, pods, stop); });
-  auto report = [&]() -> std::optional<HttpReply> {
-    const auto known = pods.Synced() ? std::optional(pods.List()) : std::nullopt;
-    return HttpReply{200, "application/json", EncodeNodeEnergyReport(agent.Report(known)).dump()};
-  };
+  runtime::StopFlag stop;
+  std::thread watch([&] { WatchNodePods(&client, options.node, pods, stop); });
   auto server = MetricsServer::Start(
       options.bind, options.port, [&agent] { return agent.RenderMetrics(); }, nullptr, {},
       [&](std::string_view method, std::string_view path) -> std::optional<HttpReply> {
-        if (method == "GET" && path == "/energy") return report();
-        return std::nullopt;
+        if (method != "GET" || path != "/energy") return std::nullopt;
+        const auto known = pods.Synced() ? std::optional(pods.List()) : std::nullopt;
+        return HttpReply{200, "application/json", EncodeNodeEnergyReport(agent.Report(known)).dump()};
       });
-  if (!server.ok()) {
-    Log(LogLevel::kError, "cannot serve", {{"error", server.status().ToString()}});
-    stop = true;
-    watch.detach();  // it may sit in a watch; the process ends now
-    return 1;
-  }
-  Log(LogLevel::kInfo, "ergobench-energy-agent serving",
-      {{"node", options.node}, {"port", std::to_string((*server)->port())}});
   int received = 0;
-  sigwait(&signals, &received);
-  Log(LogLevel::kInfo, "stopping", {{"signal", std::to_string(received)}});
+  if (server.ok()) {
+    Log(LogLevel::kInfo, "ergobench-energy-agent serving", {{"node", options.node}, {"port", std::to_string((*server)->port())}});
+    sigwait(&signals, &received);
+    Log(LogLevel::kInfo, "stopping", {{"signal", std::to_string(received)}});
+  } else {
+    Log(LogLevel::kError, "cannot serve", {{"error", server.status().ToString()}});
+  }
+  stop.Set();
+  client.Shutdown();  // ends the watch's stream
+  watch.join();
   agent.Stop();
-  stop = true;
-  watch.detach();  // a watch blocks up to its timeout; nothing of it needs to finish
-  return 0;
+  return server.ok() ? 0 : 1;
 }
 
 }  // namespace
