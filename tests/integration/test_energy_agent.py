@@ -47,8 +47,11 @@ class EnergyAgentTest(NamespacedClusterSuite):
             self.assertAlmostEqual(rank["energyJoules"], node_joules / 2, delta=WATTS * 2 * INTERVAL_S / 2 + 1.0)
         self.assertGreater(ranks[0]["runSeconds"], 1.0, "a timed region much longer than the sampling interval")
 
-        # The operator's pod ran on the node meanwhile: the node was not the Benchmark's alone.
+        # In status, the node's energy once: the two halves summed.
         results = status["results"]
+        self.assertAlmostEqual(results["energyJoules"], sum(WATTS * r["runSeconds"] / 2 for r in ranks),
+                               delta=WATTS * 2 * INTERVAL_S + 2.0)
+        # The operator's pod ran on the node meanwhile: the node was not the Benchmark's alone.
         operator_pods = {f"{OPERATOR_NAMESPACE}/{p['metadata']['name']}" for p in
                          self.cp.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", OPERATOR_SELECTOR)["items"]}
         self.assertTrue(results["energyShared"], results)
