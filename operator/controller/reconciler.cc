@@ -214,8 +214,20 @@ std::pair<std::string, std::string> BenchmarkReconciler::Admit(const Benchmark& 
   return {};
 }
 
+Status BenchmarkReconciler::Reject(const json& object, Benchmark* benchmark, const std::string& reason,
+                                   const std::string& message, bool already_failed, const std::string& now) {
+  // An edit can make a running Benchmark one that may not run: its workers stop with it.
+  RETURN_IF_ERROR(DeletePods(benchmark->metadata.namespace_name, ActivePodNames(OwnedWorkerPods(*benchmark, *deps_.pods))));
+  if (already_failed) return Status::Ok();
+  benchmark->status = FailedStatus(*benchmark, benchmark->status, reason, message, now);
+  RETURN_IF_ERROR(WriteStatus(object, benchmark->status));
+  RecordEvent(*benchmark, "Warning", reason, message);
+  if (deps_.on_finished) deps_.on_finished(*benchmark);
+  return Status::Ok();
+}
+
 StatusOr<bool> BenchmarkReconciler::WaitForDataset(const json& object, Benchmark* benchmark,
-                                                   const BenchmarkStatus& stored, const std::string& now) {
+                                                   const BenchmarkStatus& stored, const std::string& now, bool write) {
   const std::string& ref = benchmark->spec.dataset.ref;
   const std::optional<json> dataset =
       deps_.datasets != nullptr ? deps_.datasets->Get(benchmark->metadata.namespace_name + "/" + ref) : std::nullopt;
@@ -223,7 +235,7 @@ StatusOr<bool> BenchmarkReconciler::WaitForDataset(const json& object, Benchmark
   if (const auto wait = ResolveDatasetRef(&benchmark->spec, dataset)) {
     if (benchmark->status.phase.empty()) benchmark->status.phase = kPhasePending;
     SetCondition(&benchmark->status.conditions, kConditionDatasetReady, false, wait->reason, wait->message, generation, now);
-    if (EncodeStatus(benchmark->status) != EncodeStatus(stored)) RETURN_IF_ERROR(WriteStatus(object, benchmark->status));
+    if (write && EncodeStatus(benchmark->status) != EncodeStatus(stored)) RETURN_IF_ERROR(WriteStatus(object, benchmark->status));
     return true;
   }
   SetCondition(&benchmark->status.conditions, kConditionDatasetReady, true, "DatasetReady",
@@ -255,28 +267,25 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   if (benchmark.spec.image.empty()) benchmark.spec.image = RunnerImage();
   ApplyDefaults(&benchmark);
   if (const auto [reason, message] = Admit(benchmark, std::move(errors)); !reason.empty()) {
-    // An edit can make a running Benchmark one that may not run: its workers stop with it.
-    RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, ActivePodNames(OwnedWorkerPods(benchmark, *deps_.pods))));
-    if (previous_phase == kPhaseFailed) return std::optional<std::chrono::seconds>();
-    benchmark.status = FailedStatus(benchmark, benchmark.status, reason, message, now);
-    RETURN_IF_ERROR(WriteStatus(*object, benchmark.status));
-    RecordEvent(benchmark, "Warning", reason, message);
-    if (deps_.on_finished) deps_.on_finished(benchmark);
+    RETURN_IF_ERROR(Reject(*object, &benchmark, reason, message, previous_phase == kPhaseFailed, now));
     return std::optional<std::chrono::seconds>();
   }
 
   const std::string& ns = benchmark.metadata.namespace_name;
   const std::string& name = benchmark.metadata.name;
 
-  // 3. The Dataset it reads, mounted once Ready. Until then it waits, Pending, saying why.
+  // 3. The Dataset it reads, mounted once Ready. Until then it waits, Pending, saying why; a
+  //    gang already running keeps its mount and is followed, but gets no new pod.
+  const std::vector<WorkerPod> pods = OwnedWorkerPods(benchmark, *deps_.pods);
+  bool hold_new_pods = false;
   if (!benchmark.spec.dataset.ref.empty() && !IsFinished(previous_phase)) {
-    ASSIGN_OR_RETURN(const bool waits, WaitForDataset(*object, &benchmark, stored, now));
-    if (waits) return std::optional<std::chrono::seconds>();
+    ASSIGN_OR_RETURN(hold_new_pods, WaitForDataset(*object, &benchmark, stored, now, /*write=*/pods.empty()));
+    if (hold_new_pods && pods.empty()) return std::optional<std::chrono::seconds>();
   }
 
   // 4. Plan from the pods this Benchmark owns.
-  const std::vector<WorkerPod> pods = OwnedWorkerPods(benchmark, *deps_.pods);
   ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.now());
+  if (hold_new_pods) plan.create_ranks.clear();
 
   if (plan.delete_benchmark) {
     runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed", {{"benchmark", key}});

@@ -65,6 +65,9 @@ class BenchmarkReconciler {
   // what a cluster cannot run, then the policy.
   std::pair<std::string, std::string> Admit(const Benchmark& benchmark, FieldErrors errors) const;
   Status WriteStatus(const nlohmann::json& object, const BenchmarkStatus& status);
+  // Fails a Benchmark that may not run (once: not again when `already_failed`), stopping its workers.
+  Status Reject(const nlohmann::json& object, Benchmark* benchmark, const std::string& reason,
+                const std::string& message, bool already_failed, const std::string& now);
   Status CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan);
   // AlreadyExists is success only for an object this Benchmark controls (AdoptOwn).
   Status CreateChild(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& desired);
@@ -73,9 +76,10 @@ class BenchmarkReconciler {
                                                                   const Benchmark& benchmark, BenchmarkStatus status,
                                                                   const Status& error);
   Status DeletePods(const std::string& ns, const std::vector<std::string>& names);
-  // Resolves spec.dataset.ref into `benchmark`; true (the status written) while it must wait.
+  // Resolves spec.dataset.ref into `benchmark`; true while it must wait, the condition set in
+  // its status (and, with `write`, the status written).
   StatusOr<bool> WaitForDataset(const nlohmann::json& object, Benchmark* benchmark, const BenchmarkStatus& stored,
-                                const std::string& now);
+                                const std::string& now, bool write);
   // Writes the results ConfigMap of `finished` from its gang's pods and rank 0's files. A
   // refusal no retry mends (a quota, an invalid object) must not hold it unfinished: an Event
   // says what was not kept, and only a transient error is returned.

@@ -674,5 +674,32 @@ TEST_F(ReconcilerTest, AFailedDatasetHoldsItsReadersWithItsReason) {
   EXPECT_NE(status["conditions"][0]["message"].get<std::string>().find("sha256 mismatch"), std::string::npos);
 }
 
+// A gang already running keeps its mount: a Dataset deleted (or re-staging) under it holds
+// back only pods yet to be created, never the status of the ranks that run or finish.
+TEST_F(ReconcilerTest, ARunningGangWhoseDatasetGoesStillFinishes) {
+  const json spec = {{"task", "1a"}, {"workers", 2}, {"dataset", {{"ref", "cifar"}}}};
+  const json dataset = {{"apiVersion", "ergobench.io/v1alpha1"},
+                        {"kind", "Dataset"},
+                        {"metadata", {{"name", "cifar"}, {"namespace", "ns"}, {"uid", "d-1"}, {"generation", 1}}},
+                        {"spec", json::object()},
+                        {"status", {{"phase", "Ready"}, {"observedGeneration", 1}, {"claimName", "cifar-data"}}}};
+  datasets_.Apply({runtime::WatcherEvent::kRestarted, {dataset}});
+  const std::vector<json> pods = StartGang(BenchmarkObject(spec));
+  ASSERT_EQ(pods.size(), 2u);
+  ASSERT_EQ(gang_status_["phase"], "Running");
+
+  datasets_.Apply({runtime::WatcherEvent::kRestarted, {}});  // deleted while the gang runs
+  pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(pods)});
+  transport_.requests.clear();
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, gang_status_)).ok());
+  const json status = LastStatusWrite();
+  EXPECT_EQ(status["phase"], "Succeeded");
+  const auto ready = std::find_if(status["conditions"].begin(), status["conditions"].end(),
+                                  [](const json& c) { return c["type"] == "DatasetReady"; });
+  ASSERT_NE(ready, status["conditions"].end());
+  EXPECT_EQ((*ready)["reason"], "DatasetNotFound");
+  EXPECT_TRUE(PostedBody("/api/v1/namespaces/ns/pods").is_null());
+}
+
 }  // namespace
 }  // namespace ergobench::controller
