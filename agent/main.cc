@@ -17,6 +17,7 @@
 #include "operator/kube/kube_config.h"
 #include "operator/runtime/log.h"
 #include "operator/runtime/stop_flag.h"
+#include "operator/runtime/stop_signals.h"
 #include "operator/runtime/store.h"
 #include "operator/runtime/watcher.h"
 #include "runner/energy/energy_meter.h"
@@ -48,17 +49,9 @@ void WatchNodePods(kube::KubeClient* client, const std::string& node, runtime::S
   if (!status.ok()) Log(LogLevel::kError, "the pod watch stopped: the pods on the node stay unknown", {{"error", status.ToString()}});
 }
 
-sigset_t BlockStopSignals() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  return signals;
-}
 
 int Run(const Options& options) {
-  const sigset_t signals = BlockStopSignals();
+  const sigset_t signals = runtime::BlockStopSignals();
   const auto cannot_start = [](const Status& error) {
     Log(LogLevel::kError, "cannot configure the Kubernetes client", {{"error", error.ToString()}});
     return 1;

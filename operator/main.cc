@@ -27,6 +27,7 @@
 #include "operator/operator_metrics.h"
 #include "operator/runtime/event_recorder.h"
 #include "operator/runtime/log.h"
+#include "operator/runtime/stop_signals.h"
 #include "operator/runtime/manager.h"
 
 namespace ergobench {
@@ -94,18 +95,6 @@ StatusOr<std::pair<std::string, int>> SplitHostPort(const std::string& address) 
   }
 }
 
-// SIGTERM and SIGINT, blocked in the calling thread and so in every thread created after it.
-// Call it before any thread exists (cpprestsdk starts its pool with the client): a thread with
-// them unblocked could take the signal, and as PID 1 in a container the default action is to
-// ignore it, so the operator would never stop.
-sigset_t BlockStopSignals() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  return signals;
-}
 
 // The one thread that takes the stop signals, and asks the manager to stop. Join it with
 // JoinSignalThread, which wakes it if no signal came.
@@ -228,7 +217,7 @@ StatusOr<Transports> NewTransports(const Options& options, const kube::KubeConfi
 }
 
 int Run(const Options& options) {
-  const sigset_t stop_signals = BlockStopSignals();
+  const sigset_t stop_signals = runtime::BlockStopSignals();
   runtime::SetLogFormat(options.log_format == "json");
   runtime::SetMinLogLevel(options.log_level == "debug" ? LogLevel::kDebug : LogLevel::kInfo);
   auto config = kube::ResolveKubeConfig(options.kubeconfig, options.context);
