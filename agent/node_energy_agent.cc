@@ -1,11 +1,11 @@
 #include "agent/node_energy_agent.h"
 
-#include <map>
-
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
+
+#include "api/benchmark.h"
 
 namespace ergobench {
 
@@ -20,7 +20,7 @@ std::optional<NodePod> WorkloadPod(const json& pod) {
     if (owner.value("kind", "") == "DaemonSet" && owner.value("controller", false)) return std::nullopt;
   }
   return NodePod{metadata.value("namespace", ""), metadata.value("name", ""),
-                 metadata.value("labels", json::object()).value("ergobench.io/benchmark", "")};
+                 metadata.value("labels", json::object()).value(kBenchmarkLabel, "")};
 }
 
 NodeEnergyAgent::NodeEnergyAgent(std::string node, std::unique_ptr<EnergySampler> sampler,
@@ -47,13 +47,11 @@ void NodeEnergyAgent::Start() {
 void NodeEnergyAgent::Stop() { sampler_->Stop(); }
 
 void NodeEnergyAgent::Export(const std::vector<ChannelEnergy>& channels) {
-  std::map<std::string, double> power;
   for (const ChannelEnergy& c : channels) {
     prometheus::Counter& counter = energy_->Add({{"node", node_}, {"device", c.channel.device}, {"domain", c.channel.domain}});
     if (c.joules > counter.Value()) counter.Increment(c.joules - counter.Value());
-    if (c.channel.in_total && c.watts) power[c.channel.device] += *c.watts;
   }
-  for (const auto& [device, watts] : power) power_->Add({{"node", node_}, {"device", device}}).Set(watts);
+  for (const auto& [device, watts] : PowerByDevice(channels)) power_->Add({{"node", node_}, {"device", device}}).Set(watts);
 }
 
 NodeEnergyReport NodeEnergyAgent::Report(const std::optional<std::vector<json>>& pods) const {

@@ -18,6 +18,9 @@ namespace ergobench {
 inline constexpr char kGroup[] = "ergobench.io";
 inline constexpr char kApiVersion[] = "ergobench.io/v1alpha1";
 inline constexpr char kKind[] = "Benchmark";
+// The label on every child of a Benchmark (its worker pods among them), naming it: what the
+// operator selects by, `ergobench report` lists by and the node energy agent tells gangs by.
+inline constexpr char kBenchmarkLabel[] = "ergobench.io/benchmark";
 
 struct ObjectMeta {
   std::string name;

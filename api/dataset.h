@@ -15,6 +15,10 @@ namespace ergobench {
 
 inline constexpr char kDatasetKind[] = "Dataset";
 
+// ergobench-stage's exits, which the operator's staging plan reads from its pods.
+inline constexpr int kStagingExitRetry = 1;      // a retry may get past it (the network)
+inline constexpr int kStagingExitPermanent = 2;  // none will: a checksum mismatch, an unsafe archive
+
 // Phases of a Dataset.
 inline constexpr char kDatasetPending[] = "Pending";  // not looked at yet
 inline constexpr char kDatasetStaging[] = "Staging";  // its Job is fetching it

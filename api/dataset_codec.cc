@@ -1,7 +1,5 @@
 #include "api/dataset_codec.h"
 
-#include <algorithm>
-
 #include "api/object_codec.h"
 #include "base/json_reader.h"
 
@@ -28,13 +26,7 @@ DatasetResourceSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) 
     }
   }
   storage.String("storageClassName", &spec.storage.storage_class_name);
-  if (const nlohmann::json* modes = storage.Raw("accessModes")) {
-    if (modes->is_array() && std::all_of(modes->begin(), modes->end(), [](const auto& m) { return m.is_string(); })) {
-      spec.storage.access_modes = modes->get<std::vector<std::string>>();
-    } else {
-      errors->Add("spec.storage.accessModes", "must be a list of strings, got " + ShowJson(*modes));
-    }
-  }
+  storage.Strings("accessModes", &spec.storage.access_modes);
   return spec;
 }
 

@@ -11,22 +11,6 @@ void PutIf(nlohmann::json* out, const char* key, const std::optional<T>& value) 
   if (value) (*out)[key] = *value;
 }
 
-std::vector<std::string> DecodeStrings(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
-  std::vector<std::string> out;
-  if (!json.is_array()) {
-    errors->Add(path, "must be a list of strings, got " + ShowJson(json));
-    return out;
-  }
-  for (size_t i = 0; i < json.size(); ++i) {
-    if (json[i].is_string()) {
-      out.push_back(json[i].get<std::string>());
-    } else {
-      errors->Add(IndexPath(path, i), "must be a string, got " + ShowJson(json[i]));
-    }
-  }
-  return out;
-}
-
 nlohmann::json EncodeAllreduce(const AllreduceSummary& a) {
   return {{"sizes", a.sizes},
           {"repetitions", a.repetitions},
@@ -139,9 +123,7 @@ Figures DecodeFigures(ObjectReader* r) {
   r->Number("energyToAccuracyJoules", &f.energy_to_accuracy_joules);
   bool shared = false;
   r->Bool("energyShared", &shared);  // derived from energySharedWith
-  if (const nlohmann::json* with = r->Raw("energySharedWith")) {
-    f.energy_shared_with = DecodeStrings(*with, r->PathOf("energySharedWith"), r->errors());
-  }
+  if (std::vector<std::string> with; r->Strings("energySharedWith", &with)) f.energy_shared_with = with;
   if (const nlohmann::json* a = r->Object("allreduce")) {
     f.allreduce = DecodeAllreduce(a, r->PathOf("allreduce"), r->errors());
   }

@@ -143,6 +143,25 @@ bool ObjectReader::StringMap(const std::string& key, std::map<std::string, std::
   return ok;
 }
 
+bool ObjectReader::Strings(const std::string& key, std::vector<std::string>* out) {
+  const nlohmann::json* v = Find(key);
+  if (v == nullptr) return false;
+  if (!v->is_array()) {
+    TypeError(key, "a list of strings", *v);
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < v->size(); ++i) {
+    if (!(*v)[i].is_string()) {
+      errors_->Add(IndexPath(PathOf(key), i), "must be a string, got " + JsonTypeName((*v)[i]));
+      ok = false;
+      continue;
+    }
+    out->push_back((*v)[i].get<std::string>());
+  }
+  return ok;
+}
+
 const nlohmann::json* ObjectReader::Raw(const std::string& key) { return Find(key); }
 
 const nlohmann::json* ObjectReader::Object(const std::string& key) { return Find(key); }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,8 @@ class ObjectReader {
   bool Number(const std::string& key, std::optional<double>* out);
   bool Bool(const std::string& key, bool* out);
   bool StringMap(const std::string& key, std::map<std::string, std::string>* out);
+  // A list of strings; each element that is not one is reported at its index.
+  bool Strings(const std::string& key, std::vector<std::string>* out);
   // Any JSON value, type-checked by the caller.
   const nlohmann::json* Raw(const std::string& key);
   // A nested object: returns it (or nullptr if absent) and its path, for a child reader.

@@ -59,7 +59,7 @@ ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const Cluster
     uids.insert(out.back().metadata.uid);
   }
   kube::ListOptions labelled;
-  labelled.label_selector = "ergobench.io/benchmark";
+  labelled.label_selector = ergobench::kBenchmarkLabel;
   ASSIGN_OR_RETURN(const kube::ObjectList config_maps, client.List(kube::ConfigMaps(), source.namespace_name, labelled));
   for (ergobench::Benchmark& kept : ergobench::KeptResultsOfDeletedBenchmarks(config_maps.items, uids)) {
     out.push_back(std::move(kept));

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : ergobench::kStageExitPermanent;
+    return app.exit(e) == 0 ? 0 : ergobench::kStagingExitPermanent;
   }
   const ergobench::StageOutcome outcome = ergobench::StageDataset(options);
   (outcome.exit_code == 0 ? std::cout : std::cerr) << outcome.result << "\n";

@@ -49,7 +49,7 @@ inline constexpr char kTmpSizeLimit[] = "1Gi";
 inline constexpr int kRunnerUid = 65532;
 
 // Labels on every child; the selector of the pod watch and of the Service.
-inline constexpr char kBenchmarkLabel[] = "ergobench.io/benchmark";
+using ::ergobench::kBenchmarkLabel;
 inline constexpr char kRankLabel[] = "ergobench.io/rank";
 inline constexpr char kAttemptLabel[] = "ergobench.io/attempt";
 inline constexpr char kGenerationLabel[] = "ergobench.io/generation";

@@ -16,8 +16,6 @@ inline constexpr char kDatasetLabel[] = "ergobench.io/dataset";
 inline constexpr char kStagingMountPath[] = "/dataset";
 // Tries of the staging pod: a transient error (the network, a node) resumes the download.
 inline constexpr int kStagingBackoffLimit = 4;
-// ergobench-stage's exit for an error no retry mends (a checksum mismatch, an unsafe archive).
-inline constexpr int kStagingExitPermanent = 2;
 // What the staging container may use: fetching and extracting needs little, and requests
 // equal limits so that it never borrows a benchmark's CPU.
 inline constexpr char kStagingCpu[] = "250m";

@@ -29,13 +29,13 @@ StageOutcome StageDataset(const StageOptions& options, const FetchLimits& limits
   if (!options.verdict_file.empty()) {
     std::ifstream kept(options.verdict_file);
     std::stringstream verdict;
-    if (kept && verdict << kept.rdbuf()) return {kStageExitPermanent, verdict.str()};
+    if (kept && verdict << kept.rdbuf()) return {kStagingExitPermanent, verdict.str()};
   }
   StatusOr<std::string> data = FetchDataset(options.url, options.sha256, options.into, limits);
   if (data.ok()) return Staged(*data, options.into);
-  if (data.status().code() != StatusCode::kInvalidArgument) return {kStageExitRetry, data.status().message()};
+  if (data.status().code() != StatusCode::kInvalidArgument) return {kStagingExitRetry, data.status().message()};
   if (!options.verdict_file.empty()) std::ofstream(options.verdict_file) << data.status().message();
-  return {kStageExitPermanent, data.status().message()};
+  return {kStagingExitPermanent, data.status().message()};
 }
 
 }  // namespace ergobench

@@ -5,12 +5,10 @@
 
 #include <string>
 
+#include "api/dataset.h"
 #include "runner/data/dataset_fetch.h"
 
 namespace ergobench {
-
-inline constexpr int kStageExitRetry = 1;      // a retry may get past it (the network)
-inline constexpr int kStageExitPermanent = 2;  // none will: a checksum mismatch, an unsafe archive
 
 struct StageOptions {
   std::string url;
@@ -23,7 +21,7 @@ struct StageOptions {
 };
 
 struct StageOutcome {
-  int exit_code = 0;
+  int exit_code = 0;  // 0, kStagingExitRetry or kStagingExitPermanent (api/dataset.h)
   // On success {"path", "bytes", "files"} (path relative to `into`); otherwise the error.
   std::string result;
 };

@@ -1,16 +1,10 @@
 #include "runner/energy/energy_recorder.h"
 
-#include <map>
-
 namespace ergobench {
 
 void EnergyRecorder::Export(const std::vector<ChannelEnergy>& channels) {
-  std::map<std::string, double> power;
-  for (const ChannelEnergy& c : channels) {
-    metrics_->SetEnergy(c.channel.device, c.channel.domain, c.joules * share_);
-    if (c.channel.in_total && c.watts) power[c.channel.device] += *c.watts * share_;
-  }
-  for (const auto& [device, watts] : power) metrics_->SetPower(device, watts);
+  for (const ChannelEnergy& c : channels) metrics_->SetEnergy(c.channel.device, c.channel.domain, c.joules * share_);
+  for (const auto& [device, watts] : PowerByDevice(channels)) metrics_->SetPower(device, watts * share_);
 }
 
 void EnergyRecorder::Start(std::chrono::milliseconds interval) {

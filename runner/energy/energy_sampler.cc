@@ -4,6 +4,14 @@
 
 namespace ergobench {
 
+std::map<std::string, double> PowerByDevice(const std::vector<ChannelEnergy>& channels) {
+  std::map<std::string, double> power;
+  for (const ChannelEnergy& c : channels) {
+    if (c.channel.in_total && c.watts) power[c.channel.device] += *c.watts;
+  }
+  return power;
+}
+
 EnergySampler::EnergySampler(std::vector<std::unique_ptr<EnergyMeter>> meters) : meters_(std::move(meters)) {
   for (auto& meter : meters_) {
     if (!meter->info().available) continue;

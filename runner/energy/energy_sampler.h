@@ -29,6 +29,9 @@ struct ChannelEnergy {
   bool from_counter = false;
 };
 
+// Power by device over the last interval: the channels that count toward the total, summed.
+std::map<std::string, double> PowerByDevice(const std::vector<ChannelEnergy>& channels);
+
 class EnergySampler {
  public:
   using Clock = std::chrono::steady_clock;

@@ -24,6 +24,7 @@ VERSION = ergobench_version()
 OPERATOR_NAMESPACE = "ergobench-system"
 RELEASE = "ergobench"
 OPERATOR_SELECTOR = "app.kubernetes.io/name=ergobench-operator"
+AGENT_SELECTOR = "app.kubernetes.io/name=ergobench-energy-agent"
 # The CI node has 2 CPUs and the operator asks for 50m of them: two workers of 900m fit beside
 # it, Guaranteed and one torch thread each (the runner takes its threads from the quota).
 WORKER_CPU = "900m"
@@ -132,9 +133,8 @@ class ClusterSuite(unittest.TestCase):
         """The node energy agent's pods (restarts, state) and last log lines, where it runs."""
         if not self.energy_agent:
             return ""
-        selector = "app.kubernetes.io/name=ergobench-energy-agent"
-        pods = self.cluster.kubectl("get", "pods", "-n", OPERATOR_NAMESPACE, "-l", selector, "-o", "wide", check=False)
-        logs = self.cluster.kubectl("logs", "-n", OPERATOR_NAMESPACE, "-l", selector, "--tail=20", check=False)
+        pods = self.cluster.kubectl("get", "pods", "-n", OPERATOR_NAMESPACE, "-l", AGENT_SELECTOR, "-o", "wide", check=False)
+        logs = self.cluster.kubectl("logs", "-n", OPERATOR_NAMESPACE, "-l", AGENT_SELECTOR, "--tail=20", check=False)
         nat = subprocess.run(["iptables-save", "-t", "nat"], stdout=subprocess.PIPE, text=True).stdout
         hostports = "".join(line + "\n" for line in nat.splitlines() if "HOSTPORT" in line or "9810" in line)
         return "--- energy agent\n" + pods.stdout + logs.stdout + logs.stderr + hostports

@@ -9,7 +9,7 @@ import re
 import unittest
 import urllib.request
 
-from cluster_suite import OPERATOR_NAMESPACE, OPERATOR_SELECTOR, NamespacedClusterSuite, WORKER_CPU
+from cluster_suite import AGENT_SELECTOR, OPERATOR_NAMESPACE, OPERATOR_SELECTOR, NamespacedClusterSuite, WORKER_CPU
 
 WATTS = 100.0
 AGENT_PORT = 9810
@@ -21,8 +21,7 @@ class EnergyAgentTest(NamespacedClusterSuite):
     energy_agent = True
 
     def agent_get(self, path):
-        (pod,) = self.cp.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l",
-                                  "app.kubernetes.io/name=ergobench-energy-agent")["items"]
+        (pod,) = self.cp.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", AGENT_SELECTOR)["items"]
         with urllib.request.urlopen(f"http://{pod['status']['hostIP']}:{AGENT_PORT}{path}", timeout=5) as r:
             return r.read().decode()
 

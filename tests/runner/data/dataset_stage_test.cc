@@ -53,7 +53,7 @@ TEST_F(DatasetStageTest, ReportsWhereTheDataIsAndHowMuch) {
 TEST_F(DatasetStageTest, ANetworkErrorMayBeRetried) {
   fs::remove(Archive());
   const StageOutcome outcome = StageDataset(options_, limits_);
-  EXPECT_EQ(outcome.exit_code, kStageExitRetry);
+  EXPECT_EQ(outcome.exit_code, kStagingExitRetry);
   EXPECT_NE(outcome.result.find("cannot download"), std::string::npos) << outcome.result;
   EXPECT_FALSE(fs::exists(options_.verdict_file));
 }
@@ -63,11 +63,11 @@ TEST_F(DatasetStageTest, ANetworkErrorMayBeRetried) {
 TEST_F(DatasetStageTest, AVerdictNoRetryMendsIsKeptForTheNextTry) {
   options_.sha256 = std::string(64, '0');
   const StageOutcome first = StageDataset(options_, limits_);
-  EXPECT_EQ(first.exit_code, kStageExitPermanent);
+  EXPECT_EQ(first.exit_code, kStagingExitPermanent);
   EXPECT_NE(first.result.find("expected " + options_.sha256), std::string::npos) << first.result;
   fs::remove(Archive());
   const StageOutcome again = StageDataset(options_, limits_);
-  EXPECT_EQ(again.exit_code, kStageExitPermanent);
+  EXPECT_EQ(again.exit_code, kStagingExitPermanent);
   EXPECT_EQ(again.result, first.result);
 }
 
