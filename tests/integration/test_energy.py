@@ -15,7 +15,7 @@ WATTS = 100.0
 
 class EnergyTest(ErgobenchTestCase):
     def test_energy_from_a_wrapping_rapl_counter(self):
-        path = self.write("e.yaml", benchmark_yaml("energy", 2, "gloo", maxElements=262144, repetitions=20, warmup=3))
+        path = self.write("e.yaml", benchmark_yaml("energy", 2, "gloo", maxElements=262144, repetitions=60, warmup=3))
         env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=self.dir)
         with FakeRapl(self.dir, WATTS) as rapl:  # wraps every half second
             run = self.ergobench("run", path, env=env)
