@@ -170,6 +170,10 @@ class OperatorTest(NamespacedClusterSuite):
         goes on once the quota allows it."""
         quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "one-pod"}, "spec": {"hard": {"pods": "1"}}}
         self.apply(quota)
+        # Until the quota controller has counted the namespace, admission refuses every pod with
+        # "status unknown for quota"; the refusal this test is about comes after that.
+        self.cp.wait_for(lambda: self.cp.get_json("-n", self.ns, "resourcequota", "one-pod")
+                         .get("status", {}).get("hard", {}).get("pods") == "1", 30, "the quota's first count")
         self.apply(fmnist("quota"))
         self.cp.wait_for(lambda: (self.condition(self.status("quota"), "Created") or {}).get("reason") == "CreateForbidden",
                          60, "the refusal in status")
