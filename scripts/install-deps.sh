@@ -22,7 +22,7 @@ packages=(
 )
 case "${1:-}" in
   --tests)
-    packages+=(chromium buildah podman runc uidmap containernetworking-plugins debootstrap prometheus
+    packages+=(chromium buildah podman runc uidmap containernetworking-plugins debootstrap prometheus openssh-client openssh-server
                containerd dnsmasq-base iptables)
     command -v npm >/dev/null || packages+=(npm) ;;
   --bench) packages+=(python3-torch) ;;

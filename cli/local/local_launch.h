@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "api/benchmark.h"
-#include "cli/local/child_process.h"
+#include "base/child_process.h"
 
 namespace ergobench {
 

@@ -1,6 +1,7 @@
-// ChildProcess: one program started by the local executor, in a process group of its
-// own so that a signal reaches everything it started (mpirun's ranks included), and with
-// a parent-death signal so that no rank outlives an `ergobench run` killed with SIGKILL.
+// ChildProcess: one program started by another (the local executor's ranks, mpirun, sshd),
+// in a process group of its own so that a signal reaches everything it started (mpirun's
+// ranks included), and with a parent-death signal so that no child outlives its parent
+// killed with SIGKILL.
 #pragma once
 
 #include <sys/types.h>
