@@ -51,6 +51,10 @@ StatusOr<ChildProcess> ChildProcess::Start(const ChildSpec& spec) {
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
+    // A parent that takes its stop signals with sigwait blocks them; the program must not.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
     if (output_fd >= 0) {
       dup2(output_fd, STDOUT_FILENO);
       dup2(output_fd, STDERR_FILENO);
