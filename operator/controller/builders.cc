@@ -5,6 +5,7 @@
 #include "api/benchmark_codec.h"
 #include "api/defaults.h"
 #include "base/utf8.h"
+#include "operator/controller/mpi_builders.h"
 
 namespace ergobench::controller {
 namespace {
@@ -149,10 +150,12 @@ json BuildConfigMap(const Benchmark& benchmark) {
     config.spec.dataset.ref.clear();
     config.spec.dataset.volume = json::object();
   }
+  json data = {{"benchmark.json", EncodeBenchmark(config).dump(2) + "\n"}};
+  if (IsMpi(benchmark)) data.update(MpiConfigData(benchmark));
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata", ChildMetadata(benchmark, ConfigMapName(benchmark))},
-          {"data", {{"benchmark.json", EncodeBenchmark(config).dump(2) + "\n"}}}};
+          {"data", data}};
 }
 
 RunnerInvocation WorkerInvocation(const Benchmark& benchmark, int64_t rank) {
@@ -248,7 +251,9 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
   if (!scheduling.scheduler_name.empty()) pod_spec["schedulerName"] = scheduling.scheduler_name;
   if (!scheduling.priority_class_name.empty()) pod_spec["priorityClassName"] = scheduling.priority_class_name;
 
-  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", pod_spec}};
+  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", pod_spec}};
+  if (IsMpi(benchmark)) MakeMpiWorker(benchmark, &pod);
+  return pod;
 }
 
 json BuildEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,

@@ -1,0 +1,166 @@
+#include "operator/controller/mpi_builders.h"
+
+#include "api/defaults.h"
+
+namespace ergobench::controller {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kLauncherCpu[] = "250m";
+constexpr char kLauncherMemory[] = "256Mi";
+
+std::string SshFile(const char* name) { return std::string(kSshMountPath) + "/" + name; }
+std::string ConfigFile(const char* name) { return std::string(kConfigMountPath) + "/" + name; }
+
+json SshVolume(const Benchmark& benchmark) {
+  // Owned by root, readable by the pod's group (fsGroup): neither sshd nor ssh finds a key of
+  // another owner too open, and no process in the pod can change one.
+  return {{"name", "ssh"}, {"secret", {{"secretName", SshSecretName(benchmark)}, {"defaultMode", 0440}}}};
+}
+
+json SshMount() { return {{"name", "ssh"}, {"mountPath", kSshMountPath}, {"readOnly", true}}; }
+
+std::string SshdConfig() {
+  return "# sshd of an ergobench MPI worker: the pod's own non-root user, for the launcher's mpirun.\n"
+         "Port " + std::to_string(kSshPort) + "\n"
+         "PidFile none\n"
+         "HostKey " + SshFile("ssh_host_ed25519_key") + "\n"
+         "AuthorizedKeysFile " + SshFile("authorized_keys") + "\n"
+         "# The keys are a read-only Secret mount, owned by root: StrictModes would refuse their owner.\n"
+         "StrictModes no\n"
+         "AuthenticationMethods publickey\n"
+         "PubkeyAuthentication yes\n"
+         "PasswordAuthentication no\n"
+         "KbdInteractiveAuthentication no\n"
+         "PermitRootLogin no\n"
+         "UsePAM no\n"
+         "PermitUserEnvironment no\n"
+         "AllowTcpForwarding no\n"
+         "AllowAgentForwarding no\n"
+         "AllowStreamLocalForwarding no\n"
+         "X11Forwarding no\n"
+         "PermitTTY no\n"
+         "PrintMotd no\n"
+         "# A launcher that vanished is noticed within a minute; its ranks then end.\n"
+         "ClientAliveInterval 15\n"
+         "ClientAliveCountMax 4\n";
+}
+
+std::string SshConfig(const Benchmark& benchmark) {
+  return "# ssh from an ergobench MPI launcher to its workers: the Benchmark's key, its host key only.\n"
+         "Host *\n"
+         "  Port " + std::to_string(kSshPort) + "\n"
+         "  IdentityFile " + SshFile("id_ed25519") + "\n"
+         "  IdentitiesOnly yes\n"
+         "  HostKeyAlias " + WorkerServiceName(benchmark) + "\n"
+         "  UserKnownHostsFile " + SshFile("known_hosts") + "\n"
+         "  GlobalKnownHostsFile /dev/null\n"
+         "  StrictHostKeyChecking yes\n"
+         "  CheckHostIP no\n"
+         "  BatchMode yes\n"
+         "  PasswordAuthentication no\n"
+         "  ConnectTimeout 20\n"
+         "  ServerAliveInterval 15\n"
+         "  ServerAliveCountMax 4\n"
+         "  LogLevel ERROR\n";
+}
+
+}  // namespace
+
+std::string SshSecretName(const Benchmark& b) { return b.metadata.name + "-ssh"; }
+std::string LauncherPodName(const Benchmark& b) { return b.metadata.name + "-launcher"; }
+
+json BuildSshSecret(const Benchmark& benchmark, const SshKeyPair& user_key, const SshKeyPair& host_key) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"metadata", ChildMetadata(benchmark, SshSecretName(benchmark))},
+          {"type", "Opaque"},
+          // The keys of a run never change under it; a new Benchmark gets new ones.
+          {"immutable", true},
+          {"stringData",
+           {{"id_ed25519", user_key.private_key},
+            {"authorized_keys", user_key.public_key + "\n"},
+            {"ssh_host_ed25519_key", host_key.private_key},
+            {"known_hosts", WorkerServiceName(benchmark) + " " + host_key.public_key + "\n"}}}};
+}
+
+json MpiConfigData(const Benchmark& benchmark) {
+  std::string hostfile = "# rank i runs on line i: one rank per worker pod\n";
+  for (int64_t rank = 0; rank < benchmark.spec.workers.value_or(1); ++rank) {
+    hostfile += WorkerPodName(benchmark, rank) + "." + WorkerServiceName(benchmark) + " slots=1\n";
+  }
+  return {{"hostfile", hostfile}, {"sshd_config", SshdConfig()}, {"ssh_config", SshConfig(benchmark)}};
+}
+
+std::vector<std::string> MpirunArgs(const Benchmark& benchmark) {
+  return {"mpirun", "--hostfile", ConfigFile("hostfile"), "-np", std::to_string(benchmark.spec.workers.value_or(1)),
+          "--tag-output",
+          // The launcher reaches every worker itself: workers hold no key to reach each other.
+          "--mca", "plm_rsh_agent", "ssh", "--mca", "plm_rsh_args", "-F " + ConfigFile("ssh_config"),
+          "--mca", "plm_rsh_no_tree_spawn", "1",
+          // Ranks on different pods: TCP between them, and no shared-memory transport to try.
+          "--mca", "btl", "self,tcp", "--mca", "pml", "ob1",
+          "ergobench-mpi", "rank", "--state-dir", kMpiStateDir, "--termination-log", kTerminationMessagePath};
+}
+
+void MakeMpiWorker(const Benchmark& benchmark, json* pod) {
+  json& container = (*pod)["spec"]["containers"][0];
+  json command = {"ergobench-mpi", "worker", "--state-dir", kMpiStateDir, "--sshd-config", ConfigFile("sshd_config"),
+                  "--", container["command"][0]};
+  for (const json& arg : container["args"]) command.push_back(arg);
+  container["command"] = command;
+  container.erase("args");
+  container["ports"].push_back({{"name", "ssh"}, {"containerPort", kSshPort}, {"protocol", "TCP"}});
+  // Ready once sshd answers, which is what the launcher waits for; the rank comes later.
+  container["readinessProbe"] = {{"tcpSocket", {{"port", "ssh"}}}, {"periodSeconds", 2}};
+  container["volumeMounts"].push_back(SshMount());
+  (*pod)["spec"]["volumes"].push_back(SshVolume(benchmark));
+}
+
+json BuildLauncherPod(const Benchmark& benchmark, const Gang& gang) {
+  json metadata = ChildMetadata(benchmark, LauncherPodName(benchmark));
+  metadata["labels"][kRoleLabel] = kLauncherRole;
+  metadata["labels"][kAttemptLabel] = std::to_string(gang.attempt);
+  metadata["labels"][kGenerationLabel] = std::to_string(gang.generation);
+  json command = {"ergobench-mpi", "launch", "--hostfile", ConfigFile("hostfile"), "--ssh-port", std::to_string(kSshPort),
+                  "--wait-timeout", std::to_string(static_cast<int>(kSshWaitTimeoutSeconds)),
+                  "--termination-log", kTerminationMessagePath, "--"};
+  for (const std::string& arg : MpirunArgs(benchmark)) command.push_back(arg);
+  const json amounts = {{"cpu", kLauncherCpu}, {"memory", kLauncherMemory}};
+  const json container = {
+      {"name", "launcher"},
+      {"image", benchmark.spec.image.empty() ? DefaultRunnerImage() : benchmark.spec.image},
+      {"command", command},
+      // Only launches: the ranks, and their /metrics, are on the worker pods.
+      {"resources", {{"requests", amounts}, {"limits", amounts}}},
+      {"securityContext", ContainerSecurityContext()},
+      {"volumeMounts",
+       {{{"name", "config"}, {"mountPath", kConfigMountPath}, {"readOnly", true}},
+        SshMount(),
+        {{"name", "home"}, {"mountPath", kScratchMountPath}},
+        {{"name", "tmp"}, {"mountPath", kTmpMountPath}}}},
+      {"terminationMessagePath", kTerminationMessagePath},
+      // mpirun's last words (which rank failed, and how) when the launch fails.
+      {"terminationMessagePolicy", "FallbackToLogsOnError"},
+  };
+  json pod_spec = {
+      {"restartPolicy", "Never"},
+      {"automountServiceAccountToken", false},
+      {"enableServiceLinks", false},
+      {"securityContext", PodSecurityContext()},
+      {"containers", json::array({container})},
+      {"volumes",
+       {{{"name", "config"}, {"configMap", {{"name", ConfigMapName(benchmark)}}}},
+        SshVolume(benchmark),
+        {{"name", "home"}, {"emptyDir", {{"sizeLimit", "64Mi"}}}},
+        {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}}},
+  };
+  const Scheduling& scheduling = benchmark.spec.scheduling;
+  if (!scheduling.node_selector.empty()) pod_spec["nodeSelector"] = scheduling.node_selector;
+  if (scheduling.tolerations.is_array() && !scheduling.tolerations.empty()) pod_spec["tolerations"] = scheduling.tolerations;
+  if (!scheduling.priority_class_name.empty()) pod_spec["priorityClassName"] = scheduling.priority_class_name;
+  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", pod_spec}};
+}
+
+}  // namespace ergobench::controller
