@@ -10,6 +10,7 @@
 #include "api/result.h"
 #include "base/rfc3339.h"
 #include "operator/controller/conditions.h"
+#include "operator/controller/mpi_builders.h"
 
 namespace ergobench::controller {
 namespace {
@@ -81,7 +82,9 @@ class Planner {
     const Gang gang = CurrentGang(status);
     std::vector<WorkerPod> current;
     for (const WorkerPod& pod : pods_) {
-      if (InGang(pod, gang) && pod.rank >= 0 && pod.rank < workers) {
+      if (InGang(pod, gang) && pod.launcher && IsMpi(b_)) {
+        launcher_ = pod;
+      } else if (InGang(pod, gang) && !pod.launcher && pod.rank >= 0 && pod.rank < workers) {
         current.push_back(pod);
       } else if (!pod.terminating) {
         plan_.delete_pods.push_back(pod.name);
@@ -102,9 +105,10 @@ class Planner {
 
     CreateMissing(current);
     UpdatePlacement(current);
+    const auto started = [](const WorkerPod& p) { return p.phase == kPodRunning || p.phase == kPodSucceeded; };
     const bool all_running = static_cast<int64_t>(current.size()) == workers &&
-                             std::all_of(current.begin(), current.end(),
-                                         [](const WorkerPod& p) { return p.phase == kPodRunning || p.phase == kPodSucceeded; });
+                             std::all_of(current.begin(), current.end(), started) &&
+                             (!IsMpi(b_) || (launcher_ && started(*launcher_)));
     if (all_running && status.phase != kPhaseRunning) {
       status.phase = kPhaseRunning;
       SetCondition(&status.conditions, kConditionRunning, true, "WorkersRunning",
@@ -190,20 +194,23 @@ class Planner {
         }
       }
     }
-    if (std::optional<WorkerPod> stuck = RankZeroThatNeverStarted(current)) failed.push_back(*stuck);
-    if (failed.empty()) return false;
+    if (!IsMpi(b_)) {
+      if (std::optional<WorkerPod> stuck = NeverStarted(FindRank(current, 0))) failed.push_back(*stuck);
+    }
+    const std::optional<WorkerPod> launcher = FailedLauncher();
+    if (failed.empty() && !launcher) return false;
     std::stable_sort(failed.begin(), failed.end(),
                      [](const WorkerPod& a, const WorkerPod& b) { return a.finished_at < b.finished_at; });
-    if (AwaitingTheCause(failed, current)) return true;
-    const WorkerPod& first = CauseOf(failed);
-    const RankResult cause = RankResultOf(first, b_);
-    const std::string why = "rank " + std::to_string(cause.rank) + " (pod " + first.name + ") failed: " + cause.error;
+    // A rank's failure is the cause, even when mpirun's abort ended the launcher first.
+    if (failed.empty() ? AwaitingTheCause({*launcher}, current) : AwaitingTheCause(failed, current)) return true;
+    const std::string why = failed.empty() ? LauncherFailure(*launcher) : RankFailure(CauseOf(failed));
     BenchmarkStatus& status = plan_.status;
     const int64_t limit = b_.spec.run_policy.backoff_limit;
     if (status.restarts < limit) {
       for (const WorkerPod& pod : current) {
         if (!pod.terminating) plan_.delete_pods.push_back(pod.name);
       }
+      if (launcher_ && !launcher_->terminating) plan_.delete_pods.push_back(launcher_->name);
       ++status.restarts;
       status.phase = kPhasePending;
       const std::string message = why + "; restarting all workers (restart " + std::to_string(status.restarts) +
@@ -217,21 +224,49 @@ class Planner {
     for (const WorkerPod& pod : current) {
       if (pod.phase == kPodSucceeded) ended.push_back(pod);
     }
-    RunOutcome outcome = AggregateRankResults(ResultsOf(ended), *b_.spec.workers);
+    std::optional<BenchmarkResults> results;
+    if (!ended.empty()) results = AggregateRankResults(ResultsOf(ended), *b_.spec.workers).results;
     const std::string reason = limit > 0 ? "BackoffLimitExceeded" : "PodFailed";
     const std::string message =
         limit > 0 ? why + " (after " + std::to_string(status.restarts) + " restarts, backoffLimit " +
                         std::to_string(limit) + ")"
                   : why;
-    Finish(kPhaseFailed, reason, message, outcome.results, pods_);
+    Finish(kPhaseFailed, reason, message, results, pods_);
     return true;
   }
 
-  // Rank 0 bounds the rendezvous only once it runs, and its peers wait for it: one placed but
-  // never started (an image it cannot pull, a volume it cannot mount) would hold them forever.
-  // After the rendezvous timeout it counts as failed, with the kubelet's reason.
-  std::optional<WorkerPod> RankZeroThatNeverStarted(const std::vector<WorkerPod>& current) {
-    const WorkerPod* zero = FindRank(current, 0);
+  std::string RankFailure(const WorkerPod& pod) const {
+    const RankResult cause = RankResultOf(pod, b_);
+    return "rank " + std::to_string(cause.rank) + " (pod " + pod.name + ") failed: " + cause.error;
+  }
+
+  static std::string LauncherFailure(const WorkerPod& pod) {
+    std::string why = "the launcher (pod " + pod.name + ") failed";
+    if (pod.exit_code) why += " with exit code " + std::to_string(*pod.exit_code);
+    std::string words = pod.termination_message.empty() ? pod.termination_reason : pod.termination_message;
+    while (!words.empty() && words.back() == '\n') words.pop_back();
+    return words.empty() ? why : why + ": " + words;
+  }
+
+  // An MPI run's launcher that failed, was deleted from under a running gang, or never started.
+  std::optional<WorkerPod> FailedLauncher() {
+    if (!IsMpi(b_)) return std::nullopt;
+    if (launcher_ && launcher_->phase == kPodFailed) return launcher_;
+    if (launcher_) return NeverStarted(&*launcher_);
+    if (plan_.status.phase != kPhaseRunning) return std::nullopt;
+    WorkerPod vanished;
+    vanished.name = LauncherPodName(b_);
+    vanished.launcher = true;
+    vanished.phase = kPodFailed;
+    vanished.termination_reason = "deleted while running";
+    vanished.finished_at = now_text_;
+    return vanished;
+  }
+
+  // Rank 0 (the launcher, for MPI) bounds the start only once it runs, and the others wait for
+  // it: one placed but never started (an image it cannot pull, a volume it cannot mount) would
+  // hold them forever. After the rendezvous timeout it counts as failed, with the kubelet's reason.
+  std::optional<WorkerPod> NeverStarted(const WorkerPod* zero) {
     if (zero == nullptr || zero->phase != kPodPending || !zero->placed || zero->terminating) return std::nullopt;
     const auto created = ParseRfc3339(zero->created_at);
     if (!created) return std::nullopt;
@@ -277,6 +312,7 @@ class Planner {
         plan_.create_ranks.push_back(rank);
       }
     }
+    if (IsMpi(b_) && !launcher_) CreateLauncher(current, taken);
     if (!created && !waiting) {
       const std::string message = "created " + Count(workers, "worker pod") + ", Service " +
                                   b_.metadata.name + "-workers and ConfigMap " + b_.metadata.name + "-config";
@@ -286,6 +322,17 @@ class Planner {
       // Once, when the restarted gang is whole (rank 0 comes after its peers).
       plan_.events.push_back({"Normal", "Created", "created the " + Count(workers, "worker pod") + " of restart " +
                                                        std::to_string(status.restarts)});
+    }
+  }
+
+  void CreateLauncher(const std::vector<WorkerPod>& current, const std::set<std::string>& taken) {
+    const bool all_placed =
+        static_cast<int64_t>(current.size()) == *b_.spec.workers &&
+        std::all_of(current.begin(), current.end(), [](const WorkerPod& p) { return p.placed && !p.terminating; });
+    if (taken.count(LauncherPodName(b_)) > 0) {
+      Requeue(seconds(1));  // an earlier gang's launcher still holds the name
+    } else if (all_placed) {
+      plan_.create_launcher = true;
     }
   }
 
@@ -352,14 +399,16 @@ class Planner {
   // Every failed rank so far has a result, so each may be the echo of a peer killed without
   // one, which the kubelet reports only after reaping it: while others still run, the cause
   // waits out the echo window. (A node clock ahead of ours, or far behind, decides at once.)
+  // A launcher whose mpirun ended alone is the echo of a rank's failure just the same (not one
+  // deleted or never started).
   bool AwaitingTheCause(const std::vector<WorkerPod>& failed, const std::vector<WorkerPod>& current) {
-    const bool all_with_results = std::all_of(failed.begin(), failed.end(), [](const WorkerPod& pod) {
-      return ParseRankResult(pod.termination_message).ok();
+    const bool all_echoes = std::all_of(failed.begin(), failed.end(), [](const WorkerPod& pod) {
+      return pod.launcher ? pod.exit_code.has_value() : ParseRankResult(pod.termination_message).ok();
     });
     const bool others_run = std::any_of(current.begin(), current.end(), [](const WorkerPod& pod) {
       return !pod.terminating && (pod.phase == kPodPending || pod.phase == kPodRunning);
     });
-    if (!all_with_results || !others_run) return false;
+    if (!all_echoes || !others_run) return false;
     const auto first_end = ParseRfc3339(failed.front().finished_at);  // failed is in order of ending
     if (!first_end || now_ < *first_end || now_ - *first_end >= kEchoWindow) return false;
     Requeue(std::chrono::ceil<seconds>(*first_end + kEchoWindow - now_));
@@ -376,6 +425,7 @@ class Planner {
   std::string now_text_;
   int64_t generation_;
   ReconcilePlan plan_;
+  std::optional<WorkerPod> launcher_;  // the current gang's, for an MPI run
 };
 
 }  // namespace

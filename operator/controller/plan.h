@@ -9,6 +9,10 @@
 // A failed rank restarts the whole gang while status.restarts < backoffLimit;
 // activeDeadlineSeconds counts from startTime; cleanPodPolicy picks the pods removed at the
 // end; ttlSecondsAfterFinished deletes the Benchmark itself.
+//
+// An MPI run (mpi_builders.h) adds a launcher pod to the gang, created once every worker has a
+// node. It bounds the start as rank 0 does for gloo, and its failure fails the gang like a
+// rank's; the workers' results decide success as for gloo.
 #pragma once
 
 #include <chrono>
@@ -29,6 +33,7 @@ struct PlannedEvent {
 
 struct ReconcilePlan {
   std::vector<int64_t> create_ranks;     // pods to create, for attempt status.restarts
+  bool create_launcher = false;          // an MPI run's launcher pod, once every worker is placed
   std::vector<std::string> delete_pods;
   bool create_service_and_config = false;
   bool delete_benchmark = false;         // ttlSecondsAfterFinished has passed

@@ -11,6 +11,7 @@
 #include "operator/controller/builders.h"
 #include "operator/controller/conditions.h"
 #include "operator/controller/dataset_ref.h"
+#include "operator/controller/mpi_builders.h"
 #include "operator/controller/ownership.h"
 #include "operator/controller/plan.h"
 #include "operator/controller/results_config_map.h"
@@ -30,13 +31,6 @@ bool IsTransient(const Status& error) {
 }
 
 }  // namespace
-
-std::string ClusterValidationErrors(const Benchmark& benchmark) {
-  if (benchmark.spec.backend == "mpi") {
-    return "spec.backend: \"mpi\" runs with `ergobench run` only; in a cluster use gloo";
-  }
-  return "";
-}
 
 Status BenchmarkReconciler::CreateChild(const Benchmark& owner, const kube::ApiResource& resource,
                                         const json& desired) {
@@ -77,15 +71,29 @@ Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const Reco
   // Concurrently, a round trip each rather than one per object: the Service and the ConfigMap
   // the pods need, then the pods in the Job controller's slow-start batches (1, 2, 4, ...).
   if (plan.create_service_and_config) {
-    RETURN_IF_ERROR(runtime::RunConcurrently({
+    std::vector<std::function<Status()>> creates = {
         [&] { return CreateChild(benchmark, kube::Services(), BuildWorkerService(benchmark)); },
         [&] { return CreateChild(benchmark, kube::ConfigMaps(), BuildConfigMap(benchmark)); },
-    }));
+    };
+    if (IsMpi(benchmark)) creates.push_back([&] { return CreateSshSecret(benchmark); });
+    RETURN_IF_ERROR(runtime::RunConcurrently(creates));
   }
   const Gang gang = CurrentGang(plan.status);
-  return runtime::SlowStartBatches(plan.create_ranks.size(), 1, [&](size_t i) {
+  RETURN_IF_ERROR(runtime::SlowStartBatches(plan.create_ranks.size(), 1, [&](size_t i) {
     return CreateChild(benchmark, kube::Pods(), BuildWorkerPod(benchmark, plan.create_ranks[i], gang, deps_.energy_agent_port));
-  });
+  }));
+  if (plan.create_launcher) RETURN_IF_ERROR(CreateChild(benchmark, kube::Pods(), BuildLauncherPod(benchmark, gang)));
+  return Status::Ok();
+}
+
+Status BenchmarkReconciler::CreateSshSecret(const Benchmark& benchmark) {
+  // Made here and sent once: the keys are in no log, Event or status, and in no other object.
+  const std::string owner = benchmark.metadata.namespace_name + "/" + benchmark.metadata.name;
+  auto user_key = deps_.ssh_keys("ergobench launcher of " + owner);
+  if (!user_key.ok()) return user_key.status().WithContext("make the ssh key of the launcher");
+  auto host_key = deps_.ssh_keys("ergobench workers of " + owner);
+  if (!host_key.ok()) return host_key.status().WithContext("make the ssh host key of the workers");
+  return CreateChild(benchmark, kube::Secrets(), BuildSshSecret(benchmark, *user_key, *host_key));
 }
 
 StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::AfterCreateFailed(const json& object,
@@ -206,8 +214,7 @@ std::string BenchmarkReconciler::RunnerImage() const {
 
 std::pair<std::string, std::string> BenchmarkReconciler::Admit(const Benchmark& benchmark, FieldErrors errors) const {
   if (errors.empty()) errors = ValidateBenchmark(benchmark);
-  std::string invalid = errors.Joined();
-  if (invalid.empty()) invalid = ClusterValidationErrors(benchmark);
+  const std::string invalid = errors.Joined();
   if (!invalid.empty()) return {kReasonInvalid, invalid};
   const std::string denied = PolicyViolations(benchmark, deps_.policy, RunnerImage()).Joined();
   if (!denied.empty()) return {kReasonPolicyViolation, denied};

@@ -15,6 +15,7 @@
 #include "api/benchmark.h"
 #include "base/status.h"
 #include "operator/controller/plan.h"
+#include "operator/controller/ssh_keys.h"
 #include "operator/controller/pod_policy.h"
 #include "operator/controller/progress_poller.h"
 #include "operator/kube/client.h"
@@ -46,6 +47,8 @@ struct ReconcilerDeps {
   ArtifactCache* artifacts = nullptr;
   // The node energy agent's hostPort (the chart's energyAgent); 0: no agent.
   int energy_agent_port = 0;
+  // The ssh keys of an MPI run's Secret.
+  SshKeyGenerator ssh_keys = GenerateSshKey;
 };
 
 // Reasons of the Failed condition of a Benchmark that was never admitted.
@@ -62,13 +65,14 @@ class BenchmarkReconciler {
  private:
   std::string RunnerImage() const;
   // Why `benchmark` may not run (reason, message), or empty: its decoding and validation errors,
-  // what a cluster cannot run, then the policy.
+  // then the policy.
   std::pair<std::string, std::string> Admit(const Benchmark& benchmark, FieldErrors errors) const;
   Status WriteStatus(const nlohmann::json& object, const BenchmarkStatus& status);
   // Fails a Benchmark that may not run (once: not again when `already_failed`), stopping its workers.
   Status Reject(const nlohmann::json& object, Benchmark* benchmark, const std::string& reason,
                 const std::string& message, bool already_failed, const std::string& now);
   Status CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan);
+  Status CreateSshSecret(const Benchmark& benchmark);
   // AlreadyExists is success only for an object this Benchmark controls (AdoptOwn).
   Status CreateChild(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& desired);
   Status AdoptOwn(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& desired);
@@ -91,8 +95,5 @@ class BenchmarkReconciler {
 
   ReconcilerDeps deps_;
 };
-
-// Checks the operator adds to ValidateBenchmark's: what a cluster run cannot do.
-std::string ClusterValidationErrors(const Benchmark& benchmark);
 
 }  // namespace ergobench::controller

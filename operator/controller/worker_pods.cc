@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "operator/controller/builders.h"
+#include "operator/controller/mpi_builders.h"
 
 namespace ergobench::controller {
 namespace {
@@ -51,6 +52,7 @@ WorkerPod ReadWorkerPod(const json& pod) {
   const json labels = metadata.value("labels", json::object());
   out.name = metadata.value("name", "");
   out.rank = IntLabel(labels, kRankLabel);
+  out.launcher = labels.is_object() && labels.contains(kRoleLabel) && labels[kRoleLabel] == kLauncherRole;
   out.attempt = IntLabel(labels, kAttemptLabel);
   out.generation = IntLabel(labels, kGenerationLabel);
   out.terminating = metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null();

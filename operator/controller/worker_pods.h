@@ -26,6 +26,7 @@ inline constexpr char kPodUnknown[] = "Unknown";
 struct WorkerPod {
   std::string name;
   int64_t rank = -1;     // from the rank label; -1 when absent or malformed
+  bool launcher = false;  // an MPI run's launcher pod (mpi_builders.h), which has no rank
   int64_t attempt = -1;     // from the attempt label
   int64_t generation = -1;  // from the generation label: the spec it runs
   std::string phase;     // Pending | Running | Succeeded | Failed | Unknown

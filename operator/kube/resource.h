@@ -20,6 +20,7 @@ struct ApiResource {
 const ApiResource& Pods();
 const ApiResource& Services();
 const ApiResource& ConfigMaps();
+const ApiResource& Secrets();
 const ApiResource& Events();
 const ApiResource& Leases();
 const ApiResource& Benchmarks();

@@ -478,5 +478,156 @@ TEST(Conditions, TransitionTimeMovesOnlyOnAFlip) {
   EXPECT_EQ(FindCondition(conditions, "Failed"), nullptr);
 }
 
+// --- MPI: k workers serving sshd and a launcher running mpirun (mpi_builders.h) -----------
+
+Benchmark MpiBench(int workers = 2) {
+  Benchmark b = Bench(workers);
+  b.spec.backend = "mpi";
+  return b;
+}
+
+WorkerPod Launcher(const std::string& phase, int attempt = 0) {
+  WorkerPod pod = Pod(-1, phase, attempt);
+  pod.name = "b-launcher";
+  pod.launcher = true;
+  return pod;
+}
+
+WorkerPod EndedLauncher(const std::string& message, int exit_code, const std::string& finished_at) {
+  WorkerPod pod = Launcher("Failed");
+  pod.exit_code = exit_code;
+  pod.termination_message = message;
+  pod.finished_at = finished_at;
+  return pod;
+}
+
+// The launcher bounds the wait for the workers' sshd, as rank 0 bounds gloo's rendezvous: it
+// comes once every worker has a node.
+TEST(Plan, TheLauncherIsCreatedOnceEveryWorkerIsPlaced) {
+  Benchmark b = MpiBench(2);
+  b.status = PlanReconcile(b, {}, kT0).status;
+  const ReconcilePlan waiting = PlanReconcile(b, {Pod(0, "Pending"), Placed(Pod(1, "Pending"), "n1")}, kT0 + seconds(1));
+  EXPECT_FALSE(waiting.create_launcher);
+  const ReconcilePlan placed =
+      PlanReconcile(b, {Placed(Pod(0, "Pending"), "n0"), Placed(Pod(1, "Pending"), "n1")}, kT0 + seconds(2));
+  EXPECT_TRUE(placed.create_launcher);
+  EXPECT_TRUE(placed.delete_pods.empty());
+  b.status = placed.status;
+  const ReconcilePlan there = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running"), Launcher("Pending")}, kT0 + seconds(3));
+  EXPECT_FALSE(there.create_launcher);
+  EXPECT_TRUE(there.delete_pods.empty()) << "the launcher is not a stray pod";
+  EXPECT_EQ(there.status.workers.running, 2) << "the launcher is not a worker";
+  EXPECT_EQ(there.status.phase, "Pending") << "nothing trains before mpirun runs";
+  const ReconcilePlan running = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running"), Launcher("Running")}, kT0 + seconds(4));
+  EXPECT_EQ(running.status.phase, "Running");
+  EXPECT_FALSE(PlanReconcile(MpiBench(2), {}, kT0).create_launcher);
+  EXPECT_FALSE(PlanReconcile(Bench(1), {}, kT0).create_launcher) << "gloo has none";
+}
+
+TEST(Plan, AnMpiRunSucceedsWithItsWorkersResults) {
+  Benchmark b = MpiBench(2);
+  b.status.phase = "Running";
+  b.status.observed_generation = 2;
+  const ReconcilePlan plan = PlanReconcile(
+      b,
+      {Ended(0, "Succeeded", ResultMessage(0, kRankSucceeded), 0, "2026-11-18T11:06:30Z"),
+       Ended(1, "Succeeded", ResultMessage(1, kRankSucceeded), 0, "2026-11-18T11:06:30Z"), Launcher("Running")},
+      kT0);
+  EXPECT_EQ(plan.status.phase, "Succeeded");
+  ASSERT_TRUE(plan.status.results.has_value());
+  EXPECT_DOUBLE_EQ(*plan.status.results->figures.samples_per_second, 2000);
+}
+
+// mpirun aborts the job when a rank fails: the launcher ends about when the rank's pod does.
+// The rank is the cause; the launcher alone is only once its workers had time to say otherwise.
+TEST(Plan, AFailedWorkerIsTheCauseEvenIfTheLauncherEndedFirst) {
+  Benchmark b = MpiBench(2);
+  b.status.phase = "Running";
+  b.status.observed_generation = 2;
+  const WorkerPod launcher = EndedLauncher("mpirun noticed that process rank 1 ... exited on signal 9 (Killed).", 137,
+                                           "2026-11-18T11:06:39Z");
+  const ReconcilePlan early = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running"), launcher}, kT0);
+  EXPECT_EQ(early.status.phase, "Running") << "the launcher ended 1 s ago: its workers may still report";
+  ASSERT_TRUE(early.requeue_after.has_value());
+  EXPECT_LE(*early.requeue_after, seconds(4));
+
+  const WorkerPod killed = Ended(1, "Failed", "the runner ended with signal 9 (Killed) before writing its result", 137,
+                                 "2026-11-18T11:06:40Z");
+  const ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), killed, launcher}, kT0 + seconds(1));
+  EXPECT_EQ(plan.status.phase, "Failed");
+  const Condition* failed = FindCondition(plan.status.conditions, kConditionFailed);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->reason, "PodFailed");
+  EXPECT_NE(failed->message.find("rank 1 (pod b-worker-1) failed"), std::string::npos) << failed->message;
+  EXPECT_NE(failed->message.find("signal 9"), std::string::npos) << failed->message;
+}
+
+TEST(Plan, ALauncherThatFailedAloneFailsTheRunNamingIt) {
+  Benchmark b = MpiBench(2);
+  b.status.phase = "Pending";
+  b.status.observed_generation = 2;
+  const WorkerPod launcher = EndedLauncher("rank 1's worker b-worker-1.b-workers: its sshd (port 2222) did not answer", 3,
+                                           "2026-11-18T11:06:30Z");
+  const ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Pending"), launcher}, kT0);
+  EXPECT_EQ(plan.status.phase, "Failed");
+  const Condition* failed = FindCondition(plan.status.conditions, kConditionFailed);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_EQ(failed->message,
+            "the launcher (pod b-launcher) failed with exit code 3: rank 1's worker b-worker-1.b-workers: its sshd "
+            "(port 2222) did not answer");
+  EXPECT_EQ(plan.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1", "b-launcher"}));
+}
+
+TEST(Plan, ARestartReplacesTheLauncherWithTheWorkers) {
+  Benchmark b = MpiBench(2);
+  b.spec.run_policy.backoff_limit = 1;
+  b.status.phase = "Running";
+  b.status.observed_generation = 2;
+  const ReconcilePlan plan = PlanReconcile(
+      b, {Pod(0, "Running"), Pod(1, "Running"), EndedLauncher("mpirun: lost a daemon", 1, "2026-11-18T11:06:00Z")}, kT0);
+  EXPECT_EQ(plan.status.restarts, 1);
+  EXPECT_EQ(plan.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1", "b-launcher"}));
+  // The next gang's launcher waits for the old one's name.
+  b.status = plan.status;
+  WorkerPod old = Launcher("Failed");
+  old.terminating = true;
+  const ReconcilePlan next = PlanReconcile(
+      b, {Placed(Pod(0, "Pending", 1), "n"), Placed(Pod(1, "Pending", 1), "n"), old}, kT0 + seconds(1));
+  EXPECT_FALSE(next.create_launcher);
+  EXPECT_TRUE(next.requeue_after.has_value());
+  const ReconcilePlan free =
+      PlanReconcile(b, {Placed(Pod(0, "Pending", 1), "n"), Placed(Pod(1, "Pending", 1), "n")}, kT0 + seconds(2));
+  EXPECT_TRUE(free.create_launcher);
+}
+
+TEST(Plan, ALauncherThatNeverStartsEndsTheWait) {
+  Benchmark b = MpiBench(2);
+  b.status.phase = "Pending";
+  b.status.observed_generation = 2;
+  WorkerPod launcher = Placed(Launcher("Pending"), "n");
+  launcher.created_at = "2026-11-18T11:06:40Z";
+  launcher.waiting = "ImagePullBackOff: no such image";
+  const ReconcilePlan early = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running"), launcher}, kT0 + seconds(10));
+  EXPECT_EQ(early.status.phase, "Pending");
+  const ReconcilePlan late = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running"), launcher}, kT0 + seconds(301));
+  EXPECT_EQ(late.status.phase, "Failed");
+  const Condition* failed = FindCondition(late.status.conditions, kConditionFailed);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_NE(failed->message.find("the launcher (pod b-launcher) failed: not started after 300 s: ImagePullBackOff"),
+            std::string::npos)
+      << failed->message;
+}
+
+TEST(Plan, ALauncherDeletedWhileRunningFailsTheRun) {
+  Benchmark b = MpiBench(2);
+  b.status.phase = "Running";
+  b.status.observed_generation = 2;
+  const ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running")}, kT0);
+  EXPECT_EQ(plan.status.phase, "Failed");
+  const Condition* failed = FindCondition(plan.status.conditions, kConditionFailed);
+  ASSERT_NE(failed, nullptr);
+  EXPECT_NE(failed->message.find("the launcher (pod b-launcher) failed: deleted while running"), std::string::npos)
+      << failed->message;
+}
 }  // namespace
 }  // namespace ergobench::controller

@@ -32,7 +32,7 @@ json BenchmarkObject(const json& spec, int generation = 1, const json& status = 
 
 // A pod as the scheduler and the kubelet leave it once it runs.
 json Started(json pod, size_t index) {
-  pod["spec"]["nodeName"] = "node-" + pod["metadata"]["labels"]["ergobench.io/rank"].get<std::string>();
+  pod["spec"]["nodeName"] = "node-" + pod["metadata"]["labels"].value("ergobench.io/rank", "launcher");
   pod["status"] = {{"phase", "Running"}, {"podIP", "10.0.0." + std::to_string(index + 1)}};
   return pod;
 }
@@ -94,7 +94,8 @@ class ReconcilerTest : public ::testing::Test {
     std::vector<std::string> out;
     for (const auto& r : transport_.requests) out.push_back(r.method + " " + r.path);
     auto children_end = std::find_if_not(out.begin(), out.end(), [](const std::string& r) {
-      return r.find("/services") != std::string::npos || r.find("/configmaps") != std::string::npos;
+      return r.find("/services") != std::string::npos || r.find("/configmaps") != std::string::npos ||
+             r.find("/secrets") != std::string::npos;
     });
     std::sort(out.begin(), children_end);
     return out;
@@ -382,9 +383,37 @@ TEST_F(ReconcilerTest, ANonAsciiSpecIsRejectedWithoutCrashing) {
   EXPECT_NO_THROW(json(message).dump()) << "the cut falls between characters";
 }
 
-TEST_F(ReconcilerTest, MpiIsRefusedInACluster) {
-  ASSERT_TRUE(Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}, {"backend", "mpi"}})).ok());
-  EXPECT_NE(LastStatusWrite()["conditions"][0]["message"].get<std::string>().find("spec.backend"), std::string::npos);
+// An MPI run gets its Secret of fresh ssh keys with its Service and ConfigMap, its workers,
+// and its launcher once they are placed; the keys go nowhere but the Secret.
+TEST_F(ReconcilerTest, AnMpiRunGetsItsKeysItsWorkersThenItsLauncher) {
+  const json object = BenchmarkObject({{"task", "0a"}, {"workers", 2}, {"backend", "mpi"}});
+  ASSERT_TRUE(Reconcile(object).ok());
+  EXPECT_EQ(Requests(), (std::vector<std::string>{
+                            "POST /api/v1/namespaces/ns/configmaps",
+                            "POST /api/v1/namespaces/ns/secrets",
+                            "POST /api/v1/namespaces/ns/services",
+                            "POST /api/v1/namespaces/ns/pods",
+                            "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
+                        }));
+  const json secret = PostedBody("/api/v1/namespaces/ns/secrets");
+  EXPECT_EQ(secret["metadata"]["name"], "b-ssh");
+  EXPECT_EQ(secret["metadata"]["ownerReferences"][0]["uid"], object["metadata"]["uid"]);
+  const std::string private_key = secret["stringData"]["id_ed25519"];
+  EXPECT_EQ(private_key.rfind("-----BEGIN OPENSSH PRIVATE KEY-----", 0), 0u);
+  EXPECT_NE(secret["stringData"]["ssh_host_ed25519_key"], private_key) << "two keys, not one";
+  EXPECT_TRUE(PostedBody("/api/v1/namespaces/ns/configmaps")["data"].contains("hostfile"));
+
+  const std::vector<json> pods = StartGang(object);
+  std::vector<std::string> names;
+  for (const json& pod : pods) names.push_back(pod["metadata"]["name"]);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"b-launcher", "b-worker-0", "b-worker-1"}));
+  const std::string body = secret["stringData"]["id_ed25519"].get<std::string>().substr(40, 40);
+  for (const auto& r : transport_.requests) {
+    if (r.path.find("/secrets") == std::string::npos) {
+      EXPECT_EQ(r.body.find(body), std::string::npos) << r.path;
+    }
+  }
 }
 
 // A refusal the API will repeat (RBAC, a quota, Pod Security admission) is shown in status with

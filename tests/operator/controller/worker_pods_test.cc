@@ -91,3 +91,18 @@ TEST(WorkerPods, Counts) {
 
 }  // namespace
 }  // namespace ergobench::controller
+
+namespace ergobench::controller {
+namespace {
+
+TEST(WorkerPods, AnMpiLauncherIsKnownByItsRole) {
+  const WorkerPod launcher = ReadWorkerPod(nlohmann::json::parse(R"({"metadata": {"name": "b-launcher",
+      "labels": {"ergobench.io/role": "launcher", "ergobench.io/attempt": "0", "ergobench.io/generation": "1"}}})"));
+  EXPECT_TRUE(launcher.launcher);
+  EXPECT_EQ(launcher.rank, -1);
+  EXPECT_FALSE(ReadWorkerPod(nlohmann::json::parse(kFailedPod)).launcher);
+  EXPECT_FALSE(ReadWorkerPod(nlohmann::json::parse(R"({"metadata": {"labels": {"ergobench.io/role": 7}}})")).launcher);
+}
+
+}  // namespace
+}  // namespace ergobench::controller
