@@ -7,7 +7,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kLauncherCpu[] = "250m";
+// mpirun only starts the job and relays the ranks' output: a little CPU, and no limit on it so
+// that the relay never throttles; memory bounded.
+constexpr char kLauncherCpu[] = "50m";
 constexpr char kLauncherMemory[] = "256Mi";
 
 std::string SshFile(const char* name) { return std::string(kSshMountPath) + "/" + name; }
@@ -112,8 +114,9 @@ void MakeMpiWorker(const Benchmark& benchmark, json* pod) {
   container["command"] = command;
   container.erase("args");
   container["ports"].push_back({{"name", "ssh"}, {"containerPort", kSshPort}, {"protocol", "TCP"}});
-  // Ready once sshd answers, which is what the launcher waits for; the rank comes later.
-  container["readinessProbe"] = {{"tcpSocket", {{"port", "ssh"}}}, {"periodSeconds", 2}};
+  // No probe: the launcher checks that sshd answers, and a probe's bare connections would fill
+  // sshd's log; the rank's /healthz comes only once mpirun starts it.
+  container.erase("readinessProbe");
   container["volumeMounts"].push_back(SshMount());
   (*pod)["spec"]["volumes"].push_back(SshVolume(benchmark));
 }
@@ -127,13 +130,13 @@ json BuildLauncherPod(const Benchmark& benchmark, const Gang& gang) {
                   "--wait-timeout", std::to_string(static_cast<int>(kSshWaitTimeoutSeconds)),
                   "--termination-log", kTerminationMessagePath, "--"};
   for (const std::string& arg : MpirunArgs(benchmark)) command.push_back(arg);
-  const json amounts = {{"cpu", kLauncherCpu}, {"memory", kLauncherMemory}};
   const json container = {
       {"name", "launcher"},
       {"image", benchmark.spec.image.empty() ? DefaultRunnerImage() : benchmark.spec.image},
       {"command", command},
       // Only launches: the ranks, and their /metrics, are on the worker pods.
-      {"resources", {{"requests", amounts}, {"limits", amounts}}},
+      {"resources", {{"requests", {{"cpu", kLauncherCpu}, {"memory", kLauncherMemory}}},
+                     {"limits", {{"memory", kLauncherMemory}}}}},
       {"securityContext", ContainerSecurityContext()},
       {"volumeMounts",
        {{{"name", "config"}, {"mountPath", kConfigMountPath}, {"readOnly", true}},

@@ -365,6 +365,10 @@ class Planner {
       if (FindRank(current, 0) == nullptr) message += "; rank 0 waits for its peers";
       SetCondition(&status.conditions, kConditionScheduled, false, "Unschedulable", message, generation_, now_text_);
       if (was != "False") plan_.events.push_back({"Warning", "Unschedulable", message});
+    } else if (launcher_ && !launcher_->placed && !launcher_->unschedulable.empty()) {
+      const std::string message = "the launcher (pod " + launcher_->name + ") cannot be placed: " + launcher_->unschedulable;
+      SetCondition(&status.conditions, kConditionScheduled, false, "Unschedulable", message, generation_, now_text_);
+      if (was != "False") plan_.events.push_back({"Warning", "Unschedulable", message});
     } else if (placed == workers) {
       SetCondition(&status.conditions, kConditionScheduled, true, "WorkersScheduled",
                    Count(workers, "worker") + " on " + Count(static_cast<int64_t>(nodes.size()), "node"), generation_,

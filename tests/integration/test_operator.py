@@ -63,6 +63,8 @@ class OperatorTest(NamespacedClusterSuite):
         self.assertEqual(can("create", "pods", "-n", self.ns), "yes")
         self.assertEqual(can("update", "benchmarks.ergobench.io", "--subresource=status", "-n", self.ns), "yes")
         self.assertEqual(can("list", "secrets", "-n", self.ns), "no")
+        self.assertEqual(can("watch", "secrets", "-n", self.ns), "no")
+        self.assertEqual(can("create", "secrets", "-n", self.ns), "yes")  # an MPI run's ssh keys
         self.assertEqual(can("update", "benchmarks.ergobench.io", "-n", self.ns), "no")
         self.assertEqual(can("delete", "services", "-n", self.ns), "no")
         self.assertEqual(can("update", "leases", "-n", self.ns), "no")

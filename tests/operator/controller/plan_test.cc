@@ -524,6 +524,19 @@ TEST(Plan, TheLauncherIsCreatedOnceEveryWorkerIsPlaced) {
   EXPECT_FALSE(PlanReconcile(Bench(1), {}, kT0).create_launcher) << "gloo has none";
 }
 
+TEST(Plan, ALauncherThatCannotBePlacedSaysWhy) {
+  Benchmark b = MpiBench(2);
+  b.status = PlanReconcile(b, {}, kT0).status;
+  const ReconcilePlan plan = PlanReconcile(
+      b, {Pod(0, "Running"), Pod(1, "Running"), Unschedulable(Launcher("Pending"), "0/1 nodes are available: 1 Insufficient cpu.")},
+      kT0 + seconds(1));
+  const Condition* scheduled = FindCondition(plan.status.conditions, kConditionScheduled);
+  ASSERT_NE(scheduled, nullptr);
+  EXPECT_EQ(scheduled->status, "False");
+  EXPECT_EQ(scheduled->message, "the launcher (pod b-launcher) cannot be placed: 0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(plan.events.back().reason, "Unschedulable");
+}
+
 TEST(Plan, AnMpiRunSucceedsWithItsWorkersResults) {
   Benchmark b = MpiBench(2);
   b.status.phase = "Running";
