@@ -58,8 +58,10 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   const double n = static_cast<double>(ranks.size());
   for (auto& [phase, seconds] : f.phase_seconds) seconds /= n;  // mean per rank
 
-  // Every rank evaluates the same all-reduced metric, so rank 0 speaks for the goal.
+  // Every rank evaluates the same all-reduced metric, so rank 0 speaks for the goal (and holds
+  // the same parameters as every other rank).
   const RankResult& first = ranks.front();
+  f.parameter_digest = first.figures.parameter_digest;
   f.goal_reached = first.figures.goal_reached;
   f.epochs = first.figures.epochs;
   f.time_to_accuracy_seconds = FoldPresent(ranks, &Figures::time_to_accuracy_seconds, Max);

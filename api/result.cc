@@ -47,7 +47,6 @@ nlohmann::json EncodeLanguageModel(const LanguageModelSummary& m) {
   PutIf(&out, "peakTflops", m.peak_tflops);
   PutIf(&out, "mfu", m.mfu);
   PutIf(&out, "evalLoss", m.eval_loss);
-  if (!m.parameter_digest.empty()) out["parameterDigest"] = m.parameter_digest;
   return out;
 }
 
@@ -67,7 +66,6 @@ LanguageModelSummary DecodeLanguageModel(const nlohmann::json* json, const std::
   r.Number("peakTflops", &m.peak_tflops);
   r.Number("mfu", &m.mfu);
   r.Number("evalLoss", &m.eval_loss);
-  r.String("parameterDigest", &m.parameter_digest);
   return m;
 }
 
@@ -97,6 +95,7 @@ void EncodeFigures(const Figures& f, nlohmann::json* out) {
   }
   if (f.allreduce) (*out)["allreduce"] = EncodeAllreduce(*f.allreduce);
   if (f.language_model) (*out)["languageModel"] = EncodeLanguageModel(*f.language_model);
+  if (!f.parameter_digest.empty()) (*out)["parameterDigest"] = f.parameter_digest;
 }
 
 Figures DecodeFigures(ObjectReader* r) {
@@ -130,6 +129,7 @@ Figures DecodeFigures(ObjectReader* r) {
   if (const nlohmann::json* m = r->Object("languageModel")) {
     f.language_model = DecodeLanguageModel(m, r->PathOf("languageModel"), r->errors());
   }
+  r->String("parameterDigest", &f.parameter_digest);
   return f;
 }
 

@@ -52,8 +52,6 @@ struct LanguageModelSummary {
   std::optional<double> peak_tflops;   // per device, what MFU divides by
   std::optional<double> mfu;
   std::optional<double> eval_loss;  // the last validation loss, nats per token
-  // FNV-1a of the final parameters' bytes: equal on every rank of a correct data-parallel run.
-  std::string parameter_digest;
   bool operator==(const LanguageModelSummary&) const = default;
 };
 
@@ -83,6 +81,9 @@ struct Figures {
   std::optional<std::vector<std::string>> energy_shared_with;
   std::optional<AllreduceSummary> allreduce;
   std::optional<LanguageModelSummary> language_model;
+  // Of the final parameters (runner/tasks/parameter_digest.h), where a task trains a model;
+  // empty where none.
+  std::string parameter_digest;
   bool operator==(const Figures&) const = default;
 };
 

@@ -88,7 +88,9 @@ json Placement(const Benchmark& benchmark, int64_t rank, const Gang& gang) {
                             {{kBenchmarkLabel, benchmark.metadata.name},
                              {kGenerationLabel, std::to_string(gang.generation)},
                              {kAttemptLabel, std::to_string(gang.attempt)}}},
-                           {"matchExpressions", {{{"key", kNodeGroupLabel}, {"operator", op}, {"values", {group}}}}}}},
+                           // Ranks only: an MPI run's launcher, with no group, goes anywhere.
+                           {"matchExpressions", {{{"key", kRankLabel}, {"operator", "Exists"}},
+                                                 {{"key", kNodeGroupLabel}, {"operator", op}, {"values", {group}}}}}}},
                          {"topologyKey", "kubernetes.io/hostname"}}});
   };
   json affinity = {{"podAntiAffinity", {{"requiredDuringSchedulingIgnoredDuringExecution", term("NotIn")}}}};

@@ -101,6 +101,9 @@ std::vector<std::string> MpirunArgs(const Benchmark& benchmark) {
           // The launcher reaches every worker itself: workers hold no key to reach each other.
           "--mca", "plm_rsh_agent", "ssh", "--mca", "plm_rsh_args", "-F " + ConfigFile("ssh_config"),
           "--mca", "plm_rsh_no_tree_spawn", "1",
+          // The hostfile's names as written: a worker's short name does not resolve, its
+          // name under the Service does (Open MPI would cut it at the first dot).
+          "--mca", "orte_keep_fqdn_hostnames", "1",
           // Ranks on different pods: TCP between them, and no shared-memory transport to try.
           "--mca", "btl", "self,tcp", "--mca", "pml", "ob1",
           "ergobench-mpi", "rank", "--state-dir", kMpiStateDir, "--termination-log", kTerminationMessagePath};

@@ -19,6 +19,7 @@
 #include "runner/models/gpt.h"
 #include "runner/progress_writer.h"
 #include "runner/tasks/lr_schedule.h"
+#include "runner/tasks/parameter_digest.h"
 #include "runner/tasks/phase_timer.h"
 #include "runner/tasks/recipe_reader.h"
 #include "runner/tasks/run_clock.h"
@@ -232,18 +233,6 @@ std::unique_ptr<torch::optim::AdamW> MakeOptimizer(Gpt& model, const LmRecipe& r
   return std::make_unique<torch::optim::AdamW>(groups, *options(r.weight_decay));
 }
 
-std::string ParameterDigest(const std::vector<torch::Tensor>& params) {
-  uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a, 64 bits
-  for (const torch::Tensor& p : params) {
-    const torch::Tensor contiguous = p.detach().contiguous();
-    const auto* bytes = static_cast<const unsigned char*>(contiguous.data_ptr());
-    for (size_t i = 0; i < static_cast<size_t>(contiguous.nbytes()); ++i) hash = (hash ^ bytes[i]) * 0x100000001b3ull;
-  }
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
-}
-
 std::optional<CpuPeak> PeakOfThisRank() {
   std::ifstream in("/proc/cpuinfo");
   std::stringstream text;
@@ -274,6 +263,7 @@ class LanguageModelTraining {
     figures.epochs = epoch_;
     phases_.Report(&figures);
     figures.language_model = Summarize();
+    figures.parameter_digest = ParameterDigest(params_);
     outcome_.summary = SummaryLine(*figures.language_model);
     return outcome_;
   }
@@ -444,7 +434,6 @@ class LanguageModelTraining {
     summary.tokens = clock_.steps() * PerStep() * Length();
     summary.flops_per_token = GptTrainingFlopsPerToken(config_);
     summary.eval_loss = eval_loss_;
-    summary.parameter_digest = ParameterDigest(params_);
     if (clock_.window_steps() == 0) return summary;
     summary.tokens_per_second = static_cast<double>(clock_.window_samples() * Length()) / clock_.window_seconds();
     summary.seconds_per_iteration = clock_.window_seconds() / static_cast<double>(clock_.window_steps());

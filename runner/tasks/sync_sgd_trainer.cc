@@ -8,6 +8,7 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
 #include "runner/tasks/lr_schedule.h"
+#include "runner/tasks/parameter_digest.h"
 #include "runner/tasks/phase_timer.h"
 #include "runner/tasks/recipe_reader.h"
 #include "runner/tasks/run_clock.h"
@@ -60,6 +61,7 @@ class SgdTraining {
     }
     clock_.StopRun(recipe_.goal.has_value(), &figures);
     figures.epochs = std::min(epoch, recipe_.max_epochs);
+    figures.parameter_digest = ParameterDigest(model_.ptr()->parameters());
     phases_.Report(&figures);
     outcome_.summary = Summary();
     return outcome_;

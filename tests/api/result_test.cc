@@ -49,13 +49,15 @@ TEST(ResultTest, LanguageModelFiguresRoundTrip) {
   r.task = "gpt";
   r.figures.allreduce.reset();
   r.figures.language_model = LanguageModelSummary{"gpt2", 124439808, 1024, 32, "bf16", 327680, 2048.5, 16.0,
-                                                  854438400, 1.75, 989.0, 0.0018, 3.25, "cbf29ce484222325"};
+                                                  854438400, 1.75, 989.0, 0.0018, 3.25};
+  r.figures.parameter_digest = "cbf29ce484222325";
   auto parsed = ParseRankResult(SerializeRankResult(r));
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->figures, r.figures);
   const nlohmann::json json = EncodeRankResult(r);
   EXPECT_EQ(json["languageModel"]["tokensPerSecond"], 2048.5);
   EXPECT_EQ(json["languageModel"]["mfu"], 0.0018);
+  EXPECT_EQ(json["parameterDigest"], "cbf29ce484222325");
 }
 
 // A node agent's energy says what else ran on the node; energyShared is derived from it.

@@ -106,7 +106,7 @@ TEST(RunDisplayTest, LanguageModelRows) {
   r.joules_per_token = 0.036;
   r.tokens_per_wh = 100000;
   r.figures.language_model = LanguageModelSummary{"gpt2", 124439808, 1024, 32, "fp32", 2000, 512.5, 64.0,
-                                                  854438400, 0.4379, 1.5, 0.2919, 3.25, "0123456789abcdef"};
+                                                  854438400, 0.4379, 1.5, 0.2919, 3.25};
   const std::string text = FormatRunReport(report);
   for (const char* line : {"  energy                 72.0 J, 0.036000 J/token, 100000 tokens/Wh\n",
                            "  model                  gpt2, 124.4 M parameters, 1024 tokens, fp32\n",

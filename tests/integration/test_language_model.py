@@ -73,19 +73,20 @@ class LanguageModelTest(ErgobenchTestCase):
 
     def test_bf16_autocast_trains(self):
         recipe = dict(goal=2.0, maxSteps=40, evalInterval=20, learningRate=0.01, minLearningRate=0.001)
-        bf16 = self.run_ok("gpt-bf16", gpt_yaml("gpt-bf16", precision="bf16", **recipe))["languageModel"]
-        fp32 = self.run_ok("gpt-fp32", gpt_yaml("gpt-fp32", precision="fp32", **recipe))["languageModel"]
+        bf16_results = self.run_ok("gpt-bf16", gpt_yaml("gpt-bf16", precision="bf16", **recipe))
+        fp32_results = self.run_ok("gpt-fp32", gpt_yaml("gpt-fp32", precision="fp32", **recipe))
+        bf16, fp32 = bf16_results["languageModel"], fp32_results["languageModel"]
         self.assertEqual(bf16["precision"], "bf16")
         self.assertLess(bf16["evalLoss"], math.log(257) - 1.5)
         # Same seed, same data: only the arithmetic differs. Equal losses would mean autocast did
         # nothing; a large gap would mean it broke training.
         self.assertNotEqual(bf16["evalLoss"], fp32["evalLoss"])
-        self.assertNotEqual(bf16["parameterDigest"], fp32["parameterDigest"])
+        self.assertNotEqual(bf16_results["parameterDigest"], fp32_results["parameterDigest"])
         self.assertAlmostEqual(bf16["evalLoss"], fp32["evalLoss"], delta=0.25)
 
     def test_two_ranks_keep_identical_parameters(self):
         results = self.run_ok("gpt-k2", gpt_yaml("gpt-k2", workers=2, maxSteps=12, evalInterval=6))
-        ranks = [self.rank_result("gpt-k2", r)[0]["languageModel"] for r in range(2)]
+        ranks = [self.rank_result("gpt-k2", r)[0] for r in range(2)]
         self.assertEqual(ranks[0]["parameterDigest"], ranks[1]["parameterDigest"])
         self.assertRegex(ranks[0]["parameterDigest"], r"^[0-9a-f]{16}$")
         self.assertEqual(results["languageModel"]["tokens"], 2 * 12 * 8 * 64)
@@ -93,7 +94,7 @@ class LanguageModelTest(ErgobenchTestCase):
         self.assertGreater(results["communicationRatio"], 0)
         # A different seed trains a different model: the digest is not a constant.
         self.run_ok("gpt-seed", gpt_yaml("gpt-seed", maxSteps=12, evalInterval=6, seed=7))
-        other = self.rank_result("gpt-seed", 0)[0]["languageModel"]["parameterDigest"]
+        other = self.rank_result("gpt-seed", 0)[0]["parameterDigest"]
         self.assertNotEqual(other, ranks[0]["parameterDigest"])
 
     def test_a_loss_goal_stops_the_clock(self):

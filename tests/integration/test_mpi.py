@@ -55,7 +55,7 @@ class MpiTest(NamespacedClusterSuite):
     def test_fmnist_k2_over_mpi_reaches_its_goal_with_glooss_parameters(self):
         """Same seed, same arithmetic (a sum of two is the same either way), another transport:
         the final parameters are the same to the bit."""
-        mpi = self.run_to_end(benchmark("fm-mpi", "fmnist", "mpi"), timeout=100)
+        mpi = self.run_to_end(benchmark("fm-mpi", "fmnist", "mpi", runPolicy={"cleanPodPolicy": "None"}), timeout=100)
         self.assertTrue(mpi["results"]["goalReached"], mpi["results"])
         self.assertEqual(mpi["workers"]["succeeded"], 2)
         ranks = self.kept_ranks("fm-mpi", 2)

@@ -111,7 +111,7 @@ TEST(Report, LanguageModelsAddCaramlsColumns) {
   gpt.status.results->figures.samples_per_second = 4.0;
   gpt.status.results->figures.language_model =
       LanguageModelSummary{"gpt2", 124439808, 1024, 16, "fp32", 40960, 4096.0, 4.0, 854438400, 1.75, 10.0, 0.175,
-                           3.2, ""};
+                           3.2};
   gpt.status.results->joules_per_token = 0.0125;
   const auto rows = BuildReport({gpt});
   auto text = FormatReport(rows, "text");

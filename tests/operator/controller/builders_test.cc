@@ -92,7 +92,7 @@ TEST(Builders, OneWorkerPerNodeByDefault) {
                                                             {"ergobench.io/generation", "3"},
                                                             {"ergobench.io/attempt", "1"}}));
   EXPECT_EQ(terms[0]["labelSelector"]["matchExpressions"],
-            json::parse(R"([{"key": "ergobench.io/node-group", "operator": "NotIn", "values": ["2"]}])"));
+            json::parse(R"([{"key": "ergobench.io/rank", "operator": "Exists"}, {"key": "ergobench.io/node-group", "operator": "NotIn", "values": ["2"]}])"));
 }
 
 // ranksPerNode 2: ranks 2 and 3 are node group 1, drawn to each other's node and kept off the
@@ -106,11 +106,11 @@ TEST(Builders, RanksPerNodePacksNodeGroups) {
   const json& together = affinity["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
   ASSERT_EQ(together.size(), 1u);
   EXPECT_EQ(together[0]["labelSelector"]["matchExpressions"],
-            json::parse(R"([{"key": "ergobench.io/node-group", "operator": "In", "values": ["1"]}])"));
+            json::parse(R"([{"key": "ergobench.io/rank", "operator": "Exists"}, {"key": "ergobench.io/node-group", "operator": "In", "values": ["1"]}])"));
   const json& apart = affinity["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
   ASSERT_EQ(apart.size(), 1u);
   EXPECT_EQ(apart[0]["labelSelector"]["matchExpressions"],
-            json::parse(R"([{"key": "ergobench.io/node-group", "operator": "NotIn", "values": ["1"]}])"));
+            json::parse(R"([{"key": "ergobench.io/rank", "operator": "Exists"}, {"key": "ergobench.io/node-group", "operator": "NotIn", "values": ["1"]}])"));
 }
 
 // Ranks that share a node share its energy meters: each reports its part of the node's energy
