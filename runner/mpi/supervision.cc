@@ -37,8 +37,8 @@ std::optional<int> StopSignals::Wait(std::chrono::milliseconds timeout) {
   return std::nullopt;  // EAGAIN (timed out) or EINTR (SIGCHLD and the like)
 }
 
-std::vector<pid_t> ChildrenOf(pid_t parent, const std::string& proc_root) {
-  std::vector<pid_t> children;
+std::vector<ProcessEntry> ListProcesses(const std::string& proc_root) {
+  std::vector<ProcessEntry> processes;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(proc_root, error)) {
     const std::string name = entry.path().filename().string();
@@ -52,7 +52,15 @@ std::vector<pid_t> ChildrenOf(pid_t parent, const std::string& proc_root) {
     std::istringstream rest(stat.substr(close + 1));
     std::string state;
     pid_t ppid = 0;
-    if (rest >> state >> ppid && ppid == parent && state != "Z") children.push_back(static_cast<pid_t>(std::stol(name)));
+    if (rest >> state >> ppid) processes.push_back({static_cast<pid_t>(std::stol(name)), ppid, state == "Z"});
+  }
+  return processes;
+}
+
+std::vector<pid_t> ChildrenOf(pid_t parent, const std::string& proc_root) {
+  std::vector<pid_t> children;
+  for (const ProcessEntry& process : ListProcesses(proc_root)) {
+    if (process.ppid == parent && !process.zombie) children.push_back(process.pid);
   }
   return children;
 }

@@ -21,8 +21,16 @@ class StopSignals {
   std::optional<int> Wait(std::chrono::milliseconds timeout);
 };
 
-// The running processes whose parent is `parent`, as /proc (under `proc_root`) lists them now;
-// an ended child its parent has not yet reaped is not one.
+struct ProcessEntry {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  bool zombie = false;  // ended, not yet reaped by its parent
+};
+
+// Every process /proc (under `proc_root`) lists now.
+std::vector<ProcessEntry> ListProcesses(const std::string& proc_root = "/proc");
+
+// The running processes whose parent is `parent`; an ended child not yet reaped is not one.
 std::vector<pid_t> ChildrenOf(pid_t parent, const std::string& proc_root = "/proc");
 
 }  // namespace ergobench::mpi

@@ -54,6 +54,18 @@ TEST_F(SshWorkerTest, ThePodWaitsForMpirunsSessionsToClose) {
   EXPECT_GE(std::chrono::steady_clock::now() - started, milliseconds(1000));
 }
 
+// mpirun starts its daemon with --daemonize: it leaves its ssh session at once and lives on as
+// an orphan, which comes to the worker (pid 1 in the pod, a subreaper here). The pod must not
+// end under it.
+TEST_F(SshWorkerTest, ThePodWaitsForMpirunsDaemonThatLeftItsSession) {
+  options_.sshd_argv = {"sh", "-c", "(sleep 1.5 &); exec sleep 30"};
+  ASSERT_TRUE(WriteHandoff(options_.state_dir, {{"x"}, {}}).ok());
+  ASSERT_TRUE(WriteExitCode(options_.state_dir, 0).ok());
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(RunSshWorker(options_), 0);
+  EXPECT_GE(std::chrono::steady_clock::now() - started, milliseconds(1000));
+}
+
 TEST_F(SshWorkerTest, AnSshdThatEndsFailsThePod) {
   options_.sshd_argv = {"sh", "-c", "exit 255"};
   EXPECT_EQ(RunSshWorker(options_), 255);
