@@ -52,6 +52,11 @@ ReportRow RowOf(const Benchmark& b) {
     row.mfu = m->mfu;
     row.joules_per_token = r.joules_per_token;
   }
+  if (const auto& a = r.figures.allreduce) {
+    row.peak_bus_bandwidth = a->peak_bus_bandwidth_bytes_per_second;
+    row.peak_bus_bandwidth_bytes = static_cast<double>(a->peak_bus_bandwidth_bytes);
+    row.min_latency_seconds = a->min_latency_seconds;
+  }
   return row;
 }
 
@@ -100,6 +105,14 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
     };
     columns.insert(columns.end(), language_model.begin(), language_model.end());
   }
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.peak_bus_bandwidth.has_value(); })) {
+    const std::vector<Column> allreduce = {
+        {"peak busbw GB/s", [](const ReportRow& r) { return Number(Ratio(r.peak_bus_bandwidth, 1e9), 3); }},
+        {"at MiB", [](const ReportRow& r) { return Number(Ratio(r.peak_bus_bandwidth_bytes, 1 << 20), 1); }},
+        {"latency us", [](const ReportRow& r) { return Number(Ratio(r.min_latency_seconds, 1e-6), 1); }},
+    };
+    columns.insert(columns.end(), allreduce.begin(), allreduce.end());
+  }
   return columns;
 }
 
@@ -131,6 +144,9 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("tflopsPerDevice", r.tflops_per_device);
   put("mfu", r.mfu);
   put("joulesPerToken", r.joules_per_token);
+  put("peakBusBandwidthBytesPerSecond", r.peak_bus_bandwidth);
+  put("peakBusBandwidthBytes", r.peak_bus_bandwidth_bytes);
+  put("minLatencySeconds", r.min_latency_seconds);
   if (!r.currency.empty()) out["currency"] = r.currency;
   if (!r.baseline.empty()) out["baseline"] = r.baseline;
   return out;

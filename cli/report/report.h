@@ -40,6 +40,11 @@ struct ReportRow {
   std::optional<double> tflops_per_device;
   std::optional<double> mfu;
   std::optional<double> joules_per_token;
+  // Task 0a: the all-reduce sweep's peak bus bandwidth, the message size it was reached at, and
+  // the smallest message's median latency.
+  std::optional<double> peak_bus_bandwidth;  // bytes/s
+  std::optional<double> peak_bus_bandwidth_bytes;
+  std::optional<double> min_latency_seconds;
   std::string currency;
   std::string baseline;  // the run compared against
 };

@@ -126,6 +126,34 @@ TEST(Report, LanguageModelsAddCaramlsColumns) {
   EXPECT_EQ(FormatReport(Fixtures(), "text")->find("tokens/s"), std::string::npos);
 }
 
+// Task 0a: the same all-reduce over two transports, side by side by peak bus bandwidth.
+TEST(Report, AllReduceRunsAddBusBandwidthColumns) {
+  std::vector<Benchmark> runs;
+  for (const auto& [backend, peak] : {std::pair<const char*, double>{"gloo", 1.25e9}, {"mpi", 2.5e9}}) {
+    Benchmark b;
+    b.metadata.name = std::string("sweep-") + backend;
+    b.spec.task = "0a";
+    b.spec.backend = backend;
+    b.spec.workers = 3;
+    b.status.phase = "Succeeded";
+    b.status.results = BenchmarkResults{};
+    b.status.results->figures.allreduce = AllreduceSummary{20, 10, "float32", peak, 64 << 20, 42e-6};
+    runs.push_back(b);
+  }
+  const auto rows = BuildReport(runs);
+  auto text = FormatReport(rows, "text");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("peak busbw GB/s  at MiB  latency us\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("1.250    64.0        42.0\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("2.500    64.0        42.0\n"), std::string::npos) << *text;
+  const auto json = nlohmann::json::parse(*FormatReport(rows, "json"));
+  EXPECT_EQ(json[1]["backend"], "mpi");
+  EXPECT_EQ(json[1]["peakBusBandwidthBytesPerSecond"], 2.5e9);
+  EXPECT_EQ(json[1]["peakBusBandwidthBytes"], 64 << 20);
+  EXPECT_EQ(json[1]["minLatencySeconds"], 42e-6);
+  EXPECT_EQ(FormatReport(Fixtures(), "text")->find("busbw"), std::string::npos);
+}
+
 TEST(Report, MissingDirectoriesAreNamed) {
   EXPECT_NE(LoadResultDirectories({"/nonexistent/results"}).status().message().find("/nonexistent/results"),
             std::string::npos);
