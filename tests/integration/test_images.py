@@ -89,6 +89,16 @@ class ImagesTest(unittest.TestCase):
         podman("run", "--rm", "--network", "none", RUNNER, "test", "-s",
                "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")
 
+    def test_runner_image_serves_mpi_with_no_key_of_its_own(self):
+        """backend mpi's parts are there (sshd, ssh, ergobench-mpi, a login shell for the runner's
+        user), and no key: the Debian package's host keys are gone; keys come from a Benchmark's
+        Secret."""
+        found = podman("run", "--rm", "--network", "none", "--user", "0", RUNNER, "sh", "-c",
+                       "for p in sshd ssh orted ergobench-mpi; do command -v $p; done; getent passwd 65532; "
+                       "find / -xdev \\( -name 'ssh_host_*' -o -name 'id_*' \\) -print 2>/dev/null").stdout.split()
+        self.assertEqual(found, ["/usr/sbin/sshd", "/usr/bin/ssh", "/usr/bin/orted", "/usr/local/bin/ergobench-mpi",
+                                 "nonroot:x:65532:65532::/var/lib/ergobench:/bin/sh"])
+
 
 if __name__ == "__main__":
     unittest.main()
