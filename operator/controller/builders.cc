@@ -247,15 +247,19 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
     pod_spec["volumes"].push_back(volume);
   }
   pod_spec["affinity"] = Placement(benchmark, rank, gang);
-  const Scheduling& scheduling = spec.scheduling;
-  if (!scheduling.node_selector.empty()) pod_spec["nodeSelector"] = scheduling.node_selector;
-  if (scheduling.tolerations.is_array() && !scheduling.tolerations.empty()) pod_spec["tolerations"] = scheduling.tolerations;
-  if (!scheduling.scheduler_name.empty()) pod_spec["schedulerName"] = scheduling.scheduler_name;
-  if (!scheduling.priority_class_name.empty()) pod_spec["priorityClassName"] = scheduling.priority_class_name;
+  ApplyScheduling(benchmark, &pod_spec);
 
   json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", pod_spec}};
   if (IsMpi(benchmark)) MakeMpiWorker(benchmark, &pod);
   return pod;
+}
+
+void ApplyScheduling(const Benchmark& benchmark, json* pod_spec) {
+  const Scheduling& scheduling = benchmark.spec.scheduling;
+  if (!scheduling.node_selector.empty()) (*pod_spec)["nodeSelector"] = scheduling.node_selector;
+  if (scheduling.tolerations.is_array() && !scheduling.tolerations.empty()) (*pod_spec)["tolerations"] = scheduling.tolerations;
+  if (!scheduling.scheduler_name.empty()) (*pod_spec)["schedulerName"] = scheduling.scheduler_name;
+  if (!scheduling.priority_class_name.empty()) (*pod_spec)["priorityClassName"] = scheduling.priority_class_name;
 }
 
 json BuildEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,

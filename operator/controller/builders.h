@@ -89,6 +89,10 @@ RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank);
 // from; 0: none, the rank reads what meters its pod can.
 nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, int energy_agent_port = 0);
 
+// spec.scheduling's nodeSelector, tolerations, schedulerName and priorityClassName, set on a
+// pod spec.
+void ApplyScheduling(const Benchmark& benchmark, nlohmann::json* pod_spec);
+
 // The restricted profile of the Pod Security Standards, for a pod and for its container.
 nlohmann::json PodSecurityContext();
 nlohmann::json ContainerSecurityContext();

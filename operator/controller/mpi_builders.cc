@@ -165,10 +165,7 @@ json BuildLauncherPod(const Benchmark& benchmark, const Gang& gang) {
         {{"name", "home"}, {"emptyDir", {{"sizeLimit", "64Mi"}}}},
         {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}}},
   };
-  const Scheduling& scheduling = benchmark.spec.scheduling;
-  if (!scheduling.node_selector.empty()) pod_spec["nodeSelector"] = scheduling.node_selector;
-  if (scheduling.tolerations.is_array() && !scheduling.tolerations.empty()) pod_spec["tolerations"] = scheduling.tolerations;
-  if (!scheduling.priority_class_name.empty()) pod_spec["priorityClassName"] = scheduling.priority_class_name;
+  ApplyScheduling(benchmark, &pod_spec);  // the gang's scheduler too, should it place gangs whole
   return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", pod_spec}};
 }
 
