@@ -140,6 +140,14 @@ class MpiTest(NamespacedClusterSuite):
         network failure)."""
         self.apply(benchmark("keys", "fmnist", "mpi", maxEpochs=3, goal={"target": 0.99}))
         self.cp.wait_for(lambda: self.status("keys").get("progress", {}).get("step", 0) > 0, 120, "keys to train")
+        # Every rank serves its metrics on its own pod; the launcher only launched.
+        for pod in self.pods("keys"):
+            if pod["metadata"]["name"] == "keys-launcher":
+                continue
+            with urllib.request.urlopen(f"http://{pod['status']['podIP']}:9400/metrics", timeout=5) as r:
+                metrics = r.read().decode()
+            rank = pod["metadata"]["labels"]["ergobench.io/rank"]
+            self.assertRegex(metrics, rf'ergobench_samples_total{{[^}}]*backend="mpi"[^}}]*rank="{rank}"')
         secret = self.cp.get_json("-n", self.ns, "secret", "keys-ssh")
         self.assertEqual(secret["metadata"]["ownerReferences"][0]["name"], "keys")
         self.assertTrue(secret["immutable"])
