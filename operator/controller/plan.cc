@@ -197,7 +197,7 @@ class Planner {
     if (!IsMpi(b_)) {
       if (std::optional<WorkerPod> stuck = NeverStarted(FindRank(current, 0))) failed.push_back(*stuck);
     }
-    const std::optional<WorkerPod> launcher = FailedLauncher();
+    const std::optional<WorkerPod> launcher = FailedLauncher(current);
     if (failed.empty() && !launcher) return false;
     std::stable_sort(failed.begin(), failed.end(),
                      [](const WorkerPod& a, const WorkerPod& b) { return a.finished_at < b.finished_at; });
@@ -248,9 +248,13 @@ class Planner {
     return words.empty() ? why : why + ": " + words;
   }
 
-  // An MPI run's launcher that failed, was deleted from under a running gang, or never started.
-  std::optional<WorkerPod> FailedLauncher() {
-    if (!IsMpi(b_)) return std::nullopt;
+  // An MPI run's launcher that failed, was deleted from under a running gang, or never started,
+  // while some rank's result is still to come.
+  std::optional<WorkerPod> FailedLauncher(const std::vector<WorkerPod>& current) {
+    const bool all_results = static_cast<int64_t>(current.size()) == *b_.spec.workers &&
+                             std::all_of(current.begin(), current.end(),
+                                         [](const WorkerPod& p) { return p.phase == kPodSucceeded; });
+    if (!IsMpi(b_) || all_results) return std::nullopt;
     if (launcher_ && launcher_->phase == kPodFailed) return launcher_;
     if (launcher_) return NeverStarted(&*launcher_);
     if (plan_.status.phase != kPhaseRunning) return std::nullopt;

@@ -551,6 +551,21 @@ TEST(Plan, AnMpiRunSucceedsWithItsWorkersResults) {
   EXPECT_DOUBLE_EQ(*plan.status.results->figures.samples_per_second, 2000);
 }
 
+// Every rank's result is in: a launcher that then fails (evicted, or mpirun's teardown) takes
+// nothing from the run.
+TEST(Plan, AnMpiRunWithEveryResultSucceedsWhateverItsLauncherDoes) {
+  Benchmark b = MpiBench(2);
+  b.status.phase = "Running";
+  b.status.observed_generation = 2;
+  const ReconcilePlan plan = PlanReconcile(
+      b,
+      {Ended(0, "Succeeded", ResultMessage(0, kRankSucceeded), 0, "2026-11-18T11:06:30Z"),
+       Ended(1, "Succeeded", ResultMessage(1, kRankSucceeded), 0, "2026-11-18T11:06:30Z"),
+       EndedLauncher("ORTE has lost communication with a remote daemon.", 1, "2026-11-18T11:06:31Z")},
+      kT0);
+  EXPECT_EQ(plan.status.phase, "Succeeded");
+}
+
 // mpirun aborts the job when a rank fails: the launcher ends about when the rank's pod does.
 // The rank is the cause; the launcher alone is only once its workers had time to say otherwise.
 TEST(Plan, AFailedWorkerIsTheCauseEvenIfTheLauncherEndedFirst) {
