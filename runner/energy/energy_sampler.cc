@@ -16,7 +16,7 @@ EnergySampler::EnergySampler(std::vector<std::unique_ptr<EnergyMeter>> meters) :
   for (auto& meter : meters_) {
     if (!meter->info().available) continue;
     for (size_t i = 0; i < meter->info().channels.size(); ++i) {
-      Channel channel{meter.get(), i, {}, std::nullopt, std::nullopt};
+      Channel channel{meter.get(), i, {}, std::nullopt, std::nullopt, std::nullopt};
       channel.energy.channel = meter->info().channels[i];
       channels_.push_back(channel);
     }
@@ -24,6 +24,10 @@ EnergySampler::EnergySampler(std::vector<std::unique_ptr<EnergyMeter>> meters) :
 }
 
 EnergySampler::~EnergySampler() { Stop(); }
+
+// Shorter gaps come from the samples at the run's marks and at Stop, taken milliseconds after a
+// periodic one: a counter that updates every few milliseconds gives noise there (often 0 W).
+constexpr std::chrono::milliseconds kMinPowerWindow{50};
 
 void EnergySampler::SampleAt(Clock::time_point now) {
   std::map<EnergyMeter*, std::vector<ChannelSample>> samples;
@@ -42,7 +46,11 @@ void EnergySampler::SampleAt(Clock::time_point now) {
       // A counter: energy is its difference from the first reading.
       if (!c.first_counter) c.first_counter = *sample.energy_joules;
       const double joules = *sample.energy_joules - *c.first_counter;
-      if (dt > 0) c.energy.watts = (joules - c.energy.joules) / dt;
+      if (!c.power_from) c.power_from = {now, joules};
+      if (now - c.power_from->first >= kMinPowerWindow) {
+        c.energy.watts = (joules - c.power_from->second) / std::chrono::duration<double>(now - c.power_from->first).count();
+        c.power_from = {now, joules};
+      }
       c.energy.joules = joules;
       c.energy.from_counter = true;
     } else if (sample.power_watts) {

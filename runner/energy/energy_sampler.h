@@ -25,7 +25,7 @@ namespace ergobench {
 struct ChannelEnergy {
   EnergyChannel channel;
   double joules = 0;                 // since the sampler started
-  std::optional<double> watts;       // over the last interval
+  std::optional<double> watts;       // over the last interval (of a counter: at least 50 ms)
   bool from_counter = false;
 };
 
@@ -67,6 +67,8 @@ class EnergySampler {
     size_t index;
     ChannelEnergy energy;
     std::optional<double> first_counter;
+    // A counter's power is its difference over at least kMinPowerWindow since this reading.
+    std::optional<std::pair<Clock::time_point, double>> power_from;
     std::optional<double> last_watts;
     int failed_reads = 0;
     bool last_read_failed = false;  // then its energy so far is not the run's: totals are absent

@@ -119,6 +119,33 @@ TEST_F(FakeSysfs, RaplWrapAroundThroughTheSampler) {
   EXPECT_TRUE(sampler.Channels()[0].from_counter);
 }
 
+// The samples at run_stop and at Stop come milliseconds after a periodic one, before a counter
+// that updates every few milliseconds (RAPL; the tests' fixture) has moved: power from such a
+// gap is noise (0 W here) and would stay exported after the run. Power keeps its last
+// estimate until a gap long enough; the energy counts every sample.
+TEST_F(FakeSysfs, PowerIsNotEstimatedOverAFewMilliseconds) {
+  Zone("intel-rapl:0", "package-0", 0);
+  std::vector<std::unique_ptr<EnergyMeter>> meters;
+  meters.push_back(OpenRaplMeter(Powercap()));
+  EnergySampler sampler(std::move(meters));
+  const auto t0 = EnergySampler::Clock::time_point{};
+  sampler.SampleAt(t0);
+  Zone("intel-rapl:0", "package-0", 5000000);  // 5 J in 100 ms: 50 W
+  sampler.SampleAt(t0 + milliseconds(100));
+  sampler.SampleAt(t0 + milliseconds(102));  // the counter has not moved yet
+  EXPECT_DOUBLE_EQ(*sampler.Channels()[0].watts, 50.0);
+  Zone("intel-rapl:0", "package-0", 5100000);  // 0.1 J in 2 ms
+  sampler.SampleAt(t0 + milliseconds(104));
+  EXPECT_DOUBLE_EQ(*sampler.TotalJoules(), 5.1);
+  EXPECT_DOUBLE_EQ(*sampler.Channels()[0].watts, 50.0);
+  Zone("intel-rapl:0", "package-0", 10000000);  // 4.9 J more by 200 ms: 5 J over the last 100 ms
+  sampler.SampleAt(t0 + milliseconds(200));
+  EXPECT_DOUBLE_EQ(*sampler.Channels()[0].watts, 50.0);
+  Zone("intel-rapl:0", "package-0", 12000000);  // 2 J in the next 100 ms: 20 W
+  sampler.SampleAt(t0 + milliseconds(300));
+  EXPECT_DOUBLE_EQ(*sampler.Channels()[0].watts, 20.0);
+}
+
 // As root every file is readable, so the check runs in a child that is not root, as a rank
 // on a real node is not: a forked child drops to nobody (65534) when the test runs as root.
 // The child's exit code says whether the meter was unavailable; its stderr holds the reason.
