@@ -55,6 +55,23 @@ def free_port():
         return s.getsockname()[1]
 
 
+def free_port_block(count):
+    """The first of `count` consecutive ports, free now and below the kernel's ephemeral range:
+    for ports taken long after they are chosen. A port from free_port() is in that range, where
+    any outgoing connection meanwhile may be given it."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        ephemeral_start = int(f.read().split()[0])
+    for first in range(ephemeral_start - 4000, ephemeral_start - count, count):
+        try:
+            for port in range(first, first + count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+    raise AssertionError(f"no {count} free consecutive ports below {ephemeral_start}")
+
+
 def write_separable(path, count, weights, rng):
     """libsvm lines whose labels are the sign of a fixed linear function, with a margin: data
     that task 2a can learn to a high accuracy."""

@@ -26,7 +26,7 @@ import yaml
 
 from cluster_suite import OPERATOR_NAMESPACE, RELEASE, ROOT, ClusterSuite
 from control_plane import HELM, free_port
-from harness import ERGOBENCH, benchmark_yaml
+from harness import ERGOBENCH, benchmark_yaml, free_port_block
 from test_language_model import gpt_yaml
 
 PROMETHEUS = "/usr/bin/prometheus"
@@ -70,7 +70,7 @@ class ObservabilityTest(ClusterSuite):
         super().setUpClass()
         try:
             cls.prometheus_port = free_port()
-            cls.local_ports = free_port()
+            cls.local_ports = free_port_block(5)  # metrics ports of the local runs, taken minutes later
             cls.start_prometheus()
             cls.run_benchmarks()
         except BaseException:
