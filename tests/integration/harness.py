@@ -56,9 +56,9 @@ def free_port():
 
 
 def free_port_block(count):
-    """The first of `count` consecutive ports, free now and below the kernel's ephemeral range:
-    for ports taken long after they are chosen. A port from free_port() is in that range, where
-    any outgoing connection meanwhile may be given it."""
+    """The first of `count` consecutive ports, free now and below the kernel's ephemeral range.
+    free_port() checks only the port it returns, and that port is in the range, where any
+    outgoing connection may be given it (or the next one) before the test binds it."""
     with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
         ephemeral_start = int(f.read().split()[0])
     for first in range(ephemeral_start - 4000, ephemeral_start - count, count):

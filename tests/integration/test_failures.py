@@ -9,7 +9,7 @@ import subprocess
 import time
 import unittest
 
-from harness import ERGOBENCH, RUNNER, ErgobenchTestCase, benchmark_yaml, free_port, runner_pids
+from harness import ERGOBENCH, RUNNER, ErgobenchTestCase, benchmark_yaml, free_port, free_port_block, runner_pids
 
 
 def rank_pid(directory, rank):
@@ -122,7 +122,7 @@ class RunnerInputTest(ErgobenchTestCase):
 class FailingRankTest(ErgobenchTestCase):
 
     def test_failed_rank_is_quoted(self):
-        base = free_port()
+        base = free_port_block(2)  # ranks 0 and 1
         with socket.socket() as busy:  # rank 1 will find its metrics port taken
             busy.bind(("127.0.0.1", base + 1))
             busy.listen()

@@ -4,13 +4,13 @@ import re
 import subprocess
 import unittest
 
-from harness import ERGOBENCH, ErgobenchTestCase, benchmark_yaml, free_port, http_get
+from harness import ERGOBENCH, ErgobenchTestCase, benchmark_yaml, free_port_block, http_get
 
 
 class MetricsTest(ErgobenchTestCase):
 
     def test_scrape_during_a_run(self):
-        base = free_port()
+        base = free_port_block(2)  # the metrics ports of ranks 0 and 1
         # Long enough to be scraped mid-run: large sizes, many repetitions.
         path = self.write("m.yaml", benchmark_yaml("metrics-k2", 2, maxElements=4000000, repetitions=30))
         run = subprocess.Popen([ERGOBENCH, "run", "-q", "--metrics-port", str(base), path], cwd=self.dir,
