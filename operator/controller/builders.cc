@@ -59,6 +59,14 @@ json PodSecurityContext() {
           {"seccompProfile", {{"type", "RuntimeDefault"}}}};
 }
 
+json RestrictedPodSpec(const json& container, const std::string& restart_policy) {
+  return {{"restartPolicy", restart_policy},
+          {"automountServiceAccountToken", false},
+          {"enableServiceLinks", false},
+          {"securityContext", PodSecurityContext()},
+          {"containers", json::array({container})}};
+}
+
 json ContainerSecurityContext() {
   return {{"allowPrivilegeEscalation", false},
           {"readOnlyRootFilesystem", true},
@@ -225,22 +233,14 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
   if (!spec.dataset.volume.empty()) {
     container["volumeMounts"].push_back({{"name", "dataset"}, {"mountPath", kDatasetMountPath}, {"readOnly", true}});
   }
-  json pod_spec = {
-      {"hostname", WorkerPodName(benchmark, rank)},
-      {"subdomain", WorkerServiceName(benchmark)},
-      // The operator restarts the whole gang (runPolicy.backoffLimit): a rank restarted alone
-      // could never rejoin its peers' collective.
-      {"restartPolicy", "Never"},
-      // Ranks never call the Kubernetes API: no token to steal, and no Service variables.
-      {"automountServiceAccountToken", false},
-      {"enableServiceLinks", false},
-      {"securityContext", PodSecurityContext()},
-      {"containers", json::array({container})},
-      {"volumes",
-       {{{"name", "config"}, {"configMap", {{"name", ConfigMapName(benchmark)}}}},
-        {{"name", "scratch"}, {"emptyDir", {{"sizeLimit", kScratchSizeLimit}}}},
-        {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}}},
-  };
+  // The operator restarts the whole gang (runPolicy.backoffLimit): a rank restarted alone
+  // could never rejoin its peers' collective. Ranks never call the Kubernetes API.
+  json pod_spec = RestrictedPodSpec(container, "Never");
+  pod_spec["hostname"] = WorkerPodName(benchmark, rank);
+  pod_spec["subdomain"] = WorkerServiceName(benchmark);
+  pod_spec["volumes"] = {{{"name", "config"}, {"configMap", {{"name", ConfigMapName(benchmark)}}}},
+                         {{"name", "scratch"}, {"emptyDir", {{"sizeLimit", kScratchSizeLimit}}}},
+                         {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}};
   if (!spec.dataset.volume.empty()) {
     json volume = ReadOnlyVolume(spec.dataset.volume);
     volume["name"] = "dataset";

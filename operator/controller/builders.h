@@ -93,6 +93,10 @@ nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Ga
 // pod spec.
 void ApplyScheduling(const Benchmark& benchmark, nlohmann::json* pod_spec);
 
+// A pod spec of one container under the restricted profile below, with no API token and no
+// Service variables: what every pod the operator makes starts from.
+nlohmann::json RestrictedPodSpec(const nlohmann::json& container, const std::string& restart_policy);
+
 // The restricted profile of the Pod Security Standards, for a pod and for its container.
 nlohmann::json PodSecurityContext();
 nlohmann::json ContainerSecurityContext();

@@ -62,16 +62,10 @@ json BuildStagingJob(const Dataset& dataset, const std::string& image) {
   // fetching while the operator stops the Job. With Never the Job would start a new pod.
   json pod = {
       {"metadata", {{"labels", DatasetMetadata(dataset, "")["labels"]}}},
-      {"spec",
-       {{"restartPolicy", "OnFailure"},
-        {"automountServiceAccountToken", false},
-        {"enableServiceLinks", false},
-        {"securityContext", PodSecurityContext()},
-        {"containers", json::array({container})},
-        {"volumes",
-         {{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", DatasetClaimName(dataset)}}}},
-          {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}}}}},
+      {"spec", RestrictedPodSpec(container, "OnFailure")},
   };
+  pod["spec"]["volumes"] = {{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", DatasetClaimName(dataset)}}}},
+                            {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}};
   return {{"apiVersion", "batch/v1"},
           {"kind", "Job"},
           {"metadata", DatasetMetadata(dataset, StagingJobName(dataset))},

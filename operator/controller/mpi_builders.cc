@@ -153,18 +153,11 @@ json BuildLauncherPod(const Benchmark& benchmark, const Gang& gang) {
       // mpirun's last words (which rank failed, and how) when the launch fails.
       {"terminationMessagePolicy", "FallbackToLogsOnError"},
   };
-  json pod_spec = {
-      {"restartPolicy", "Never"},
-      {"automountServiceAccountToken", false},
-      {"enableServiceLinks", false},
-      {"securityContext", PodSecurityContext()},
-      {"containers", json::array({container})},
-      {"volumes",
-       {{{"name", "config"}, {"configMap", {{"name", ConfigMapName(benchmark)}}}},
-        SshVolume(benchmark),
-        {{"name", "home"}, {"emptyDir", {{"sizeLimit", "64Mi"}}}},
-        {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}}},
-  };
+  json pod_spec = RestrictedPodSpec(container, "Never");
+  pod_spec["volumes"] = {{{"name", "config"}, {"configMap", {{"name", ConfigMapName(benchmark)}}}},
+                         SshVolume(benchmark),
+                         {{"name", "home"}, {"emptyDir", {{"sizeLimit", "64Mi"}}}},
+                         {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}};
   ApplyScheduling(benchmark, &pod_spec);  // the gang's scheduler too, should it place gangs whole
   return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", pod_spec}};
 }
