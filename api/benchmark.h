@@ -75,7 +75,8 @@ struct Pricing {
   std::optional<double> worker_hour;
   std::optional<double> preemptible_worker_hour;
   std::optional<double> accelerator_hour;
-  std::string label;  // "n1-standard-4"
+  std::string label;   // an instance type of the price catalog: "n1-standard-4"
+  std::string region;  // the label's region in the catalog; empty: the nodes'
 };
 
 struct RunPolicy {

@@ -77,6 +77,7 @@ BenchmarkSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
     p.Number("preemptibleWorkerHour", &spec.pricing->preemptible_worker_hour);
     p.Number("acceleratorHour", &spec.pricing->accelerator_hour);
     p.String("label", &spec.pricing->label);
+    p.String("region", &spec.pricing->region);
   }
   {
     ObjectReader rp(r.Object("runPolicy"), "spec.runPolicy", errors);
@@ -176,6 +177,7 @@ nlohmann::json EncodeSpec(const BenchmarkSpec& spec) {
     PutIf(&pricing, "preemptibleWorkerHour", spec.pricing->preemptible_worker_hour);
     PutIf(&pricing, "acceleratorHour", spec.pricing->accelerator_hour);
     PutIfNotEmpty(&pricing, "label", spec.pricing->label);
+    PutIfNotEmpty(&pricing, "region", spec.pricing->region);
     out["pricing"] = pricing;
   }
   nlohmann::json run_policy = {{"backoffLimit", spec.run_policy.backoff_limit}};

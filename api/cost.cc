@@ -1,81 +1,187 @@
 #include "api/cost.h"
 
-#include <cstdlib>
+#include <algorithm>
+#include <optional>
 
-#include "api/load.h"
-#include "api/prices_data.h"
-#include "base/json_reader.h"
-#include "base/yaml_json.h"
+#include "api/quantity.h"
+#include "base/units.h"
 
 namespace ergobench {
+namespace {
 
-StatusOr<std::vector<PriceEntry>> ParsePriceTable(std::string_view yaml, const std::string& source) {
-  ASSIGN_OR_RETURN(const std::vector<nlohmann::json> documents, ParseYamlDocuments(yaml, source));
-  if (documents.size() != 1 || !documents[0].is_array()) {
-    return Status::InvalidArgument(source + ": a price table is one list of entries");
-  }
-  std::vector<PriceEntry> table;
-  FieldErrors errors;
-  for (size_t i = 0; i < documents[0].size(); ++i) {
-    ObjectReader r(&documents[0][i], IndexPath(source, i), &errors);
-    PriceEntry entry;
-    r.String("label", &entry.label);
-    r.String("kind", &entry.kind);
-    r.String("currency", &entry.currency);
-    r.Number("hour", &entry.hour);
-    r.Number("preemptibleHour", &entry.preemptible_hour);
-    r.String("date", &entry.date);
-    r.String("source", &entry.source);
-    if (entry.label.empty()) errors.Add(IndexPath(source, i) + ".label", "is required");
-    if (entry.hour <= 0) errors.Add(IndexPath(source, i) + ".hour", "must be a positive price");
-    if (entry.date.empty() || entry.source.empty()) {
-      errors.Add(IndexPath(source, i), "every price needs its date and its source");
-    }
-    table.push_back(std::move(entry));
-  }
-  RETURN_IF_ERROR(errors.ToStatus());
-  return table;
+// Price per hour of the whole run, on demand and on spot (absent when any part lacks it).
+struct HourlyPrice {
+  double on_demand = 0;
+  std::optional<double> spot = 0.0;
+  std::string currency;
+};
+
+PriceUsed Used(const PriceEntry& e, const PricingContext& context) {
+  const std::optional<int64_t> age = PriceAgeDays(e, context.now);
+  const bool stale = age && *age > context.max_age_days;
+  PriceUsed p{e.kind, e.instance_type, e.region, e.on_demand_hour, e.spot_hour, e.effective_date, e.source, age, stale};
+  return p;
 }
 
-StatusOr<std::vector<PriceEntry>> LoadPriceTable() {
-  if (const char* path = std::getenv("ERGOBENCH_PRICE_TABLE"); path != nullptr && *path != '\0') {
-    ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
-    return ParsePriceTable(text, path);
-  }
-  return ParsePriceTable(kDefaultPriceTable, "api/prices.yaml");
+void Add(HourlyPrice* price, double units, double on_demand, std::optional<double> spot) {
+  price->on_demand += units * on_demand;
+  price->spot = price->spot && spot ? std::optional<double>(*price->spot + units * *spot) : std::nullopt;
 }
 
-void ApplyPriceTable(const std::vector<PriceEntry>& table, Pricing* pricing) {
-  if (pricing->label.empty() || pricing->worker_hour) return;
-  for (const PriceEntry& entry : table) {
-    if (entry.label != pricing->label || entry.kind != "instance") continue;
-    pricing->worker_hour = entry.hour;
-    if (!pricing->preemptible_worker_hour) pricing->preemptible_worker_hour = entry.preemptible_hour;
-    if (pricing->currency.empty()) pricing->currency = entry.currency;
-    return;
-  }
+// The share of `node` that `ranks` ranks requested: the largest of CPU, memory and GPUs.
+double RequestedShare(const BenchmarkSpec& spec, const NodeUse& use) {
+  const auto requested = [](const std::string& quantity) {
+    StatusOr<double> value = ParseQuantity(quantity);
+    return value.ok() ? *value : 0.0;
+  };
+  const NodeFacts& n = use.node;
+  double share = 0;
+  if (n.cpus > 0) share = std::max(share, requested(spec.resources.cpu) / n.cpus);
+  if (n.memory_bytes > 0) share = std::max(share, requested(spec.resources.memory) / n.memory_bytes);
+  if (n.accelerators > 0) share = std::max(share, static_cast<double>(spec.resources.gpu) / static_cast<double>(n.accelerators));
+  return std::min(1.0, static_cast<double>(use.ranks) * share);
 }
 
-void PriceResults(const BenchmarkSpec& spec, BenchmarkResults* results) {
-  if (!spec.pricing) return;
+// "2", "0.5", "0.333".
+std::string Count(double n) {
+  std::string text = FormatFixed(n, 3);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
+// Rule 1: the spec's own prices, per worker (and per GPU of each worker).
+HourlyPrice SpecPrice(const BenchmarkSpec& spec, BenchmarkResults* results) {
   const Pricing& p = *spec.pricing;
   const double workers = static_cast<double>(spec.workers.value_or(1));
-  const double gpus = static_cast<double>(spec.resources.gpu);
-  auto cost = [&](std::optional<double> worker_hour, double seconds) -> std::optional<double> {
-    if (!worker_hour && !p.accelerator_hour) return std::nullopt;
-    const double per_worker_hour = worker_hour.value_or(0) + gpus * p.accelerator_hour.value_or(0);
-    return workers * (seconds / 3600.0) * per_worker_hour;
-  };
-  const Figures& f = results->figures;
-  results->cost_usd = cost(p.worker_hour, f.run_seconds);
-  if (p.preemptible_worker_hour) results->preemptible_cost_usd = cost(p.preemptible_worker_hour, f.run_seconds);
-  if (f.goal_reached.value_or(false) && f.time_to_accuracy_seconds) {
-    results->cost_to_accuracy_usd = cost(p.worker_hour, *f.time_to_accuracy_seconds);
-    if (p.preemptible_worker_hour) {
-      results->preemptible_cost_to_accuracy_usd = cost(p.preemptible_worker_hour, *f.time_to_accuracy_seconds);
+  const double accelerators = static_cast<double>(spec.resources.gpu) * p.accelerator_hour.value_or(0);
+  HourlyPrice price{workers * (p.worker_hour.value_or(0) + accelerators), std::nullopt, p.currency};
+  if (p.preemptible_worker_hour) price.spot = workers * (*p.preemptible_worker_hour + accelerators);
+  PriceUsed used;
+  used.kind = "spec";
+  used.on_demand_hour = p.worker_hour.value_or(0);
+  used.spot_hour = p.preemptible_worker_hour;
+  results->prices.push_back(used);
+  results->cost_basis = "spec.pricing: " + Count(workers) + " workers at the spec's prices";
+  return price;
+}
+
+// Rule 2: spec.pricing.label, one instance per worker.
+std::optional<HourlyPrice> LabelPrice(const BenchmarkSpec& spec, const SystemIdentity& system,
+                                      const PricingContext& context, BenchmarkResults* results) {
+  const Pricing& p = *spec.pricing;
+  const std::string region = p.region.empty() ? system.region : p.region;
+  const PriceEntry* e = FindPrice(*context.catalog, kPriceInstance, "", p.label, region);
+  if (e == nullptr) {
+    results->cost_warnings.push_back("spec.pricing.label: no price for \"" + p.label + "\"" +
+                                     (region.empty() ? "" : " in " + region) + " in the price catalog");
+    return std::nullopt;
+  }
+  const double workers = static_cast<double>(spec.workers.value_or(1));
+  HourlyPrice price{0, 0.0, e->currency};
+  Add(&price, workers, e->on_demand_hour, e->spot_hour);
+  results->prices.push_back(Used(*e, context));
+  results->cost_basis = "spec.pricing.label: " + Count(workers) + " x " + e->instance_type;
+  return price;
+}
+
+// Rule 3: the nodes' own instance types, whole or in part.
+std::optional<HourlyPrice> NodePrice(const BenchmarkSpec& spec, const std::vector<NodeUse>& nodes,
+                                     const PricingContext& context, BenchmarkResults* results) {
+  HourlyPrice price;
+  double charged = 0;
+  bool whole = true;
+  for (const NodeUse& use : nodes) {
+    const NodeFacts& n = use.node;
+    if (n.instance_type.empty()) {
+      results->cost_warnings.push_back("node " + n.name + " has no node.kubernetes.io/instance-type label to price it by");
+      return std::nullopt;
+    }
+    const PriceEntry* e = FindPrice(*context.catalog, kPriceInstance, n.provider, n.instance_type, n.region);
+    if (e == nullptr) {
+      results->cost_warnings.push_back("no price for " + n.instance_type + (n.region.empty() ? "" : " in " + n.region) +
+                                       " in the price catalog");
+      return std::nullopt;
+    }
+    if (!price.currency.empty() && price.currency != e->currency) {
+      results->cost_warnings.push_back("the nodes' prices are in different currencies");
+      return std::nullopt;
+    }
+    price.currency = e->currency;
+    const double share = use.exclusive ? 1.0 : RequestedShare(spec, use);
+    whole = whole && use.exclusive;
+    charged += share;
+    Add(&price, share, e->on_demand_hour, e->spot_hour);
+    PriceUsed used = Used(*e, context);
+    if (std::find(results->prices.begin(), results->prices.end(), used) == results->prices.end()) results->prices.push_back(used);
+    const PriceEntry* gpu = FindPrice(*context.catalog, kPriceAccelerator, n.provider, n.accelerator_model, n.region);
+    if (gpu != nullptr && spec.resources.gpu > 0) {
+      const double devices = use.exclusive ? static_cast<double>(n.accelerators)
+                                           : static_cast<double>(use.ranks * spec.resources.gpu);
+      Add(&price, devices, gpu->on_demand_hour, gpu->spot_hour);
+      PriceUsed used_gpu = Used(*gpu, context);
+      if (std::find(results->prices.begin(), results->prices.end(), used_gpu) == results->prices.end()) {
+        results->prices.push_back(used_gpu);
+      }
     }
   }
-  results->currency = p.currency;
+  results->cost_basis = whole ? "whole nodes: " + Count(charged) + " x " + results->system->instance_type
+                              : "requested share: " + Count(charged) + " of " + std::to_string(nodes.size()) +
+                                    " x " + results->system->instance_type + " (nodes shared or not known to be alone)";
+  return price;
+}
+
+void Carbon(const PricingContext& context, BenchmarkResults* results) {
+  if (!results->system) return;
+  const CarbonIntensity* c = FindCarbonIntensity(*context.catalog, results->system->provider, results->system->region);
+  if (c == nullptr) return;
+  CarbonFigures carbon;
+  carbon.region = results->system->region;
+  carbon.grams_per_kwh = c->grams_per_kwh;
+  carbon.year = c->year;
+  carbon.source = c->source;
+  const Figures& f = results->figures;
+  const auto grams = [&](double joules) { return joules / 3.6e6 * c->grams_per_kwh; };
+  if (f.energy_joules) carbon.grams = grams(*f.energy_joules);
+  if (f.energy_to_accuracy_joules) carbon.grams_to_accuracy = grams(*f.energy_to_accuracy_joules);
+  results->carbon = carbon;
+}
+
+}  // namespace
+
+void PriceResults(const BenchmarkSpec& spec, const std::vector<NodeUse>& nodes, const PricingContext& context,
+                  BenchmarkResults* results) {
+  Carbon(context, results);
+  std::optional<HourlyPrice> price;
+  if (spec.pricing && (spec.pricing->worker_hour || spec.pricing->accelerator_hour)) {
+    price = SpecPrice(spec, results);
+  } else if (spec.pricing && !spec.pricing->label.empty()) {
+    price = LabelPrice(spec, results->system.value_or(SystemIdentity{}), context, results);
+  } else if (!nodes.empty() && results->system) {
+    price = NodePrice(spec, nodes, context, results);
+  }
+  if (!price) return;
+  for (const PriceUsed& p : results->prices) {
+    if (!p.stale) continue;
+    results->cost_warnings.push_back("stale price: " + p.instance_type + (p.region.empty() ? "" : " in " + p.region) +
+                                     " is from " + p.effective_date + ", " + std::to_string(*p.age_days) +
+                                     " days old (limit " + std::to_string(context.max_age_days) + "); refresh the catalog");
+  }
+  const Figures& f = results->figures;
+  const auto cost = [](double per_hour, double seconds) { return per_hour * seconds / 3600.0; };
+  results->currency = price->currency;
+  results->cost_usd = cost(price->on_demand, f.run_seconds);
+  if (price->spot) results->preemptible_cost_usd = cost(*price->spot, f.run_seconds);
+  if (f.goal_reached.value_or(false) && f.time_to_accuracy_seconds) {
+    results->cost_to_accuracy_usd = cost(price->on_demand, *f.time_to_accuracy_seconds);
+    if (price->spot) results->preemptible_cost_to_accuracy_usd = cost(*price->spot, *f.time_to_accuracy_seconds);
+  }
+  if (f.samples && *f.samples > 0) {
+    results->cost_per_million_samples = *results->cost_usd / (static_cast<double>(*f.samples) / 1e6);
+  }
+  if (f.language_model && f.language_model->tokens > 0) {
+    results->cost_per_million_tokens = *results->cost_usd / (static_cast<double>(f.language_model->tokens) / 1e6);
+  }
 }
 
 }  // namespace ergobench

@@ -1,7 +1,6 @@
 #include "api/defaults.h"
 
 #include "api/catalog.h"
-#include "api/cost.h"
 
 namespace ergobench {
 
@@ -15,11 +14,7 @@ void ApplyDefaults(Benchmark* benchmark) {
   if (spec.device.empty()) spec.device = "cpu";
   if (spec.image.empty()) spec.image = DefaultRunnerImage();
   if (spec.run_policy.clean_pod_policy.empty()) spec.run_policy.clean_pod_policy = "All";
-  if (spec.pricing) {
-    // A table that cannot be read leaves the prices out, and validation says why.
-    if (auto table = LoadPriceTable(); table.ok()) ApplyPriceTable(*table, &*spec.pricing);
-    if (spec.pricing->currency.empty()) spec.pricing->currency = "USD";
-  }
+  if (spec.pricing && spec.pricing->currency.empty()) spec.pricing->currency = "USD";
 
   // A Dataset or a volume holds files: the runner reads them as a path (inside the volume).
   const bool mounted = !spec.dataset.ref.empty() || !spec.dataset.volume.empty();

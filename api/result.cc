@@ -200,6 +200,56 @@ StatusOr<RankResult> ParseRankResult(const std::string& text) {
   return result;
 }
 
+namespace {
+
+nlohmann::json EncodePriceUsed(const PriceUsed& p) {
+  nlohmann::json out = {{"kind", p.kind}, {"onDemandHour", p.on_demand_hour}};
+  if (!p.instance_type.empty()) out["instanceType"] = p.instance_type;
+  if (!p.region.empty()) out["region"] = p.region;
+  PutIf(&out, "spotHour", p.spot_hour);
+  if (!p.effective_date.empty()) out["effectiveDate"] = p.effective_date;
+  if (!p.source.empty()) out["source"] = p.source;
+  PutIf(&out, "ageDays", p.age_days);
+  if (p.stale) out["stale"] = true;
+  return out;
+}
+
+PriceUsed DecodePriceUsed(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
+  PriceUsed p;
+  ObjectReader r(&json, path, errors);
+  r.String("kind", &p.kind);
+  r.String("instanceType", &p.instance_type);
+  r.String("region", &p.region);
+  r.Number("onDemandHour", &p.on_demand_hour);
+  r.Number("spotHour", &p.spot_hour);
+  r.String("effectiveDate", &p.effective_date);
+  r.String("source", &p.source);
+  r.Int("ageDays", &p.age_days);
+  r.Bool("stale", &p.stale);
+  return p;
+}
+
+nlohmann::json EncodeCarbon(const CarbonFigures& c) {
+  nlohmann::json out = {{"region", c.region}, {"gramsPerKwh", c.grams_per_kwh}, {"year", c.year}, {"source", c.source}};
+  PutIf(&out, "grams", c.grams);
+  PutIf(&out, "gramsToAccuracy", c.grams_to_accuracy);
+  return out;
+}
+
+CarbonFigures DecodeCarbon(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
+  CarbonFigures c;
+  ObjectReader r(&json, path, errors);
+  r.String("region", &c.region);
+  r.Number("gramsPerKwh", &c.grams_per_kwh);
+  r.Int("year", &c.year);
+  r.String("source", &c.source);
+  r.Number("grams", &c.grams);
+  r.Number("gramsToAccuracy", &c.grams_to_accuracy);
+  return c;
+}
+
+}  // namespace
+
 nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) {
   nlohmann::json out = nlohmann::json::object();
   EncodeFigures(results.figures, &out);
@@ -212,6 +262,13 @@ nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) {
   PutIf(&out, "preemptibleCostUSD", results.preemptible_cost_usd);
   PutIf(&out, "preemptibleCostToAccuracyUSD", results.preemptible_cost_to_accuracy_usd);
   if (!results.currency.empty()) out["currency"] = results.currency;
+  PutIf(&out, "costPerMillionSamples", results.cost_per_million_samples);
+  PutIf(&out, "costPerMillionTokens", results.cost_per_million_tokens);
+  if (!results.cost_basis.empty()) out["costBasis"] = results.cost_basis;
+  for (const PriceUsed& p : results.prices) out["prices"].push_back(EncodePriceUsed(p));
+  if (!results.cost_warnings.empty()) out["costWarnings"] = results.cost_warnings;
+  if (results.carbon) out["carbon"] = EncodeCarbon(*results.carbon);
+  if (results.system) out["system"] = EncodeSystemIdentity(*results.system);
   if (!results.environment.empty()) out["environment"] = results.environment;
   return out;
 }
@@ -230,6 +287,19 @@ BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::s
   r.Number("preemptibleCostUSD", &results.preemptible_cost_usd);
   r.Number("preemptibleCostToAccuracyUSD", &results.preemptible_cost_to_accuracy_usd);
   r.String("currency", &results.currency);
+  r.Number("costPerMillionSamples", &results.cost_per_million_samples);
+  r.Number("costPerMillionTokens", &results.cost_per_million_tokens);
+  r.String("costBasis", &results.cost_basis);
+  if (const nlohmann::json* prices = r.Raw("prices"); prices != nullptr && prices->is_array()) {
+    for (size_t i = 0; i < prices->size(); ++i) {
+      results.prices.push_back(DecodePriceUsed((*prices)[i], IndexPath(r.PathOf("prices"), i), errors));
+    }
+  }
+  r.Strings("costWarnings", &results.cost_warnings);
+  if (const nlohmann::json* carbon = r.Object("carbon")) results.carbon = DecodeCarbon(*carbon, r.PathOf("carbon"), errors);
+  if (const nlohmann::json* system = r.Object("system")) {
+    results.system = DecodeSystemIdentity(*system, r.PathOf("system"), errors);
+  }
   if (const nlohmann::json* env = r.Object("environment")) results.environment = *env;
   return results;
 }

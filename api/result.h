@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/system.h"
 #include "base/field_errors.h"
 #include "base/status.h"
 
@@ -100,6 +101,31 @@ struct RankResult {
   std::string summary;  // one human line
 };
 
+// A price a cost was computed with (cost.h): a catalog entry, or the spec's own.
+struct PriceUsed {
+  std::string kind;  // instance | accelerator | spec
+  std::string instance_type;
+  std::string region;
+  double on_demand_hour = 0;
+  std::optional<double> spot_hour;
+  std::string effective_date;
+  std::string source;
+  std::optional<int64_t> age_days;  // at the time the run was priced
+  bool stale = false;               // older than the operator's (or ergobench's) limit
+  bool operator==(const PriceUsed&) const = default;
+};
+
+// Emissions: the run's energy × its region's grid carbon intensity.
+struct CarbonFigures {
+  std::string region;
+  double grams_per_kwh = 0;
+  int64_t year = 0;
+  std::string source;
+  std::optional<double> grams;              // the timed region
+  std::optional<double> grams_to_accuracy;  // to the goal
+  bool operator==(const CarbonFigures&) const = default;
+};
+
 // status.results of a Benchmark: the ranks folded together.
 struct BenchmarkResults {
   Figures figures;
@@ -114,6 +140,14 @@ struct BenchmarkResults {
   std::optional<double> preemptible_cost_usd;
   std::optional<double> preemptible_cost_to_accuracy_usd;
   std::string currency;
+  std::optional<double> cost_per_million_samples;  // on demand, over the timed region
+  std::optional<double> cost_per_million_tokens;
+  std::string cost_basis;  // what was charged: "whole nodes: 2 x m5.xlarge", "requested share: ..."
+  std::vector<PriceUsed> prices;
+  // Said next to the cost: a stale price, or why there is no cost.
+  std::vector<std::string> cost_warnings;
+  std::optional<CarbonFigures> carbon;
+  std::optional<SystemIdentity> system;  // what the run measured; results group by it
   nlohmann::json environment = nlohmann::json::object();
 };
 

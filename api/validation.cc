@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "api/catalog.h"
-#include "api/cost.h"
 #include "api/field_checks.h"
 #include "api/quantity.h"
 #include "api/benchmark_codec.h"
@@ -274,15 +273,12 @@ void ValidatePricing(const Pricing& p, FieldErrors* errors) {
       errors->Add(std::string("spec.pricing.") + field, "must be 0 or more, got " + FormatNumber(**value));
     }
   }
-  if (!p.worker_hour && !p.accelerator_hour) {
-    if (p.label.empty()) {
-      errors->Add("spec.pricing.workerHour", "is required when pricing is given (or a label from the price table)");
-    } else if (auto table = LoadPriceTable(); !table.ok()) {
-      errors->Add("spec.pricing.label", "cannot look up " + Quote(p.label) + ": " + table.status().message());
-    } else {
-      errors->Add("spec.pricing.label", Quote(p.label) + " is not an instance in the price table; give workerHour");
-    }
+  if (!p.worker_hour && !p.accelerator_hour && p.label.empty()) {
+    errors->Add("spec.pricing.workerHour",
+                "is required when pricing is given, or a label: an instance type of the price catalog "
+                "(leave pricing out to price the run by its nodes' instance type)");
   }
+  if (!p.region.empty() && p.label.empty()) errors->Add("spec.pricing.region", "is the region of a label; give label too");
 }
 
 void ValidateRunPolicy(const RunPolicy& rp, FieldErrors* errors) {
@@ -314,6 +310,7 @@ const std::vector<SpecLimit>& SpecLimits() {
       {"spec.scheduling.schedulerName", "maxLength", 253},
       {"spec.scheduling.priorityClassName", "maxLength", 253},
       {"spec.pricing.label", "maxLength", 253},
+      {"spec.pricing.region", "maxLength", 63},
   };
   return kLimits;
 }

@@ -173,6 +173,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_option("--runner", run.local.runner_path, "ergobench-runner binary (default: next to ergobench)");
   run_cmd->add_option("--mpirun", run.local.mpirun_path, "mpirun binary for backend mpi")->capture_default_str();
+  run_cmd->add_option("--price-catalog", run.local.price_catalog_dir,
+                      "a folder of price catalog .yaml files (default: $ERGOBENCH_PRICE_CATALOG, else built in)")
+      ->envname("ERGOBENCH_PRICE_CATALOG");
+  run_cmd->add_option("--price-max-age-days", run.local.price_max_age_days,
+                      "prices older than this are reported stale next to the cost")
+      ->capture_default_str();
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress line");
 
   std::vector<std::string> validate_files;

@@ -15,6 +15,8 @@
 #include <CLI/CLI.hpp>
 
 #include "api/benchmark.h"
+#include "api/cost.h"
+#include "api/price_catalog.h"
 #include "api/benchmark_phase.h"
 #include "base/http_get.h"
 #include "api/defaults.h"
@@ -52,7 +54,31 @@ struct Options {
   std::string runner_image;
   controller::PodPolicy policy;
   int energy_agent_port = 0;
+  std::string price_catalog_dir;  // empty: the built-in catalog
+  int64_t price_max_age_days = kDefaultPriceMaxAgeDays;
 };
+
+// The catalog as read at start, and again whenever its files change (the ConfigMap was edited),
+// said in the log; a broken edit keeps the last good catalog and says why.
+void WatchPriceCatalog(runtime::StopFlag& stop, PriceCatalogSource& source) {
+  std::string said;
+  for (; !stop.stopped(); stop.Sleep(std::chrono::seconds(10))) {
+    const PriceCatalog catalog = source.Current();
+    const std::string error = source.error();
+    std::string now = std::to_string(catalog.prices.size()) + "/" + std::to_string(catalog.carbon.size()) + error;
+    for (const std::string& origin : catalog.origins) now += origin;
+    if (now == said) continue;
+    said = now;
+    if (!error.empty()) {
+      Log(LogLevel::kWarning, "price catalog unreadable; keeping the last good one", {{"dir", source.dir()}, {"error", error}});
+    } else {
+      Log(LogLevel::kInfo, "price catalog read",
+          {{"dir", source.dir().empty() ? "(built in)" : source.dir()},
+           {"prices", std::to_string(catalog.prices.size())},
+           {"carbonIntensities", std::to_string(catalog.carbon.size())}});
+    }
+  }
+}
 
 class HttpRankZeroClient final : public controller::RankZeroClient {
  public:
@@ -257,6 +283,8 @@ int Run(const Options& options) {
   manager.AddRunnable([&](runtime::StopFlag& stop) { UpdateGauges(stop, metrics, manager.queue(), client, *benchmarks); });
   manager.AddRunnable(ReturnFreedMemory);
 
+  PriceCatalogSource prices(options.price_catalog_dir);
+  manager.AddRunnable([&prices](runtime::StopFlag& stop) { WatchPriceCatalog(stop, prices); });
   HttpRankZeroClient rank_zero;
   controller::ProgressCache progress;
   controller::ArtifactCache artifacts;
@@ -268,7 +296,8 @@ int Run(const Options& options) {
   controller::BenchmarkReconciler reconciler(
       {&client, benchmarks, pods, datasets->datasets, &progress, std::chrono::system_clock::now,
        [&](const Benchmark& b) { metrics.RecordFinished(b); }, options.runner_image, options.policy,
-       record_event, &artifacts, options.energy_agent_port});
+       record_event, &artifacts, options.energy_agent_port, controller::GenerateSshKey, &prices,
+       options.price_max_age_days});
   manager.SetReconciler(
       [&](const std::string& key) { return reconciler.Reconcile(key); },
       {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {
@@ -314,6 +343,11 @@ int main(int argc, char** argv) {
   app.add_option("--energy-agent-port", options.energy_agent_port,
                  "hostPort of the node energy agent the ranks read their node's energy from; 0: none")
       ->check(CLI::Range(0, 65535));
+  app.add_option("--price-catalog", options.price_catalog_dir,
+                 "folder of price catalog .yaml files, re-read when they change (default: built in)");
+  app.add_option("--price-max-age-days", options.price_max_age_days,
+                 "prices older than this are reported stale next to the cost")
+      ->capture_default_str();
   app.add_option("--workers", options.workers, "concurrent reconciles")->check(CLI::Range(1, 64));
   app.add_option("--metrics-bind-address", options.metrics_bind_address, "host:port for /metrics, /healthz, /readyz");
   app.add_flag("--leader-elect", options.leader_elect, "elect a leader through a Lease, for replicas > 1");

@@ -13,6 +13,7 @@
 
 #include "api/benchmark_codec.h"
 #include "api/cost.h"
+#include "cli/local/local_host.h"
 #include "api/load.h"
 #include "base/free_port.h"
 #include "base/rfc3339.h"
@@ -248,10 +249,36 @@ std::set<int> Supervise(std::vector<ChildProcess>& children, const Benchmark& be
   }
 }
 
+// The catalog, and whether it prices spec.pricing.label: a label the run cannot price is the
+// author's mistake, said before the run rather than after it.
+StatusOr<PriceCatalog> ReadCatalog(const BenchmarkSpec& spec, const LocalRunOptions& options) {
+  PriceCatalogSource source(options.price_catalog_dir);
+  PriceCatalog catalog = source.Current();
+  if (!source.error().empty()) return Status::InvalidArgument("price catalog: " + source.error());
+  const Pricing* p = spec.pricing ? &*spec.pricing : nullptr;
+  if (p != nullptr && !p->label.empty() && !p->worker_hour && !p->accelerator_hour &&
+      FindPrice(catalog, kPriceInstance, "", p->label, p->region) == nullptr) {
+    return Status::InvalidArgument("spec.pricing.label: no price for \"" + p->label + "\"" +
+                                   (p->region.empty() ? "" : " in " + p->region) + " in the price catalog (" +
+                                   (options.price_catalog_dir.empty() ? "built in" : options.price_catalog_dir) + ")");
+  }
+  return catalog;
+}
+
+// A local run used its host, alone.
+void PriceLocalRun(const BenchmarkSpec& spec, const PriceCatalog& catalog, const LocalRunOptions& options,
+                   BenchmarkResults* results) {
+  const NodeFacts host = LocalHostFacts();
+  results->system = DescribeSystem({host}, results->environment);
+  const PricingContext context{&catalog, std::chrono::system_clock::now(), options.price_max_age_days};
+  PriceResults(spec, {NodeUse{host, *spec.workers, true}}, context, results);
+}
+
 }  // namespace
 
 StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOptions& options) {
   LocalRunReport report;
+  ASSIGN_OR_RETURN(const PriceCatalog catalog, ReadCatalog(benchmark.spec, options));
   report.benchmark = benchmark;
   report.results_dir = options.results_root + "/" + benchmark.metadata.name;
   const std::string& dir = report.results_dir;
@@ -277,7 +304,7 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   for (const ChildProcess& c : children) exit_codes.push_back(c.exit_code().value_or(-1));
   std::vector<RankResult> ranks = CollectResults(benchmark, dir, exit_codes, exited_unasked);
   report.outcome = AggregateRankResults(ranks, *benchmark.spec.workers);
-  PriceResults(benchmark.spec, &report.outcome.results);
+  PriceLocalRun(benchmark.spec, catalog, options, &report.outcome.results);
   report.benchmark.status = FinalStatus(report.outcome, ranks, started);
   RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(report.benchmark)));
   return report;

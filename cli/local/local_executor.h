@@ -12,6 +12,7 @@
 
 #include "api/aggregate.h"
 #include "api/benchmark.h"
+#include "api/cost.h"
 #include "api/progress_event.h"
 #include "base/status.h"
 
@@ -31,6 +32,9 @@ struct LocalRunOptions {
   std::function<void(const ProgressEvent&)> on_progress;
   // Polled; true asks every rank to stop (Ctrl-C).
   std::function<bool()> stop_requested;
+  // The price catalog folder (price_catalog.h); empty: the built-in catalog.
+  std::string price_catalog_dir;
+  int64_t price_max_age_days = kDefaultPriceMaxAgeDays;
 };
 
 struct LocalRunReport {

@@ -6,7 +6,6 @@
 
 #include "api/aggregate.h"
 #include "api/benchmark_phase.h"
-#include "api/cost.h"
 #include "api/result.h"
 #include "base/rfc3339.h"
 #include "operator/controller/conditions.h"
@@ -391,10 +390,7 @@ class Planner {
     BenchmarkStatus& status = plan_.status;
     status.phase = phase;
     status.completion_time = now_text_;
-    if (results) {
-      status.results = *results;
-      PriceResults(b_.spec, &*status.results);
-    }
+    if (results) status.results = *results;  // the reconciler adds the system and the cost
     const bool succeeded = phase == kPhaseSucceeded;
     SetCondition(&status.conditions, kConditionRunning, false, reason, message, generation_, now_text_);
     SetCondition(&status.conditions, succeeded ? kConditionSucceeded : kConditionFailed, true, reason, message,

@@ -1,6 +1,7 @@
 #include "operator/controller/reconciler.h"
 
 #include <algorithm>
+#include <map>
 
 #include "api/aggregate.h"
 #include "api/benchmark_codec.h"
@@ -12,6 +13,7 @@
 #include "operator/controller/conditions.h"
 #include "operator/controller/dataset_ref.h"
 #include "operator/controller/mpi_builders.h"
+#include "operator/controller/node_facts.h"
 #include "operator/controller/ownership.h"
 #include "operator/controller/plan.h"
 #include "operator/controller/results_config_map.h"
@@ -208,6 +210,41 @@ Status BenchmarkReconciler::WriteResultsConfigMap(const std::string& key, const 
   return deps_.client->Replace(kube::ConfigMaps(), ns, name, replacement).status().WithContext("replace ConfigMap " + name);
 }
 
+Status BenchmarkReconciler::DescribeAndPrice(const Benchmark& benchmark, BenchmarkResults* results) {
+  // The ranks' nodes, as the runners read them from the downward API.
+  std::map<std::string, int64_t> ranks_on;
+  std::vector<std::string> order;
+  for (const json& node : results->environment.value("nodes", json::array())) {
+    if (!node.is_string()) continue;
+    if (ranks_on[node.get<std::string>()]++ == 0) order.push_back(node.get<std::string>());
+  }
+  // The node agent said whether others ran there; without it, a node is not known to be ours.
+  const auto& shared = results->figures.energy_shared_with;
+  const bool alone = shared && shared->empty();
+  std::vector<NodeFacts> facts;
+  std::vector<NodeUse> uses;
+  for (const std::string& name : order) {
+    StatusOr<json> node = deps_.client->Get(kube::Nodes(), "", name);
+    if (!node.ok() && IsTransient(node.status())) return node.status();
+    if (!node.ok()) {
+      // Gone, or not ours to read (RBAC): the run is still described, without the node's labels.
+      results->cost_warnings.push_back("node " + name + " could not be read: " + node.status().message());
+      facts.emplace_back().name = name;
+    } else {
+      facts.push_back(NodeFactsOf(*node));
+    }
+    uses.push_back({facts.back(), ranks_on[name], alone});
+  }
+  results->system = DescribeSystem(facts, results->environment);
+  const PriceCatalog catalog = deps_.prices != nullptr ? deps_.prices->Current() : BuiltInPriceCatalog();
+  if (deps_.prices != nullptr && !deps_.prices->error().empty()) {
+    results->cost_warnings.push_back("price catalog " + deps_.prices->dir() + " is unreadable, the last good one was used: " +
+                                     deps_.prices->error());
+  }
+  PriceResults(benchmark.spec, uses, {&catalog, deps_.now(), deps_.price_max_age_days}, results);
+  return Status::Ok();
+}
+
 std::string BenchmarkReconciler::RunnerImage() const {
   return deps_.runner_image.empty() ? DefaultRunnerImage() : deps_.runner_image;
 }
@@ -317,6 +354,10 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   const bool finishes = !IsFinished(previous_phase) && IsFinished(plan.status.phase);
   Benchmark finished = benchmark;
   finished.status = plan.status;
+  if (finishes && plan.status.results) {
+    RETURN_IF_ERROR(DescribeAndPrice(benchmark, &*plan.status.results));
+    finished.status = plan.status;
+  }
   if (finishes) RETURN_IF_ERROR(KeepResults(key, finished, pods));
 
   // 8. Status, only when it changed, and only through /status.

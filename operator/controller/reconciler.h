@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/benchmark.h"
+#include "api/cost.h"
 #include "base/status.h"
 #include "operator/controller/plan.h"
 #include "operator/controller/ssh_keys.h"
@@ -49,6 +50,9 @@ struct ReconcilerDeps {
   int energy_agent_port = 0;
   // The ssh keys of an MPI run's Secret.
   SshKeyGenerator ssh_keys = GenerateSshKey;
+  // What finished runs cost (cost.h): the catalog the chart mounts; null: the built-in one.
+  PriceCatalogSource* prices = nullptr;
+  int64_t price_max_age_days = kDefaultPriceMaxAgeDays;
 };
 
 // Reasons of the Failed condition of a Benchmark that was never admitted.
@@ -73,6 +77,8 @@ class BenchmarkReconciler {
                 const std::string& message, bool already_failed, const std::string& now);
   Status CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan);
   Status CreateSshSecret(const Benchmark& benchmark);
+  // The system the ranks ran on, read from their nodes, and what the run cost.
+  Status DescribeAndPrice(const Benchmark& benchmark, BenchmarkResults* results);
   // AlreadyExists is success only for an object this Benchmark controls (AdoptOwn).
   Status CreateChild(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& desired);
   Status AdoptOwn(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& desired);

@@ -17,6 +17,10 @@ const ApiResource& ConfigMaps() {
   static const ApiResource r{"", "v1", "configmaps", "ConfigMap", true};
   return r;
 }
+const ApiResource& Nodes() {
+  static const ApiResource r{"", "v1", "nodes", "Node", false};
+  return r;
+}
 const ApiResource& Secrets() {
   static const ApiResource r{"", "v1", "secrets", "Secret", true};
   return r;

@@ -27,6 +27,7 @@ const ApiResource& Benchmarks();
 const ApiResource& Datasets();
 const ApiResource& PersistentVolumeClaims();
 const ApiResource& Jobs();
+const ApiResource& Nodes();
 
 struct ListOptions {
   std::string label_selector;

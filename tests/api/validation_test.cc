@@ -185,13 +185,15 @@ TEST(ValidationTest, Scheduling) {
 
 TEST(ValidationTest, Pricing) {
   Benchmark b = Valid();
-  b.spec.pricing = Pricing{"usd", 0.2, -1.0, std::nullopt, ""};
+  b.spec.pricing = Pricing{"usd", 0.2, -1.0, std::nullopt, "", ""};
   FieldErrors errors = ValidateBenchmark(b);
   EXPECT_EQ(errors.size(), 2u) << errors.ToString();
   EXPECT_NE(errors.ToString().find("spec.pricing.currency: must be a three-letter ISO 4217 code"), std::string::npos);
   EXPECT_NE(errors.ToString().find("spec.pricing.preemptibleWorkerHour: must be 0 or more, got -1"), std::string::npos);
-  b.spec.pricing = Pricing{"USD", std::nullopt, std::nullopt, std::nullopt, ""};
-  EXPECT_EQ(OnlyError(b), "spec.pricing.workerHour: is required when pricing is given (or a label from the price table)");
+  b.spec.pricing = Pricing{"USD", std::nullopt, std::nullopt, std::nullopt, "", ""};
+  EXPECT_EQ(OnlyError(b),
+            "spec.pricing.workerHour: is required when pricing is given, or a label: an instance type of the price "
+            "catalog (leave pricing out to price the run by its nodes' instance type)");
 }
 
 TEST(ValidationTest, RanksPerNode) {

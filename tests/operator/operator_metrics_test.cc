@@ -38,9 +38,9 @@ Benchmark Finished() {
   b.spec.task = "fmnist";
   b.spec.backend = "gloo";
   b.spec.workers = 2;
-  b.spec.pricing = Pricing{"USD", 0.20, std::nullopt, std::nullopt, ""};
+  b.spec.pricing = Pricing{"USD", 0.20, std::nullopt, std::nullopt, "", ""};
   RunOutcome outcome = AggregateRankResults({Rank(0, 700, 30), Rank(1, 739.5, 29)}, 2);
-  PriceResults(b.spec, &outcome.results);
+  PriceResults(b.spec, {}, {&BuiltInPriceCatalog(), std::chrono::system_clock::now()}, &outcome.results);
   b.status.results = outcome.results;
   return b;
 }
