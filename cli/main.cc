@@ -39,15 +39,18 @@ int Validate(const std::vector<std::string>& files) {
 
 struct ClusterSource {
   bool enabled = false;
-  std::string kubeconfig;
-  std::string namespace_name;  // empty: all namespaces
+  std::vector<std::string> kubeconfigs;  // empty: the default kubeconfig
+  std::vector<std::string> contexts;     // of each kubeconfig; empty: its current context
+  std::string namespace_name;            // empty: all namespaces
 };
 
 // The Benchmarks of a cluster, with their status, in the same schema as local results; and
 // those deleted whose results were kept (spec.runPolicy.keepResults).
-ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const ClusterSource& source) {
+ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const ClusterSource& source,
+                                                                   const std::string& kubeconfig,
+                                                                   const std::string& context) {
   namespace kube = ergobench::kube;
-  ASSIGN_OR_RETURN(const kube::KubeConfig config, kube::ResolveKubeConfig(source.kubeconfig));
+  ASSIGN_OR_RETURN(const kube::KubeConfig config, kube::ResolveKubeConfig(kubeconfig, context));
   ASSIGN_OR_RETURN(std::unique_ptr<kube::HttpTransport> transport, kube::NewCpprestTransport(config));
   kube::KubeClient client(transport.get());
   ASSIGN_OR_RETURN(const kube::ObjectList list, client.List(kube::Benchmarks(), source.namespace_name));
@@ -112,13 +115,21 @@ int ExportResults(const ExportOptions& options) {
 int Report(const std::vector<std::string>& dirs, const ClusterSource& cluster, const std::string& format,
            const std::string& charts_dir) {
   ergobench::StatusOr<std::vector<ergobench::Benchmark>> runs = std::vector<ergobench::Benchmark>{};
-  if (!dirs.empty()) runs = ergobench::LoadResultDirectories(dirs);
-  if (runs.ok() && cluster.enabled) {
-    auto remote = ReadCluster(cluster);
-    if (remote.ok()) {
-      runs->insert(runs->end(), remote->begin(), remote->end());
-    } else {
-      runs = remote.status().WithContext("reading Benchmarks from the cluster");
+  ergobench::AllreduceTables allreduce_tables;
+  if (!dirs.empty()) runs = ergobench::LoadResultDirectories(dirs, &allreduce_tables);
+  // Every context of every kubeconfig: clusters compared side by side.
+  const std::vector<std::string> kubeconfigs = cluster.kubeconfigs.empty() ? std::vector<std::string>{""} : cluster.kubeconfigs;
+  const std::vector<std::string> contexts = cluster.contexts.empty() ? std::vector<std::string>{""} : cluster.contexts;
+  for (const std::string& kubeconfig : kubeconfigs) {
+    for (const std::string& context : contexts) {
+      if (!runs.ok() || !cluster.enabled) break;
+      auto remote = ReadCluster(cluster, kubeconfig, context);
+      if (remote.ok()) {
+        runs->insert(runs->end(), remote->begin(), remote->end());
+      } else {
+        const std::string which = (kubeconfig.empty() ? "" : kubeconfig + " ") + (context.empty() ? "" : "context " + context);
+        runs = remote.status().WithContext("reading Benchmarks from the cluster " + which);
+      }
     }
   }
   if (!runs.ok()) {
@@ -128,7 +139,7 @@ int Report(const std::vector<std::string>& dirs, const ClusterSource& cluster, c
   if (!charts_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(charts_dir, error);
-    for (const auto& [file, svg] : ergobench::BuildReportCharts(*runs)) {
+    for (const auto& [file, svg] : ergobench::BuildReportCharts(*runs, allreduce_tables)) {
       std::ofstream out(std::filesystem::path(charts_dir) / file);
       out << svg;
       if (!out) {
@@ -194,7 +205,8 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--charts", charts_dir, "also write SVG charts into this directory");
   ClusterSource cluster;
   report_cmd->add_flag("--cluster", cluster.enabled, "also read the Benchmarks of a cluster (default kubeconfig)");
-  report_cmd->add_option("--kubeconfig", cluster.kubeconfig, "read the Benchmarks of this kubeconfig's cluster");
+  report_cmd->add_option("--kubeconfig", cluster.kubeconfigs, "read the Benchmarks of this kubeconfig's cluster (repeatable)");
+  report_cmd->add_option("--context", cluster.contexts, "read the Benchmarks of this kubeconfig context (repeatable)");
   report_cmd->add_option("--namespace", cluster.namespace_name, "with --cluster: only this namespace");
 
   ExportOptions export_options;
@@ -221,7 +233,7 @@ int main(int argc, char** argv) {
   }
   if (*validate_cmd) return Validate(validate_files);
   if (*report_cmd) {
-    cluster.enabled = cluster.enabled || !cluster.kubeconfig.empty();
+    cluster.enabled = cluster.enabled || !cluster.kubeconfigs.empty() || !cluster.contexts.empty();
     // Result directories only when named, or when no cluster was asked for.
     if (cluster.enabled && report_cmd->count("dirs") == 0) report_dirs.clear();
     return Report(report_dirs, cluster, report_format, charts_dir);

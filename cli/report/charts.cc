@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <tuple>
 
+#include "base/units.h"
+
 namespace ergobench {
 namespace {
 
@@ -144,6 +146,19 @@ std::string ScatterChartSvg(const ChartSpec& spec) {
     }
     out += "</g>\n";
   }
+  if (!spec.front.empty()) {
+    std::vector<ChartPoint> front = spec.front;
+    std::sort(front.begin(), front.end(), [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
+    out += "<g class=\"pareto-front\" data-series=\"Pareto front\">\n<polyline fill=\"none\" stroke=\"#222\" "
+           "stroke-dasharray=\"6 4\" stroke-width=\"1.5\" points=\"";
+    for (const ChartPoint& p : front) out += Num(f.X(p.x)) + "," + Num(f.Y(p.y)) + " ";
+    out += "\"/>\n";
+    for (const ChartPoint& p : front) {
+      out += "<circle cx=\"" + Num(f.X(p.x)) + "\" cy=\"" + Num(f.Y(p.y)) + "\" r=\"7\" fill=\"none\" stroke=\"#222\" data-x=\"" +
+             Num(p.x) + "\" data-y=\"" + Num(p.y) + "\" data-run=\"" + Escape(p.label) + "\"/>\n";
+    }
+    out += "</g>\n";
+  }
   return out + Legend(spec) + "</svg>\n";
 }
 
@@ -173,8 +188,58 @@ std::string BarChartSvg(const ChartSpec& spec) {
   return out + Legend(spec) + "</svg>\n";
 }
 
-std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark>& runs) {
-  std::map<std::string, ChartSeries> throughput, tta, cost;
+namespace {
+
+std::vector<ChartSeries> Values(const std::map<std::string, ChartSeries>& m) {
+  std::vector<ChartSeries> out;
+  for (const auto& [name, s] : m) out.push_back(s);
+  return out;
+}
+
+// Time against cost (or energy) to accuracy, one series per system, with the Pareto front of
+// each task and goal the report marked.
+ChartSpec ParetoChart(const std::vector<ReportRow>& rows, std::optional<double> ReportRow::*figure,
+                      bool ReportRow::*optimal, const std::string& what, const std::string& unit) {
+  std::map<std::string, ChartSeries> by_system;
+  ChartSpec spec{"Time against " + what + " to accuracy (Pareto front dashed)", "time to accuracy (s)",
+                 what + " to accuracy (" + unit + ")", {}, {}};
+  for (const ReportRow& r : rows) {
+    if (!r.time_to_accuracy_seconds || !(r.*figure)) continue;
+    const std::string series = r.system + " / " + r.task;
+    by_system[series].name = series;
+    const ChartPoint point{*r.time_to_accuracy_seconds, *(r.*figure), r.name + " (k=" + std::to_string(r.workers) + ")"};
+    by_system[series].points.push_back(point);
+    if (r.*optimal) spec.front.push_back(point);
+  }
+  spec.series = Values(by_system);
+  return spec;
+}
+
+// Task 0a: bus bandwidth against message size from each run's per-size table, one line per
+// system and k.
+std::optional<ChartSpec> BusBandwidthChart(const std::vector<Benchmark>& runs, const AllreduceTables& tables) {
+  std::map<std::string, ChartSeries> lines;
+  for (const Benchmark& b : runs) {
+    const auto table = tables.find(RunKey(b));
+    if (b.status.phase != "Succeeded" || table == tables.end() || !table->second.contains("rows")) continue;
+    const std::string system = b.status.results && b.status.results->system ? b.status.results->system->Name() : "unknown";
+    const std::string name = system + " / " + b.spec.backend + " k=" + std::to_string(b.spec.workers.value_or(1));
+    lines[name].name = name;
+    for (const nlohmann::json& row : table->second["rows"]) {
+      const double bytes = row.value("bytes", 0.0), busbw = row.value("busbwBytesPerSecond", 0.0);
+      if (bytes <= 0) continue;
+      lines[name].points.push_back({std::log2(bytes), busbw / 1e9, FormatBytes(bytes)});
+    }
+  }
+  if (lines.empty()) return std::nullopt;
+  return ChartSpec{"All-reduce bus bandwidth against message size", "message size (log2 bytes)", "bus bandwidth (GB/s)",
+                   Values(lines), {}};
+}
+
+}  // namespace
+
+std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark>& runs, const AllreduceTables& tables) {
+  std::map<std::string, ChartSeries> throughput, tta;
   ChartSeries compute{"data and compute", {}}, communication{"communication", {}}, energy{"joules per sample", {}};
   std::vector<const Benchmark*> done;
   for (const Benchmark& b : runs) {
@@ -185,7 +250,8 @@ std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark
            std::make_tuple(b->spec.task, b->spec.backend, b->spec.workers.value_or(1));
   });
   for (const Benchmark* b : done) {
-    const std::string series = b->spec.task + " / " + b->spec.backend;
+    const std::string system = b->status.results->system ? b->status.results->system->Name() : "unknown";
+    const std::string series = b->spec.task + " / " + system + " / " + b->spec.backend;
     const double k = static_cast<double>(b->spec.workers.value_or(1));
     const BenchmarkResults& r = *b->status.results;
     const Figures& f = r.figures;
@@ -199,38 +265,37 @@ std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark
       tta[series].name = series;
       tta[series].points.push_back({k, *f.time_to_accuracy_seconds, label});
     }
-    if (reached && r.cost_to_accuracy_usd) {
-      cost[series].name = series;
-      cost[series].points.push_back({*f.time_to_accuracy_seconds, *r.cost_to_accuracy_usd, label});
-    }
     if (f.communication_ratio) {
       compute.points.push_back({k, 100 * (1 - *f.communication_ratio), label});
       communication.points.push_back({k, 100 * *f.communication_ratio, label});
     }
     if (r.joules_per_sample) energy.points.push_back({k, *r.joules_per_sample, label});
   }
-  auto values = [](const std::map<std::string, ChartSeries>& m) {
-    std::vector<ChartSeries> out;
-    for (const auto& [name, s] : m) out.push_back(s);
-    return out;
-  };
   std::map<std::string, std::string> charts;
   if (!throughput.empty()) {
-    charts["throughput.svg"] = LineChartSvg({"Throughput against workers", "workers (k)", "samples/s", values(throughput)});
+    charts["throughput.svg"] = LineChartSvg({"Throughput against workers", "workers (k)", "samples/s", Values(throughput), {}});
   }
   if (!tta.empty()) {
-    charts["time-to-accuracy.svg"] = LineChartSvg({"Time to accuracy against workers", "workers (k)", "seconds", values(tta)});
+    charts["time-to-accuracy.svg"] = LineChartSvg({"Time to accuracy against workers", "workers (k)", "seconds", Values(tta), {}});
   }
   if (!compute.points.empty()) {
     charts["communication.svg"] =
-        BarChartSvg({"Compute and communication per run", "run", "% of step time", {compute, communication}});
+        BarChartSvg({"Compute and communication per run", "run", "% of step time", {compute, communication}, {}});
   }
-  if (!cost.empty()) {
-    charts["cost-vs-tta.svg"] = ScatterChartSvg({"Cost against time to accuracy", "time to accuracy (s)",
-                                                 "cost to accuracy", values(cost)});
+  const std::vector<ReportRow> rows = BuildReport(runs);
+  const std::string currency = rows.empty() ? "" : rows.front().currency;
+  if (const ChartSpec cost = ParetoChart(rows, &ReportRow::cost_to_accuracy, &ReportRow::pareto_time_cost, "cost", currency);
+      !cost.series.empty()) {
+    charts["pareto-time-cost.svg"] = ScatterChartSvg(cost);
   }
+  if (const ChartSpec joules = ParetoChart(rows, &ReportRow::energy_to_accuracy_joules, &ReportRow::pareto_time_energy,
+                                           "energy", "J");
+      !joules.series.empty()) {
+    charts["pareto-time-energy.svg"] = ScatterChartSvg(joules);
+  }
+  if (const auto busbw = BusBandwidthChart(runs, tables)) charts["allreduce-busbw.svg"] = LineChartSvg(*busbw);
   if (!energy.points.empty()) {
-    charts["energy-per-sample.svg"] = BarChartSvg({"Energy per sample", "run", "joules per sample", {energy}});
+    charts["energy-per-sample.svg"] = BarChartSvg({"Energy per sample", "run", "joules per sample", {energy}, {}});
   }
   return charts;
 }

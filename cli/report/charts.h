@@ -5,8 +5,11 @@
 //   throughput.svg         samples/s against k, one line per task and backend
 //   time-to-accuracy.svg   time to accuracy against k
 //   communication.svg      compute / communication split of each run
-//   cost-vs-tta.svg        cost to accuracy against time to accuracy, one point per run
+//   pareto-time-cost.svg   cost against time to accuracy, one series per system, the Pareto
+//                          front of the runs the report marks dashed (report.h)
+//   pareto-time-energy.svg energy against time to accuracy, likewise
 //   energy-per-sample.svg  joules per sample of each run
+//   allreduce-busbw.svg    task 0a: bus bandwidth against message size, one line per system and k
 #pragma once
 
 #include <map>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "api/benchmark.h"
+#include "cli/report/report.h"
 
 namespace ergobench {
 
@@ -33,14 +37,17 @@ struct ChartSpec {
   std::string x_label;
   std::string y_label;
   std::vector<ChartSeries> series;
+  std::vector<ChartPoint> front;  // a scatter chart's Pareto front, drawn dashed over the points
 };
 
 std::string LineChartSvg(const ChartSpec& spec);     // points joined in x order
-std::string ScatterChartSvg(const ChartSpec& spec);  // labelled points
+std::string ScatterChartSvg(const ChartSpec& spec);  // labelled points, and the front
 // One bar per point of the first series; a second series stacks on the first.
 std::string BarChartSvg(const ChartSpec& spec);
 
-// File name → SVG text, for the finished runs that have the figures each chart needs.
-std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark>& runs);
+// File name → SVG text, for the finished runs that have the figures each chart needs; 0a's
+// chart from the per-size tables LoadResultDirectories read.
+std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark>& runs,
+                                                     const AllreduceTables& tables = {});
 
 }  // namespace ergobench

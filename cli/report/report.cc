@@ -5,11 +5,13 @@
 #include <functional>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "api/benchmark_codec.h"
+#include "api/catalog.h"
 #include "api/load.h"
 #include "base/units.h"
 
@@ -23,15 +25,41 @@ std::optional<double> Ratio(std::optional<double> a, std::optional<double> b) {
   return *a / *b;
 }
 
+// What the run cost per hour: from its priced results, else the spec's price per worker, else
+// one per worker (so that the price index still says what more workers cost).
 double HourlyPrice(const Benchmark& b) {
+  const BenchmarkResults* r = b.status.results ? &*b.status.results : nullptr;
+  if (r != nullptr && r->cost_usd && r->figures.run_seconds > 0) return *r->cost_usd / r->figures.run_seconds * 3600;
   const double per_worker = b.spec.pricing && b.spec.pricing->worker_hour ? *b.spec.pricing->worker_hour : 1.0;
   return per_worker * static_cast<double>(b.spec.workers.value_or(1));
+}
+
+std::string GoalOf(const Benchmark& b) {
+  if (!b.spec.goal) return "";
+  const TaskDef* task = FindTask(b.spec.task);
+  const bool minimizes = task != nullptr && task->goal_minimizes;
+  if (!b.spec.goal->target) return b.spec.goal->metric;
+  std::ostringstream target;
+  target << *b.spec.goal->target;  // 0.8, not 0.800000
+  return b.spec.goal->metric + (minimizes ? "<=" : ">=") + target.str();
+}
+
+const SystemIdentity* SystemOf(const Benchmark& b) {
+  return b.status.results && b.status.results->system ? &*b.status.results->system : nullptr;
+}
+
+// Runs of one scaling series share task, goal, system and backend.
+std::tuple<std::string, std::string, std::string, std::string> SeriesOf(const Benchmark& b) {
+  const SystemIdentity* system = SystemOf(b);
+  return {b.spec.task, GoalOf(b), system != nullptr ? system->Key() : "", b.spec.backend};
 }
 
 ReportRow RowOf(const Benchmark& b) {
   ReportRow row;
   row.name = b.metadata.name;
   row.task = b.spec.task;
+  row.goal = GoalOf(b);
+  row.system = SystemOf(b) != nullptr ? SystemOf(b)->Name() : "unknown";
   row.backend = b.spec.backend;
   row.workers = b.spec.workers.value_or(1);
   row.phase = b.status.phase;
@@ -43,6 +71,12 @@ ReportRow RowOf(const Benchmark& b) {
   row.energy_to_accuracy_joules = r.figures.energy_to_accuracy_joules;
   if (r.figures.energy_shared_with) row.energy_shared = !r.figures.energy_shared_with->empty();
   row.cost_to_accuracy = r.cost_to_accuracy_usd;
+  row.spot_cost_to_accuracy = r.preemptible_cost_to_accuracy_usd;
+  row.cost = r.cost_usd;
+  row.cost_per_million_samples = r.cost_per_million_samples;
+  if (r.carbon) row.carbon_to_accuracy_grams = r.carbon->grams_to_accuracy;
+  row.cost_stale = std::any_of(r.prices.begin(), r.prices.end(), [](const PriceUsed& p) { return p.stale; });
+  row.warnings = r.cost_warnings;
   row.currency = r.currency;
   if (const auto& m = r.figures.language_model) {
     row.global_batch_size = m->global_batch_size;
@@ -64,6 +98,15 @@ std::string Number(std::optional<double> value, int decimals) {
   return value ? FormatFixed(*value, decimals) : std::string();
 }
 
+// A cost with its currency, and "(stale)" when a price behind it is older than the limit.
+std::string Money(const ReportRow& r, std::optional<double> value) {
+  if (!value) return "";
+  return Number(value, 4) + " " + r.currency + (r.cost_stale ? " (stale)" : "");
+}
+
+// Columns before this index are names (left-aligned); the rest are figures.
+constexpr size_t kNameColumns = 7;
+
 struct Column {
   const char* title;
   std::function<std::string(const ReportRow&)> cell;
@@ -73,6 +116,8 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
   std::vector<Column> columns = {
       {"benchmark", [](const ReportRow& r) { return r.name; }},
       {"task", [](const ReportRow& r) { return r.task; }},
+      {"goal", [](const ReportRow& r) { return r.goal; }},
+      {"system", [](const ReportRow& r) { return r.system; }},
       {"backend", [](const ReportRow& r) { return r.backend; }},
       {"k", [](const ReportRow& r) { return std::to_string(r.workers); }},
       {"phase", [](const ReportRow& r) { return r.phase; }},
@@ -87,11 +132,20 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
          const bool shared = r.energy_to_accuracy_joules && r.energy_shared.value_or(false);
          return Number(r.energy_to_accuracy_joules, 1) + (shared ? " (shared node)" : "");
        }},
-      {"cost to acc.", [](const ReportRow& r) {
-         return r.cost_to_accuracy ? Number(r.cost_to_accuracy, 4) + " " + r.currency : std::string();
+      {"cost to acc.", [](const ReportRow& r) { return Money(r, r.cost_to_accuracy); }},
+      {"spot to acc.", [](const ReportRow& r) { return Money(r, r.spot_cost_to_accuracy); }},
+      {"run cost", [](const ReportRow& r) { return Money(r, r.cost); }},
+      {"gCO2e to acc.", [](const ReportRow& r) { return Number(r.carbon_to_accuracy_grams, 1); }},
+      {"Pareto", [](const ReportRow& r) {
+         std::string marks = r.pareto_time_cost ? "time x cost" : "";
+         if (r.pareto_time_energy) marks += std::string(marks.empty() ? "" : ", ") + "time x energy";
+         return marks;
        }},
       {"price index", [](const ReportRow& r) { return Number(r.price_index, 2); }},
   };
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return !r.time_to_accuracy_seconds && r.cost_per_million_samples; })) {
+    columns.push_back({"cost/M samples", [](const ReportRow& r) { return Money(r, r.cost_per_million_samples); }});
+  }
   if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.tokens_per_second.has_value(); })) {
     const std::vector<Column> language_model = {
         {"global batch", [](const ReportRow& r) {
@@ -123,9 +177,18 @@ std::string CsvField(const std::string& text) {
   return out + "\"";
 }
 
+// Each row's cost warnings (stale prices, no price), once each, after the table.
+std::string Warnings(const std::vector<ReportRow>& rows, const std::string& before) {
+  std::string out;
+  for (const ReportRow& r : rows) {
+    for (const std::string& w : r.warnings) out += "- " + r.name + ": " + w + "\n";
+  }
+  return out.empty() ? "" : before + "Cost notes:\n" + out;
+}
+
 nlohmann::json JsonRow(const ReportRow& r) {
-  nlohmann::json out = {{"benchmark", r.name}, {"task", r.task}, {"backend", r.backend},
-                        {"workers", r.workers}, {"phase", r.phase}};
+  nlohmann::json out = {{"benchmark", r.name}, {"task", r.task},   {"goal", r.goal},  {"system", r.system},
+                        {"backend", r.backend}, {"workers", r.workers}, {"phase", r.phase}};
   auto put = [&out](const char* key, std::optional<double> v) {
     if (v) out[key] = *v;
   };
@@ -137,6 +200,14 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("energyToAccuracyJoules", r.energy_to_accuracy_joules);
   if (r.energy_shared) out["energyShared"] = *r.energy_shared;
   put("costToAccuracy", r.cost_to_accuracy);
+  put("spotCostToAccuracy", r.spot_cost_to_accuracy);
+  put("cost", r.cost);
+  put("costPerMillionSamples", r.cost_per_million_samples);
+  put("carbonToAccuracyGrams", r.carbon_to_accuracy_grams);
+  if (r.cost_stale) out["priceStale"] = true;
+  if (!r.warnings.empty()) out["warnings"] = r.warnings;
+  out["paretoTimeCost"] = r.pareto_time_cost;
+  out["paretoTimeEnergy"] = r.pareto_time_energy;
   put("priceIndex", r.price_index);
   if (r.global_batch_size) out["globalBatchSize"] = *r.global_batch_size;
   put("tokensPerSecond", r.tokens_per_second);
@@ -152,41 +223,64 @@ nlohmann::json JsonRow(const ReportRow& r) {
   return out;
 }
 
+// Speedup, scaling efficiency and price index of `b` against its series' baseline.
+void Compare(const Benchmark& b, const Benchmark& base, ReportRow* row) {
+  const ReportRow base_row = RowOf(base);
+  row->baseline = base.metadata.name;
+  // Time to accuracy when both reached the goal: what a user waits for. Else throughput.
+  row->speedup = row->time_to_accuracy_seconds && base_row.time_to_accuracy_seconds
+                     ? Ratio(base_row.time_to_accuracy_seconds, row->time_to_accuracy_seconds)
+                     : Ratio(row->samples_per_second, base_row.samples_per_second);
+  const double scale = static_cast<double>(row->workers) / static_cast<double>(base_row.workers);
+  if (row->speedup) {
+    row->efficiency = *row->speedup / scale;
+    row->price_index = (HourlyPrice(b) / HourlyPrice(base)) / *row->speedup;
+  }
+}
+
+// Pareto-optimal runs of each (task, goal): no other run of it is at least as good in both
+// figures and better in one.
+void MarkPareto(std::vector<ReportRow>* rows) {
+  using Figure = std::optional<double> ReportRow::*;
+  const auto mark = [rows](Figure cost, bool ReportRow::*flag) {
+    for (ReportRow& a : *rows) {
+      if (!a.time_to_accuracy_seconds || !(a.*cost)) continue;
+      const bool dominated = std::any_of(rows->begin(), rows->end(), [&](const ReportRow& b) {
+        if (&a == &b || b.task != a.task || b.goal != a.goal || !b.time_to_accuracy_seconds || !(b.*cost)) return false;
+        const double at = *a.time_to_accuracy_seconds, bt = *b.time_to_accuracy_seconds;
+        return bt <= at && *(b.*cost) <= *(a.*cost) && (bt < at || *(b.*cost) < *(a.*cost));
+      });
+      a.*flag = !dominated;
+    }
+  };
+  mark(&ReportRow::cost_to_accuracy, &ReportRow::pareto_time_cost);
+  mark(&ReportRow::energy_to_accuracy_joules, &ReportRow::pareto_time_energy);
+}
+
 }  // namespace
 
 std::vector<ReportRow> BuildReport(const std::vector<Benchmark>& runs) {
   std::vector<const Benchmark*> sorted;
   for (const Benchmark& b : runs) sorted.push_back(&b);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Benchmark* a, const Benchmark* b) {
-    return std::make_tuple(a->spec.task, a->spec.backend, a->spec.workers.value_or(1), a->metadata.name) <
-           std::make_tuple(b->spec.task, b->spec.backend, b->spec.workers.value_or(1), b->metadata.name);
-  });
-  // The baseline of each (task, backend): its succeeded run with the fewest workers.
-  std::map<std::pair<std::string, std::string>, const Benchmark*> baselines;
+  const auto order = [](const Benchmark* b) {
+    const auto [task, goal, system, backend] = SeriesOf(*b);
+    return std::make_tuple(task, goal, system, backend, b->spec.workers.value_or(1), b->metadata.name);
+  };
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const Benchmark* a, const Benchmark* b) { return order(a) < order(b); });
+  // The baseline of each series: its succeeded run with the fewest workers.
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, const Benchmark*> baselines;
   for (const Benchmark* b : sorted) {
     if (b->status.phase != "Succeeded" || !b->status.results) continue;
-    baselines.try_emplace({b->spec.task, b->spec.backend}, b);
+    baselines.try_emplace(SeriesOf(*b), b);
   }
   std::vector<ReportRow> rows;
   for (const Benchmark* b : sorted) {
     ReportRow row = RowOf(*b);
-    const auto found = baselines.find({b->spec.task, b->spec.backend});
-    if (found != baselines.end() && b->status.phase == "Succeeded") {
-      const Benchmark& base = *found->second;
-      const ReportRow base_row = RowOf(base);
-      row.baseline = base.metadata.name;
-      // Time to accuracy when both reached the goal: what a user waits for. Else throughput.
-      row.speedup = row.time_to_accuracy_seconds && base_row.time_to_accuracy_seconds
-                        ? Ratio(base_row.time_to_accuracy_seconds, row.time_to_accuracy_seconds)
-                        : Ratio(row.samples_per_second, base_row.samples_per_second);
-      const double scale = static_cast<double>(row.workers) / static_cast<double>(base_row.workers);
-      if (row.speedup) {
-        row.efficiency = *row.speedup / scale;
-        row.price_index = (HourlyPrice(*b) / HourlyPrice(base)) / *row.speedup;
-      }
-    }
+    const auto found = baselines.find(SeriesOf(*b));
+    if (found != baselines.end() && b->status.phase == "Succeeded") Compare(*b, *found->second, &row);
     rows.push_back(std::move(row));
   }
+  MarkPareto(&rows);
   return rows;
 }
 
@@ -217,14 +311,14 @@ StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std
     out += "|";
     for (const Column& c : columns) out += std::string(" ") + c.title + " |";
     out += "\n|";
-    for (size_t i = 0; i < columns.size(); ++i) out += i < 5 ? "---|" : "---:|";
+    for (size_t i = 0; i < columns.size(); ++i) out += i < kNameColumns ? "---|" : "---:|";
     out += "\n";
     for (const auto& line : cells) {
       out += "|";
       for (const auto& cell : line) out += " " + cell + " |";
       out += "\n";
     }
-    return out;
+    return out + Warnings(rows, "\n");
   }
   if (format != "text") return Status::InvalidArgument("--format: must be text, markdown, csv or json, got \"" + format + "\"");
   std::vector<size_t> widths;
@@ -237,7 +331,7 @@ StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std
     for (size_t i = 0; i < line.size(); ++i) {
       // Names left-aligned, figures right-aligned.
       const std::string pad(widths[i] - line[i].size(), ' ');
-      text += (i ? "  " : "") + (i < 5 ? line[i] + pad : pad + line[i]);
+      text += (i ? "  " : "") + (i < kNameColumns ? line[i] + pad : pad + line[i]);
     }
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out += text + "\n";
@@ -246,10 +340,16 @@ StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std
   for (const Column& c : columns) titles.push_back(c.title);
   emit(titles);
   for (const auto& line : cells) emit(line);
-  return out;
+  return out + Warnings(rows, "");
 }
 
-StatusOr<std::vector<Benchmark>> LoadResultDirectories(const std::vector<std::string>& paths) {
+std::string RunKey(const Benchmark& run) {
+  if (!run.metadata.uid.empty()) return run.metadata.uid;
+  return run.metadata.namespace_name + "/" + run.metadata.name + "@" + run.status.start_time;
+}
+
+StatusOr<std::vector<Benchmark>> LoadResultDirectories(const std::vector<std::string>& paths,
+                                                       AllreduceTables* allreduce_tables) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     if (fs::is_regular_file(fs::path(path) / "benchmark.json")) {
@@ -273,6 +373,13 @@ StatusOr<std::vector<Benchmark>> LoadResultDirectories(const std::vector<std::st
     FieldErrors errors;
     Benchmark b = DecodeBenchmark(json, &errors);
     if (!errors.empty()) return Status::InvalidArgument(file + ": " + errors.ToString());
+    const fs::path table = fs::path(file).parent_path() / "allreduce.json";
+    if (allreduce_tables != nullptr && fs::is_regular_file(table)) {
+      ASSIGN_OR_RETURN(const std::string table_text, ReadFile(table.string()));
+      nlohmann::json parsed = nlohmann::json::parse(table_text, nullptr, /*allow_exceptions=*/false);
+      if (parsed.is_discarded()) return Status::InvalidArgument(table.string() + ": not JSON");
+      (*allreduce_tables)[RunKey(b)] = std::move(parsed);
+    }
     runs.push_back(std::move(b));
   }
   return runs;

@@ -1,14 +1,20 @@
 // `ergobench report`: compares finished Benchmarks, as MLBench's dashboard and papers do.
-// For each run: throughput, time to accuracy, speedup and scaling efficiency against the
-// run of the same task and backend with the fewest workers, communication ratio, energy and
-// cost to accuracy, and MLBench's price index (price increase / performance increase).
+// Runs are grouped by (task, goal, system): a scaling series is the runs of one task, goal,
+// system (cloud, instance type, region; api/system.h) and backend, and its speedup, scaling
+// efficiency and MLBench's price index (price increase / performance increase) are against the
+// series' run with the fewest workers, never a run on another system. Across systems, runs of
+// the same task and goal are compared like with like on time, cost, energy and carbon to
+// accuracy, and the Pareto-optimal ones (time x cost, time x energy) are marked.
 // Pure functions over Benchmarks with status.results, so that recorded results pin every
 // number in tests.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "api/benchmark.h"
 #include "base/status.h"
@@ -18,6 +24,8 @@ namespace ergobench {
 struct ReportRow {
   std::string name;
   std::string task;
+  std::string goal;    // "accuracy>=0.8"; empty for a task without one (0a)
+  std::string system;  // SystemIdentity::Name(); "unknown" for results that do not say
   std::string backend;
   int64_t workers = 1;
   std::string phase;
@@ -30,7 +38,17 @@ struct ReportRow {
   // From node energy agents: whether other pods ran on the nodes (the energy is then the
   // nodes', an upper bound); absent where no agent said, as in a local run.
   std::optional<bool> energy_shared;
-  std::optional<double> cost_to_accuracy;
+  std::optional<double> cost_to_accuracy;       // on demand
+  std::optional<double> spot_cost_to_accuracy;
+  std::optional<double> cost;                   // of the run's timed region, on demand
+  std::optional<double> cost_per_million_samples;
+  std::optional<double> carbon_to_accuracy_grams;
+  bool cost_stale = false;                      // a price was older than the limit
+  std::vector<std::string> warnings;            // the results' cost warnings
+  // Not beaten on both time to accuracy and cost (energy) to accuracy by another run of the
+  // same task and goal, on any system.
+  bool pareto_time_cost = false;
+  bool pareto_time_energy = false;
   std::optional<double> price_index;  // (hourly price / baseline's) / speedup; 1 is linear
   // Language models, CARAML's columns: global batch (sequences), tokens/s, seconds per
   // iteration, model TFLOP/s per device, MFU, energy per token.
@@ -49,15 +67,21 @@ struct ReportRow {
   std::string baseline;  // the run compared against
 };
 
-// Rows in a stable order: by task, backend, then workers.
+// Rows in a stable order: by task, goal, system, backend, then workers.
 std::vector<ReportRow> BuildReport(const std::vector<Benchmark>& runs);
 
-// text (aligned columns), markdown, csv or json. The language-model columns appear when a
-// row has them.
+// text (aligned columns), markdown, csv or json. The language-model and all-reduce columns
+// appear when a row has them; text and markdown end with the rows' cost warnings.
 StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std::string& format);
 
 // Benchmarks from `ergobench run` result directories: a directory with benchmark.json, or
-// one whose subdirectories have one (ergobench-results/).
-StatusOr<std::vector<Benchmark>> LoadResultDirectories(const std::vector<std::string>& paths);
+// one whose subdirectories have one (ergobench-results/). A task 0a run's per-size table
+// (allreduce.json beside it) goes into `allreduce_tables` under RunKey(), when given.
+using AllreduceTables = std::map<std::string, nlohmann::json>;
+StatusOr<std::vector<Benchmark>> LoadResultDirectories(const std::vector<std::string>& paths,
+                                                       AllreduceTables* allreduce_tables = nullptr);
+
+// A run's identity among runs read from several places: its uid, else namespace/name@startTime.
+std::string RunKey(const Benchmark& run);
 
 }  // namespace ergobench

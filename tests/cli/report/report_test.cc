@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cli/report/charts.h"
+
 namespace ergobench {
 namespace {
 
@@ -55,20 +61,20 @@ TEST(Report, Formats) {
   const auto rows = Fixtures();
   auto text = FormatReport(rows, "text");
   ASSERT_TRUE(text.ok());
-  EXPECT_NE(text->find("benchmark  task    backend  k  phase      samples/s  TTA s  speedup  efficiency  comm %  "
-                       "energy to acc. J  cost to acc.  price index\n"),
+  EXPECT_NE(text->find("benchmark  task    goal  system   backend  k  phase      samples/s  TTA s  speedup  efficiency  comm %  energy"
+                       " to acc. J  cost to acc.  spot to acc.  run cost  gCO2e to acc.                      Pareto  price index\n"),
             std::string::npos)
       << *text;
-  EXPECT_NE(text->find("fmnist-k4  fmnist  gloo     4  Succeeded     2400.0   20.0     2.00        0.50    30.0  "
-                       "          2000.0    0.0046 USD         2.00\n"),
+  EXPECT_NE(text->find("fmnist-k4  fmnist        unknown  gloo     4  Succeeded     2400.0   20.0     2.00        0.50    30.0     "
+                       "       2000.0    0.0046 USD                                         time x cost, time x energy         2.00\n"),
             std::string::npos)
       << *text;
   auto markdown = FormatReport(rows, "markdown");
-  EXPECT_NE(markdown->find("| fmnist-k2 | fmnist | gloo | 2 | Succeeded | 1500.0 | 25.0 | 1.60 | 0.80 | 15.0 | 1500.0 |"),
+  EXPECT_NE(markdown->find("| fmnist-k2 | fmnist |  | unknown | gloo | 2 | Succeeded | 1500.0 | 25.0 | 1.60 | 0.80 | 15.0 | 1500.0 |"),
             std::string::npos)
       << *markdown;
   auto csv = FormatReport(rows, "csv");
-  EXPECT_NE(csv->find("fmnist-k8,fmnist,gloo,8,Failed,,,,,,,,\n"), std::string::npos) << *csv;
+  EXPECT_NE(csv->find("fmnist-k8,fmnist,,unknown,gloo,8,Failed,,,,,,,,,,,,\n"), std::string::npos) << *csv;
   auto json = FormatReport(rows, "json");
   const auto parsed = nlohmann::json::parse(*json);
   EXPECT_EQ(parsed[1]["scalingEfficiency"], 0.8);
@@ -152,6 +158,100 @@ TEST(Report, AllReduceRunsAddBusBandwidthColumns) {
   EXPECT_EQ(json[1]["peakBusBandwidthBytes"], 64 << 20);
   EXPECT_EQ(json[1]["minLatencySeconds"], 42e-6);
   EXPECT_EQ(FormatReport(Fixtures(), "text")->find("busbw"), std::string::npos);
+}
+
+// Two clouds, two instance types (testdata/systems: fixed, made-up figures).
+struct Systems {
+  std::vector<Benchmark> runs;
+  AllreduceTables tables;
+  std::vector<ReportRow> rows;
+  const ReportRow& Row(const std::string& name) const {
+    for (const ReportRow& r : rows) {
+      if (r.name == name) return r;
+    }
+    ADD_FAILURE() << "no row " << name;
+    return rows.front();
+  }
+};
+
+Systems LoadSystems() {
+  Systems s;
+  auto runs = LoadResultDirectories({std::string(ERGOBENCH_SOURCE_DIR) + "/tests/cli/report/testdata/systems"}, &s.tables);
+  EXPECT_TRUE(runs.ok()) << runs.status().ToString();
+  if (runs.ok()) s.runs = *runs;
+  s.rows = BuildReport(s.runs);
+  return s;
+}
+
+TEST(ReportSystems, EachScalingSeriesIsBaselinedWithinItsOwnSystem) {
+  const Systems s = LoadSystems();
+  ASSERT_EQ(s.rows.size(), 6u);
+  // GCP's k=1 is its own baseline, not AWS's k=1 (which has fewer workers only by name order).
+  EXPECT_EQ(s.Row("gcp-n2-k1").baseline, "gcp-n2-k1");
+  EXPECT_DOUBLE_EQ(*s.Row("gcp-n2-k1").speedup, 1.0);
+  EXPECT_EQ(s.Row("gcp-n2-k2").baseline, "gcp-n2-k1");
+  EXPECT_DOUBLE_EQ(*s.Row("gcp-n2-k2").speedup, 80.0 / 50);
+  EXPECT_DOUBLE_EQ(*s.Row("gcp-n2-k2").efficiency, 0.8);
+  // Twice the price per hour (two nodes) for 1.6 times the speed.
+  EXPECT_NEAR(*s.Row("gcp-n2-k2").price_index, 2 / 1.6, 1e-4);
+  EXPECT_EQ(s.Row("aws-c5-k2").baseline, "aws-c5-k1");
+  EXPECT_DOUBLE_EQ(*s.Row("aws-c5-k2").speedup, 100.0 / 60);
+  EXPECT_EQ(s.Row("aws-c5-k1").system, "aws c5.4xlarge us-east-1");
+  EXPECT_EQ(s.Row("gcp-n2-k1").system, "gcp n2-standard-16 us-central1");
+  EXPECT_EQ(s.Row("gcp-n2-k1").goal, "accuracy>=0.8");
+  EXPECT_EQ(s.Row("aws-0a-k2").goal, "");
+}
+
+TEST(ReportSystems, ParetoOptimalRunsOfTheSameTaskAndGoal) {
+  const Systems s = LoadSystems();
+  // (TTA s, cost to accuracy): AWS (100, 0.0189), (60, 0.0227); GCP (80, 0.0173), (50, 0.0216).
+  EXPECT_FALSE(s.Row("aws-c5-k1").pareto_time_cost);
+  EXPECT_FALSE(s.Row("aws-c5-k2").pareto_time_cost);
+  EXPECT_TRUE(s.Row("gcp-n2-k1").pareto_time_cost);
+  EXPECT_TRUE(s.Row("gcp-n2-k2").pareto_time_cost);
+  // (TTA s, energy to accuracy J): AWS (100, 20000), (60, 17000); GCP (80, 18000), (50, 22000).
+  EXPECT_FALSE(s.Row("aws-c5-k1").pareto_time_energy);
+  EXPECT_TRUE(s.Row("aws-c5-k2").pareto_time_energy);
+  EXPECT_FALSE(s.Row("gcp-n2-k1").pareto_time_energy);
+  EXPECT_TRUE(s.Row("gcp-n2-k2").pareto_time_energy);
+  EXPECT_FALSE(s.Row("aws-0a-k2").pareto_time_cost) << "no time to accuracy: not compared";
+}
+
+TEST(ReportSystems, CostsCarbonAndStalePricesSideBySide) {
+  const Systems s = LoadSystems();
+  EXPECT_DOUBLE_EQ(*s.Row("gcp-n2-k1").spot_cost_to_accuracy, 0.004222);
+  EXPECT_DOUBLE_EQ(*s.Row("aws-0a-k2").cost, 0.011333) << "the run's own cost, where there is no goal";
+  EXPECT_DOUBLE_EQ(*s.Row("aws-c5-k1").carbon_to_accuracy_grams, 1.502778);
+  EXPECT_TRUE(s.Row("gcp-n2-k1").cost_stale);
+  EXPECT_FALSE(s.Row("aws-c5-k1").cost_stale);
+  const auto text = FormatReport(s.rows, "text");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("0.0173 USD (stale)"), std::string::npos) << *text;
+  EXPECT_NE(text->find("- gcp-n2-k1: stale price: n2-standard-16 in us-central1 is from 2024-01-01"), std::string::npos)
+      << *text;
+  // The whole table, pinned: regenerate with ERGOBENCH_UPDATE_GOLDEN=1 after an intended change.
+  const std::string golden = std::string(ERGOBENCH_SOURCE_DIR) + "/tests/cli/report/testdata/systems.txt";
+  if (std::getenv("ERGOBENCH_UPDATE_GOLDEN") != nullptr) std::ofstream(golden) << *text;
+  std::ifstream in(golden);
+  std::stringstream expected;
+  expected << in.rdbuf();
+  EXPECT_EQ(*text, expected.str());
+}
+
+TEST(ReportSystems, ChartsParetoFrontsAndBusBandwidthPerSystem) {
+  const Systems s = LoadSystems();
+  const auto charts = BuildReportCharts(s.runs, s.tables);
+  ASSERT_TRUE(charts.contains("pareto-time-cost.svg"));
+  const std::string& cost = charts.at("pareto-time-cost.svg");
+  EXPECT_NE(cost.find("data-series=\"gcp n2-standard-16 us-central1 / fmnist\""), std::string::npos);
+  EXPECT_NE(cost.find("data-x=\"80\" data-y=\"0.017267\" data-run=\"gcp-n2-k1 (k=1)\""), std::string::npos) << cost;
+  EXPECT_NE(cost.find("data-run=\"gcp-n2-k2 (k=2)\""), std::string::npos);
+  EXPECT_EQ(cost.find("data-run=\"aws-c5"), std::string::npos) << "AWS's runs are not on the front";
+  ASSERT_TRUE(charts.contains("allreduce-busbw.svg"));
+  const std::string& busbw = charts.at("allreduce-busbw.svg");
+  EXPECT_NE(busbw.find("data-series=\"aws c5.4xlarge us-east-1 / gloo k=2\""), std::string::npos) << busbw;
+  EXPECT_NE(busbw.find("data-series=\"gcp n2-standard-16 us-central1 / gloo k=2\""), std::string::npos);
+  EXPECT_NE(busbw.find("data-x=\"24\" data-y=\"2.5\""), std::string::npos) << "16 MiB at GCP's peak";
 }
 
 TEST(Report, MissingDirectoriesAreNamed) {
