@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <atomic>
 #include <thread>
 
@@ -49,9 +51,14 @@ std::vector<json> RunningPodsCreatedBy(const std::vector<kube::HttpRequest>& req
 
 // The gang's pods as the kubelet leaves them when every rank has succeeded: each rank's result
 // is its termination message.
-std::vector<json> Succeeded(std::vector<json> pods) {
+// `node`: the node each rank says it ran on (the downward API's), and an hour's timed region.
+std::vector<json> Succeeded(std::vector<json> pods, const std::string& node = "") {
   for (json& pod : pods) {
     RankResult result;
+    if (!node.empty()) {
+      result.environment["node"] = node;
+      result.figures.run_seconds = 3600;
+    }
     result.rank = std::stoi(pod["metadata"]["labels"]["ergobench.io/rank"].get<std::string>());
     result.benchmark = "b";
     result.task = "0a";
@@ -574,6 +581,49 @@ TEST_F(ReconcilerTest, TheFinishingReconcileKeepsTheResultsBeforeThePodsGo) {
 
 // A failed write of the ConfigMap leaves the status unwritten, so the next try writes both;
 // the files the poller took are still there for it.
+// The finishing reconcile reads the ranks' node once and prices the run from the catalog by the
+// node's instance type and region: here two ranks of 4 CPUs and 8 GiB on a 16-CPU, 64 GiB
+// c5.4xlarge that no agent said was theirs alone, so half of it for an hour.
+TEST_F(ReconcilerTest, AFinishedRunIsDescribedAndPricedByItsNode) {
+  const std::string dir = ::testing::TempDir() + "/reconciler-prices";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/catalog.yaml") << R"(prices:
+  - {provider: aws, instanceType: c5.4xlarge, region: us-east-1, currency: USD, onDemandHour: 0.68,
+     spotHour: 0.25, effectiveDate: "2026-10-01", source: "https://aws.amazon.com/ec2/pricing/on-demand/"})";
+  PriceCatalogSource prices(dir);
+  auto echo = transport_.handler;
+  transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.method != "GET" || r.path != "/api/v1/nodes/node-a") return echo(r);
+    const json node = {{"metadata", {{"name", "node-a"}, {"labels", {{"node.kubernetes.io/instance-type", "c5.4xlarge"},
+                                                                    {"topology.kubernetes.io/region", "us-east-1"}}}}},
+                       {"spec", {{"providerID", "aws:///us-east-1a/i-0abc"}}},
+                       {"status", {{"allocatable", {{"cpu", "16"}, {"memory", "64Gi"}}}}}};
+    return kube::HttpResponse{200, node.dump()};
+  };
+  const json spec = {{"task", "0a"}, {"workers", 2}, {"resources", {{"cpu", "4"}, {"memory", "8Gi"}}}};
+  pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)), "node-a")});
+  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  transport_.requests.clear();
+  ArtifactCache artifacts;
+  ReconcilerDeps deps = FinishingDeps(&artifacts);
+  deps.prices = &prices;
+  ASSERT_TRUE(BenchmarkReconciler(std::move(deps)).Reconcile("ns/b").ok());
+
+  EXPECT_EQ(std::count_if(transport_.requests.begin(), transport_.requests.end(),
+                          [](const auto& r) { return r.path == "/api/v1/nodes/node-a"; }),
+            1) << "one read for both ranks";
+  const json results = LastStatusWrite()["results"];
+  EXPECT_EQ(results["system"]["instanceType"], "c5.4xlarge");
+  EXPECT_EQ(results["system"]["provider"], "aws");
+  EXPECT_EQ(results["system"]["nodes"], json::array({"node-a"}));
+  EXPECT_DOUBLE_EQ(results["costUSD"].get<double>(), 0.5 * 0.68);
+  EXPECT_DOUBLE_EQ(results["preemptibleCostUSD"].get<double>(), 0.5 * 0.25);
+  EXPECT_EQ(results["costBasis"], "requested share: 0.5 of 1 x c5.4xlarge (nodes shared or not known to be alone)");
+  EXPECT_EQ(results["prices"][0]["source"], "https://aws.amazon.com/ec2/pricing/on-demand/");
+  const json kept = json::parse(PostedBody("/api/v1/namespaces/ns/configmaps")["data"]["benchmark.json"].get<std::string>());
+  EXPECT_EQ(kept["status"]["results"]["costUSD"], results["costUSD"]) << "the kept results are the priced ones";
+}
+
 TEST_F(ReconcilerTest, AFailedResultsWriteIsRetriedWithTheFilesStillThere) {
   FinishGang();
   ArtifactCache artifacts;
