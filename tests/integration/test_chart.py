@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import yaml
@@ -136,16 +137,23 @@ class ChartTest(unittest.TestCase):
         self.assertEqual(unbounded, [])
 
     def test_rbac_is_the_manifests(self):
-        manifests = load("manifests/rbac/role.yaml") + load("manifests/rbac/role_leader_election.yaml")
+        manifests = (load("manifests/rbac/role.yaml") + load("manifests/rbac/role_leader_election.yaml") +
+                     load("manifests/rbac/role_nodes.yaml"))
         chart = helm_template()
-        self.assertEqual(find(chart, "ClusterRole")["rules"], find(manifests, "ClusterRole")["rules"])
+        self.assertEqual(find(chart, "ClusterRole", "ergobench")["rules"],
+                         find(manifests, "ClusterRole", "ergobench-operator")["rules"])
+        self.assertEqual(find(chart, "ClusterRole", "ergobench-nodes")["rules"],
+                         find(manifests, "ClusterRole", "ergobench-operator-nodes")["rules"])
+        self.assertEqual(find(chart, "ClusterRole", "ergobench-nodes")["rules"],
+                         [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}])
         self.assertEqual(find(chart, "Role")["rules"], find(manifests, "Role")["rules"])
-        binding = find(chart, "ClusterRoleBinding")
+        binding = find(chart, "ClusterRoleBinding", "ergobench")
         self.assertEqual(binding["subjects"], [{"kind": "ServiceAccount", "name": "ergobench", "namespace": "ergobench-system"}])
 
     def test_one_watched_namespace_gets_a_rolebinding_there_and_the_flag(self):
         chart = helm_template("--set", "watchNamespace=benchmarks")
-        self.assertEqual([d for d in chart if d["kind"] == "ClusterRoleBinding"], [])
+        # Only the nodes' get, which is cluster-wide by nature.
+        self.assertEqual([d["metadata"]["name"] for d in chart if d["kind"] == "ClusterRoleBinding"], ["ergobench-nodes"])
         binding = find(chart, "RoleBinding", "ergobench")
         self.assertEqual(binding["metadata"]["namespace"], "benchmarks")
         self.assertEqual(binding["roleRef"]["kind"], "ClusterRole")
@@ -194,10 +202,42 @@ class ChartTest(unittest.TestCase):
         self.assertEqual(container["imagePullPolicy"], "Never")
         self.assertEqual(container["env"][0]["value"], "localhost/ergobench-runner:0.1.0")
 
+    def test_the_price_catalog_is_a_configmap_a_team_replaces_or_extends(self):
+        with open(os.path.join(CHART, "files/price-catalog.yaml")) as f:
+            shipped = f.read()
+        chart = helm_template()
+        prices = find(chart, "ConfigMap", "ergobench-prices")
+        self.assertEqual(prices["data"], {"00-price-catalog.yaml": shipped})
+        pod = find(chart, "Deployment")["spec"]["template"]["spec"]
+        args = pod["containers"][0]["args"]
+        self.assertIn("--price-catalog=/etc/ergobench/prices", args)
+        self.assertIn("--price-max-age-days=365", args)
+        self.assertEqual(pod["containers"][0]["volumeMounts"],
+                         [{"name": "prices", "mountPath": "/etc/ergobench/prices", "readOnly": True}])
+        self.assertEqual(pod["volumes"][0]["projected"]["sources"], [{"configMap": {"name": "ergobench-prices"}}])
+
+        extra = {"prices": [{"instanceType": "our-node", "currency": "EUR", "onDemandHour": 1.5,
+                             "effectiveDate": "2026-11-01", "source": "https://example.org/contract"}]}
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as values:
+            yaml.safe_dump({"prices": {"existingConfigMap": "our-prices", "extra": extra, "maxAgeDays": 90}}, values)
+            values.flush()
+            chart = helm_template("-f", values.name)
+        prices = find(chart, "ConfigMap", "ergobench-prices")
+        self.assertEqual(list(prices["data"]), ["zz-values-extra.yaml"], "the shipped catalog is replaced")
+        self.assertEqual(yaml.safe_load(prices["data"]["zz-values-extra.yaml"]), extra)
+        pod = find(chart, "Deployment")["spec"]["template"]["spec"]
+        self.assertEqual(pod["volumes"][0]["projected"]["sources"],
+                         [{"configMap": {"name": "our-prices"}}, {"configMap": {"name": "ergobench-prices"}}])
+        self.assertIn("--price-max-age-days=90", pod["containers"][0]["args"])
+        bad = run(HELM, "template", "ergobench", CHART, "--set", "prices.maxAgeDay=30")
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("maxAgeDay", bad.stderr)
+
     def test_dashboards_are_generated_and_shipped_as_labelled_configmaps(self):
         check = run(sys.executable, os.path.join(ROOT, "scripts/dashboards.py"), "--check")
         self.assertEqual(check.returncode, 0, check.stderr)
-        maps = [d for d in helm_template("-f", os.path.join(CHART, "ci/monitoring-values.yaml")) if d["kind"] == "ConfigMap"]
+        maps = [d for d in helm_template("-f", os.path.join(CHART, "ci/monitoring-values.yaml"))
+                if d["kind"] == "ConfigMap" and "dashboard" in d["metadata"]["name"]]
         self.assertEqual(sorted(m["metadata"]["name"] for m in maps),
                          ["ergobench-dashboard-benchmarks", "ergobench-dashboard-operator", "ergobench-dashboard-run"])
         for m in maps:
