@@ -17,10 +17,10 @@
 namespace ergobench {
 namespace {
 
-// Per finished Benchmark, labelled namespace, benchmark, task, backend and workers: what the
-// "across benchmarks" dashboard compares. Scaling efficiency there divides a run's samples/s
-// per worker by the same task's k=1 run. A gauge without a value (no meter, no price) is
-// left out rather than set to 0.
+// Per finished Benchmark, labelled namespace, benchmark, task, backend, workers and the system
+// it ran on (instance_type, region): what the "across benchmarks" dashboard compares. Scaling
+// efficiency there divides a run's samples/s per worker by the k=1 run of the same task on the
+// same system. A gauge without a value (no meter, no price) is left out rather than set to 0.
 struct FinishedGauge {
   const char* name;
   const char* help;
@@ -42,6 +42,12 @@ const FinishedGauge kFinishedGauges[] = {
      [](const Benchmark& b) { return b.status.results->cost_usd; }},
     {"ergobench_benchmark_cost_to_accuracy_usd", "Cost until a finished Benchmark reached its goal.",
      [](const Benchmark& b) { return b.status.results->cost_to_accuracy_usd; }},
+    {"ergobench_benchmark_carbon_to_accuracy_grams",
+     "Emissions until a finished Benchmark reached its goal: energy times its region's grid intensity, gCO2e.",
+     [](const Benchmark& b) {
+       const auto& carbon = b.status.results->carbon;
+       return carbon ? carbon->grams_to_accuracy : std::nullopt;
+     }},
 };
 
 }  // namespace
@@ -111,11 +117,15 @@ void OperatorMetrics::SetApiRequests(const std::map<std::string, uint64_t>& by_v
 
 void OperatorMetrics::RecordFinished(const Benchmark& benchmark) {
   if (!benchmark.status.results) return;
-  const std::map<std::string, std::string> labels = {{"namespace", benchmark.metadata.namespace_name},
+  const std::optional<SystemIdentity>& system = benchmark.status.results->system;
+  std::map<std::string, std::string> labels = {{"namespace", benchmark.metadata.namespace_name},
                                                      {"benchmark", benchmark.metadata.name},
                                                      {"task", benchmark.spec.task},
                                                      {"backend", benchmark.spec.backend},
-                                                     {"workers", std::to_string(benchmark.spec.workers.value_or(1))}};
+                                                     {"workers", std::to_string(benchmark.spec.workers.value_or(1))},
+                                                     {"instance_type", system ? system->instance_type : ""},
+                                                     {"region", system ? system->region : ""}};
+  std::erase_if(labels, [](const auto& label) { return label.second.empty(); });  // empty is absent in PromQL
   const std::string key = benchmark.metadata.namespace_name + "/" + benchmark.metadata.name;
   std::lock_guard<std::mutex> lock(families_->mutex);
   families_->Remove(key);

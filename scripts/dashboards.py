@@ -163,9 +163,11 @@ def benchmarks_dashboard():
                  "Benchmark"),
     ]
     legend = "{{benchmark}} ({{task}}, k={{workers}})"
-    # Same labels on both: a plain division keeps task and backend for the match below.
+    by_system = "{{instance_type}} {{region}} ({{task}})"
+    # Same labels on both: a plain division keeps task, backend and system for the match below.
     per_worker = f"ergobench_benchmark_samples_per_second{{{FINISHED}}} / ergobench_benchmark_workers{{{FINISHED}}}"
-    single_worker = ('max by (namespace, task, backend) '
+    series = "namespace, task, backend, instance_type, region"
+    single_worker = (f'max by ({series}) '
                      '(ergobench_benchmark_samples_per_second{namespace=~"$namespace", workers="1"})')
     rows = [
         [panel("bargauge", "Time to accuracy", "s",
@@ -179,13 +181,28 @@ def benchmarks_dashboard():
                "Energy of all workers until the goal (needs energy meters on the nodes)."),
          panel("bargauge", "Cost to accuracy", "currencyUSD",
                [(f"ergobench_benchmark_cost_to_accuracy_usd{{{FINISHED}}}", legend)],
-               "Worker-hours until the goal times spec.pricing.workerHour.")],
+               "Until the goal, at the price catalog's price of the nodes' instance type and region "
+               "(or spec.pricing).")],
         [panel("bargauge", "Scaling efficiency", "percentunit",
-               [(f"({per_worker}) / on (namespace, task, backend) group_left () {single_worker}", legend)],
-               "Samples/s per worker over the same task's and backend's k=1 run in the namespace (1 is linear)."),
+               [(f"({per_worker}) / on ({series}) group_left () {single_worker}", legend)],
+               "Samples/s per worker over the k=1 run of the same task and backend on the same system "
+               "(instance type and region) in the namespace (1 is linear)."),
          panel("bargauge", "Energy and cost of the timed region", "short",
                [(f"ergobench_benchmark_energy_joules{{{FINISHED}}} / 3600", legend + " Wh"),
                 (f"ergobench_benchmark_cost_usd{{{FINISHED}}}", legend + " USD")])],
+        # Systems compared: the best run of each task on each instance type and region.
+        [panel("bargauge", "Cost to accuracy by system", "currencyUSD",
+               [(f"min by (task, instance_type, region) (ergobench_benchmark_cost_to_accuracy_usd{{{FINISHED}}})",
+                 by_system)],
+               "The cheapest run to the goal of each task on each instance type and region."),
+         panel("bargauge", "Energy to accuracy by system", "watth",
+               [(f"min by (task, instance_type, region) (ergobench_benchmark_energy_to_accuracy_joules{{{FINISHED}}}) "
+                 "/ 3600", by_system)],
+               "The most frugal run to the goal of each task on each instance type and region."),
+         panel("bargauge", "Carbon to accuracy by system", "massg",
+               [(f"min by (task, instance_type, region) (ergobench_benchmark_carbon_to_accuracy_grams{{{FINISHED}}})",
+                 by_system)],
+               "gCO2e until the goal: energy times the region's grid intensity from the price catalog.")],
     ]
     return dashboard("ergobench-benchmarks", "ergobench / across benchmarks",
                      "Finished Benchmarks side by side: time, energy and cost to accuracy, scaling.", variables, rows)

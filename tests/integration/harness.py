@@ -3,14 +3,17 @@ binaries (ERGOBENCH_BIN_DIR) in a scratch directory and read what they leave beh
 
 import json
 import os
+import shutil
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import threading
 import time
 import unittest
 import urllib.request
+import zlib
 
 BIN_DIR = os.environ.get("ERGOBENCH_BIN_DIR", os.path.join(os.path.dirname(__file__), "../../build/bin"))
 ERGOBENCH = os.path.join(BIN_DIR, "ergobench")
@@ -178,6 +181,31 @@ class FakeRapl:
     def __exit__(self, *exc):
         self.stop.set()
         self.thread.join()
+
+
+CHROMIUM = shutil.which("chromium")
+
+
+def png_pixels(path):
+    """The decompressed scanlines of a PNG (enough to tell a blank image from a drawn one)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, b""
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    return zlib.decompress(idat)
+
+
+def screenshot(svg, png, profile):
+    """Headless Chromium's rendering of the file `svg` as `png`, offline."""
+    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--hide-scrollbars", f"--user-data-dir={profile}", "--window-size=720,440",
+                    f"--screenshot={png}", "file://" + svg], capture_output=True, timeout=120)
 
 
 class ErgobenchTestCase(unittest.TestCase):

@@ -5,33 +5,14 @@ blank."""
 
 import json
 import os
-import shutil
-import struct
-import subprocess
 import unittest
 import xml.etree.ElementTree as ET
-import zlib
 
-from harness import ErgobenchTestCase
+from harness import CHROMIUM, ErgobenchTestCase, png_pixels, screenshot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.normpath(os.path.join(HERE, "../cli/report/testdata"))
 SVG = "{http://www.w3.org/2000/svg}"
-CHROMIUM = shutil.which("chromium")
-
-
-def png_pixels(path):
-    """The decompressed scanlines of a PNG (enough to tell a blank image from a drawn one)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat = 8, b""
-    while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        if kind == b"IDAT":
-            idat += data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-    return zlib.decompress(idat)
 
 
 class ReportTest(ErgobenchTestCase):
@@ -53,11 +34,12 @@ class ReportTest(ErgobenchTestCase):
         charts = os.path.join(self.dir, "charts")
         self.report("--charts", charts)
         expected = {
-            "throughput.svg": {"fmnist / gloo": [("1", "800"), ("2", "1500"), ("4", "2400")]},
-            "time-to-accuracy.svg": {"fmnist / gloo": [("1", "40"), ("2", "25"), ("4", "20")]},
+            "throughput.svg": {"fmnist / unknown / gloo": [("1", "800"), ("2", "1500"), ("4", "2400")]},
+            "time-to-accuracy.svg": {"fmnist / unknown / gloo": [("1", "40"), ("2", "25"), ("4", "20")]},
             "communication.svg": {"data and compute": [("fmnist-k2", "85"), ("fmnist-k4", "70")],
                                   "communication": [("fmnist-k2", "15"), ("fmnist-k4", "30")]},
-            "cost-vs-tta.svg": {"fmnist / gloo": [("40", "0.002324"), ("25", "0.002906"), ("20", "0.004649")]},
+            "pareto-time-cost.svg": {"unknown / fmnist": [("40", "0.002324"), ("25", "0.002906"), ("20", "0.004649")]},
+            "pareto-time-energy.svg": {"unknown / fmnist": [("40", "1200"), ("25", "1500"), ("20", "2000")]},
             "energy-per-sample.svg": {"joules per sample": [("fmnist-k1", "0.025"), ("fmnist-k2", "0.031"),
                                                     ("fmnist-k4", "0.042")]},
         }
@@ -77,11 +59,7 @@ class ReportTest(ErgobenchTestCase):
             self.skipTest("chromium is not installed (scripts/install-deps.sh --tests installs it)")
         for name in expected:
             png = os.path.join(self.dir, name + ".png")
-            subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                            "--hide-scrollbars", f"--user-data-dir={self.dir}/chromium", "--window-size=720,440",
-                            f"--screenshot={png}", "file://" + os.path.join(charts, name)],
-                           capture_output=True, timeout=120)
+            screenshot(os.path.join(charts, name), png, f"{self.dir}/chromium")
             self.assertTrue(os.path.exists(png), f"Chromium rendered no {name}")
             # A blank page decompresses to a handful of byte values; a chart to many.
             self.assertGreater(len(set(png_pixels(png))), 20, f"{name} rendered blank")

@@ -87,6 +87,24 @@ TEST(OperatorMetricsTest, SeriesOfDeletedBenchmarksGo) {
   EXPECT_THAT(metrics.Render(), HasSubstr("task=\"2a\""));
 }
 
+// The dashboard compares systems: each series carries the instance type and region it ran on,
+// and the carbon to accuracy where the region's grid intensity was known.
+TEST(OperatorMetricsTest, FinishedSeriesCarryTheirSystemAndCarbon) {
+  OperatorMetrics metrics;
+  Benchmark b = Finished();
+  b.status.results->system = SystemIdentity{};
+  b.status.results->system->instance_type = "c5.4xlarge";
+  b.status.results->system->region = "us-east-1";
+  b.status.results->carbon = CarbonFigures{};
+  b.status.results->carbon->grams_to_accuracy = 27.05;
+  metrics.RecordFinished(b);
+  EXPECT_THAT(metrics.Render(),
+              HasSubstr("ergobench_benchmark_carbon_to_accuracy_grams{backend=\"gloo\",benchmark=\"fmnist-k2\","
+                        "instance_type=\"c5.4xlarge\",namespace=\"bench\",region=\"us-east-1\",task=\"fmnist\","
+                        "workers=\"2\"} 27.05\n"));
+  EXPECT_THAT(metrics.Render(), Not(HasSubstr("region=\"\"")));
+}
+
 TEST(OperatorMetricsTest, NoPriceForTheGoalIsNoSampleRatherThanAZeroThatReadsAsFree) {
   OperatorMetrics metrics;
   Benchmark b = Finished();
