@@ -19,8 +19,7 @@ struct HourlyPrice {
 PriceUsed Used(const PriceEntry& e, const PricingContext& context) {
   const std::optional<int64_t> age = PriceAgeDays(e, context.now);
   const bool stale = age && *age > context.max_age_days;
-  PriceUsed p{e.kind, e.instance_type, e.region, e.on_demand_hour, e.spot_hour, e.effective_date, e.source, age, stale};
-  return p;
+  return {e.kind, e.instance_type, e.region, e.on_demand_hour, e.spot_hour, e.effective_date, e.source, age, stale};
 }
 
 void Add(HourlyPrice* price, double units, double on_demand, std::optional<double> spot) {
@@ -28,7 +27,9 @@ void Add(HourlyPrice* price, double units, double on_demand, std::optional<doubl
   price->spot = price->spot && spot ? std::optional<double>(*price->spot + units * *spot) : std::nullopt;
 }
 
-// The share of `node` that `ranks` ranks requested: the largest of CPU, memory and GPUs.
+// The share of `node` that `ranks` ranks requested: the largest of CPU, memory and GPUs. A run
+// that requested nothing the node states (no requests, or a node without allocatable) is
+// charged the whole node rather than nothing, which would read as free.
 double RequestedShare(const BenchmarkSpec& spec, const NodeUse& use) {
   const auto requested = [](const std::string& quantity) {
     StatusOr<double> value = ParseQuantity(quantity);
@@ -39,7 +40,7 @@ double RequestedShare(const BenchmarkSpec& spec, const NodeUse& use) {
   if (n.cpus > 0) share = std::max(share, requested(spec.resources.cpu) / n.cpus);
   if (n.memory_bytes > 0) share = std::max(share, requested(spec.resources.memory) / n.memory_bytes);
   if (n.accelerators > 0) share = std::max(share, static_cast<double>(spec.resources.gpu) / static_cast<double>(n.accelerators));
-  return std::min(1.0, static_cast<double>(use.ranks) * share);
+  return share > 0 ? std::min(1.0, static_cast<double>(use.ranks) * share) : 1.0;
 }
 
 // "2", "0.5", "0.333".

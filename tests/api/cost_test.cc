@@ -138,6 +138,16 @@ TEST(Cost, SharedNodesArePaidForTheLargestShareRequested) {
   EXPECT_DOUBLE_EQ(*m.cost_usd, 0.75 * 0.68);
 }
 
+TEST(Cost, ARunThatRequestedNothingIsChargedTheWholeNodeNotNothing) {
+  const NodeFacts node = Node("a", "aws", "c5.4xlarge", "us-east-1");
+  BenchmarkSpec spec = Spec(1);
+  spec.resources.cpu.clear();
+  spec.resources.memory.clear();
+  BenchmarkResults r = Results({node});
+  PriceResults(spec, {{node, 1, false}}, Context(), &r);
+  EXPECT_DOUBLE_EQ(*r.cost_usd, 0.68);
+}
+
 TEST(Cost, AttachedGpusAreAddedPerDevice) {
   NodeFacts node = Node("g", "gcp", "n1-standard-8", "us-central1");
   node.accelerators = 2;

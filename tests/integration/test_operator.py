@@ -322,8 +322,13 @@ class OperatorTest(NamespacedClusterSuite):
         self.assertEqual(self.condition(status, "Scheduled")["message"], "2 workers on 1 node")
         self.assertEqual(self.condition(status, "Succeeded")["status"], "True")
         self.assertEqual(self.condition(status, "Running")["status"], "False")
+        # The example's pricing label: two c5.4xlarge in us-east-1 at the shipped catalog's price.
+        self.assertEqual(results["costBasis"], "spec.pricing.label: 2 x c5.4xlarge")
+        self.assertAlmostEqual(results["costUSD"], 2 * 0.68 * results["runSeconds"] / 3600, places=9)
         table = self.cp.kubectl("get", "-n", self.ns, "benchmarks").stdout
         self.assertRegex(table, r"fmnist-k2\s+fmnist\s+2\s+gloo\s+Succeeded\s+\d+")
+        row = next(line for line in table.splitlines() if line.startswith("fmnist-k2"))
+        self.assertIn(str(results["costUSD"])[:6], row, "the Cost column")
         # cleanPodPolicy All (the default): the workers go, their results stay in status.
         self.cp.wait_for(lambda: self.pods("fmnist-k2") == [], 60, "the workers to be cleaned up")
         self.assertTrue({("Created", "Normal"), ("Running", "Normal"), ("Succeeded", "Normal")} <= self.events())
