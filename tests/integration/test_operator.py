@@ -327,6 +327,7 @@ class OperatorTest(NamespacedClusterSuite):
         self.assertAlmostEqual(results["costUSD"], 2 * 0.68 * results["runSeconds"] / 3600, places=9)
         table = self.cp.kubectl("get", "-n", self.ns, "benchmarks").stdout
         self.assertRegex(table, r"fmnist-k2\s+fmnist\s+2\s+gloo\s+Succeeded\s+\d+")
+        print(table)
         row = next(line for line in table.splitlines() if line.startswith("fmnist-k2"))
         self.assertIn(str(results["costUSD"])[:6], row, "the Cost column")
         # cleanPodPolicy All (the default): the workers go, their results stay in status.
