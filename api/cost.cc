@@ -95,7 +95,9 @@ std::optional<HourlyPrice> NodePrice(const BenchmarkSpec& spec, const std::vecto
   for (const NodeUse& use : nodes) {
     const NodeFacts& n = use.node;
     if (n.instance_type.empty()) {
-      results->cost_warnings.push_back("node " + n.name + " has no node.kubernetes.io/instance-type label to price it by");
+      results->cost_warnings.push_back("node " + n.name +
+                                       " has no instance type to price it by (a node.kubernetes.io/instance-type label; "
+                                       "give spec.pricing a label or workerHour otherwise)");
       return std::nullopt;
     }
     const PriceEntry* e = FindPrice(*context.catalog, kPriceInstance, n.provider, n.instance_type, n.region);

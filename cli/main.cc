@@ -48,7 +48,8 @@ struct ClusterSource {
 // those deleted whose results were kept (spec.runPolicy.keepResults).
 ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const ClusterSource& source,
                                                                    const std::string& kubeconfig,
-                                                                   const std::string& context) {
+                                                                   const std::string& context,
+                                                                   ergobench::AllreduceTables* tables) {
   namespace kube = ergobench::kube;
   ASSIGN_OR_RETURN(const kube::KubeConfig config, kube::ResolveKubeConfig(kubeconfig, context));
   ASSIGN_OR_RETURN(std::unique_ptr<kube::HttpTransport> transport, kube::NewCpprestTransport(config));
@@ -67,6 +68,7 @@ ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const Cluster
   for (ergobench::Benchmark& kept : ergobench::KeptResultsOfDeletedBenchmarks(config_maps.items, uids)) {
     out.push_back(std::move(kept));
   }
+  tables->merge(ergobench::AllreduceTablesOf(config_maps.items));
   return out;
 }
 
@@ -123,7 +125,7 @@ int Report(const std::vector<std::string>& dirs, const ClusterSource& cluster, c
   for (const std::string& kubeconfig : kubeconfigs) {
     for (const std::string& context : contexts) {
       if (!runs.ok() || !cluster.enabled) break;
-      auto remote = ReadCluster(cluster, kubeconfig, context);
+      auto remote = ReadCluster(cluster, kubeconfig, context, &allreduce_tables);
       if (remote.ok()) {
         runs->insert(runs->end(), remote->begin(), remote->end());
       } else {

@@ -56,4 +56,17 @@ std::vector<Benchmark> KeptResultsOfDeletedBenchmarks(const std::vector<nlohmann
   return kept;
 }
 
+std::map<std::string, nlohmann::json> AllreduceTablesOf(const std::vector<nlohmann::json>& config_maps) {
+  std::map<std::string, nlohmann::json> tables;
+  for (const nlohmann::json& cm : config_maps) {
+    const nlohmann::json metadata = cm.value("metadata", nlohmann::json::object());
+    const std::string uid = metadata.value("annotations", nlohmann::json::object()).value(kResultsOfUidAnnotation, "");
+    const nlohmann::json data = cm.value("data", nlohmann::json::object());
+    if (uid.empty() || !data.is_object() || !data.value("allreduce.json", nlohmann::json()).is_string()) continue;
+    nlohmann::json table = nlohmann::json::parse(data["allreduce.json"].get<std::string>(), nullptr, false);
+    if (table.is_object()) tables[uid] = std::move(table);
+  }
+  return tables;
+}
+
 }  // namespace ergobench

@@ -3,6 +3,7 @@
 // that `ergobench report` and any script read cluster and local runs alike.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,5 +24,9 @@ StatusOr<std::vector<std::string>> WriteResultsFolder(const nlohmann::json& conf
 // `live_uids`), from their benchmark.json: `ergobench report --cluster` shows them too.
 std::vector<Benchmark> KeptResultsOfDeletedBenchmarks(const std::vector<nlohmann::json>& config_maps,
                                                      const std::set<std::string>& live_uids);
+
+// Task 0a's per-size tables kept in results ConfigMaps (allreduce.json), by their Benchmark's
+// uid: `ergobench report --cluster --charts` draws bus bandwidth against size from them.
+std::map<std::string, nlohmann::json> AllreduceTablesOf(const std::vector<nlohmann::json>& config_maps);
 
 }  // namespace ergobench

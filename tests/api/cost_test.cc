@@ -185,7 +185,9 @@ TEST(Cost, NoPriceIsNoCostAndSaysWhy) {
   BenchmarkResults bare = Results({Node("kind-control-plane", "", "", "")});
   PriceResults(Spec(1), {{Node("kind-control-plane", "", "", ""), 1, true}}, Context(), &bare);
   EXPECT_FALSE(bare.cost_usd.has_value());
-  EXPECT_EQ(bare.cost_warnings.at(0), "node kind-control-plane has no node.kubernetes.io/instance-type label to price it by");
+  EXPECT_EQ(bare.cost_warnings.at(0),
+            "node kind-control-plane has no instance type to price it by (a node.kubernetes.io/instance-type label; "
+            "give spec.pricing a label or workerHour otherwise)");
 }
 
 TEST(Cost, CarbonIsEnergyTimesTheRegionsGrid) {

@@ -99,5 +99,20 @@ TEST(KeptResultsTest, OnlyResultsWhoseBenchmarkIsGone) {
   EXPECT_EQ(kept[0].status.phase, "Succeeded");
 }
 
+// The per-size table of a cluster's 0a run, for the bus bandwidth chart, by its Benchmark's uid.
+TEST(KeptResultsTest, AllreduceTablesByTheirBenchmarksUid) {
+  json with_table = ResultsConfigMap();
+  with_table["metadata"]["annotations"] = {{kResultsOfUidAnnotation, "u-0a"}};
+  with_table["data"]["allreduce.json"] = R"({"rows": [{"bytes": 4, "busbwBytesPerSecond": 1000}]})";
+  json without = ResultsConfigMap();
+  without["metadata"]["annotations"] = {{kResultsOfUidAnnotation, "u-fmnist"}};
+  json broken = with_table;
+  broken["metadata"]["annotations"] = {{kResultsOfUidAnnotation, "u-broken"}};
+  broken["data"]["allreduce.json"] = "{not json";
+  const auto tables = AllreduceTablesOf({with_table, without, broken});
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables.at("u-0a")["rows"][0]["busbwBytesPerSecond"], 1000);
+}
+
 }  // namespace
 }  // namespace ergobench
