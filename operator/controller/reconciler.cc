@@ -349,15 +349,12 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
     if (auto progress = deps_.progress->Get(key, CurrentGang(plan.status))) plan.status.progress = progress;
   }
 
-  // 7. Results that outlive the pods, before the status that lets them go: a failed write
-  //    comes back here, for the Benchmark still looks unfinished.
+  // 7. A finishing run's system and cost (its nodes, the catalog); then results that outlive the
+  //    pods, before the status that lets them go: a failed write comes back here (unfinished).
   const bool finishes = !IsFinished(previous_phase) && IsFinished(plan.status.phase);
+  if (finishes && plan.status.results) RETURN_IF_ERROR(DescribeAndPrice(benchmark, &*plan.status.results));
   Benchmark finished = benchmark;
   finished.status = plan.status;
-  if (finishes && plan.status.results) {
-    RETURN_IF_ERROR(DescribeAndPrice(benchmark, &*plan.status.results));
-    finished.status = plan.status;
-  }
   if (finishes) RETURN_IF_ERROR(KeepResults(key, finished, pods));
 
   // 8. Status, only when it changed, and only through /status.
