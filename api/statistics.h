@@ -1,0 +1,36 @@
+// Statistics of repeated measurements (issue 18's repeats and regression checks): the median,
+// the extremes, MLPerf's olympic mean (the mean without the best and the worst run) and a 95%
+// confidence interval of the mean from Student's t, so that a comparison of two runs' repeats
+// tells a change from noise.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "base/status.h"
+
+namespace ergobench {
+
+struct Summary {
+  int64_t n = 0;
+  double median = 0;
+  double min = 0;
+  double max = 0;
+  double mean = 0;
+  std::optional<double> stddev;        // the sample standard deviation; from 2 values
+  std::optional<double> olympic_mean;  // from 3 values
+  std::optional<double> ci95_low;      // the mean's 95% interval; from 2 values
+  std::optional<double> ci95_high;
+};
+
+// An error names the problem: no values, or one that is not a finite number.
+StatusOr<Summary> Summarize(std::vector<double> values);
+
+// The 97.5% quantile of Student's t with `degrees` degrees of freedom (two-sided 95%).
+double StudentT975(int64_t degrees);
+
+// Whether the two summaries' 95% intervals overlap; false when either has none.
+bool IntervalsOverlap(const Summary& a, const Summary& b);
+
+}  // namespace ergobench
