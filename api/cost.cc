@@ -22,6 +22,11 @@ PriceUsed Used(const PriceEntry& e, const PricingContext& context) {
   return {e.kind, e.instance_type, e.region, e.on_demand_hour, e.spot_hour, e.effective_date, e.source, age, stale};
 }
 
+// Each price once, however many nodes it priced.
+void AddUnique(const PriceUsed& used, std::vector<PriceUsed>* prices) {
+  if (std::find(prices->begin(), prices->end(), used) == prices->end()) prices->push_back(used);
+}
+
 void Add(HourlyPrice* price, double units, double on_demand, std::optional<double> spot) {
   price->on_demand += units * on_demand;
   price->spot = price->spot && spot ? std::optional<double>(*price->spot + units * *spot) : std::nullopt;
@@ -115,17 +120,13 @@ std::optional<HourlyPrice> NodePrice(const BenchmarkSpec& spec, const std::vecto
     whole = whole && use.exclusive;
     charged += share;
     Add(&price, share, e->on_demand_hour, e->spot_hour);
-    PriceUsed used = Used(*e, context);
-    if (std::find(results->prices.begin(), results->prices.end(), used) == results->prices.end()) results->prices.push_back(used);
+    AddUnique(Used(*e, context), &results->prices);
     const PriceEntry* gpu = FindPrice(*context.catalog, kPriceAccelerator, n.provider, n.accelerator_model, n.region);
     if (gpu != nullptr && spec.resources.gpu > 0) {
       const double devices = use.exclusive ? static_cast<double>(n.accelerators)
                                            : static_cast<double>(use.ranks * spec.resources.gpu);
       Add(&price, devices, gpu->on_demand_hour, gpu->spot_hour);
-      PriceUsed used_gpu = Used(*gpu, context);
-      if (std::find(results->prices.begin(), results->prices.end(), used_gpu) == results->prices.end()) {
-        results->prices.push_back(used_gpu);
-      }
+      AddUnique(Used(*gpu, context), &results->prices);
     }
   }
   results->cost_basis = whole ? "whole nodes: " + Count(charged) + " x " + results->system->instance_type

@@ -1,15 +1,11 @@
 #include "api/result.h"
 
+#include "api/object_codec.h"
 #include "base/json_reader.h"
 #include "base/utf8.h"
 
 namespace ergobench {
 namespace {
-
-template <typename T>
-void PutIf(nlohmann::json* out, const char* key, const std::optional<T>& value) {
-  if (value) (*out)[key] = *value;
-}
 
 nlohmann::json EncodeAllreduce(const AllreduceSummary& a) {
   return {{"sizes", a.sizes},
@@ -204,11 +200,11 @@ namespace {
 
 nlohmann::json EncodePriceUsed(const PriceUsed& p) {
   nlohmann::json out = {{"kind", p.kind}, {"onDemandHour", p.on_demand_hour}};
-  if (!p.instance_type.empty()) out["instanceType"] = p.instance_type;
-  if (!p.region.empty()) out["region"] = p.region;
+  PutIfNotEmpty(&out, "instanceType", p.instance_type);
+  PutIfNotEmpty(&out, "region", p.region);
   PutIf(&out, "spotHour", p.spot_hour);
-  if (!p.effective_date.empty()) out["effectiveDate"] = p.effective_date;
-  if (!p.source.empty()) out["source"] = p.source;
+  PutIfNotEmpty(&out, "effectiveDate", p.effective_date);
+  PutIfNotEmpty(&out, "source", p.source);
   PutIf(&out, "ageDays", p.age_days);
   if (p.stale) out["stale"] = true;
   return out;
@@ -264,7 +260,7 @@ nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) {
   if (!results.currency.empty()) out["currency"] = results.currency;
   PutIf(&out, "costPerMillionSamples", results.cost_per_million_samples);
   PutIf(&out, "costPerMillionTokens", results.cost_per_million_tokens);
-  if (!results.cost_basis.empty()) out["costBasis"] = results.cost_basis;
+  PutIfNotEmpty(&out, "costBasis", results.cost_basis);
   for (const PriceUsed& p : results.prices) out["prices"].push_back(EncodePriceUsed(p));
   if (!results.cost_warnings.empty()) out["costWarnings"] = results.cost_warnings;
   if (results.carbon) out["carbon"] = EncodeCarbon(*results.carbon);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "api/object_codec.h"
 #include "base/json_reader.h"
 #include "base/units.h"
 
@@ -67,17 +68,14 @@ SystemIdentity DescribeSystem(const std::vector<NodeFacts>& nodes, const nlohman
 
 nlohmann::json EncodeSystemIdentity(const SystemIdentity& s) {
   nlohmann::json out = nlohmann::json::object();
-  auto put = [&out](const char* key, const std::string& value) {
-    if (!value.empty()) out[key] = value;
-  };
-  put("provider", s.provider);
-  put("instanceType", s.instance_type);
-  put("region", s.region);
-  put("zone", s.zone);
-  put("capacityType", s.capacity_type);
-  put("cpuModel", s.cpu_model);
+  PutIfNotEmpty(&out, "provider", s.provider);
+  PutIfNotEmpty(&out, "instanceType", s.instance_type);
+  PutIfNotEmpty(&out, "region", s.region);
+  PutIfNotEmpty(&out, "zone", s.zone);
+  PutIfNotEmpty(&out, "capacityType", s.capacity_type);
+  PutIfNotEmpty(&out, "cpuModel", s.cpu_model);
   if (s.node_cpus > 0) out["nodeCpus"] = s.node_cpus;
-  put("acceleratorModel", s.accelerator_model);
+  PutIfNotEmpty(&out, "acceleratorModel", s.accelerator_model);
   if (s.accelerators > 0) out["accelerators"] = s.accelerators;
   if (!s.nodes.empty()) out["nodes"] = s.nodes;
   out["name"] = s.Name();

@@ -222,8 +222,7 @@ std::optional<ChartSpec> BusBandwidthChart(const std::vector<Benchmark>& runs, c
   for (const Benchmark& b : runs) {
     const auto table = tables.find(RunKey(b));
     if (b.status.phase != "Succeeded" || table == tables.end() || !table->second.contains("rows")) continue;
-    const std::string system = b.status.results && b.status.results->system ? b.status.results->system->Name() : "unknown";
-    const std::string name = system + " / " + b.spec.backend + " k=" + std::to_string(b.spec.workers.value_or(1));
+    const std::string name = SystemName(b) + " / " + b.spec.backend + " k=" + std::to_string(b.spec.workers.value_or(1));
     lines[name].name = name;
     for (const nlohmann::json& row : table->second["rows"]) {
       const double bytes = row.value("bytes", 0.0), busbw = row.value("busbwBytesPerSecond", 0.0);
@@ -250,8 +249,7 @@ std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark
            std::make_tuple(b->spec.task, b->spec.backend, b->spec.workers.value_or(1));
   });
   for (const Benchmark* b : done) {
-    const std::string system = b->status.results->system ? b->status.results->system->Name() : "unknown";
-    const std::string series = b->spec.task + " / " + system + " / " + b->spec.backend;
+    const std::string series = b->spec.task + " / " + SystemName(*b) + " / " + b->spec.backend;
     const double k = static_cast<double>(b->spec.workers.value_or(1));
     const BenchmarkResults& r = *b->status.results;
     const Figures& f = r.figures;

@@ -59,7 +59,7 @@ ReportRow RowOf(const Benchmark& b) {
   row.name = b.metadata.name;
   row.task = b.spec.task;
   row.goal = GoalOf(b);
-  row.system = SystemOf(b) != nullptr ? SystemOf(b)->Name() : "unknown";
+  row.system = SystemName(b);
   row.backend = b.spec.backend;
   row.workers = b.spec.workers.value_or(1);
   row.phase = b.status.phase;
@@ -341,6 +341,11 @@ StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std
   emit(titles);
   for (const auto& line : cells) emit(line);
   return out + Warnings(rows, "");
+}
+
+std::string SystemName(const Benchmark& run) {
+  const SystemIdentity* system = SystemOf(run);
+  return system != nullptr ? system->Name() : "unknown";
 }
 
 std::string RunKey(const Benchmark& run) {

@@ -81,6 +81,10 @@ using AllreduceTables = std::map<std::string, nlohmann::json>;
 StatusOr<std::vector<Benchmark>> LoadResultDirectories(const std::vector<std::string>& paths,
                                                        AllreduceTables* allreduce_tables = nullptr);
 
+// The name of the system a run measured (SystemIdentity::Name()); "unknown" for results that do
+// not say.
+std::string SystemName(const Benchmark& run);
+
 // A run's identity among runs read from several places: its uid, else namespace/name@startTime.
 std::string RunKey(const Benchmark& run);
 

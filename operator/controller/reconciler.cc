@@ -221,19 +221,20 @@ Status BenchmarkReconciler::DescribeAndPrice(const Benchmark& benchmark, Benchma
   // The node agent said whether others ran there; without it, a node is not known to be ours.
   const auto& shared = results->figures.energy_shared_with;
   const bool alone = shared && shared->empty();
-  std::vector<NodeFacts> facts;
   std::vector<NodeUse> uses;
+  std::vector<NodeFacts> facts;
   for (const std::string& name : order) {
     StatusOr<json> node = deps_.client->Get(kube::Nodes(), "", name);
     if (!node.ok() && IsTransient(node.status())) return node.status();
-    if (!node.ok()) {
+    NodeUse& use = uses.emplace_back(NodeUse{{}, ranks_on[name], alone});
+    if (node.ok()) {
+      use.node = NodeFactsOf(*node);
+    } else {
       // Gone, or not ours to read (RBAC): the run is still described, without the node's labels.
       results->cost_warnings.push_back("node " + name + " could not be read: " + node.status().message());
-      facts.emplace_back().name = name;
-    } else {
-      facts.push_back(NodeFactsOf(*node));
+      use.node.name = name;
     }
-    uses.push_back({facts.back(), ranks_on[name], alone});
+    facts.push_back(use.node);
   }
   results->system = DescribeSystem(facts, results->environment);
   const PriceCatalog catalog = deps_.prices != nullptr ? deps_.prices->Current() : BuiltInPriceCatalog();
