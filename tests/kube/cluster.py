@@ -251,10 +251,17 @@ state = "{os.path.join(self.containerd_dir, 'state')}"
             return
         archive = os.path.join(self.workdir, "image.tar")
         archive_writer(archive)
+        # Unpacked under a name of its own, then renamed: importing straight over `reference`
+        # leaves the layers the old and new images share referenced by nothing while the new
+        # one unpacks, and containerd's garbage collector may delete them under it ("parent
+        # snapshot ... does not exist", containerd issue #3787).
+        staging = f"{reference}-import-{source_id[:12]}"
         try:
-            self.ctr("images", "import", "--index-name", reference, archive)
+            self.ctr("images", "import", "--index-name", staging, archive)
         finally:
             os.unlink(archive)
+        self.ctr("images", "tag", "--force", staging, reference)
+        self.ctr("images", "rm", staging)
         self.ctr("images", "label", reference, f"{IMAGE_SOURCE_LABEL}={source_id}")
 
     def import_pause_image(self):
