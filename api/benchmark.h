@@ -89,6 +89,17 @@ struct RunPolicy {
   bool keep_results = false;
 };
 
+// What a run is compared with, and how much worse each figure may be (regression.h). One
+// source: a finished Benchmark or a kept results ConfigMap in the namespace, or, for
+// `ergobench run`, a results directory.
+struct Baseline {
+  std::string benchmark;
+  std::string config_map;
+  std::string path;
+  // Percent by headline figure ("samplesPerSecond": 5); figures left out take the defaults.
+  std::map<std::string, double> tolerances;
+};
+
 struct BenchmarkSpec {
   std::string task;
   std::optional<int64_t> workers;  // k ranks; 1 when absent
@@ -103,6 +114,8 @@ struct BenchmarkSpec {
   Scheduling scheduling;
   std::optional<Pricing> pricing;
   RunPolicy run_policy;
+  std::optional<int64_t> repeats;  // runs of the whole gang, one after another, seeds derived (repeats.h)
+  std::optional<Baseline> baseline;
 };
 
 struct Condition {
@@ -137,6 +150,9 @@ struct BenchmarkStatus {
   int64_t observed_generation = 0;  // the spec generation the current gang runs
   int64_t restarts = 0;  // gang restarts of that generation so far (runPolicy.backoffLimit caps them)
   std::optional<Progress> progress;
+  // With spec.repeats: the repeats done so far; the current gang runs repeat repeats.size().
+  // They move into results.repeats when the last one ends.
+  std::vector<RepeatResult> repeats;
   std::optional<BenchmarkResults> results;
 };
 

@@ -87,6 +87,15 @@ BenchmarkSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
     rp.String("cleanPodPolicy", &spec.run_policy.clean_pod_policy);
     rp.Bool("keepResults", &spec.run_policy.keep_results);
   }
+  r.Int("repeats", &spec.repeats);
+  if (const nlohmann::json* baseline = r.Object("baseline")) {
+    ObjectReader b(baseline, "spec.baseline", errors);
+    spec.baseline = Baseline{};
+    b.String("benchmark", &spec.baseline->benchmark);
+    b.String("configMap", &spec.baseline->config_map);
+    b.String("path", &spec.baseline->path);
+    spec.baseline->tolerances = DecodeNumberMap(&b, "tolerances");
+  }
   return spec;
 }
 
@@ -114,6 +123,7 @@ BenchmarkStatus DecodeStatus(const nlohmann::json* json, FieldErrors* errors) {
     p.String("metric", &status.progress->metric);
     p.Number("value", &status.progress->value);
   }
+  status.repeats = DecodeRepeats(&r, "repeats");
   if (const nlohmann::json* results = r.Object("results")) {
     status.results = DecodeBenchmarkResults(*results, "status.results", errors);
   }
@@ -186,6 +196,15 @@ nlohmann::json EncodeSpec(const BenchmarkSpec& spec) {
   PutIfNotEmpty(&run_policy, "cleanPodPolicy", spec.run_policy.clean_pod_policy);
   if (spec.run_policy.keep_results) run_policy["keepResults"] = true;
   out["runPolicy"] = run_policy;
+  PutIf(&out, "repeats", spec.repeats);
+  if (spec.baseline) {
+    nlohmann::json baseline = nlohmann::json::object();
+    PutIfNotEmpty(&baseline, "benchmark", spec.baseline->benchmark);
+    PutIfNotEmpty(&baseline, "configMap", spec.baseline->config_map);
+    PutIfNotEmpty(&baseline, "path", spec.baseline->path);
+    if (!spec.baseline->tolerances.empty()) baseline["tolerances"] = spec.baseline->tolerances;
+    out["baseline"] = baseline;
+  }
   return out;
 }
 
@@ -211,6 +230,7 @@ nlohmann::json EncodeStatus(const BenchmarkStatus& status) {
     PutIf(&progress, "value", status.progress->value);
     out["progress"] = progress;
   }
+  if (!status.repeats.empty()) out["repeats"] = EncodeRepeats(status.repeats);
   if (status.results) out["results"] = EncodeBenchmarkResults(*status.results);
   return out;
 }

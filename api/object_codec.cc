@@ -66,4 +66,16 @@ nlohmann::json EncodeConditions(const std::vector<Condition>& conditions) {
   return out;
 }
 
+std::map<std::string, double> DecodeNumberMap(ObjectReader* reader, const std::string& key) {
+  std::map<std::string, double> out;
+  const nlohmann::json* object = reader->Object(key);
+  if (object == nullptr) return out;
+  ObjectReader values(object, reader->PathOf(key), reader->errors());
+  for (const auto& [name, value] : object->items()) {
+    double number = 0;
+    if (values.Number(name, &number)) out[name] = number;
+  }
+  return out;
+}
+
 }  // namespace ergobench

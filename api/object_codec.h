@@ -2,6 +2,7 @@
 // conditions. Used by the Benchmark and Dataset codecs; helpers for optional fields too.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 
 #include "api/benchmark.h"
 #include "base/field_errors.h"
+#include "base/json_reader.h"
 
 namespace ergobench {
 
@@ -21,6 +23,10 @@ nlohmann::json EncodeMetadata(const ObjectMeta& meta);
 // `json` is the list at `path` ("status.conditions"); absent reads as none.
 std::vector<Condition> DecodeConditions(const nlohmann::json* json, const std::string& path, FieldErrors* errors);
 nlohmann::json EncodeConditions(const std::vector<Condition>& conditions);
+
+// The object at `key` whose values are all numbers ({"samplesPerSecond": 5}); an error names
+// each value that is not.
+std::map<std::string, double> DecodeNumberMap(ObjectReader* reader, const std::string& key);
 
 template <typename T>
 void PutIf(nlohmann::json* out, const char* key, const std::optional<T>& value) {

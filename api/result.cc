@@ -244,7 +244,85 @@ CarbonFigures DecodeCarbon(const nlohmann::json& json, const std::string& path, 
   return c;
 }
 
+nlohmann::json EncodeSummary(const Summary& s) {
+  nlohmann::json out = {{"n", s.n}, {"median", s.median}, {"min", s.min}, {"max", s.max}, {"mean", s.mean}};
+  PutIf(&out, "stddev", s.stddev);
+  PutIf(&out, "olympicMean", s.olympic_mean);
+  PutIf(&out, "ci95Low", s.ci95_low);
+  PutIf(&out, "ci95High", s.ci95_high);
+  return out;
+}
+
+Summary DecodeSummary(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
+  Summary s;
+  ObjectReader r(&json, path, errors);
+  r.Int("n", &s.n);
+  r.Number("median", &s.median);
+  r.Number("min", &s.min);
+  r.Number("max", &s.max);
+  r.Number("mean", &s.mean);
+  r.Number("stddev", &s.stddev);
+  r.Number("olympicMean", &s.olympic_mean);
+  r.Number("ci95Low", &s.ci95_low);
+  r.Number("ci95High", &s.ci95_high);
+  return s;
+}
+
+nlohmann::json EncodeRepeat(const RepeatResult& repeat) {
+  return {{"repeat", repeat.repeat}, {"seed", repeat.seed}, {"figures", repeat.figures}};
+}
+
+RepeatResult DecodeRepeat(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
+  RepeatResult repeat;
+  ObjectReader r(&json, path, errors);
+  r.Int("repeat", &repeat.repeat);
+  r.Int("seed", &repeat.seed);
+  repeat.figures = DecodeNumberMap(&r, "figures");
+  return repeat;
+}
+
+nlohmann::json EncodeVerdict(const BaselineVerdict& v) {
+  return {{"figure", v.figure}, {"baseline", v.baseline}, {"value", v.value},
+          {"bandPercent", v.band_percent}, {"basis", v.basis}, {"regressed", v.regressed}};
+}
+
+BaselineVerdict DecodeVerdict(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
+  BaselineVerdict v;
+  ObjectReader r(&json, path, errors);
+  r.String("figure", &v.figure);
+  r.Number("baseline", &v.baseline);
+  r.Number("value", &v.value);
+  r.Number("bandPercent", &v.band_percent);
+  r.String("basis", &v.basis);
+  r.Bool("regressed", &v.regressed);
+  return v;
+}
+
+// The list at `key`, each item decoded with its index in the path.
+template <typename T, typename Decode>
+std::vector<T> DecodeList(ObjectReader* r, const std::string& key, Decode decode) {
+  std::vector<T> out;
+  const nlohmann::json* list = r->Raw(key);
+  if (list == nullptr) return out;
+  if (!list->is_array()) {
+    r->errors()->Add(r->PathOf(key), "must be a list");
+    return out;
+  }
+  for (size_t i = 0; i < list->size(); ++i) out.push_back(decode((*list)[i], IndexPath(r->PathOf(key), i), r->errors()));
+  return out;
+}
+
 }  // namespace
+
+nlohmann::json EncodeRepeats(const std::vector<RepeatResult>& repeats) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RepeatResult& r : repeats) out.push_back(EncodeRepeat(r));
+  return out;
+}
+
+std::vector<RepeatResult> DecodeRepeats(ObjectReader* reader, const std::string& key) {
+  return DecodeList<RepeatResult>(reader, key, DecodeRepeat);
+}
 
 nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) {
   nlohmann::json out = nlohmann::json::object();
@@ -265,6 +343,10 @@ nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) {
   if (!results.cost_warnings.empty()) out["costWarnings"] = results.cost_warnings;
   if (results.carbon) out["carbon"] = EncodeCarbon(*results.carbon);
   if (results.system) out["system"] = EncodeSystemIdentity(*results.system);
+  if (!results.repeats.empty()) out["repeats"] = EncodeRepeats(results.repeats);
+  for (const auto& [figure, summary] : results.summary) out["summary"][figure] = EncodeSummary(summary);
+  PutIfNotEmpty(&out, "baseline", results.baseline);
+  for (const BaselineVerdict& v : results.verdicts) out["verdicts"].push_back(EncodeVerdict(v));
   if (!results.environment.empty()) out["environment"] = results.environment;
   return out;
 }
@@ -286,16 +368,20 @@ BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::s
   r.Number("costPerMillionSamples", &results.cost_per_million_samples);
   r.Number("costPerMillionTokens", &results.cost_per_million_tokens);
   r.String("costBasis", &results.cost_basis);
-  if (const nlohmann::json* prices = r.Raw("prices"); prices != nullptr && prices->is_array()) {
-    for (size_t i = 0; i < prices->size(); ++i) {
-      results.prices.push_back(DecodePriceUsed((*prices)[i], IndexPath(r.PathOf("prices"), i), errors));
-    }
-  }
+  results.prices = DecodeList<PriceUsed>(&r, "prices", DecodePriceUsed);
   r.Strings("costWarnings", &results.cost_warnings);
   if (const nlohmann::json* carbon = r.Object("carbon")) results.carbon = DecodeCarbon(*carbon, r.PathOf("carbon"), errors);
   if (const nlohmann::json* system = r.Object("system")) {
     results.system = DecodeSystemIdentity(*system, r.PathOf("system"), errors);
   }
+  results.repeats = DecodeRepeats(&r, "repeats");
+  if (const nlohmann::json* summary = r.Object("summary")) {
+    for (const auto& [figure, value] : summary->items()) {
+      results.summary[figure] = DecodeSummary(value, JoinPath(r.PathOf("summary"), figure), errors);
+    }
+  }
+  r.String("baseline", &results.baseline);
+  results.verdicts = DecodeList<BaselineVerdict>(&r, "verdicts", DecodeVerdict);
   if (const nlohmann::json* env = r.Object("environment")) results.environment = *env;
   return results;
 }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/statistics.h"
 #include "api/system.h"
 #include "base/field_errors.h"
 #include "base/status.h"
@@ -126,6 +127,26 @@ struct CarbonFigures {
   bool operator==(const CarbonFigures&) const = default;
 };
 
+// One repeat of a Benchmark that asks for several (repeats.h): its seed and headline figures,
+// by their status.results names ("samplesPerSecond", "timeToAccuracySeconds", ...).
+struct RepeatResult {
+  int64_t repeat = 0;
+  int64_t seed = 0;
+  std::map<std::string, double> figures;
+  bool operator==(const RepeatResult&) const = default;
+};
+
+// One headline figure against a baseline's (regression.h).
+struct BaselineVerdict {
+  std::string figure;
+  double baseline = 0;      // the baseline's median
+  double value = 0;         // this run's median
+  double band_percent = 0;  // how much worse it may be
+  std::string basis;        // "intervals" (both sides had repeats) | "values"
+  bool regressed = false;
+  bool operator==(const BaselineVerdict&) const = default;
+};
+
 // status.results of a Benchmark: the ranks folded together.
 struct BenchmarkResults {
   Figures figures;
@@ -148,6 +169,13 @@ struct BenchmarkResults {
   std::vector<std::string> cost_warnings;
   std::optional<CarbonFigures> carbon;
   std::optional<SystemIdentity> system;  // what the run measured; results group by it
+  // With spec.repeats: each repeat's headline figures and, by figure, their statistics. The
+  // headline figures above are then the medians; every other field is the last repeat's.
+  std::vector<RepeatResult> repeats;
+  std::map<std::string, Summary> summary;
+  // With spec.baseline: what the run was compared with, and the verdict on each figure.
+  std::string baseline;  // "Benchmark fmnist-k2", "ConfigMap fmnist-k2-results", "results/fmnist"
+  std::vector<BaselineVerdict> verdicts;
   nlohmann::json environment = nlohmann::json::object();
 };
 
@@ -168,6 +196,10 @@ RankResult DecodeRankResult(const nlohmann::json& json, FieldErrors* errors);
 void EncodeFigures(const Figures& figures, nlohmann::json* out);
 class ObjectReader;
 Figures DecodeFigures(ObjectReader* reader);
+
+// status.repeats and results.repeats.
+nlohmann::json EncodeRepeats(const std::vector<RepeatResult>& repeats);
+std::vector<RepeatResult> DecodeRepeats(ObjectReader* reader, const std::string& key);
 
 nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results);
 BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::string& path,

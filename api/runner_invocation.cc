@@ -58,6 +58,8 @@ const std::vector<RunnerFlag>& RunnerFlags() {
       {"--nvml-library", nullptr, "the NVML library to load", &I::nvml_library},
       {"--energy-agent", nullptr, "HOST:PORT of the node energy agent, read instead of this host's meters",
        &I::energy_agent},
+      {"--repeat", "ERGOBENCH_REPEAT", "which of spec.repeats this run is (0 first); the seed is derived from it",
+       &I::repeat, Check::kNonNegative},
   };
   return flags;
 }

@@ -54,6 +54,8 @@ struct RunnerInvocation {
   // from this host's meters. The operator passes $(ERGOBENCH_NODE_IP):<port>.
   std::string energy_agent;
   std::string nvml_library = "libnvidia-ml.so.1";
+  // Which of spec.repeats this run is: its seed is derived from it (repeats.h).
+  int repeat = 0;
 
   // Every flag that carries a value, in RunnerFlags() order: numbers always, strings when
   // set, switches when on, explicit because the operator and the runner image may come from

@@ -8,6 +8,7 @@
 #include "api/catalog.h"
 #include "api/field_checks.h"
 #include "api/quantity.h"
+#include "api/repeats.h"
 #include "api/benchmark_codec.h"
 #include "base/json_reader.h"
 #include "base/utf8.h"
@@ -292,6 +293,28 @@ void ValidateRunPolicy(const RunPolicy& rp, FieldErrors* errors) {
   CheckEnum("spec.runPolicy.cleanPodPolicy", rp.clean_pod_policy, {"All", "Running", "None"}, errors);
 }
 
+// More repeats than this is a sweep's job, or a mistake.
+constexpr int64_t kMaxRepeats = 100;
+
+void ValidateBaseline(const Baseline& b, FieldErrors* errors) {
+  const int sources = !b.benchmark.empty() + !b.config_map.empty() + !b.path.empty();
+  if (sources != 1) {
+    errors->Add("spec.baseline", "needs exactly one of benchmark, configMap or path, got " + std::to_string(sources));
+  }
+  std::vector<std::string> known;
+  for (const HeadlineFigure& f : HeadlineFigures()) known.push_back(f.name);
+  for (const auto& [figure, band] : b.tolerances) {
+    const std::string path = "spec.baseline.tolerances." + figure;
+    const HeadlineFigure* f = FindHeadlineFigure(figure);
+    if (f == nullptr) {
+      errors->Add(path, "is not a headline figure; known: " + OneOf(known));
+    } else {
+      // A throughput cannot fall by 100% or more and still be a throughput.
+      CheckRange(path, band, 0, f->higher_is_better ? 99.999 : 1000, errors);
+    }
+  }
+}
+
 }  // namespace
 
 const std::vector<SpecLimit>& SpecLimits() {
@@ -311,6 +334,10 @@ const std::vector<SpecLimit>& SpecLimits() {
       {"spec.scheduling.priorityClassName", "maxLength", 253},
       {"spec.pricing.label", "maxLength", 253},
       {"spec.pricing.region", "maxLength", 63},
+      {"spec.baseline.benchmark", "maxLength", 253},
+      {"spec.baseline.configMap", "maxLength", 253},
+      {"spec.baseline.path", "maxLength", 4096},
+      {"spec.baseline.tolerances", "maxProperties", 16},
   };
   return kLimits;
 }
@@ -350,6 +377,8 @@ FieldErrors ValidateBenchmark(const Benchmark& b) {
   ValidateScheduling(spec.scheduling, &errors);
   if (spec.pricing) ValidatePricing(*spec.pricing, &errors);
   ValidateRunPolicy(spec.run_policy, &errors);
+  if (spec.repeats) CheckRange("spec.repeats", static_cast<double>(*spec.repeats), 1, kMaxRepeats, &errors);
+  if (spec.baseline) ValidateBaseline(*spec.baseline, &errors);
   return errors;
 }
 

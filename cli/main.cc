@@ -12,6 +12,9 @@
 #include "api/benchmark_codec.h"
 #include "api/catalog.h"
 #include "api/load.h"
+#include "api/regression.h"
+#include "api/repeats.h"
+#include "cli/report/baseline_report.h"
 #include "cli/report/charts.h"
 #include "cli/report/report.h"
 #include "cli/results/results_export.h"
@@ -114,8 +117,52 @@ int ExportResults(const ExportOptions& options) {
   return exit_code;
 }
 
-int Report(const std::vector<std::string>& dirs, const ClusterSource& cluster, const std::string& format,
-           const std::string& charts_dir) {
+struct ReportOptions {
+  std::vector<std::string> dirs = {"ergobench-results"};
+  std::string format = "text";
+  std::string charts_dir;
+  ClusterSource cluster;
+  std::string baseline_dir;
+  std::vector<std::string> tolerances;  // FIGURE=PERCENT
+};
+
+// --tolerance FIGURE=PERCENT, each a headline figure (api/repeats.h).
+ergobench::StatusOr<std::map<std::string, double>> ParseTolerances(const std::vector<std::string>& items) {
+  std::map<std::string, double> out;
+  for (const std::string& item : items) {
+    const size_t eq = item.find('=');
+    const std::string figure = item.substr(0, eq);
+    char* end = nullptr;
+    const double percent = eq == std::string::npos ? -1 : std::strtod(item.c_str() + eq + 1, &end);
+    if (ergobench::FindHeadlineFigure(figure) == nullptr || percent < 0 || end == nullptr || *end != '\0') {
+      return ergobench::Status::InvalidArgument("--tolerance " + item +
+                                                ": expected FIGURE=PERCENT with a headline figure, e.g. samplesPerSecond=5");
+    }
+    out[figure] = percent;
+  }
+  return out;
+}
+
+// The runs against the baseline's, printed after the report; kExitRegressed when one regressed.
+int ReportAgainstBaseline(const std::vector<ergobench::Benchmark>& runs, const ReportOptions& options) {
+  auto tolerances = ParseTolerances(options.tolerances);
+  auto baselines = tolerances.ok() ? ergobench::LoadResultDirectories({options.baseline_dir})
+                                   : ergobench::StatusOr<std::vector<ergobench::Benchmark>>(tolerances.status());
+  if (!baselines.ok()) {
+    std::cerr << "ergobench report: --baseline: " << baselines.status().message() << "\n";
+    return 2;
+  }
+  const auto comparisons = ergobench::CompareWithBaselineRuns(runs, *baselines, *tolerances);
+  std::cout << "\n" << ergobench::FormatBaselineComparisons(comparisons, options.baseline_dir);
+  const bool regressed = std::any_of(comparisons.begin(), comparisons.end(),
+                                     [](const auto& c) { return ergobench::AnyRegressed(c.verdicts); });
+  return regressed ? ergobench::kExitRegressed : 0;
+}
+
+int Report(const ReportOptions& options) {
+  const std::vector<std::string>& dirs = options.dirs;
+  const ClusterSource& cluster = options.cluster;
+  const std::string& charts_dir = options.charts_dir;
   ergobench::StatusOr<std::vector<ergobench::Benchmark>> runs = std::vector<ergobench::Benchmark>{};
   ergobench::AllreduceTables allreduce_tables;
   if (!dirs.empty()) runs = ergobench::LoadResultDirectories(dirs, &allreduce_tables);
@@ -150,13 +197,13 @@ int Report(const std::vector<std::string>& dirs, const ClusterSource& cluster, c
       }
     }
   }
-  auto text = ergobench::FormatReport(ergobench::BuildReport(*runs), format);
+  auto text = ergobench::FormatReport(ergobench::BuildReport(*runs), options.format);
   if (!text.ok()) {
     std::cerr << "ergobench report: " << text.status().message() << "\n";
     return 2;
   }
   std::cout << *text;
-  return 0;
+  return options.baseline_dir.empty() ? 0 : ReportAgainstBaseline(*runs, options);
 }
 
 void ListTasks() {
@@ -198,18 +245,20 @@ int main(int argc, char** argv) {
   CLI::App* validate_cmd = app.add_subcommand("validate", "check Benchmarks and print them resolved, as JSON");
   validate_cmd->add_option("files", validate_files, "Benchmark YAML files")->required();
 
-  std::vector<std::string> report_dirs = {"ergobench-results"};
-  std::string report_format = "text";
+  ReportOptions report;
   CLI::App* report_cmd = app.add_subcommand("report", "compare finished runs: speedup, efficiency, energy and cost");
-  report_cmd->add_option("dirs", report_dirs, "result directories of `ergobench run`")->capture_default_str();
-  report_cmd->add_option("--format", report_format, "text | markdown | csv | json")->capture_default_str();
-  std::string charts_dir;
-  report_cmd->add_option("--charts", charts_dir, "also write SVG charts into this directory");
-  ClusterSource cluster;
+  report_cmd->add_option("dirs", report.dirs, "result directories of `ergobench run`")->capture_default_str();
+  report_cmd->add_option("--format", report.format, "text | markdown | csv | json")->capture_default_str();
+  report_cmd->add_option("--charts", report.charts_dir, "also write SVG charts into this directory");
+  ClusterSource& cluster = report.cluster;
   report_cmd->add_flag("--cluster", cluster.enabled, "also read the Benchmarks of a cluster (default kubeconfig)");
   report_cmd->add_option("--kubeconfig", cluster.kubeconfigs, "read the Benchmarks of this kubeconfig's cluster (repeatable)");
   report_cmd->add_option("--context", cluster.contexts, "read the Benchmarks of this kubeconfig context (repeatable)");
   report_cmd->add_option("--namespace", cluster.namespace_name, "with --cluster: only this namespace");
+  report_cmd->add_option("--baseline", report.baseline_dir,
+                         "judge each run against the run of the same name in these results; exit 3 on a regression");
+  report_cmd->add_option("--tolerance", report.tolerances,
+                         "FIGURE=PERCENT: how much worse a figure may be (repeatable; beats spec.baseline.tolerances)");
 
   ExportOptions export_options;
   CLI::App* results_cmd = app.add_subcommand("results", "a cluster run's results, kept after its pods");
@@ -237,8 +286,8 @@ int main(int argc, char** argv) {
   if (*report_cmd) {
     cluster.enabled = cluster.enabled || !cluster.kubeconfigs.empty() || !cluster.contexts.empty();
     // Result directories only when named, or when no cluster was asked for.
-    if (cluster.enabled && report_cmd->count("dirs") == 0) report_dirs.clear();
-    return Report(report_dirs, cluster, report_format, charts_dir);
+    if (cluster.enabled && report_cmd->count("dirs") == 0) report.dirs.clear();
+    return Report(report);
   }
   if (*export_cmd) return ExportResults(export_options);
   if (*tasks_cmd) {

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "api/load.h"
+#include "api/regression.h"
 #include "cli/run_display.h"
 
 namespace ergobench {
@@ -107,26 +108,33 @@ int RunCommand(const RunCommandOptions& options) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
 
-  int exit_code = 0;
+  bool refused = false, failed = false, regressed = false;
   for (const Benchmark& benchmark : benchmarks) {
     if (g_interrupted.load()) break;
     ProgressDisplay display(benchmark);
     LocalRunOptions local = options.local;
     local.stop_requested = [] { return g_interrupted.load() != 0; };
     if (!options.quiet) local.on_progress = [&display](const ProgressEvent& e) { display.Update(e); };
+    local.on_repeat = [&](int64_t repeat, int64_t repeats) {
+      display.Finish();
+      std::cerr << benchmark.metadata.name << ": repeat " << repeat + 1 << " of " << repeats << "\n";
+    };
     StatusOr<LocalRunReport> report = RunLocally(benchmark, local);
     display.Finish();
     if (!report.ok()) {
       std::cerr << "ergobench: " << benchmark.metadata.name << ": " << report.status().message() << "\n";
-      exit_code = 1;
+      // A catalog or baseline the run cannot use is refused before any rank starts.
+      (report.status().code() == StatusCode::kInvalidArgument ? refused : failed) = true;
       continue;
     }
     if (report->outcome.phase == "Succeeded") PrintTaskTable(*report);
     std::cout << FormatRunReport(*report) << std::flush;
     if (report->cancelled) return 130;
-    if (report->outcome.phase != "Succeeded") exit_code = 1;
+    failed = failed || report->outcome.phase != "Succeeded";
+    regressed = regressed || AnyRegressed(report->outcome.results.verdicts);
   }
-  return g_interrupted.load() ? 130 : exit_code;
+  if (g_interrupted.load()) return 130;
+  return refused ? 2 : failed ? 1 : regressed ? kExitRegressed : 0;
 }
 
 }  // namespace ergobench

@@ -15,7 +15,12 @@ struct RunCommandOptions {
   bool quiet = false;  // no progress line
 };
 
-// Exit code: 0 when every Benchmark succeeded, 130 after Ctrl-C, 2 for bad input, else 1.
+// A run that succeeded but fell outside its baseline's bands (spec.baseline): what a CI
+// pipeline gates on. `ergobench report --baseline` exits with it too.
+inline constexpr int kExitRegressed = 3;
+
+// Exit code: 0 when every Benchmark succeeded, 130 after Ctrl-C, 2 for bad input,
+// kExitRegressed when all succeeded but one regressed, else 1.
 int RunCommand(const RunCommandOptions& options);
 
 // ergobench-runner next to this executable, else $ERGOBENCH_RUNNER, else the PATH.

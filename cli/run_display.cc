@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "api/regression.h"
 #include "base/units.h"
 
 namespace ergobench {
@@ -12,6 +13,18 @@ std::string Clock(double seconds) {
   const long s = static_cast<long>(seconds);
   std::snprintf(buffer, sizeof buffer, "%ld:%02ld", s / 60, s % 60);
   return buffer;
+}
+
+// "median 100, min 90, max 110, 95% CI 75.2..124.8"
+std::string FormatSpread(const Summary& s) {
+  auto number = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4g", v);
+    return std::string(text);
+  };
+  std::string out = "median " + number(s.median) + ", min " + number(s.min) + ", max " + number(s.max);
+  if (s.ci95_low && s.ci95_high) out += ", 95% CI " + number(*s.ci95_low) + ".." + number(*s.ci95_high);
+  return out;
 }
 
 }  // namespace
@@ -109,6 +122,16 @@ std::string FormatRunReport(const LocalRunReport& report) {
     row("model TFLOP/s", FormatFixed(m->model_tflops_per_second, 4) + " per device" +
                              (m->mfu ? ", MFU " + FormatFixed(100 * *m->mfu, 2) + " %" : ""));
     if (m->eval_loss) row("validation loss", FormatFixed(*m->eval_loss, 4));
+  }
+  if (!r.repeats.empty()) {
+    const std::string seeds = b.spec.hyperparameters.contains("seed") ? ", seeds " + std::to_string(r.repeats.front().seed) +
+                                                                             ".." + std::to_string(r.repeats.back().seed)
+                                                                       : "";
+    row("repeats", std::to_string(r.repeats.size()) + seeds + "; the figures above are medians");
+    for (const auto& [figure, s] : r.summary) row("  " + figure, FormatSpread(s));
+  }
+  if (std::optional<Condition> regressed = RegressionCondition(r)) {
+    row("baseline", (regressed->status == "True" ? "REGRESSED " : "") + regressed->message);
   }
   row("results", report.results_dir + "/");
   return out;

@@ -19,6 +19,7 @@
 #include <ATen/Parallel.h>
 
 #include "api/load.h"
+#include "api/repeats.h"
 #include "base/free_port.h"
 #include "base/metrics_server.h"
 #include "base/units.h"
@@ -292,6 +293,7 @@ int RunRunner(const RunnerInvocation& options) {
 
   StatusOr<Benchmark> loaded = LoadOneBenchmark(options.config_path);
   if (!loaded.ok()) return report.Fail(loaded.status(), kExitBadConfig);
+  ApplyRepeatSeed(&loaded->spec, options.repeat);
   const Benchmark& benchmark = *loaded;
   const BenchmarkSpec& spec = benchmark.spec;
   report.Update([&](RankResult& r) { std::tie(r.benchmark, r.task, r.backend, r.world_size) =

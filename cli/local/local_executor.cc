@@ -13,8 +13,10 @@
 
 #include "api/benchmark_codec.h"
 #include "api/cost.h"
-#include "cli/local/local_host.h"
 #include "api/load.h"
+#include "api/regression.h"
+#include "api/repeats.h"
+#include "cli/local/local_host.h"
 #include "base/free_port.h"
 #include "base/rfc3339.h"
 #include "cli/local/local_launch.h"
@@ -37,8 +39,8 @@ Status PrepareResultsDir(const std::string& dir) {
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("rank-", 0) == 0 || name.rfind("allreduce.", 0) == 0 || name == "mpirun.log" ||
-        name == "benchmark.json") {
-      fs::remove(entry.path(), error);
+        name == "benchmark.json" || name.rfind("repeat-", 0) == 0) {
+      fs::remove_all(entry.path(), error);
     }
   }
   return Status::Ok();
@@ -145,6 +147,10 @@ BenchmarkStatus FinalStatus(const RunOutcome& outcome, const std::vector<RankRes
     (r.status == kRankSucceeded ? status.workers.succeeded : status.workers.failed) += 1;
   }
   status.conditions.push_back({outcome.phase, "True", outcome.reason, outcome.message, status.completion_time, 0});
+  if (std::optional<Condition> regressed = RegressionCondition(outcome.results)) {
+    regressed->last_transition_time = status.completion_time;
+    status.conditions.push_back(*regressed);
+  }
   status.results = outcome.results;
   return status;
 }
@@ -274,38 +280,114 @@ void PriceLocalRun(const BenchmarkSpec& spec, const PriceCatalog& catalog, const
   PriceResults(spec, {NodeUse{host, *spec.workers, true}}, context, results);
 }
 
-}  // namespace
+// One gang of ranks, the rank results folded but not priced.
+struct GangRun {
+  RunOutcome outcome;
+  std::vector<RankResult> ranks;
+  bool cancelled = false;
+};
 
-StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOptions& options) {
-  LocalRunReport report;
-  ASSIGN_OR_RETURN(const PriceCatalog catalog, ReadCatalog(benchmark.spec, options));
-  report.benchmark = benchmark;
-  report.results_dir = options.results_root + "/" + benchmark.metadata.name;
-  const std::string& dir = report.results_dir;
-  RETURN_IF_ERROR(PrepareResultsDir(dir));
-  const std::string config_path = dir + "/benchmark.json";
-  RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(benchmark)));
+StatusOr<GangRun> RunGang(const Benchmark& benchmark, const LocalRunOptions& options, const std::string& dir,
+                          const std::string& config_path, int repeat) {
   // Held until the ranks have gone: see ReservedPort. (mpirun makes its own rendezvous.)
   std::optional<ReservedPort> master_port;
   if (benchmark.spec.backend == "gloo") {
     ASSIGN_OR_RETURN(master_port, ReservedPort::Reserve());
   }
-  const LaunchPlan plan = PlanLaunch(options, dir, config_path, master_port ? master_port->port() : 0);
-
-  const auto started = std::chrono::system_clock::now();
+  LaunchPlan plan = PlanLaunch(options, dir, config_path, master_port ? master_port->port() : 0);
+  plan.repeat = repeat;
   ASSIGN_OR_RETURN(std::vector<ChildProcess> children, StartAll(BuildLocalLaunch(benchmark, plan)));
   ProgressForwarder progress(RankProgressPath(dir, 0), options);
-  const std::set<int> exited_unasked = Supervise(children, benchmark, options, progress, &report.cancelled);
+  GangRun gang;
+  const std::set<int> exited_unasked = Supervise(children, benchmark, options, progress, &gang.cancelled);
   // mpirun has gone, but a rank it started may linger in its process group, which outlives
   // its leader while it has members. (A gloo rank starts nothing.)
   if (benchmark.spec.backend == "mpi") children.front().SignalGroup(SIGKILL);
 
   std::vector<int> exit_codes;
   for (const ChildProcess& c : children) exit_codes.push_back(c.exit_code().value_or(-1));
-  std::vector<RankResult> ranks = CollectResults(benchmark, dir, exit_codes, exited_unasked);
-  report.outcome = AggregateRankResults(ranks, *benchmark.spec.workers);
-  PriceLocalRun(benchmark.spec, catalog, options, &report.outcome.results);
-  report.benchmark.status = FinalStatus(report.outcome, ranks, started);
+  gang.ranks = CollectResults(benchmark, dir, exit_codes, exited_unasked);
+  gang.outcome = AggregateRankResults(gang.ranks, *benchmark.spec.workers);
+  return gang;
+}
+
+// The task's tables (allreduce.json, ...) where `ergobench report` looks for them.
+void CopyTables(const std::string& from, const std::string& to) {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(from, error)) {
+    if (entry.path().filename().string().rfind("allreduce.", 0) == 0) {
+      fs::copy_file(entry.path(), fs::path(to) / entry.path().filename(), fs::copy_options::overwrite_existing, error);
+    }
+  }
+}
+
+// The results a run is compared with: a results directory of `ergobench run`, or its
+// benchmark.json.
+StatusOr<BenchmarkResults> ReadBaseline(const Baseline& baseline) {
+  const std::string where = "spec.baseline.path";
+  if (baseline.path.empty()) {
+    return Status::InvalidArgument(where + ": `ergobench run` compares with a results directory; " +
+                                   "benchmark and configMap name objects on a cluster");
+  }
+  fs::path file = baseline.path;
+  if (fs::is_directory(file)) file /= "benchmark.json";
+  StatusOr<std::string> text = ReadFile(file.string());
+  if (!text.ok()) return Status::InvalidArgument(where + ": " + text.status().message());
+  const nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  FieldErrors errors;
+  const Benchmark previous = json.is_discarded() ? Benchmark{} : DecodeBenchmark(json, &errors);
+  if (json.is_discarded() || !errors.empty()) {
+    return Status::InvalidArgument(where + ": " + file.string() + " is not a Benchmark's results" +
+                                   (errors.empty() ? "" : ": " + errors.ToString()));
+  }
+  if (previous.status.phase != kPhaseSucceeded || !previous.status.results) {
+    return Status::InvalidArgument(where + ": " + file.string() + " holds no succeeded run (phase \"" +
+                                   previous.status.phase + "\")");
+  }
+  return *previous.status.results;
+}
+
+}  // namespace
+
+StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOptions& options) {
+  LocalRunReport report;
+  ASSIGN_OR_RETURN(const PriceCatalog catalog, ReadCatalog(benchmark.spec, options));
+  std::optional<BenchmarkResults> baseline;
+  if (benchmark.spec.baseline) {
+    ASSIGN_OR_RETURN(baseline, ReadBaseline(*benchmark.spec.baseline));
+  }
+  report.benchmark = benchmark;
+  report.results_dir = options.results_root + "/" + benchmark.metadata.name;
+  const std::string& dir = report.results_dir;
+  RETURN_IF_ERROR(PrepareResultsDir(dir));
+  const std::string config_path = dir + "/benchmark.json";
+  RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(benchmark)));
+
+  const auto started = std::chrono::system_clock::now();
+  const int64_t repeats = benchmark.spec.repeats.value_or(1);
+  std::vector<RepeatResult> done;
+  GangRun gang;
+  for (int64_t repeat = 0; repeat < repeats; ++repeat) {
+    if (options.on_repeat && repeats > 1) options.on_repeat(repeat, repeats);
+    // Each repeat's rank files in a folder of its own; the last one's tables are copied up.
+    const std::string gang_dir = repeats > 1 ? dir + "/repeat-" + std::to_string(repeat) : dir;
+    if (gang_dir != dir) RETURN_IF_ERROR(PrepareResultsDir(gang_dir));
+    ASSIGN_OR_RETURN(gang, RunGang(benchmark, options, gang_dir, config_path, static_cast<int>(repeat)));
+    if (gang.cancelled || gang.outcome.phase != kPhaseSucceeded) break;
+    done.push_back(RepeatOf(repeat, benchmark.spec, gang.outcome.results));
+    if (repeats > 1 && repeat == repeats - 1) CopyTables(gang_dir, dir);
+  }
+  report.cancelled = gang.cancelled;
+  report.outcome = gang.outcome;
+  BenchmarkResults& results = report.outcome.results;
+  const bool all_done = static_cast<int64_t>(done.size()) == repeats;
+  if (all_done) results = FoldRepeats(results, done);
+  PriceLocalRun(benchmark.spec, catalog, options, &results);
+  if (baseline && all_done) {
+    JudgeAgainstBaseline(*baseline, benchmark.spec.baseline->path, benchmark.spec.baseline->tolerances, &results);
+  }
+  report.benchmark.status = FinalStatus(report.outcome, gang.ranks, started);
+  if (!all_done) report.benchmark.status.repeats = done;
   RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(report.benchmark)));
   return report;
 }

@@ -30,6 +30,8 @@ struct LocalRunOptions {
   double failure_grace_seconds = 5;
   // Called for each progress event of rank 0, and about once a second without one.
   std::function<void(const ProgressEvent&)> on_progress;
+  // Called before each repeat, with spec.repeats above 1: (0-based repeat, repeats).
+  std::function<void(int64_t, int64_t)> on_repeat;
   // Polled; true asks every rank to stop (Ctrl-C).
   std::function<bool()> stop_requested;
   // The price catalog folder (price_catalog.h); empty: the built-in catalog.

@@ -25,6 +25,7 @@ RunnerInvocation RankInvocation(const Benchmark& benchmark, const LaunchPlan& pl
   invocation.rendezvous_timeout_seconds = plan.rendezvous_timeout_seconds;
   invocation.stop_grace_seconds = plan.stop_grace_seconds;
   invocation.ranks_per_host = static_cast<int>(*benchmark.spec.workers);
+  invocation.repeat = plan.repeat;
   return invocation;
 }
 

@@ -21,6 +21,7 @@ struct LaunchPlan {
   double rendezvous_timeout_seconds = 60;
   double stop_grace_seconds = 10;
   bool as_root = false;  // mpirun refuses root unless told
+  int repeat = 0;        // of spec.repeats: the ranks derive their seed from it
 };
 
 std::vector<ChildSpec> BuildLocalLaunch(const Benchmark& benchmark, const LaunchPlan& plan);

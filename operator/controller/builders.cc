@@ -27,6 +27,12 @@ json Labels(const Benchmark& benchmark) {
 
 }  // namespace
 
+json GangLabels(const Gang& gang) {
+  json labels = {{kAttemptLabel, std::to_string(gang.attempt)}, {kGenerationLabel, std::to_string(gang.generation)}};
+  if (gang.repeat > 0) labels[kRepeatLabel] = std::to_string(gang.repeat);
+  return labels;
+}
+
 json ChildMetadata(const Benchmark& benchmark, const std::string& name) {
   return {{"name", name},
           {"namespace", benchmark.metadata.namespace_name},
@@ -90,12 +96,11 @@ json ReadOnlyVolume(json volume) {
 // ranks share a node by chance measures something else.
 json Placement(const Benchmark& benchmark, int64_t rank, const Gang& gang) {
   const std::string group = std::to_string(NodeGroup(benchmark, rank));
+  json gang_labels = GangLabels(gang);
+  gang_labels[kBenchmarkLabel] = benchmark.metadata.name;
   const auto term = [&](const char* op) {
     return json::array({{{"labelSelector",
-                          {{"matchLabels",
-                            {{kBenchmarkLabel, benchmark.metadata.name},
-                             {kGenerationLabel, std::to_string(gang.generation)},
-                             {kAttemptLabel, std::to_string(gang.attempt)}}},
+                          {{"matchLabels", gang_labels},
                            // Ranks only: an MPI run's launcher, with no group, goes anywhere.
                            {"matchExpressions", {{{"key", kRankLabel}, {"operator", "Exists"}},
                                                  {{"key", kNodeGroupLabel}, {"operator", op}, {"values", {group}}}}}}},
@@ -191,8 +196,7 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
   const BenchmarkSpec& spec = benchmark.spec;
   json metadata = ChildMetadata(benchmark, WorkerPodName(benchmark, rank));
   metadata["labels"][kRankLabel] = std::to_string(rank);
-  metadata["labels"][kAttemptLabel] = std::to_string(gang.attempt);
-  metadata["labels"][kGenerationLabel] = std::to_string(gang.generation);
+  metadata["labels"].update(GangLabels(gang));
   metadata["labels"][kNodeGroupLabel] = std::to_string(NodeGroup(benchmark, rank));
   metadata["annotations"] = {{"prometheus.io/scrape", "true"},
                              {"prometheus.io/port", std::to_string(kMetricsPort)},
@@ -204,6 +208,7 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
   env.push_back(EnvVar(kDataDirEnv, scratch + "/datasets"));
   env.push_back({{"name", kNodeNameEnv}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}});
   RunnerInvocation invocation = WorkerInvocation(benchmark, rank);
+  invocation.repeat = static_cast<int>(gang.repeat);
   if (energy_agent_port > 0) {
     // The agent listens on a hostPort: the node's IP, which the kubelet expands into the flag.
     env.push_back({{"name", kNodeIpEnv}, {"valueFrom", {{"fieldRef", {{"fieldPath", "status.hostIP"}}}}}});

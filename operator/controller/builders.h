@@ -53,17 +53,25 @@ using ::ergobench::kBenchmarkLabel;
 inline constexpr char kRankLabel[] = "ergobench.io/rank";
 inline constexpr char kAttemptLabel[] = "ergobench.io/attempt";
 inline constexpr char kGenerationLabel[] = "ergobench.io/generation";
+// Of spec.repeats, on the pods of repeats after the first (absent reads as 0).
+inline constexpr char kRepeatLabel[] = "ergobench.io/repeat";
 // rank / spec.scheduling.ranksPerNode: the ranks that share a node.
 inline constexpr char kNodeGroupLabel[] = "ergobench.io/node-group";
 
-// One set of k worker pods: the spec generation it runs and its restart count within it.
-// Every gang restart, and every edit of a running spec, starts a new gang.
+// One set of k worker pods: the spec generation it runs, its restart count within it, and
+// which of spec.repeats it runs. Every gang restart, every repeat, and every edit of a running
+// spec starts a new gang.
 struct Gang {
   int64_t generation = 0;  // status.observedGeneration
   int64_t attempt = 0;     // status.restarts
+  int64_t repeat = 0;      // the repeats done: status.repeats.size()
   bool operator==(const Gang&) const = default;
 };
-inline Gang CurrentGang(const BenchmarkStatus& status) { return {status.observed_generation, status.restarts}; }
+inline Gang CurrentGang(const BenchmarkStatus& status) {
+  return {status.observed_generation, status.restarts, static_cast<int64_t>(status.repeats.size())};
+}
+// The labels that tell this gang's pods from an earlier one's.
+nlohmann::json GangLabels(const Gang& gang);
 
 std::string WorkerServiceName(const Benchmark& benchmark);
 std::string ConfigMapName(const Benchmark& benchmark);

@@ -5,9 +5,16 @@
 namespace ergobench::controller {
 
 void SetCondition(std::vector<Condition>* conditions, const std::string& type, bool value, const std::string& reason,
-                  const std::string& full_message, int64_t observed_generation, const std::string& now) {
-  const std::string status = value ? "True" : "False";
-  const std::string message = AbbreviateUtf8(full_message, kMaxConditionMessageBytes);
+                  const std::string& message, int64_t observed_generation, const std::string& now) {
+  SetCondition(conditions, Condition{type, value ? "True" : "False", reason, message, "", 0}, observed_generation, now);
+}
+
+void SetCondition(std::vector<Condition>* conditions, const Condition& condition, int64_t observed_generation,
+                  const std::string& now) {
+  const std::string& type = condition.type;
+  const std::string& status = condition.status;
+  const std::string& reason = condition.reason;
+  const std::string message = AbbreviateUtf8(condition.message, kMaxConditionMessageBytes);
   for (Condition& c : *conditions) {
     if (c.type != type) continue;
     if (c.status != status) c.last_transition_time = now;

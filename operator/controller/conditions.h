@@ -24,6 +24,10 @@ inline constexpr size_t kMaxConditionMessageBytes = 32768;
 void SetCondition(std::vector<Condition>* conditions, const std::string& type, bool value, const std::string& reason,
                   const std::string& message, int64_t observed_generation, const std::string& now);
 
+// The same for a condition whose status may be "Unknown": its type, status, reason and message.
+void SetCondition(std::vector<Condition>* conditions, const Condition& condition, int64_t observed_generation,
+                  const std::string& now);
+
 const Condition* FindCondition(const std::vector<Condition>& conditions, const std::string& type);
 bool IsConditionTrue(const std::vector<Condition>& conditions, const std::string& type);
 

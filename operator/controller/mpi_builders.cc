@@ -130,8 +130,7 @@ void MakeMpiWorker(const Benchmark& benchmark, json* pod) {
 json BuildLauncherPod(const Benchmark& benchmark, const Gang& gang) {
   json metadata = ChildMetadata(benchmark, LauncherPodName(benchmark));
   metadata["labels"][kRoleLabel] = kLauncherRole;
-  metadata["labels"][kAttemptLabel] = std::to_string(gang.attempt);
-  metadata["labels"][kGenerationLabel] = std::to_string(gang.generation);
+  metadata["labels"].update(GangLabels(gang));
   json command = {"ergobench-mpi", "launch", "--hostfile", ConfigFile("hostfile"), "--ssh-port", std::to_string(kSshPort),
                   "--wait-timeout", std::to_string(static_cast<int>(kSshWaitTimeoutSeconds)),
                   "--termination-log", kTerminationMessagePath, "--"};

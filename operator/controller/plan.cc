@@ -6,6 +6,7 @@
 
 #include "api/aggregate.h"
 #include "api/benchmark_phase.h"
+#include "api/repeats.h"
 #include "api/result.h"
 #include "base/rfc3339.h"
 #include "operator/controller/conditions.h"
@@ -97,7 +98,14 @@ class Planner {
     const auto succeeded = std::count_if(current.begin(), current.end(),
                                          [](const WorkerPod& p) { return p.phase == kPodSucceeded; });
     if (succeeded == workers) {
-      const RunOutcome outcome = AggregateRankResults(ResultsOf(current), workers);
+      RunOutcome outcome = AggregateRankResults(ResultsOf(current), workers);
+      if (outcome.phase == kPhaseSucceeded && StartNextRepeat(outcome.results, current)) return plan_;
+      if (outcome.phase == kPhaseSucceeded && !status.repeats.empty()) {
+        std::vector<RepeatResult> repeats = std::move(status.repeats);
+        status.repeats.clear();
+        repeats.push_back(RepeatOf(static_cast<int64_t>(repeats.size()), b_.spec, outcome.results));
+        outcome.results = FoldRepeats(outcome.results, repeats);
+      }
       Finish(outcome.phase, outcome.reason, outcome.message, outcome.results, current);
       return plan_;
     }
@@ -120,6 +128,27 @@ class Planner {
   }
 
  private:
+  // A gang that succeeded with spec.repeats still to run: its figures are kept, its pods go,
+  // and the next repeat's gang (a new seed) starts once their names are free.
+  bool StartNextRepeat(const BenchmarkResults& results, const std::vector<WorkerPod>& current) {
+    BenchmarkStatus& status = plan_.status;
+    const int64_t repeat = static_cast<int64_t>(status.repeats.size());
+    const int64_t repeats = b_.spec.repeats.value_or(1);
+    if (repeat + 1 >= repeats) return false;
+    status.repeats.push_back(RepeatOf(repeat, b_.spec, results));
+    for (const WorkerPod& pod : current) {
+      if (!pod.terminating) plan_.delete_pods.push_back(pod.name);
+    }
+    if (launcher_ && !launcher_->terminating) plan_.delete_pods.push_back(launcher_->name);
+    status.phase = kPhasePending;
+    status.progress.reset();
+    const std::string message = "repeat " + std::to_string(repeat + 1) + " of " + std::to_string(repeats) +
+                                " done; starting repeat " + std::to_string(repeat + 2);
+    SetCondition(&status.conditions, kConditionRunning, false, "Repeating", message, generation_, now_text_);
+    plan_.events.push_back({"Normal", "Repeating", message});
+    return true;
+  }
+
   ReconcilePlan AfterFinish() {
     plan_.delete_pods = PodsToClean(b_.spec.run_policy.clean_pod_policy, pods_);
     if (const auto& ttl = b_.spec.run_policy.ttl_seconds_after_finished) {
@@ -142,6 +171,7 @@ class Planner {
                                 " to " + std::to_string(generation_) + "): restarting all workers with the new spec";
     status.observed_generation = generation_;
     status.restarts = 0;
+    status.repeats.clear();
     status.phase = kPhasePending;
     status.start_time = now_text_;
     status.progress.reset();
@@ -321,10 +351,12 @@ class Planner {
                                   b_.metadata.name + "-workers and ConfigMap " + b_.metadata.name + "-config";
       SetCondition(&status.conditions, kConditionCreated, true, "WorkersCreated", message, generation_, now_text_);
       plan_.events.push_back({"Normal", "Created", message});
-    } else if (!plan_.create_ranks.empty() && !waiting && status.restarts > 0) {
-      // Once, when the restarted gang is whole (rank 0 comes after its peers).
-      plan_.events.push_back({"Normal", "Created", "created the " + Count(workers, "worker pod") + " of restart " +
-                                                       std::to_string(status.restarts)});
+    } else if (!plan_.create_ranks.empty() && !waiting && (status.restarts > 0 || !status.repeats.empty())) {
+      // Once, when the gang of a restart or a repeat is whole (rank 0 comes after its peers).
+      const std::string which = status.restarts > 0 ? "restart " + std::to_string(status.restarts) : "";
+      const std::string repeat = status.repeats.empty() ? "" : "repeat " + std::to_string(status.repeats.size() + 1);
+      plan_.events.push_back({"Normal", "Created", "created the " + Count(workers, "worker pod") + " of " + which +
+                                                       (which.empty() || repeat.empty() ? "" : ", ") + repeat});
     }
   }
 

@@ -7,6 +7,7 @@
 #include "api/benchmark_codec.h"
 #include "api/benchmark_phase.h"
 #include "api/defaults.h"
+#include "api/regression.h"
 #include "api/validation.h"
 #include "base/rfc3339.h"
 #include "operator/controller/builders.h"
@@ -246,6 +247,54 @@ Status BenchmarkReconciler::DescribeAndPrice(const Benchmark& benchmark, Benchma
   return Status::Ok();
 }
 
+StatusOr<BenchmarkResults> BenchmarkReconciler::ReadBaseline(const Benchmark& benchmark) {
+  const Baseline& b = *benchmark.spec.baseline;
+  const std::string& ns = benchmark.metadata.namespace_name;
+  if (!b.path.empty()) {
+    return Status::InvalidArgument("spec.baseline.path is read by `ergobench run` only; on a cluster name a Benchmark "
+                                   "or a results ConfigMap");
+  }
+  const bool kept = !b.config_map.empty();
+  const std::string what = kept ? "ConfigMap " + b.config_map : "Benchmark " + b.benchmark;
+  StatusOr<json> object = kept ? deps_.client->Get(kube::ConfigMaps(), ns, b.config_map)
+                               : deps_.client->Get(kube::Benchmarks(), ns, b.benchmark);
+  if (!object.ok()) return object.status().WithContext("read the baseline " + what);
+  json run = *object;
+  if (kept) {
+    const json data = object->value("data", json::object());
+    run = json::parse(data.value("benchmark.json", ""), nullptr, /*allow_exceptions=*/false);
+    if (run.is_discarded()) return Status::InvalidArgument("the baseline " + what + " holds no benchmark.json");
+  }
+  FieldErrors errors;
+  const Benchmark previous = DecodeBenchmark(run, &errors);
+  if (previous.status.phase != kPhaseSucceeded || !previous.status.results) {
+    return Status::FailedPrecondition("the baseline " + what + " has not succeeded (phase \"" + previous.status.phase + "\")");
+  }
+  return *previous.status.results;
+}
+
+Status BenchmarkReconciler::JudgeBaseline(const Benchmark& benchmark, ReconcilePlan* plan) {
+  BenchmarkStatus* status = &plan->status;
+  if (!benchmark.spec.baseline || !status->results || status->phase != kPhaseSucceeded) return Status::Ok();
+  const Baseline& b = *benchmark.spec.baseline;
+  StatusOr<BenchmarkResults> baseline = ReadBaseline(benchmark);
+  if (!baseline.ok() && IsTransient(baseline.status())) return baseline.status();
+  const int64_t generation = benchmark.metadata.generation;
+  const std::string now = Rfc3339(deps_.now());
+  if (!baseline.ok()) {
+    SetCondition(&status->conditions,
+                 {kConditionRegressed, "Unknown", "BaselineUnavailable", baseline.status().message(), "", 0},
+                 generation, now);
+    return Status::Ok();
+  }
+  JudgeAgainstBaseline(*baseline, b.config_map.empty() ? "Benchmark " + b.benchmark : "ConfigMap " + b.config_map,
+                       b.tolerances, &*status->results);
+  const Condition regressed = *RegressionCondition(*status->results);
+  SetCondition(&status->conditions, regressed, generation, now);
+  if (regressed.status == "True") plan->events.push_back({"Warning", regressed.reason, regressed.message});
+  return Status::Ok();
+}
+
 std::string BenchmarkReconciler::RunnerImage() const {
   return deps_.runner_image.empty() ? DefaultRunnerImage() : deps_.runner_image;
 }
@@ -354,6 +403,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   //    pods, before the status that lets them go: a failed write comes back here (unfinished).
   const bool finishes = !IsFinished(previous_phase) && IsFinished(plan.status.phase);
   if (finishes && plan.status.results) RETURN_IF_ERROR(DescribeAndPrice(benchmark, &*plan.status.results));
+  if (finishes) RETURN_IF_ERROR(JudgeBaseline(benchmark, &plan));
   Benchmark finished = benchmark;
   finished.status = plan.status;
   if (finishes) RETURN_IF_ERROR(KeepResults(key, finished, pods));

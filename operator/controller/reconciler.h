@@ -79,6 +79,10 @@ class BenchmarkReconciler {
   Status CreateSshSecret(const Benchmark& benchmark);
   // The system the ranks ran on, read from their nodes, and what the run cost.
   Status DescribeAndPrice(const Benchmark& benchmark, BenchmarkResults* results);
+  // spec.baseline's verdicts in the plan's results, and the Regressed condition (and Event);
+  // Unknown, saying why, when the baseline cannot be read or has not succeeded.
+  Status JudgeBaseline(const Benchmark& benchmark, ReconcilePlan* plan);
+  StatusOr<BenchmarkResults> ReadBaseline(const Benchmark& benchmark);
   // AlreadyExists is success only for an object this Benchmark controls (AdoptOwn).
   Status CreateChild(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& desired);
   Status AdoptOwn(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& desired);

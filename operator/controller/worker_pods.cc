@@ -55,6 +55,8 @@ WorkerPod ReadWorkerPod(const json& pod) {
   out.launcher = labels.is_object() && labels.contains(kRoleLabel) && labels[kRoleLabel] == kLauncherRole;
   out.attempt = IntLabel(labels, kAttemptLabel);
   out.generation = IntLabel(labels, kGenerationLabel);
+  const bool repeated = labels.is_object() && labels.contains(kRepeatLabel);
+  out.repeat = repeated ? IntLabel(labels, kRepeatLabel) : 0;
   out.terminating = metadata.contains("deletionTimestamp") && !metadata["deletionTimestamp"].is_null();
   out.created_at = metadata.value("creationTimestamp", "");
   const json status = pod.value("status", json::object());

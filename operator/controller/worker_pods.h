@@ -29,6 +29,7 @@ struct WorkerPod {
   bool launcher = false;  // an MPI run's launcher pod (mpi_builders.h), which has no rank
   int64_t attempt = -1;     // from the attempt label
   int64_t generation = -1;  // from the generation label: the spec it runs
+  int64_t repeat = 0;       // from the repeat label; absent: the first
   std::string phase;     // Pending | Running | Succeeded | Failed | Unknown
   bool ready = false;
   bool terminating = false;  // metadata.deletionTimestamp is set
@@ -47,7 +48,7 @@ struct WorkerPod {
 WorkerPod ReadWorkerPod(const nlohmann::json& pod);
 
 inline bool InGang(const WorkerPod& pod, const Gang& gang) {
-  return pod.generation == gang.generation && pod.attempt == gang.attempt;
+  return pod.generation == gang.generation && pod.attempt == gang.attempt && pod.repeat == gang.repeat;
 }
 
 // The Benchmark a pod belongs to by its label, "namespace/name" ("" for none): what a pod event

@@ -1,0 +1,105 @@
+#include "api/regression.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "api/repeats.h"
+
+namespace ergobench {
+namespace {
+
+// The figure's median over repeats, or its one value.
+std::optional<double> ValueOf(const HeadlineFigure& figure, const BenchmarkResults& results) {
+  if (const auto it = results.summary.find(figure.name); it != results.summary.end()) return it->second.median;
+  return figure.get(results);
+}
+
+const Summary* IntervalOf(const HeadlineFigure& figure, const BenchmarkResults& results) {
+  const auto it = results.summary.find(figure.name);
+  return it != results.summary.end() && it->second.ci95_low && it->second.ci95_high ? &it->second : nullptr;
+}
+
+std::string Number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+}  // namespace
+
+std::vector<BaselineVerdict> CompareWithBaseline(const BenchmarkResults& baseline, const BenchmarkResults& run,
+                                                 const std::map<std::string, double>& tolerances) {
+  std::vector<BaselineVerdict> verdicts;
+  for (const HeadlineFigure& figure : HeadlineFigures()) {
+    const std::optional<double> before = ValueOf(figure, baseline);
+    const std::optional<double> now = ValueOf(figure, run);
+    if (!before || !now) continue;
+    BaselineVerdict v;
+    v.figure = figure.name;
+    v.baseline = *before;
+    v.value = *now;
+    const auto band = tolerances.find(figure.name);
+    v.band_percent = band != tolerances.end() ? band->second : figure.default_band_percent;
+    // The worst value the band allows, around the baseline's median or its interval's far end.
+    const double worse = figure.higher_is_better ? 1 - v.band_percent / 100 : 1 + v.band_percent / 100;
+    const Summary* base_interval = IntervalOf(figure, baseline);
+    const Summary* run_interval = IntervalOf(figure, run);
+    if (base_interval != nullptr && run_interval != nullptr) {
+      v.basis = "intervals";
+      v.regressed = figure.higher_is_better ? *run_interval->ci95_high < *base_interval->ci95_low * worse
+                                            : *run_interval->ci95_low > *base_interval->ci95_high * worse;
+    } else {
+      v.basis = "values";
+      v.regressed = figure.higher_is_better ? *now < *before * worse : *now > *before * worse;
+    }
+    verdicts.push_back(v);
+  }
+  return verdicts;
+}
+
+void JudgeAgainstBaseline(const BenchmarkResults& baseline, const std::string& described_as,
+                          const std::map<std::string, double>& tolerances, BenchmarkResults* results) {
+  results->baseline = described_as;
+  results->verdicts = CompareWithBaseline(baseline, *results, tolerances);
+}
+
+std::optional<Condition> RegressionCondition(const BenchmarkResults& results) {
+  if (results.baseline.empty()) return std::nullopt;
+  Condition c;
+  c.type = kConditionRegressed;
+  const bool regressed = AnyRegressed(results.verdicts);
+  c.status = regressed ? "True" : results.verdicts.empty() ? "Unknown" : "False";
+  c.reason = regressed ? "FigureRegressed" : results.verdicts.empty() ? "NothingToCompare" : "WithinTolerance";
+  c.message = "against " + results.baseline + ": " + DescribeVerdicts(results.verdicts);
+  return c;
+}
+
+bool AnyRegressed(const std::vector<BaselineVerdict>& verdicts) {
+  return std::any_of(verdicts.begin(), verdicts.end(), [](const BaselineVerdict& v) { return v.regressed; });
+}
+
+std::string DescribeVerdict(const BaselineVerdict& v) {
+  const HeadlineFigure* figure = FindHeadlineFigure(v.figure);
+  const bool higher_is_better = figure != nullptr && figure->higher_is_better;
+  std::string change = "n/a";
+  if (v.baseline != 0) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%+.1f%%", (v.value / v.baseline - 1) * 100);
+    change = text;
+  }
+  return v.figure + " " + Number(v.value) + " against " + Number(v.baseline) + " (" + change + ", band " +
+         (higher_is_better ? "-" : "+") + Number(v.band_percent) + "%, " + v.basis + ")";
+}
+
+std::string DescribeVerdicts(const std::vector<BaselineVerdict>& verdicts) {
+  std::string out;
+  for (const BaselineVerdict& v : verdicts) {
+    if (v.regressed) out += (out.empty() ? "" : "; ") + DescribeVerdict(v);
+  }
+  if (!out.empty()) return out;
+  if (verdicts.empty()) return "no figure in common with the baseline";
+  return std::to_string(verdicts.size()) + " figure" + (verdicts.size() == 1 ? "" : "s") + " within their bands";
+}
+
+}  // namespace ergobench

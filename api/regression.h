@@ -1,0 +1,43 @@
+// Regression detection: a run's headline figures (repeats.h) against a baseline's, each with a
+// tolerance band (throughput may fall 5%, time to accuracy rise 10%, ...). When both sides
+// have repeats, their 95% intervals are compared, so noise alone does not trip it: a figure
+// regressed only when the whole interval lies beyond the band around the baseline's. Used by
+// the operator (the Regressed condition and ergobench_benchmark_regressed), `ergobench run`
+// with spec.baseline and `ergobench report --baseline`.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/benchmark.h"
+#include "api/result.h"
+
+namespace ergobench {
+
+inline constexpr char kConditionRegressed[] = "Regressed";
+
+// The verdict on every headline figure both results have, in HeadlineFigures() order.
+// `tolerances` (percent by figure) override the figures' default bands.
+std::vector<BaselineVerdict> CompareWithBaseline(const BenchmarkResults& baseline, const BenchmarkResults& run,
+                                                 const std::map<std::string, double>& tolerances);
+
+// Sets results->baseline (what it was compared with, as a reader should see it) and
+// results->verdicts.
+void JudgeAgainstBaseline(const BenchmarkResults& baseline, const std::string& described_as,
+                          const std::map<std::string, double>& tolerances, BenchmarkResults* results);
+
+// The Regressed condition's status, reason and message for results judged against a baseline
+// (no times: the writer adds them); none when they were not. Reasons: FigureRegressed,
+// WithinTolerance, NothingToCompare.
+std::optional<Condition> RegressionCondition(const BenchmarkResults& results);
+
+bool AnyRegressed(const std::vector<BaselineVerdict>& verdicts);
+
+// "samplesPerSecond 1210 against 1520 (-20.4%, band -5%, values)".
+std::string DescribeVerdict(const BaselineVerdict& verdict);
+// The regressed ones, "; "-joined; or, when none, how many figures were within their bands.
+std::string DescribeVerdicts(const std::vector<BaselineVerdict>& verdicts);
+
+}  // namespace ergobench

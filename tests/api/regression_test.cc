@@ -1,0 +1,90 @@
+#include "api/regression.h"
+
+#include <gtest/gtest.h>
+
+namespace ergobench {
+namespace {
+
+BenchmarkResults Results(double samples_per_second, std::optional<double> tta = std::nullopt) {
+  BenchmarkResults r;
+  r.figures.samples_per_second = samples_per_second;
+  r.figures.time_to_accuracy_seconds = tta;
+  r.figures.run_seconds = 100;
+  return r;
+}
+
+// Repeats' statistics with the given median and 95% interval.
+BenchmarkResults WithInterval(double median, double low, double high) {
+  BenchmarkResults r = Results(median);
+  Summary s;
+  s.n = 3;
+  s.median = median;
+  s.ci95_low = low;
+  s.ci95_high = high;
+  r.summary["samplesPerSecond"] = s;
+  return r;
+}
+
+const BaselineVerdict& Find(const std::vector<BaselineVerdict>& verdicts, const std::string& figure) {
+  for (const BaselineVerdict& v : verdicts) {
+    if (v.figure == figure) return v;
+  }
+  static const BaselineVerdict kNone;
+  ADD_FAILURE() << "no verdict on " << figure;
+  return kNone;
+}
+
+TEST(Regression, AThroughputBelowItsBandRegresses) {
+  // Default band 5%: the worst allowed is 950 samples/s.
+  EXPECT_TRUE(Find(CompareWithBaseline(Results(1000), Results(940), {}), "samplesPerSecond").regressed);
+  EXPECT_FALSE(Find(CompareWithBaseline(Results(1000), Results(960), {}), "samplesPerSecond").regressed);
+  EXPECT_FALSE(Find(CompareWithBaseline(Results(1000), Results(1500), {}), "samplesPerSecond").regressed);
+}
+
+TEST(Regression, ATimeAboveItsBandRegresses) {
+  // Default band 10%: the worst allowed is 110 s.
+  EXPECT_TRUE(Find(CompareWithBaseline(Results(1, 100), Results(1, 111), {}), "timeToAccuracySeconds").regressed);
+  EXPECT_FALSE(Find(CompareWithBaseline(Results(1, 100), Results(1, 109), {}), "timeToAccuracySeconds").regressed);
+  EXPECT_FALSE(Find(CompareWithBaseline(Results(1, 100), Results(1, 50), {}), "timeToAccuracySeconds").regressed);
+}
+
+TEST(Regression, TheSpecsBandReplacesTheDefault) {
+  const auto verdicts = CompareWithBaseline(Results(1000), Results(940), {{"samplesPerSecond", 20}});
+  const BaselineVerdict& v = Find(verdicts, "samplesPerSecond");
+  EXPECT_FALSE(v.regressed);
+  EXPECT_EQ(v.band_percent, 20);
+  EXPECT_EQ(v.basis, "values");
+}
+
+TEST(Regression, WithRepeatsOnBothSidesOnlyIntervalsApartRegress) {
+  // The worst allowed is the baseline interval's low end less 5%: 980 * 0.95 = 931.
+  const BenchmarkResults baseline = WithInterval(1000, 980, 1020);
+  const BaselineVerdict noisy = Find(CompareWithBaseline(baseline, WithInterval(930, 900, 990), {}), "samplesPerSecond");
+  EXPECT_FALSE(noisy.regressed);  // its median alone, 930 < 950, would have tripped it
+  EXPECT_EQ(noisy.basis, "intervals");
+  EXPECT_DOUBLE_EQ(noisy.value, 930);
+  EXPECT_DOUBLE_EQ(noisy.baseline, 1000);
+  EXPECT_TRUE(Find(CompareWithBaseline(baseline, WithInterval(900, 880, 920), {}), "samplesPerSecond").regressed);
+  // With repeats on one side only, the medians decide.
+  EXPECT_EQ(Find(CompareWithBaseline(Results(1000), WithInterval(930, 900, 990), {}), "samplesPerSecond").basis, "values");
+}
+
+TEST(Regression, OnlyFiguresBothSidesHaveAreCompared) {
+  const auto verdicts = CompareWithBaseline(Results(1000, 100), Results(1000), {});
+  ASSERT_EQ(verdicts.size(), 2u);  // samplesPerSecond and runSeconds, not the time to accuracy
+  EXPECT_EQ(verdicts[0].figure, "samplesPerSecond");
+  EXPECT_EQ(verdicts[1].figure, "runSeconds");
+  EXPECT_FALSE(AnyRegressed(verdicts));
+  EXPECT_EQ(DescribeVerdicts(verdicts), "2 figures within their bands");
+}
+
+TEST(Regression, TheDescriptionNamesTheFigureBothValuesAndTheBand) {
+  const auto verdicts = CompareWithBaseline(Results(1520, 100), Results(1210, 100), {});
+  EXPECT_TRUE(AnyRegressed(verdicts));
+  EXPECT_EQ(DescribeVerdicts(verdicts), "samplesPerSecond 1210 against 1520 (-20.4%, band -5%, values)");
+  EXPECT_EQ(DescribeVerdict(Find(CompareWithBaseline(Results(1, 100), Results(1, 125), {}), "timeToAccuracySeconds")),
+            "timeToAccuracySeconds 125 against 100 (+25.0%, band +10%, values)");
+}
+
+}  // namespace
+}  // namespace ergobench
