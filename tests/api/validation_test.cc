@@ -217,6 +217,28 @@ TEST(ValidationTest, RunPolicy) {
   EXPECT_EQ(OnlyError(b), "spec.runPolicy.cleanPodPolicy: must be one of All, Running or None, got \"Some\"");
 }
 
+TEST(ValidationTest, Repeats) {
+  Benchmark b = Valid();
+  b.spec.repeats = 0;
+  EXPECT_EQ(OnlyError(b), "spec.repeats: must be between 1 and 100, got 0");
+  b.spec.repeats = 3;
+  EXPECT_TRUE(ValidateBenchmark(b).empty());
+}
+
+TEST(ValidationTest, Baseline) {
+  Benchmark b = Valid();
+  b.spec.baseline = Baseline{};
+  EXPECT_EQ(OnlyError(b), "spec.baseline: needs exactly one of benchmark, configMap or path, got 0");
+  b.spec.baseline = Baseline{"old", "old-results", "", {}};
+  EXPECT_EQ(OnlyError(b), "spec.baseline: needs exactly one of benchmark, configMap or path, got 2");
+  b.spec.baseline = Baseline{"old", "", "", {{"samplesPerSecond", 100}}};
+  EXPECT_EQ(OnlyError(b), "spec.baseline.tolerances.samplesPerSecond: must be between 0 and 99.999, got 100");
+  b.spec.baseline = Baseline{"old", "", "", {{"timeToAccuracySeconds", 150}, {"accuracy", 5}}};
+  EXPECT_EQ(OnlyError(b).rfind("spec.baseline.tolerances.accuracy: is not a headline figure; known: ", 0), 0u);
+  b.spec.baseline = Baseline{"", "", "results/old", {{"runSeconds", 20}}};
+  EXPECT_TRUE(ValidateBenchmark(b).empty());
+}
+
 // The CRD's maxLengths hold for `ergobench run` too, which has no API server in front of it,
 // and a long value is quoted shortened, so an error stays short enough for an Event.
 TEST(ValidationTest, LongStringsAreRefusedAndQuotedShort) {

@@ -1,6 +1,8 @@
 // Golden tests of the pure builders (testing/golden.h).
 #include "operator/controller/builders.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "api/benchmark_codec.h"
@@ -8,6 +10,7 @@
 #include "api/validation.h"
 #include "tests/testing/golden.h"
 #include "operator/controller/progress_poller.h"
+#include "operator/controller/worker_pods.h"
 
 namespace ergobench::controller {
 namespace {
@@ -82,6 +85,23 @@ TEST(Builders, WorkerPod) {
 
 // One worker per node by default (MLBench): every rank repels the gang's other ranks from its
 // node. Only this gang's pods count, so a terminating earlier gang never blocks the new one.
+// A later repeat's pods say which repeat they run, and their ranks derive the seed from it.
+TEST(Builders, ARepeatsPodsCarryItsLabelAndFlag) {
+  const json first = BuildWorkerPod(Task1a(), 2, Gang{3, 1, 0});
+  EXPECT_FALSE(first["metadata"]["labels"].contains("ergobench.io/repeat"));
+  const json third = BuildWorkerPod(Task1a(), 2, Gang{3, 1, 2});
+  EXPECT_EQ(third["metadata"]["labels"]["ergobench.io/repeat"], "2");
+  const json args = third["spec"]["containers"][0]["args"];
+  const auto flag = std::find(args.begin(), args.end(), "--repeat");
+  ASSERT_NE(flag, args.end());
+  EXPECT_EQ(*(flag + 1), "2");
+  EXPECT_EQ(third["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+                 ["labelSelector"]["matchLabels"]["ergobench.io/repeat"],
+            "2");
+  EXPECT_EQ(ReadWorkerPod(third).repeat, 2);
+  EXPECT_EQ(ReadWorkerPod(first).repeat, 0);
+}
+
 TEST(Builders, OneWorkerPerNodeByDefault) {
   const json spec = BuildWorkerPod(Task1a(), 2, Gang{3, 1})["spec"];
   EXPECT_FALSE(spec["affinity"].contains("podAffinity"));

@@ -335,6 +335,63 @@ TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
   EXPECT_EQ(FindCondition(last.status.conditions, kConditionFailed)->reason, "BackoffLimitExceeded");
 }
 
+// A gang of repeat `repeat` whose two ranks succeeded at `samples_per_second` and time to accuracy `tta`.
+std::vector<WorkerPod> SucceededRepeat(int repeat, double samples_per_second, double tta) {
+  std::vector<WorkerPod> pods;
+  for (int rank = 0; rank < 2; ++rank) {
+    RankResult r = *ParseRankResult(ResultMessage(rank, kRankSucceeded, tta));
+    r.figures.samples_per_second = samples_per_second / 2;  // the ranks' throughputs add up
+    WorkerPod pod = Ended(rank, "Succeeded", SerializeRankResult(r), 0, "t");
+    pod.repeat = repeat;
+    pods.push_back(pod);
+  }
+  return pods;
+}
+
+TEST(Plan, RepeatsRunOneGangAfterAnotherAndFoldIntoMedians) {
+  Benchmark b = Bench();
+  b.spec.repeats = 3;
+  b.status.phase = "Running";
+  SetCondition(&b.status.conditions, kConditionCreated, true, "WorkersCreated", "", 2, "t0");
+
+  // Repeat 1 of 3 ends: its figures are kept, its pods go, and the run is not over.
+  ReconcilePlan first = PlanReconcile(b, SucceededRepeat(0, 1000, 20), kT0);
+  EXPECT_EQ(first.status.phase, "Pending");
+  EXPECT_FALSE(first.status.results.has_value());
+  ASSERT_EQ(first.status.repeats.size(), 1u);
+  EXPECT_EQ(first.status.repeats[0].seed, 42);
+  EXPECT_EQ(first.status.repeats[0].figures.at("samplesPerSecond"), 1000);
+  EXPECT_EQ(first.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1"}));
+  EXPECT_EQ(FindCondition(first.status.conditions, kConditionRunning)->reason, "Repeating");
+  EXPECT_EQ(first.events.back().message, "repeat 1 of 3 done; starting repeat 2");
+  EXPECT_EQ(CurrentGang(first.status).repeat, 1);
+
+  // The next gang is repeat 1's, labelled so: the ended pods of repeat 0 are not its own.
+  b.status = first.status;
+  ReconcilePlan fresh = PlanReconcile(b, {}, kT0 + seconds(2));
+  EXPECT_EQ(fresh.create_ranks, std::vector<int64_t>{1});
+  EXPECT_FALSE(PlanReconcile(b, SucceededRepeat(0, 1000, 20), kT0 + seconds(2)).status.results.has_value());
+  std::vector<WorkerPod> placed = {Placed(Pod(1, "Pending"), "n1")};
+  placed[0].repeat = 1;
+  ReconcilePlan whole = PlanReconcile(b, placed, kT0 + seconds(3));
+  EXPECT_EQ(whole.create_ranks, std::vector<int64_t>{0});
+  EXPECT_EQ(whole.events.back().message, "created the 2 worker pods of repeat 2");
+
+  b.status.phase = "Running";
+  b.status = PlanReconcile(b, SucceededRepeat(1, 1400, 30), kT0 + seconds(40)).status;
+  b.status.phase = "Running";
+  ReconcilePlan last = PlanReconcile(b, SucceededRepeat(2, 1200, 25), kT0 + seconds(80));
+  EXPECT_EQ(last.status.phase, "Succeeded");
+  EXPECT_TRUE(last.status.repeats.empty()) << "moved into the results";
+  const BenchmarkResults& results = *last.status.results;
+  ASSERT_EQ(results.repeats.size(), 3u);
+  EXPECT_EQ(results.repeats[2].seed, 44);
+  EXPECT_DOUBLE_EQ(*results.figures.samples_per_second, 1200);  // the median of 1000, 1400, 1200
+  EXPECT_DOUBLE_EQ(*results.figures.time_to_accuracy_seconds, 25);
+  EXPECT_EQ(results.summary.at("samplesPerSecond").n, 3);
+  EXPECT_DOUBLE_EQ(results.summary.at("samplesPerSecond").max, 1400);
+}
+
 TEST(Plan, AWorkerDeletedFromARunningGangCountsAsFailed) {
   Benchmark b = Bench();
   b.status.phase = "Running";

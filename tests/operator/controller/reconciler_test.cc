@@ -158,6 +158,19 @@ class ReconcilerTest : public ::testing::Test {
     return deps;
   }
 
+  // The status the finishing reconcile writes for a k=2 0a run of an hour on node-a, with
+  // spec.baseline `baseline`.
+  json RunAgainst(const json& baseline) {
+    const json spec = {{"task", "0a"}, {"workers", 2}, {"baseline", baseline}};
+    pods_.Apply({runtime::WatcherEvent::kRestarted, {}});
+    pods_.Apply({runtime::WatcherEvent::kRestarted, Succeeded(StartGang(BenchmarkObject(spec)), "node-a")});
+    benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+    transport_.requests.clear();
+    ArtifactCache artifacts;
+    EXPECT_TRUE(BenchmarkReconciler(FinishingDeps(&artifacts)).Reconcile("ns/b").ok());
+    return LastStatusWrite();
+  }
+
   json LastStatusWrite() const { return LastStatusWriteOr(json()); }
 
   json LastStatusWriteOr(const json& otherwise) const {
@@ -622,6 +635,48 @@ TEST_F(ReconcilerTest, AFinishedRunIsDescribedAndPricedByItsNode) {
   EXPECT_EQ(results["prices"][0]["source"], "https://aws.amazon.com/ec2/pricing/on-demand/");
   const json kept = json::parse(PostedBody("/api/v1/namespaces/ns/configmaps")["data"]["benchmark.json"].get<std::string>());
   EXPECT_EQ(kept["status"]["results"]["costUSD"], results["costUSD"]) << "the kept results are the priced ones";
+}
+
+// A finished run of `spec` judged against whatever the fake API answers for the baseline.
+TEST_F(ReconcilerTest, AFinishedRunSlowerThanItsBaselineIsRegressed) {
+  auto echo = transport_.handler;
+  transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+    if (r.method == "GET" && r.path == "/apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/old") {
+      const json old = BenchmarkObject({{"task", "0a"}}, 1, {{"phase", "Succeeded"}, {"results", {{"runSeconds", 1800}}}});
+      return kube::HttpResponse{200, old.dump()};
+    }
+    if (r.method == "GET" && r.path.starts_with("/api/v1/namespaces/ns/configmaps/")) {
+      return kube::HttpResponse{404, R"({"kind":"Status","reason":"NotFound","code":404,"message":"not found"})"};
+    }
+    return echo(r);
+  };
+  // An hour's run against the baseline's half hour: twice as slow, beyond the 10% band.
+  json regressed = RunAgainst({{"benchmark", "old"}});
+  EXPECT_EQ(regressed["results"]["baseline"], "Benchmark old");
+  EXPECT_EQ(regressed["results"]["verdicts"][0],
+            json({{"figure", "runSeconds"}, {"baseline", 1800.0}, {"value", 3600.0}, {"bandPercent", 10.0},
+                  {"basis", "values"}, {"regressed", true}}));
+  const json* condition = nullptr;
+  for (const json& c : regressed["conditions"]) {
+    if (c["type"] == "Regressed") condition = &c;
+  }
+  ASSERT_NE(condition, nullptr);
+  EXPECT_EQ((*condition)["status"], "True");
+  EXPECT_EQ((*condition)["reason"], "FigureRegressed");
+  EXPECT_EQ((*condition)["message"], "against Benchmark old: runSeconds 3600 against 1800 (+100.0%, band +10%, values)");
+  EXPECT_EQ(regressed["phase"], "Succeeded") << "a regression is a finding, not a failure";
+
+  // A band that allows it.
+  json within = RunAgainst({{"benchmark", "old"}, {"tolerances", {{"runSeconds", 150}}}});
+  EXPECT_EQ(within["conditions"].back()["status"], "False");
+  EXPECT_EQ(within["conditions"].back()["reason"], "WithinTolerance");
+
+  // A baseline that is not there: the verdict is Unknown, saying why, and the run still finishes.
+  json unknown = RunAgainst({{"configMap", "gone-results"}});
+  EXPECT_EQ(unknown["phase"], "Succeeded");
+  EXPECT_EQ(unknown["conditions"].back()["status"], "Unknown");
+  EXPECT_EQ(unknown["conditions"].back()["reason"], "BaselineUnavailable");
+  EXPECT_NE(unknown["conditions"].back()["message"].get<std::string>().find("ConfigMap gone-results"), std::string::npos);
 }
 
 TEST_F(ReconcilerTest, AFailedResultsWriteIsRetriedWithTheFilesStillThere) {
