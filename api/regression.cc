@@ -15,9 +15,27 @@ std::optional<double> ValueOf(const HeadlineFigure& figure, const BenchmarkResul
   return figure.get(results);
 }
 
-const Summary* IntervalOf(const HeadlineFigure& figure, const BenchmarkResults& results) {
+// Repeats' statistics of the figure, from two repeats on.
+const Summary* RepeatsOf(const HeadlineFigure& figure, const BenchmarkResults& results) {
   const auto it = results.summary.find(figure.name);
-  return it != results.summary.end() && it->second.ci95_low && it->second.ci95_high ? &it->second : nullptr;
+  return it != results.summary.end() && it->second.n >= 2 && it->second.stddev ? &it->second : nullptr;
+}
+
+// Whether the run's mean is worse than `worse` x the baseline's mean at 95% confidence: Welch's
+// interval of the difference (unequal variances, Welch-Satterthwaite degrees of freedom rounded
+// down) lies wholly on the worse side of zero.
+bool SignificantlyWorse(const Summary& baseline, const Summary& run, double worse, bool higher_is_better) {
+  const double a = *run.stddev * *run.stddev / static_cast<double>(run.n);
+  const double b = worse * worse * *baseline.stddev * *baseline.stddev / static_cast<double>(baseline.n);
+  const double difference = run.mean - worse * baseline.mean;
+  const double se = std::sqrt(a + b);
+  double half = 0;
+  if (se > 0) {
+    const double df = (a + b) * (a + b) /
+                      (a * a / static_cast<double>(run.n - 1) + b * b / static_cast<double>(baseline.n - 1));
+    half = StudentT975(std::max<int64_t>(1, static_cast<int64_t>(std::floor(df)))) * se;
+  }
+  return higher_is_better ? difference + half < 0 : difference - half > 0;
 }
 
 std::string Number(double value) {
@@ -41,14 +59,13 @@ std::vector<BaselineVerdict> CompareWithBaseline(const BenchmarkResults& baselin
     v.value = *now;
     const auto band = tolerances.find(figure.name);
     v.band_percent = band != tolerances.end() ? band->second : figure.default_band_percent;
-    // The worst value the band allows, around the baseline's median or its interval's far end.
+    // The band as a factor on the baseline: the worst it allows.
     const double worse = figure.higher_is_better ? 1 - v.band_percent / 100 : 1 + v.band_percent / 100;
-    const Summary* base_interval = IntervalOf(figure, baseline);
-    const Summary* run_interval = IntervalOf(figure, run);
-    if (base_interval != nullptr && run_interval != nullptr) {
-      v.basis = "intervals";
-      v.regressed = figure.higher_is_better ? *run_interval->ci95_high < *base_interval->ci95_low * worse
-                                            : *run_interval->ci95_low > *base_interval->ci95_high * worse;
+    const Summary* base_repeats = RepeatsOf(figure, baseline);
+    const Summary* run_repeats = RepeatsOf(figure, run);
+    if (base_repeats != nullptr && run_repeats != nullptr) {
+      v.basis = "repeats";
+      v.regressed = SignificantlyWorse(*base_repeats, *run_repeats, worse, figure.higher_is_better);
     } else {
       v.basis = "values";
       v.regressed = figure.higher_is_better ? *now < *before * worse : *now > *before * worse;

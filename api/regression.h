@@ -1,9 +1,10 @@
 // Regression detection: a run's headline figures (repeats.h) against a baseline's, each with a
 // tolerance band (throughput may fall 5%, time to accuracy rise 10%, ...). When both sides
-// have repeats, their 95% intervals are compared, so noise alone does not trip it: a figure
-// regressed only when the whole interval lies beyond the band around the baseline's. Used by
-// the operator (the Regressed condition and ergobench_benchmark_regressed), `ergobench run`
-// with spec.baseline and `ergobench report --baseline`.
+// have repeats, noise alone must not trip it: a figure regressed only when the run's mean is
+// worse than the band allows at 95% confidence (Welch's interval of the difference of the
+// means). Otherwise the values (medians) are compared. Used by the operator (the Regressed
+// condition and ergobench_benchmark_regressed), `ergobench run` with spec.baseline and
+// `ergobench report --baseline`.
 #pragma once
 
 #include <map>

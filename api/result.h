@@ -142,7 +142,7 @@ struct BaselineVerdict {
   double baseline = 0;      // the baseline's median
   double value = 0;         // this run's median
   double band_percent = 0;  // how much worse it may be
-  std::string basis;        // "intervals" (both sides had repeats) | "values"
+  std::string basis;        // "repeats" (both sides had them: Welch's interval) | "values"
   bool regressed = false;
   bool operator==(const BaselineVerdict&) const = default;
 };

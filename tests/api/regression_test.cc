@@ -13,15 +13,10 @@ BenchmarkResults Results(double samples_per_second, std::optional<double> tta = 
   return r;
 }
 
-// Repeats' statistics with the given median and 95% interval.
-BenchmarkResults WithInterval(double median, double low, double high) {
-  BenchmarkResults r = Results(median);
-  Summary s;
-  s.n = 3;
-  s.median = median;
-  s.ci95_low = low;
-  s.ci95_high = high;
-  r.summary["samplesPerSecond"] = s;
+// Results of repeats with these throughputs.
+BenchmarkResults Repeated(const std::vector<double>& samples_per_second) {
+  BenchmarkResults r = Results(samples_per_second.front());
+  r.summary["samplesPerSecond"] = *Summarize(samples_per_second);
   return r;
 }
 
@@ -56,17 +51,23 @@ TEST(Regression, TheSpecsBandReplacesTheDefault) {
   EXPECT_EQ(v.basis, "values");
 }
 
-TEST(Regression, WithRepeatsOnBothSidesOnlyIntervalsApartRegress) {
-  // The worst allowed is the baseline interval's low end less 5%: 980 * 0.95 = 931.
-  const BenchmarkResults baseline = WithInterval(1000, 980, 1020);
-  const BaselineVerdict noisy = Find(CompareWithBaseline(baseline, WithInterval(930, 900, 990), {}), "samplesPerSecond");
+TEST(Regression, WithRepeatsOnBothSidesOnlyASignificantDifferenceRegresses) {
+  // Worked by hand. Baseline mean 1000, run mean 930, both sd 10, n 3; the band allows 950.
+  // Difference 930 - 950 = -20; se = sqrt(100/3 + 0.95^2 * 100/3) = 7.964; Welch's df = 3.99,
+  // rounded down to 3, t = 3.182: the interval reaches -20 + 25.34 = +5.3, so noise may explain it.
+  const BenchmarkResults baseline = Repeated({1000, 1010, 990});
+  const BaselineVerdict noisy = Find(CompareWithBaseline(baseline, Repeated({930, 940, 920}), {}), "samplesPerSecond");
   EXPECT_FALSE(noisy.regressed);  // its median alone, 930 < 950, would have tripped it
-  EXPECT_EQ(noisy.basis, "intervals");
+  EXPECT_EQ(noisy.basis, "repeats");
   EXPECT_DOUBLE_EQ(noisy.value, 930);
   EXPECT_DOUBLE_EQ(noisy.baseline, 1000);
-  EXPECT_TRUE(Find(CompareWithBaseline(baseline, WithInterval(900, 880, 920), {}), "samplesPerSecond").regressed);
+  // Run mean 900: -50 + 25.34 < 0.
+  EXPECT_TRUE(Find(CompareWithBaseline(baseline, Repeated({900, 910, 890}), {}), "samplesPerSecond").regressed);
   // With repeats on one side only, the medians decide.
-  EXPECT_EQ(Find(CompareWithBaseline(Results(1000), WithInterval(930, 900, 990), {}), "samplesPerSecond").basis, "values");
+  EXPECT_EQ(Find(CompareWithBaseline(Results(1000), Repeated({930, 940, 920}), {}), "samplesPerSecond").basis, "values");
+  // Repeats that did not vary at all: any shortfall beyond the band counts.
+  EXPECT_TRUE(Find(CompareWithBaseline(Repeated({1000, 1000}), Repeated({949, 949}), {}), "samplesPerSecond").regressed);
+  EXPECT_FALSE(Find(CompareWithBaseline(Repeated({1000, 1000}), Repeated({951, 951}), {}), "samplesPerSecond").regressed);
 }
 
 TEST(Regression, OnlyFiguresBothSidesHaveAreCompared) {
