@@ -33,7 +33,10 @@ std::vector<HeadlineFigure> MakeHeadlineFigures() {
          if (r->figures.allreduce) r->figures.allreduce->peak_bus_bandwidth_bytes_per_second = v;
        }},
       FigureOf("timeToAccuracySeconds", false, 10, &Figures::time_to_accuracy_seconds),
-      {"runSeconds", false, 10, [](const BenchmarkResults& r) { return std::optional(r.figures.run_seconds); },
+      {"runSeconds", false, 10,
+       [](const BenchmarkResults& r) {  // 0: the run never reached run_start
+         return r.figures.run_seconds > 0 ? std::optional(r.figures.run_seconds) : std::nullopt;
+       },
        [](BenchmarkResults* r, double v) { r->figures.run_seconds = v; }},
       FigureOf("energyJoules", false, 10, &Figures::energy_joules),
       {"energyToAccuracyJoules", false, 10,

@@ -13,6 +13,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "api/benchmark_phase.h"
+#include "api/regression.h"
 
 namespace ergobench {
 namespace {
@@ -47,6 +48,13 @@ const FinishedGauge kFinishedGauges[] = {
      [](const Benchmark& b) {
        const auto& carbon = b.status.results->carbon;
        return carbon ? carbon->grams_to_accuracy : std::nullopt;
+     }},
+    {"ergobench_benchmark_regressed",
+     "1 when a finished Benchmark fell outside its spec.baseline's bands (its Regressed condition names the "
+     "figure), 0 when within them; absent without a baseline.",
+     [](const Benchmark& b) {
+       const BenchmarkResults& r = *b.status.results;
+       return r.baseline.empty() ? std::nullopt : std::optional<double>(AnyRegressed(r.verdicts) ? 1 : 0);
      }},
 };
 

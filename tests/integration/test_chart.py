@@ -257,7 +257,8 @@ class ChartTest(unittest.TestCase):
                  for path in ("base", "overlays/local", "overlays/ha", "overlays/monitoring")}
         self.assertIn("Deployment", kinds["base"])
         self.assertIn("PodDisruptionBudget", kinds["overlays/ha"])
-        self.assertEqual(sorted(set(kinds["overlays/monitoring"]) - set(kinds["base"])), ["PodMonitor", "ServiceMonitor"])
+        self.assertEqual(sorted(set(kinds["overlays/monitoring"]) - set(kinds["base"])),
+                         ["PodMonitor", "PrometheusRule", "ServiceMonitor"])
         ha = find(kustomize("overlays/ha"), "Deployment")
         self.assertEqual(ha["spec"]["replicas"], 2)
         local = find(kustomize("overlays/local"), "Deployment")["spec"]["template"]["spec"]["containers"][0]
@@ -297,7 +298,8 @@ class ChartTest(unittest.TestCase):
         monitors = [d for d in helm_template("-f", os.path.join(CHART, "ci/monitoring-values.yaml"))
                     if d["apiVersion"].startswith("monitoring.coreos.com/")]
         monitors += [d for d in kustomize("overlays/monitoring") if d["apiVersion"].startswith("monitoring.coreos.com/")]
-        self.assertEqual(sorted(m["kind"] for m in monitors), ["PodMonitor", "PodMonitor", "ServiceMonitor", "ServiceMonitor"])
+        self.assertEqual(sorted(m["kind"] for m in monitors),
+                         ["PodMonitor", "PodMonitor", "PrometheusRule", "PrometheusRule", "ServiceMonitor", "ServiceMonitor"])
         # A broken one must fail, or the check proves nothing.
         broken = json.loads(json.dumps(monitors[0]))
         broken["spec"]["podMetricsEndpoints"][0]["interval"] = "5 seconds"
@@ -312,6 +314,64 @@ class ChartTest(unittest.TestCase):
         errors = json.loads(result.stdout)
         self.assertEqual(errors[:-1], [None] * len(monitors))
         self.assertIn("interval", errors[-1])
+
+    def test_the_regression_alert_fires_for_a_regressed_benchmark_only(self):
+        """Prometheus' own promtool evaluates the shipped rule on series as the operator exports
+        them: one regressed Benchmark alerts, with its labels and the kubectl line; one within
+        its bands, and one without a baseline, do not."""
+        with open(os.path.join(CHART, "files/alert-rules.yaml")) as f:
+            groups = yaml.safe_load(f)
+        rule = find(helm_template("-f", os.path.join(CHART, "ci/monitoring-values.yaml")), "PrometheusRule")
+        self.assertEqual(rule["spec"], groups)
+        self.assertEqual(rule["metadata"]["labels"]["release"], "prometheus")
+        self.assertEqual(find(kustomize("overlays/monitoring"), "PrometheusRule")["spec"], groups)
+        self.assertEqual([d["kind"] for d in helm_template() if d["kind"] == "PrometheusRule"], [], "off by default")
+
+        labels = 'namespace="team",task="fmnist",backend="gloo",workers="2",instance_type="c5.4xlarge"'
+        tests = {
+            "rule_files": ["rules.yaml"],
+            "evaluation_interval": "1m",
+            "tests": [{
+                "interval": "1m",
+                "input_series": [
+                    {"series": f'ergobench_benchmark_regressed{{{labels},benchmark="slow"}}', "values": "1x5"},
+                    {"series": f'ergobench_benchmark_regressed{{{labels},benchmark="same"}}', "values": "0x5"},
+                    {"series": f'ergobench_benchmark_samples_per_second{{{labels},benchmark="plain"}}',
+                     "values": "100x5"},
+                ],
+                "alert_rule_test": [{
+                    "eval_time": "3m",
+                    "alertname": "ErgobenchBenchmarkRegressed",
+                    "exp_alerts": [{
+                        "exp_labels": {"severity": "warning", "namespace": "team", "benchmark": "slow",
+                                       "task": "fmnist", "backend": "gloo", "workers": "2",
+                                       "instance_type": "c5.4xlarge"},
+                        "exp_annotations": {
+                            "summary": "Benchmark team/slow regressed against its baseline",
+                            "description": "Task fmnist on 2 gloo workers got worse than its spec.baseline allows. "
+                                           "kubectl -n team get benchmark slow -o jsonpath='{.status.conditions"
+                                           "[?(@.type==\"Regressed\")].message}' names the figure.",
+                        },
+                    }],
+                }],
+            }],
+        }
+        with tempfile.TemporaryDirectory() as scratch:
+            with open(os.path.join(scratch, "rules.yaml"), "w") as f:
+                yaml.safe_dump(groups, f)
+            with open(os.path.join(scratch, "tests.yaml"), "w") as f:
+                yaml.safe_dump(tests, f)
+            checked = subprocess.run(["promtool", "test", "rules", "tests.yaml"], cwd=scratch,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            self.assertEqual(checked.returncode, 0, checked.stdout)
+            # The same test must fail against a rule that fires on every series.
+            broken = json.loads(json.dumps(groups))
+            broken["groups"][0]["rules"][0]["expr"] = "ergobench_benchmark_regressed >= 0"
+            with open(os.path.join(scratch, "rules.yaml"), "w") as f:
+                yaml.safe_dump(broken, f)
+            failed = subprocess.run(["promtool", "test", "rules", "tests.yaml"], cwd=scratch,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            self.assertNotEqual(failed.returncode, 0, failed.stdout)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 
 #include "api/aggregate.h"
 #include "api/cost.h"
+#include "api/regression.h"
 
 namespace ergobench {
 namespace {
@@ -103,6 +104,23 @@ TEST(OperatorMetricsTest, FinishedSeriesCarryTheirSystemAndCarbon) {
                         "instance_type=\"c5.4xlarge\",namespace=\"bench\",region=\"us-east-1\",task=\"fmnist\","
                         "workers=\"2\"} 27.05\n"));
   EXPECT_THAT(metrics.Render(), Not(HasSubstr("region=\"\"")));
+}
+
+// What the chart's alert fires on: 1 when a figure fell outside its band, 0 when within, and
+// no series at all for a Benchmark without a baseline.
+TEST(OperatorMetricsTest, ARegressionAgainstTheBaselineIsOneAndNoBaselineNoSeries) {
+  OperatorMetrics metrics;
+  Benchmark b = Finished();
+  metrics.RecordFinished(b);
+  EXPECT_TRUE(std::isnan(Sample(metrics.Render(), "ergobench_benchmark_regressed")));
+  BenchmarkResults baseline;
+  baseline.figures.samples_per_second = 2000;  // this run's 1439.5 is 28% slower
+  JudgeAgainstBaseline(baseline, "Benchmark fmnist-k2-last-week", {}, &*b.status.results);
+  metrics.RecordFinished(b);
+  EXPECT_EQ(Sample(metrics.Render(), "ergobench_benchmark_regressed"), 1);
+  JudgeAgainstBaseline(baseline, "Benchmark fmnist-k2-last-week", {{"samplesPerSecond", 30}}, &*b.status.results);
+  metrics.RecordFinished(b);
+  EXPECT_EQ(Sample(metrics.Render(), "ergobench_benchmark_regressed"), 0);
 }
 
 TEST(OperatorMetricsTest, NoPriceForTheGoalIsNoSampleRatherThanAZeroThatReadsAsFree) {
