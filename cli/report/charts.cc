@@ -104,7 +104,7 @@ Frame FrameFor(const ChartSpec& spec, bool stacked) {
         stack[i] += s.points[i].y;
         y_max = std::max(y_max, stack[i]);
       } else {
-        y_max = std::max(y_max, s.points[i].y);
+        y_max = std::max({y_max, s.points[i].y, s.points[i].high.value_or(0)});
       }
     }
   }
@@ -112,7 +112,14 @@ Frame FrameFor(const ChartSpec& spec, bool stacked) {
 }
 
 std::string Point(const ChartPoint& p, const Frame& f, const char* colour) {
-  return "<circle cx=\"" + Num(f.X(p.x)) + "\" cy=\"" + Num(f.Y(p.y)) + "\" r=\"4\" fill=\"" + colour +
+  std::string bar;
+  if (p.low && p.high) {
+    const std::string x = Num(f.X(p.x));
+    bar = "<line class=\"error-bar\" x1=\"" + x + "\" y1=\"" + Num(f.Y(*p.low)) + "\" x2=\"" + x + "\" y2=\"" +
+          Num(f.Y(*p.high)) + "\" stroke=\"" + colour + "\" stroke-width=\"2\" data-low=\"" + Num(*p.low) +
+          "\" data-high=\"" + Num(*p.high) + "\"/>\n";
+  }
+  return bar + "<circle cx=\"" + Num(f.X(p.x)) + "\" cy=\"" + Num(f.Y(p.y)) + "\" r=\"4\" fill=\"" + colour +
          "\" data-x=\"" + Num(p.x) + "\" data-y=\"" + Num(p.y) + "\"><title>" + Escape(p.label) + "</title></circle>\n";
 }
 
@@ -196,6 +203,16 @@ std::vector<ChartSeries> Values(const std::map<std::string, ChartSeries>& m) {
   return out;
 }
 
+// `point` with the repeats' extremes of `figure`, when the run repeated.
+ChartPoint WithSpread(ChartPoint point, const BenchmarkResults& results, const std::string& figure) {
+  const auto it = results.summary.find(figure);
+  if (it != results.summary.end() && it->second.n >= 2) {
+    point.low = it->second.min;
+    point.high = it->second.max;
+  }
+  return point;
+}
+
 // Time against cost (or energy) to accuracy, one series per system, with the Pareto front of
 // each task and goal the report marked.
 ChartSpec ParetoChart(const std::vector<ReportRow>& rows, std::optional<double> ReportRow::*figure,
@@ -256,12 +273,12 @@ std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark
     const std::string label = b->metadata.name;
     if (f.samples_per_second) {
       throughput[series].name = series;
-      throughput[series].points.push_back({k, *f.samples_per_second, label});
+      throughput[series].points.push_back(WithSpread({k, *f.samples_per_second, label}, r, "samplesPerSecond"));
     }
     const bool reached = f.goal_reached.value_or(false) && f.time_to_accuracy_seconds;
     if (reached) {
       tta[series].name = series;
-      tta[series].points.push_back({k, *f.time_to_accuracy_seconds, label});
+      tta[series].points.push_back(WithSpread({k, *f.time_to_accuracy_seconds, label}, r, "timeToAccuracySeconds"));
     }
     if (f.communication_ratio) {
       compute.points.push_back({k, 100 * (1 - *f.communication_ratio), label});

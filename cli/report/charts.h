@@ -2,8 +2,9 @@
 // with no script and no external resource. Each data point carries data-x and data-y, and
 // each series its name, so that tests (and users) read the numbers back from the file.
 //
-//   throughput.svg         samples/s against k, one line per task and backend
-//   time-to-accuracy.svg   time to accuracy against k
+//   throughput.svg         samples/s against k, one line per task and backend; with repeats,
+//                          the median with an error bar from the fastest to the slowest
+//   time-to-accuracy.svg   time to accuracy against k, likewise
 //   communication.svg      compute / communication split of each run
 //   pareto-time-cost.svg   cost against time to accuracy, one series per system, the Pareto
 //                          front of the runs the report marks dashed (report.h)
@@ -13,7 +14,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/benchmark.h"
@@ -22,9 +25,13 @@
 namespace ergobench {
 
 struct ChartPoint {
+  ChartPoint() = default;
+  ChartPoint(double x_value, double y_value, std::string text = "") : x(x_value), y(y_value), label(std::move(text)) {}
   double x = 0;
   double y = 0;
   std::string label;  // shown beside scatter points and under bars
+  // The repeats' extremes, drawn as an error bar through the point (a line chart's).
+  std::optional<double> low, high;
 };
 
 struct ChartSeries {

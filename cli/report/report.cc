@@ -66,6 +66,8 @@ ReportRow RowOf(const Benchmark& b) {
   if (!b.status.results) return row;
   const BenchmarkResults& r = *b.status.results;
   row.samples_per_second = r.figures.samples_per_second;
+  row.repeats = static_cast<int64_t>(r.repeats.size());
+  row.spread = r.summary;
   if (r.figures.goal_reached.value_or(false)) row.time_to_accuracy_seconds = r.figures.time_to_accuracy_seconds;
   row.communication_ratio = r.figures.communication_ratio;
   row.energy_to_accuracy_joules = r.figures.energy_to_accuracy_joules;
@@ -98,6 +100,13 @@ std::string Number(std::optional<double> value, int decimals) {
   return value ? FormatFixed(*value, decimals) : std::string();
 }
 
+// The repeats' range of a figure, " [min..max]", after its median; nothing without repeats.
+std::string Range(const ReportRow& r, const std::string& figure, int decimals) {
+  const auto it = r.spread.find(figure);
+  if (it == r.spread.end() || it->second.n < 2) return "";
+  return " [" + FormatFixed(it->second.min, decimals) + ".." + FormatFixed(it->second.max, decimals) + "]";
+}
+
 // A cost with its currency, and "(stale)" when a price behind it is older than the limit.
 std::string Money(const ReportRow& r, std::optional<double> value) {
   if (!value) return "";
@@ -121,8 +130,12 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
       {"backend", [](const ReportRow& r) { return r.backend; }},
       {"k", [](const ReportRow& r) { return std::to_string(r.workers); }},
       {"phase", [](const ReportRow& r) { return r.phase; }},
-      {"samples/s", [](const ReportRow& r) { return Number(r.samples_per_second, 1); }},
-      {"TTA s", [](const ReportRow& r) { return Number(r.time_to_accuracy_seconds, 1); }},
+      {"samples/s", [](const ReportRow& r) { return Number(r.samples_per_second, 1) + Range(r, "samplesPerSecond", 1); }},
+      {"TTA s",
+       [](const ReportRow& r) {
+         return r.time_to_accuracy_seconds ? Number(r.time_to_accuracy_seconds, 1) + Range(r, "timeToAccuracySeconds", 1)
+                                           : "";
+       }},
       {"speedup", [](const ReportRow& r) { return Number(r.speedup, 2); }},
       {"efficiency", [](const ReportRow& r) { return Number(r.efficiency, 2); }},
       {"comm %", [](const ReportRow& r) {
@@ -220,6 +233,12 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("minLatencySeconds", r.min_latency_seconds);
   if (!r.currency.empty()) out["currency"] = r.currency;
   if (!r.baseline.empty()) out["baseline"] = r.baseline;
+  if (r.repeats > 0) out["repeats"] = r.repeats;
+  for (const auto& [figure, s] : r.spread) {
+    out["spread"][figure] = {{"n", s.n}, {"min", s.min}, {"max", s.max}};
+    if (s.ci95_low) out["spread"][figure]["ci95Low"] = *s.ci95_low;
+    if (s.ci95_high) out["spread"][figure]["ci95High"] = *s.ci95_high;
+  }
   return out;
 }
 

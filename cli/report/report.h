@@ -65,6 +65,10 @@ struct ReportRow {
   std::optional<double> min_latency_seconds;
   std::string currency;
   std::string baseline;  // the run compared against
+  // With spec.repeats: how many, and each headline figure's statistics (the figures above are
+  // the medians).
+  int64_t repeats = 0;
+  std::map<std::string, Summary> spread;
 };
 
 // Rows in a stable order: by task, goal, system, backend, then workers.

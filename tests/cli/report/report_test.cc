@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "api/repeats.h"
 #include "cli/report/charts.h"
 
 namespace ergobench {
@@ -55,6 +57,37 @@ TEST(Report, WithoutTimeToAccuracyThroughputDecides) {
   EXPECT_EQ(rows[0].name, "r1");
   EXPECT_DOUBLE_EQ(*rows[1].speedup, 3.0);
   EXPECT_DOUBLE_EQ(*rows[1].efficiency, 0.75);
+}
+
+// Repeats: the median in the table with the repeats' range, their statistics in JSON, and
+// error bars from the slowest to the fastest repeat in the throughput chart.
+TEST(Report, RepeatsShowTheirRangeAndErrorBars) {
+  Benchmark b;
+  b.metadata.name = "rep";
+  b.spec.task = "fmnist";
+  b.spec.backend = "gloo";
+  b.spec.workers = 2;
+  b.spec.repeats = 3;
+  b.status.phase = "Succeeded";
+  BenchmarkResults last;
+  last.figures.samples_per_second = 990;
+  std::vector<RepeatResult> repeats;
+  for (int64_t r = 0; r < 3; ++r) repeats.push_back({r, 42 + r, {{"samplesPerSecond", 900.0 + 100 * r}}});
+  b.status.results = FoldRepeats(last, repeats);
+
+  const auto rows = BuildReport({b});
+  EXPECT_EQ(rows[0].repeats, 3);
+  const std::string text = *FormatReport(rows, "text");
+  EXPECT_NE(text.find("1000.0 [900.0..1100.0]"), std::string::npos) << text;
+  const nlohmann::json json = nlohmann::json::parse(*FormatReport(rows, "json"));
+  EXPECT_EQ(json[0]["repeats"], 3);
+  EXPECT_EQ(json[0]["spread"]["samplesPerSecond"]["min"], 900);
+  EXPECT_NEAR(json[0]["spread"]["samplesPerSecond"]["ci95High"].get<double>(), 1000 + 4.303 * 100 / std::sqrt(3.0), 1e-9);
+
+  const std::string svg = BuildReportCharts({b}).at("throughput.svg");
+  EXPECT_NE(svg.find("class=\"error-bar\""), std::string::npos);
+  EXPECT_NE(svg.find("data-low=\"900\" data-high=\"1100\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("data-x=\"2\" data-y=\"1000\""), std::string::npos);
 }
 
 TEST(Report, Formats) {
