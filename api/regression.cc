@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "api/benchmark_codec.h"
+#include "api/benchmark_phase.h"
 #include "api/repeats.h"
 
 namespace ergobench {
@@ -90,6 +92,18 @@ std::optional<Condition> RegressionCondition(const BenchmarkResults& results) {
   c.reason = regressed ? "FigureRegressed" : results.verdicts.empty() ? "NothingToCompare" : "WithinTolerance";
   c.message = "against " + results.baseline + ": " + DescribeVerdicts(results.verdicts);
   return c;
+}
+
+StatusOr<BenchmarkResults> BaselineResults(const nlohmann::json& object, const std::string& what) {
+  FieldErrors errors;
+  const Benchmark previous = object.is_object() ? DecodeBenchmark(object, &errors) : Benchmark{};
+  if (!object.is_object() || !errors.empty()) {
+    return Status::InvalidArgument(what + " is not a Benchmark" + (errors.empty() ? "" : ": " + errors.ToString()));
+  }
+  if (previous.status.phase != kPhaseSucceeded || !previous.status.results) {
+    return Status::FailedPrecondition(what + " has not succeeded (phase \"" + previous.status.phase + "\")");
+  }
+  return *previous.status.results;
 }
 
 bool AnyRegressed(const std::vector<BaselineVerdict>& verdicts) {

@@ -34,6 +34,10 @@ void JudgeAgainstBaseline(const BenchmarkResults& baseline, const std::string& d
 // WithinTolerance, NothingToCompare.
 std::optional<Condition> RegressionCondition(const BenchmarkResults& results);
 
+// The results to judge against from `object`, a Benchmark's JSON (as the API serves it, or a
+// results folder's benchmark.json); an error, naming `what`, unless it decodes and succeeded.
+StatusOr<BenchmarkResults> BaselineResults(const nlohmann::json& object, const std::string& what);
+
 bool AnyRegressed(const std::vector<BaselineVerdict>& verdicts);
 
 // "samplesPerSecond 1210 against 1520 (-20.4%, band -5%, values)".

@@ -333,18 +333,11 @@ StatusOr<BenchmarkResults> ReadBaseline(const Baseline& baseline) {
   if (fs::is_directory(file)) file /= "benchmark.json";
   StatusOr<std::string> text = ReadFile(file.string());
   if (!text.ok()) return Status::InvalidArgument(where + ": " + text.status().message());
-  const nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  FieldErrors errors;
-  const Benchmark previous = json.is_discarded() ? Benchmark{} : DecodeBenchmark(json, &errors);
-  if (json.is_discarded() || !errors.empty()) {
-    return Status::InvalidArgument(where + ": " + file.string() + " is not a Benchmark's results" +
-                                   (errors.empty() ? "" : ": " + errors.ToString()));
-  }
-  if (previous.status.phase != kPhaseSucceeded || !previous.status.results) {
-    return Status::InvalidArgument(where + ": " + file.string() + " holds no succeeded run (phase \"" +
-                                   previous.status.phase + "\")");
-  }
-  return *previous.status.results;
+  StatusOr<BenchmarkResults> results =
+      BaselineResults(nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false), file.string());
+  // Whatever is wrong with it, the run is refused before it starts.
+  if (!results.ok()) return Status::InvalidArgument(where + ": " + results.status().message());
+  return results;
 }
 
 }  // namespace

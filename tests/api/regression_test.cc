@@ -87,5 +87,18 @@ TEST(Regression, TheDescriptionNamesTheFigureBothValuesAndTheBand) {
             "timeToAccuracySeconds 125 against 100 (+25.0%, band +10%, values)");
 }
 
+TEST(Regression, OnlyASucceededBenchmarkIsABaseline) {
+  const nlohmann::json failed = {{"apiVersion", "ergobench.io/v1alpha1"}, {"kind", "Benchmark"},
+                                 {"metadata", {{"name", "old"}}}, {"spec", {{"task", "0a"}}},
+                                 {"status", {{"phase", "Failed"}}}};
+  EXPECT_EQ(BaselineResults(failed, "Benchmark old").status().message(),
+            "Benchmark old has not succeeded (phase \"Failed\")");
+  EXPECT_EQ(BaselineResults(nlohmann::json::parse("[1]"), "old/benchmark.json").status().message(),
+            "old/benchmark.json is not a Benchmark");
+  nlohmann::json succeeded = failed;
+  succeeded["status"] = {{"phase", "Succeeded"}, {"results", {{"samplesPerSecond", 1500}}}};
+  EXPECT_EQ(*BaselineResults(succeeded, "Benchmark old")->figures.samples_per_second, 1500);
+}
+
 }  // namespace
 }  // namespace ergobench
