@@ -67,8 +67,12 @@ struct Gang {
   int64_t repeat = 0;      // the repeats done: status.repeats.size()
   bool operator==(const Gang&) const = default;
 };
+// Once a repeated run has succeeded, its repeats have moved into the results, and its last gang
+// ran the last of them: the results ConfigMap is written from that gang's pods.
 inline Gang CurrentGang(const BenchmarkStatus& status) {
-  return {status.observed_generation, status.restarts, static_cast<int64_t>(status.repeats.size())};
+  const bool folded = status.repeats.empty() && status.results && !status.results->repeats.empty();
+  const size_t repeat = folded ? status.results->repeats.size() - 1 : status.repeats.size();
+  return {status.observed_generation, status.restarts, static_cast<int64_t>(repeat)};
 }
 // The labels that tell this gang's pods from an earlier one's.
 nlohmann::json GangLabels(const Gang& gang);

@@ -638,6 +638,29 @@ TEST_F(ReconcilerTest, AFinishedRunIsDescribedAndPricedByItsNode) {
 }
 
 // A finished run of `spec` judged against whatever the fake API answers for the baseline.
+// The last repeat's gang finishes the run: the results ConfigMap keeps its ranks' results and
+// the files its rank 0 offered, although the repeats done have moved into status.results.
+TEST_F(ReconcilerTest, ARepeatedRunKeepsItsLastRepeatsResults) {
+  const json spec = {{"task", "0a"}, {"workers", 2}, {"repeats", 2}};
+  const json one_done = {{"repeats", {{{"repeat", 0}, {"seed", 0}, {"figures", {{"runSeconds", 3600}}}}}}};
+  const std::vector<json> pods = Succeeded(StartGang(BenchmarkObject(spec, 1, one_done)), "node-a");
+  ASSERT_EQ(pods[0]["metadata"]["labels"]["ergobench.io/repeat"], "1");
+  pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
+  benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
+  ArtifactCache artifacts;
+  ArtifactBundle bundle;
+  bundle.files["rank-0.mllog"] = ":::MLLOG {\"key\": \"run_stop\"}\n";
+  artifacts.Put("ns/b", Gang{1, 0, 1}, bundle);
+  transport_.requests.clear();
+
+  ASSERT_TRUE(BenchmarkReconciler(FinishingDeps(&artifacts)).Reconcile("ns/b").ok());
+  EXPECT_EQ(LastStatusWrite()["phase"], "Succeeded");
+  EXPECT_EQ(LastStatusWrite()["results"]["repeats"].size(), 2u);
+  const json cm = PostedBody("/api/v1/namespaces/ns/configmaps");
+  EXPECT_EQ(cm["data"]["rank-1.summary"], "rank 1 succeeded\n");
+  EXPECT_EQ(cm["data"]["rank-0.mllog"], ":::MLLOG {\"key\": \"run_stop\"}\n");
+}
+
 TEST_F(ReconcilerTest, AFinishedRunSlowerThanItsBaselineIsRegressed) {
   auto echo = transport_.handler;
   transport_.handler = [echo](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
