@@ -211,12 +211,14 @@ class RankReport {
   RankResult result_;
 };
 
-StatusOr<Benchmark> LoadOneBenchmark(const std::string& path) {
+// The one Benchmark of `path`, as repeat `repeat` of it runs (its seed derived).
+StatusOr<Benchmark> LoadOneBenchmark(const std::string& path, int repeat) {
   ASSIGN_OR_RETURN(std::vector<Benchmark> loaded, LoadBenchmarkFile(path));
   if (loaded.size() != 1) {
     return Status::InvalidArgument(path + ": holds " + std::to_string(loaded.size()) +
                                    " Benchmarks; the runner takes exactly one");
   }
+  ApplyRepeatSeed(&loaded.front().spec, repeat);
   return std::move(loaded.front());
 }
 
@@ -291,9 +293,8 @@ int RunRunner(const RunnerInvocation& options) {
   mllog.Start("init_start");
   RankReport report(launch_rank, result_file);
 
-  StatusOr<Benchmark> loaded = LoadOneBenchmark(options.config_path);
+  StatusOr<Benchmark> loaded = LoadOneBenchmark(options.config_path, options.repeat);
   if (!loaded.ok()) return report.Fail(loaded.status(), kExitBadConfig);
-  ApplyRepeatSeed(&loaded->spec, options.repeat);
   const Benchmark& benchmark = *loaded;
   const BenchmarkSpec& spec = benchmark.spec;
   report.Update([&](RankResult& r) { std::tie(r.benchmark, r.task, r.backend, r.world_size) =
