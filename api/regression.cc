@@ -7,6 +7,7 @@
 #include "api/benchmark_codec.h"
 #include "api/benchmark_phase.h"
 #include "api/repeats.h"
+#include "base/units.h"
 
 namespace ergobench {
 namespace {
@@ -40,12 +41,6 @@ bool SignificantlyWorse(const Summary& baseline, const Summary& run, double wors
   return higher_is_better ? difference + half < 0 : difference - half > 0;
 }
 
-std::string Number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
-
 }  // namespace
 
 std::vector<BaselineVerdict> CompareWithBaseline(const BenchmarkResults& baseline, const BenchmarkResults& run,
@@ -75,6 +70,12 @@ std::vector<BaselineVerdict> CompareWithBaseline(const BenchmarkResults& baselin
     verdicts.push_back(v);
   }
   return verdicts;
+}
+
+std::string DescribeBaseline(const Baseline& b) {
+  if (!b.benchmark.empty()) return "Benchmark " + b.benchmark;
+  if (!b.config_map.empty()) return "ConfigMap " + b.config_map;
+  return b.path;
 }
 
 void JudgeAgainstBaseline(const BenchmarkResults& baseline, const std::string& described_as,
@@ -119,8 +120,8 @@ std::string DescribeVerdict(const BaselineVerdict& v) {
     std::snprintf(text, sizeof text, "%+.1f%%", (v.value / v.baseline - 1) * 100);
     change = text;
   }
-  return v.figure + " " + Number(v.value) + " against " + Number(v.baseline) + " (" + change + ", band " +
-         (higher_is_better ? "-" : "+") + Number(v.band_percent) + "%, " + v.basis + ")";
+  return v.figure + " " + FormatSignificant(v.value, 4) + " against " + FormatSignificant(v.baseline, 4) + " (" + change + ", band " +
+         (higher_is_better ? "-" : "+") + FormatSignificant(v.band_percent, 4) + "%, " + v.basis + ")";
 }
 
 std::string DescribeVerdicts(const std::vector<BaselineVerdict>& verdicts) {

@@ -24,6 +24,10 @@ inline constexpr char kConditionRegressed[] = "Regressed";
 std::vector<BaselineVerdict> CompareWithBaseline(const BenchmarkResults& baseline, const BenchmarkResults& run,
                                                  const std::map<std::string, double>& tolerances);
 
+// How a status names the baseline: "Benchmark fmnist-k2", "ConfigMap fmnist-k2-results", or
+// the results directory's path.
+std::string DescribeBaseline(const Baseline& baseline);
+
 // Sets results->baseline (what it was compared with, as a reader should see it) and
 // results->verdicts.
 void JudgeAgainstBaseline(const BenchmarkResults& baseline, const std::string& described_as,

@@ -66,20 +66,27 @@ const HeadlineFigure* FindHeadlineFigure(const std::string& name) {
 
 int64_t RepeatSeed(int64_t seed, int64_t repeat) { return (seed + repeat) % kSeedLimit; }
 
+namespace {
+
+// The recipe's seed; none for a task without one (0a).
+std::optional<int64_t> RecipeSeed(const BenchmarkSpec& spec) {
+  const nlohmann::json& h = spec.hyperparameters;
+  if (!h.is_object() || !h.contains("seed")) return std::nullopt;
+  return h["seed"].is_number_integer() ? h["seed"].get<int64_t>() : 0;
+}
+
+}  // namespace
+
 void ApplyRepeatSeed(BenchmarkSpec* spec, int64_t repeat) {
-  // A task without a seed (0a) repeats as it is.
-  if (repeat == 0 || !spec->hyperparameters.is_object() || !spec->hyperparameters.contains("seed")) return;
-  const nlohmann::json seed = spec->hyperparameters.value("seed", nlohmann::json(0));
-  spec->hyperparameters["seed"] = RepeatSeed(seed.is_number_integer() ? seed.get<int64_t>() : 0, repeat);
+  const std::optional<int64_t> seed = RecipeSeed(*spec);
+  if (repeat != 0 && seed) spec->hyperparameters["seed"] = RepeatSeed(*seed, repeat);
 }
 
 RepeatResult RepeatOf(int64_t repeat, const BenchmarkSpec& spec, const BenchmarkResults& results) {
-  BenchmarkSpec repeated = spec;
-  ApplyRepeatSeed(&repeated, repeat);
-  const nlohmann::json seed = repeated.hyperparameters.value("seed", nlohmann::json(0));
+  const std::optional<int64_t> seed = RecipeSeed(spec);
   RepeatResult out;
   out.repeat = repeat;
-  out.seed = seed.is_number_integer() ? seed.get<int64_t>() : 0;
+  out.seed = seed ? RepeatSeed(*seed, repeat) : 0;
   for (const HeadlineFigure& figure : HeadlineFigures()) {
     if (const std::optional<double> value = figure.get(results)) out.figures[figure.name] = *value;
   }

@@ -244,15 +244,6 @@ CarbonFigures DecodeCarbon(const nlohmann::json& json, const std::string& path, 
   return c;
 }
 
-nlohmann::json EncodeSummary(const Summary& s) {
-  nlohmann::json out = {{"n", s.n}, {"median", s.median}, {"min", s.min}, {"max", s.max}, {"mean", s.mean}};
-  PutIf(&out, "stddev", s.stddev);
-  PutIf(&out, "olympicMean", s.olympic_mean);
-  PutIf(&out, "ci95Low", s.ci95_low);
-  PutIf(&out, "ci95High", s.ci95_high);
-  return out;
-}
-
 Summary DecodeSummary(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
   Summary s;
   ObjectReader r(&json, path, errors);
@@ -313,6 +304,15 @@ std::vector<T> DecodeList(ObjectReader* r, const std::string& key, Decode decode
 }
 
 }  // namespace
+
+nlohmann::json EncodeSummary(const Summary& s) {
+  nlohmann::json out = {{"n", s.n}, {"median", s.median}, {"min", s.min}, {"max", s.max}, {"mean", s.mean}};
+  PutIf(&out, "stddev", s.stddev);
+  PutIf(&out, "olympicMean", s.olympic_mean);
+  PutIf(&out, "ci95Low", s.ci95_low);
+  PutIf(&out, "ci95High", s.ci95_high);
+  return out;
+}
 
 nlohmann::json EncodeRepeats(const std::vector<RepeatResult>& repeats) {
   nlohmann::json out = nlohmann::json::array();

@@ -197,6 +197,9 @@ void EncodeFigures(const Figures& figures, nlohmann::json* out);
 class ObjectReader;
 Figures DecodeFigures(ObjectReader* reader);
 
+// A figure's statistics over repeats, as results.summary holds them.
+nlohmann::json EncodeSummary(const Summary& summary);
+
 // status.repeats and results.repeats.
 nlohmann::json EncodeRepeats(const std::vector<RepeatResult>& repeats);
 std::vector<RepeatResult> DecodeRepeats(ObjectReader* reader, const std::string& key);

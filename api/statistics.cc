@@ -46,9 +46,4 @@ StatusOr<Summary> Summarize(std::vector<double> values) {
   return s;
 }
 
-bool IntervalsOverlap(const Summary& a, const Summary& b) {
-  if (!a.ci95_low || !b.ci95_low) return false;
-  return *a.ci95_low <= *b.ci95_high && *b.ci95_low <= *a.ci95_high;
-}
-
 }  // namespace ergobench

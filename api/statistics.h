@@ -30,7 +30,4 @@ StatusOr<Summary> Summarize(std::vector<double> values);
 // The 97.5% quantile of Student's t with `degrees` degrees of freedom (two-sided 95%).
 double StudentT975(int64_t degrees);
 
-// Whether the two summaries' 95% intervals overlap; false when either has none.
-bool IntervalsOverlap(const Summary& a, const Summary& b);
-
 }  // namespace ergobench

@@ -40,6 +40,12 @@ std::string FormatFixed(double value, int decimals) {
   return text;
 }
 
+std::string FormatSignificant(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*g", digits, value);
+  return text;
+}
+
 std::string FormatSeconds(double seconds) {
   if (seconds < 1e-3) return Printf("%.0f %s", seconds * 1e6, "us");
   if (seconds < 1) return Printf("%.2f %s", seconds * 1e3, "ms");

@@ -11,5 +11,6 @@ std::string FormatBytes(double bytes);            // "512 B", "4.0 KiB", "95.4 M
 std::string FormatBytesPerSecond(double rate);    // "850 MB/s", "2.35 GB/s"
 std::string FormatSeconds(double seconds);        // "12 us", "1.50 ms", "2.3 s", "1h02m"
 std::string FormatFixed(double value, int decimals);  // FormatFixed(3.14159, 2) == "3.14"
+std::string FormatSignificant(double value, int digits);  // FormatSignificant(15616.4, 4) == "1.562e+04"
 
 }  // namespace ergobench

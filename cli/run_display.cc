@@ -17,11 +17,7 @@ std::string Clock(double seconds) {
 
 // "median 100, min 90, max 110, 95% CI 75.2..124.8"
 std::string FormatSpread(const Summary& s) {
-  auto number = [](double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4g", v);
-    return std::string(text);
-  };
+  auto number = [](double v) { return FormatSignificant(v, 4); };
   std::string out = "median " + number(s.median) + ", min " + number(s.min) + ", max " + number(s.max);
   if (s.ci95_low && s.ci95_high) out += ", 95% CI " + number(*s.ci95_low) + ".." + number(*s.ci95_high);
   return out;

@@ -377,7 +377,8 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   if (all_done) results = FoldRepeats(results, done);
   PriceLocalRun(benchmark.spec, catalog, options, &results);
   if (baseline && all_done) {
-    JudgeAgainstBaseline(*baseline, benchmark.spec.baseline->path, benchmark.spec.baseline->tolerances, &results);
+    JudgeAgainstBaseline(*baseline, DescribeBaseline(*benchmark.spec.baseline), benchmark.spec.baseline->tolerances,
+                         &results);
   }
   report.benchmark.status = FinalStatus(report.outcome, gang.ranks, started);
   if (!all_done) report.benchmark.status.repeats = done;

@@ -234,11 +234,7 @@ nlohmann::json JsonRow(const ReportRow& r) {
   if (!r.currency.empty()) out["currency"] = r.currency;
   if (!r.baseline.empty()) out["baseline"] = r.baseline;
   if (r.repeats > 0) out["repeats"] = r.repeats;
-  for (const auto& [figure, s] : r.spread) {
-    out["spread"][figure] = {{"n", s.n}, {"min", s.min}, {"max", s.max}};
-    if (s.ci95_low) out["spread"][figure]["ci95Low"] = *s.ci95_low;
-    if (s.ci95_high) out["spread"][figure]["ci95High"] = *s.ci95_high;
-  }
+  for (const auto& [figure, summary] : r.spread) out["spread"][figure] = EncodeSummary(summary);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "api/aggregate.h"
 #include "api/benchmark_phase.h"
@@ -99,12 +100,11 @@ class Planner {
                                          [](const WorkerPod& p) { return p.phase == kPodSucceeded; });
     if (succeeded == workers) {
       RunOutcome outcome = AggregateRankResults(ResultsOf(current), workers);
-      if (outcome.phase == kPhaseSucceeded && StartNextRepeat(outcome.results, current)) return plan_;
-      if (outcome.phase == kPhaseSucceeded && !status.repeats.empty()) {
-        std::vector<RepeatResult> repeats = std::move(status.repeats);
-        status.repeats.clear();
-        repeats.push_back(RepeatOf(static_cast<int64_t>(repeats.size()), b_.spec, outcome.results));
-        outcome.results = FoldRepeats(outcome.results, repeats);
+      if (outcome.phase == kPhaseSucceeded) {
+        if (StartNextRepeat(outcome.results, current)) return plan_;
+        // The last repeat: the repeats done move into the results (one alone folds to itself).
+        status.repeats.push_back(RepeatOf(static_cast<int64_t>(status.repeats.size()), b_.spec, outcome.results));
+        outcome.results = FoldRepeats(outcome.results, std::exchange(status.repeats, {}));
       }
       Finish(outcome.phase, outcome.reason, outcome.message, outcome.results, current);
       return plan_;

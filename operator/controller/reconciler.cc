@@ -255,7 +255,7 @@ StatusOr<BenchmarkResults> BenchmarkReconciler::ReadBaseline(const Benchmark& be
                                    "or a results ConfigMap");
   }
   const bool kept = !b.config_map.empty();
-  const std::string what = kept ? "ConfigMap " + b.config_map : "Benchmark " + b.benchmark;
+  const std::string what = DescribeBaseline(b);
   StatusOr<json> object = kept ? deps_.client->Get(kube::ConfigMaps(), ns, b.config_map)
                                : deps_.client->Get(kube::Benchmarks(), ns, b.benchmark);
   if (!object.ok()) return object.status().WithContext("read the baseline " + what);
@@ -280,8 +280,7 @@ Status BenchmarkReconciler::JudgeBaseline(const Benchmark& benchmark, ReconcileP
                  generation, now);
     return Status::Ok();
   }
-  JudgeAgainstBaseline(*baseline, b.config_map.empty() ? "Benchmark " + b.benchmark : "ConfigMap " + b.config_map,
-                       b.tolerances, &*status->results);
+  JudgeAgainstBaseline(*baseline, DescribeBaseline(b), b.tolerances, &*status->results);
   const Condition regressed = *RegressionCondition(*status->results);
   SetCondition(&status->conditions, regressed, generation, now);
   if (regressed.status == "True") plan->events.push_back({"Warning", regressed.reason, regressed.message});

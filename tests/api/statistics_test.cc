@@ -60,13 +60,5 @@ TEST(Statistics, StudentsQuantiles) {
   EXPECT_TRUE(std::isnan(StudentT975(0)));
 }
 
-// Noise alone: overlapping intervals. A change: apart.
-TEST(Statistics, IntervalsOverlapOrNot) {
-  const Summary base = *Summarize({100, 102, 98});
-  EXPECT_TRUE(IntervalsOverlap(base, *Summarize({99, 101, 97})));
-  EXPECT_FALSE(IntervalsOverlap(base, *Summarize({80, 81, 79})));
-  EXPECT_FALSE(IntervalsOverlap(base, *Summarize({99}))) << "one value has no interval";
-}
-
 }  // namespace
 }  // namespace ergobench
