@@ -244,21 +244,6 @@ CarbonFigures DecodeCarbon(const nlohmann::json& json, const std::string& path, 
   return c;
 }
 
-Summary DecodeSummary(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
-  Summary s;
-  ObjectReader r(&json, path, errors);
-  r.Int("n", &s.n);
-  r.Number("median", &s.median);
-  r.Number("min", &s.min);
-  r.Number("max", &s.max);
-  r.Number("mean", &s.mean);
-  r.Number("stddev", &s.stddev);
-  r.Number("olympicMean", &s.olympic_mean);
-  r.Number("ci95Low", &s.ci95_low);
-  r.Number("ci95High", &s.ci95_high);
-  return s;
-}
-
 nlohmann::json EncodeRepeat(const RepeatResult& repeat) {
   return {{"repeat", repeat.repeat}, {"seed", repeat.seed}, {"figures", repeat.figures}};
 }
@@ -304,6 +289,21 @@ std::vector<T> DecodeList(ObjectReader* r, const std::string& key, Decode decode
 }
 
 }  // namespace
+
+Summary DecodeSummary(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
+  Summary s;
+  ObjectReader r(&json, path, errors);
+  r.Int("n", &s.n);
+  r.Number("median", &s.median);
+  r.Number("min", &s.min);
+  r.Number("max", &s.max);
+  r.Number("mean", &s.mean);
+  r.Number("stddev", &s.stddev);
+  r.Number("olympicMean", &s.olympic_mean);
+  r.Number("ci95Low", &s.ci95_low);
+  r.Number("ci95High", &s.ci95_high);
+  return s;
+}
 
 nlohmann::json EncodeSummary(const Summary& s) {
   nlohmann::json out = {{"n", s.n}, {"median", s.median}, {"min", s.min}, {"max", s.max}, {"mean", s.mean}};

@@ -199,6 +199,7 @@ Figures DecodeFigures(ObjectReader* reader);
 
 // A figure's statistics over repeats, as results.summary holds them.
 nlohmann::json EncodeSummary(const Summary& summary);
+Summary DecodeSummary(const nlohmann::json& json, const std::string& path, FieldErrors* errors);
 
 // status.repeats and results.repeats.
 nlohmann::json EncodeRepeats(const std::vector<RepeatResult>& repeats);

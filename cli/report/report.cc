@@ -13,6 +13,7 @@
 #include "api/benchmark_codec.h"
 #include "api/catalog.h"
 #include "api/load.h"
+#include "api/scaling.h"
 #include "base/units.h"
 
 namespace ergobench {
@@ -242,13 +243,10 @@ nlohmann::json JsonRow(const ReportRow& r) {
 void Compare(const Benchmark& b, const Benchmark& base, ReportRow* row) {
   const ReportRow base_row = RowOf(base);
   row->baseline = base.metadata.name;
-  // Time to accuracy when both reached the goal: what a user waits for. Else throughput.
-  row->speedup = row->time_to_accuracy_seconds && base_row.time_to_accuracy_seconds
-                     ? Ratio(base_row.time_to_accuracy_seconds, row->time_to_accuracy_seconds)
-                     : Ratio(row->samples_per_second, base_row.samples_per_second);
-  const double scale = static_cast<double>(row->workers) / static_cast<double>(base_row.workers);
+  if (!b.status.results) return;
+  row->speedup = Speedup(b.status.results->figures, base.status.results->figures);
   if (row->speedup) {
-    row->efficiency = *row->speedup / scale;
+    row->efficiency = ScalingEfficiency(*row->speedup, row->workers, base_row.workers);
     row->price_index = (HourlyPrice(b) / HourlyPrice(base)) / *row->speedup;
   }
 }
