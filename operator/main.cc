@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "api/benchmark.h"
+#include "api/sweep.h"
 #include "api/cost.h"
 #include "api/price_catalog.h"
 #include "api/benchmark_phase.h"
@@ -25,6 +26,7 @@
 #include "operator/controller/dataset_reconciler.h"
 #include "operator/controller/progress_poller.h"
 #include "operator/controller/reconciler.h"
+#include "operator/controller/sweep_reconciler.h"
 #include "operator/kube/cpprest_transport.h"
 #include "operator/operator_metrics.h"
 #include "operator/runtime/event_recorder.h"
@@ -224,6 +226,34 @@ std::unique_ptr<DatasetController> AddDatasetController(runtime::Manager& manage
   return controller;
 }
 
+// BenchmarkSweeps: their own controller, fed by the Benchmarks that carry a sweep's label.
+struct SweepController {
+  std::unique_ptr<controller::SweepReconciler> reconciler;
+};
+
+std::unique_ptr<SweepController> AddSweepController(runtime::Manager& manager, kube::KubeClient* client,
+                                                    const Options& options, const RecordEvent& record_event) {
+  auto controller = std::make_unique<SweepController>();
+  SweepController* self = controller.get();
+  runtime::WorkQueue* queue = manager.AddController(
+      "sweeps", [self](const std::string& key) { return self->reconciler->Reconcile(key); },
+      {[](const std::string& key, const std::string&, double, const Status& error) {
+        if (!error.ok()) Log(LogLevel::kWarning, "reconcile failed; retrying", {{"sweep", key}, {"error", error.ToString()}});
+      }});
+  const auto watch = [&](const kube::ApiResource& resource, const char* label_selector) {
+    return std::make_unique<runtime::ClientListWatch>(client, resource, options.namespace_name, label_selector,
+                                                      options.watch_timeout_seconds);
+  };
+  runtime::Store* children =
+      manager.AddCache("sweep children", watch(kube::Benchmarks(), kSweepLabel), controller::SweepOwnerKey, {{queue, nullptr}});
+  runtime::Store* sweeps = manager.AddCache(
+      "sweeps", watch(kube::BenchmarkSweeps(), ""), [](const nlohmann::json& o) { return runtime::ObjectKey(o); },
+      {{queue, nullptr}});
+  self->reconciler = std::make_unique<controller::SweepReconciler>(
+      controller::SweepReconcilerDeps{client, sweeps, children, std::chrono::system_clock::now, record_event});
+  return controller;
+}
+
 struct Transports {
   std::unique_ptr<kube::HttpTransport> main;
   std::unique_ptr<kube::HttpTransport> lease;
@@ -280,6 +310,7 @@ int Run(const Options& options) {
   runtime::EventRecorder events(&client);
   const auto record_event = [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); };
   const std::unique_ptr<DatasetController> datasets = AddDatasetController(manager, &client, options, benchmarks, record_event);
+  const std::unique_ptr<SweepController> sweeps = AddSweepController(manager, &client, options, record_event);
   manager.AddRunnable([&](runtime::StopFlag& stop) { UpdateGauges(stop, metrics, manager.queue(), client, *benchmarks); });
   manager.AddRunnable(ReturnFreedMemory);
 

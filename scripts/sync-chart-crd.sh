@@ -9,7 +9,7 @@ target=charts/ergobench/templates/crd.yaml
   echo '{{- if .Values.crd.enabled }}'
   echo '# Written by scripts/sync-chart-crd.sh from manifests/crd. Edit those files, then run the script.'
   first=1
-  for source in manifests/crd/benchmarks.ergobench.io.yaml manifests/crd/datasets.ergobench.io.yaml; do
+  for source in manifests/crd/benchmarks.ergobench.io.yaml manifests/crd/datasets.ergobench.io.yaml manifests/crd/benchmarksweeps.ergobench.io.yaml; do
     [ "$first" = 1 ] || echo '---'
     first=0
     cat <<HEAD

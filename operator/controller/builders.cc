@@ -267,18 +267,18 @@ void ApplyScheduling(const Benchmark& benchmark, json* pod_spec) {
   if (!scheduling.priority_class_name.empty()) (*pod_spec)["priorityClassName"] = scheduling.priority_class_name;
 }
 
-json BuildEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
-                const std::string& message, const std::string& timestamp) {
+json BuildObjectEvent(const char* kind, const ObjectMeta& object, const std::string& type, const std::string& reason,
+                      const std::string& message, const std::string& timestamp) {
   return {{"apiVersion", "v1"},
           {"kind", "Event"},
-          {"metadata", {{"generateName", benchmark.metadata.name + "."}, {"namespace", benchmark.metadata.namespace_name}}},
+          {"metadata", {{"generateName", object.name + "."}, {"namespace", object.namespace_name}}},
           {"involvedObject",
            {{"apiVersion", kApiVersion},
-            {"kind", kKind},
-            {"name", benchmark.metadata.name},
-            {"namespace", benchmark.metadata.namespace_name},
-            {"uid", benchmark.metadata.uid},
-            {"resourceVersion", benchmark.metadata.resource_version}}},
+            {"kind", kind},
+            {"name", object.name},
+            {"namespace", object.namespace_name},
+            {"uid", object.uid},
+            {"resourceVersion", object.resource_version}}},
           {"type", type},
           {"reason", reason},
           {"message", TruncateUtf8(message, kMaxEventMessageBytes)},
@@ -287,6 +287,11 @@ json BuildEvent(const Benchmark& benchmark, const std::string& type, const std::
           {"firstTimestamp", timestamp},
           {"lastTimestamp", timestamp},
           {"count", 1}};
+}
+
+json BuildEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
+                const std::string& message, const std::string& timestamp) {
+  return BuildObjectEvent(kKind, benchmark.metadata, type, reason, message, timestamp);
 }
 
 }  // namespace ergobench::controller

@@ -113,9 +113,12 @@ nlohmann::json RestrictedPodSpec(const nlohmann::json& container, const std::str
 nlohmann::json PodSecurityContext();
 nlohmann::json ContainerSecurityContext();
 
-// A core/v1 Event about the Benchmark. `type` is Normal or Warning. The API server refuses
-// a message over 1 KiB; a longer one is cut between characters.
+// A core/v1 Event about an ergobench object of `kind`. `type` is Normal or Warning. The API
+// server refuses a message over 1 KiB; a longer one is cut between characters.
 inline constexpr size_t kMaxEventMessageBytes = 1024;
+nlohmann::json BuildObjectEvent(const char* kind, const ObjectMeta& object, const std::string& type,
+                                const std::string& reason, const std::string& message, const std::string& timestamp);
+// The same about a Benchmark.
 nlohmann::json BuildEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
                           const std::string& message, const std::string& timestamp);
 

@@ -11,30 +11,7 @@
 #include "operator/kube/api_error.h"
 
 namespace ergobench::controller {
-namespace {
-
 using nlohmann::json;
-
-nlohmann::json DatasetEvent(const Dataset& d, const PlannedEvent& e, const std::string& now) {
-  return {{"apiVersion", "v1"},
-          {"kind", "Event"},
-          {"metadata", {{"generateName", d.metadata.name + "."}, {"namespace", d.metadata.namespace_name}}},
-          {"involvedObject",
-           {{"apiVersion", kApiVersion},
-            {"kind", kDatasetKind},
-            {"name", d.metadata.name},
-            {"namespace", d.metadata.namespace_name},
-            {"uid", d.metadata.uid}}},
-          {"type", e.type},
-          {"reason", e.reason},
-          {"message", TruncateUtf8(e.message, kMaxEventMessageBytes)},
-          {"source", {{"component", "ergobench-operator"}}},
-          {"firstTimestamp", now},
-          {"lastTimestamp", now},
-          {"count", 1}};
-}
-
-}  // namespace
 
 std::string StagingOwnerKey(const json& object) {
   const json& metadata = object.value("metadata", json::object());
@@ -106,7 +83,8 @@ StatusOr<std::optional<std::chrono::seconds>> DatasetReconciler::Reconcile(const
     if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
   }
   if (deps_.record_event) {
-    for (const PlannedEvent& e : plan.events) deps_.record_event(dataset.metadata.namespace_name, DatasetEvent(dataset, e, now));
+    for (const PlannedEvent& e : plan.events) deps_.record_event(dataset.metadata.namespace_name,
+                        BuildObjectEvent(kDatasetKind, dataset.metadata, e.type, e.reason, e.message, now));
   }
   return none;
 }

@@ -41,6 +41,10 @@ const ApiResource& Datasets() {
   static const ApiResource r{"ergobench.io", "v1alpha1", "datasets", "Dataset", true};
   return r;
 }
+const ApiResource& BenchmarkSweeps() {
+  static const ApiResource r{"ergobench.io", "v1alpha1", "benchmarksweeps", "BenchmarkSweep", true};
+  return r;
+}
 const ApiResource& PersistentVolumeClaims() {
   static const ApiResource r{"", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true};
   return r;

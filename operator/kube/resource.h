@@ -25,6 +25,7 @@ const ApiResource& Events();
 const ApiResource& Leases();
 const ApiResource& Benchmarks();
 const ApiResource& Datasets();
+const ApiResource& BenchmarkSweeps();
 const ApiResource& PersistentVolumeClaims();
 const ApiResource& Jobs();
 const ApiResource& Nodes();

@@ -45,7 +45,8 @@ def kustomize(path):
     return documents(result.stdout)
 
 
-CRDS = ("manifests/crd/benchmarks.ergobench.io.yaml", "manifests/crd/datasets.ergobench.io.yaml")
+CRDS = ("manifests/crd/benchmarks.ergobench.io.yaml", "manifests/crd/datasets.ergobench.io.yaml",
+        "manifests/crd/benchmarksweeps.ergobench.io.yaml")
 
 
 def find(docs, kind, name=None):

@@ -1,0 +1,77 @@
+#include "operator/controller/sweep_reconciler.h"
+
+#include "base/rfc3339.h"
+#include "operator/controller/builders.h"
+#include "operator/controller/ownership.h"
+#include "operator/controller/sweep_plan.h"
+#include "operator/kube/api_error.h"
+
+namespace ergobench::controller {
+
+using nlohmann::json;
+
+std::string SweepOwnerKey(const json& object) {
+  const json& metadata = object.value("metadata", json::object());
+  const std::string name = metadata.value("labels", json::object()).value(kSweepLabel, "");
+  return name.empty() ? "" : metadata.value("namespace", "") + "/" + name;
+}
+
+Status SweepReconciler::WriteStatus(const json& object, const json& status) {
+  json updated = object;
+  updated["status"] = status;
+  ASSIGN_OR_RETURN(const json written, deps_.client->UpdateStatus(kube::BenchmarkSweeps(), updated));
+  // Ahead of its watch event, so that the next reconcile plans from what was written.
+  deps_.sweeps->ApplyOwnWrite(written, object["metadata"].value("resourceVersion", ""));
+  return Status::Ok();
+}
+
+StatusOr<std::optional<std::chrono::seconds>> SweepReconciler::Reconcile(const std::string& key) {
+  const auto none = std::optional<std::chrono::seconds>();
+  // 1. Get; one being deleted takes its children with it (garbage collection).
+  const std::optional<json> object = deps_.sweeps->Get(key);
+  if (!object || object->at("metadata").contains("deletionTimestamp")) return none;
+  FieldErrors errors;
+  const BenchmarkSweep sweep = DecodeSweep(*object, &errors);
+  const std::string now = Rfc3339(deps_.now());
+  const auto record = [&](const std::vector<PlannedEvent>& events) {
+    if (!deps_.record_event) return;
+    for (const PlannedEvent& e : events) {
+      deps_.record_event(sweep.metadata.namespace_name,
+                         BuildObjectEvent(kSweepKind, sweep.metadata, e.type, e.reason, e.message, now));
+    }
+  };
+
+  // 2. Expand and validate: an invalid sweep fails until it is edited, its children untouched.
+  const std::vector<SweepPoint> points = errors.empty() ? ExpandSweep(sweep, &errors) : std::vector<SweepPoint>{};
+  if (!errors.empty()) {
+    const BenchmarkSweepStatus failed = InvalidSweepStatus(sweep, errors.Joined(), now);
+    if (EncodeSweepStatus(failed) == EncodeSweepStatus(sweep.status)) return none;
+    RETURN_IF_ERROR(WriteStatus(*object, EncodeSweepStatus(failed)));
+    record({{"Warning", "Invalid", errors.Joined()}});
+    return none;
+  }
+
+  // 3. Plan from the children.
+  std::vector<SweepChild> children;
+  for (const json& child : deps_.children->ByIndex(key)) children.push_back(ReadSweepChild(child));
+  const SweepPlan plan = PlanSweep(sweep, points, children, now);
+
+  // 4. Delete the stale children, create the next ones.
+  for (const auto& [name, uid] : plan.remove) {
+    Status deleted = deps_.client->Delete(kube::Benchmarks(), sweep.metadata.namespace_name, name, uid).status();
+    if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
+  }
+  for (const json& child : plan.create) {
+    // Into the cache at once: a reconcile before its watch event must count it against the limit.
+    ASSIGN_OR_RETURN(const json created, CreateOwned(*deps_.client, kube::Benchmarks(), child, sweep.metadata.uid));
+    deps_.children->ApplyOwnWrite(created, "");
+  }
+
+  // 5. Status and events.
+  const json status = EncodeSweepStatus(plan.status);
+  if (status != EncodeSweepStatus(sweep.status)) RETURN_IF_ERROR(WriteStatus(*object, status));
+  record(plan.events);
+  return none;
+}
+
+}  // namespace ergobench::controller
