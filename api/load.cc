@@ -55,31 +55,53 @@ void ResolveRefsFromFile(const std::vector<Dataset>& datasets, std::vector<Bench
   }
 }
 
+StatusOr<LoadedSweep> ResolveSweepDocument(const nlohmann::json& document, const std::string& where) {
+  FieldErrors errors;
+  LoadedSweep loaded{DecodeSweep(document, &errors), {}};
+  if (errors.empty()) loaded.points = ExpandSweep(loaded.sweep, &errors);
+  if (errors.empty()) return loaded;
+  std::string message = where + " (BenchmarkSweep \"" + loaded.sweep.metadata.name + "\") is invalid:";
+  for (const FieldError& e : errors.errors()) message += "\n  " + e.ToString();
+  return Status::InvalidArgument(message);
+}
+
 }  // namespace
 
-StatusOr<std::vector<Benchmark>> LoadBenchmarks(std::string_view text, const std::string& source) {
+StatusOr<LoadedDocuments> LoadDocuments(std::string_view text, const std::string& source) {
   ASSIGN_OR_RETURN(std::vector<nlohmann::json> documents, ParseYamlDocuments(text, source));
-  std::vector<Benchmark> benchmarks;
+  LoadedDocuments loaded;
   std::vector<Dataset> datasets;
   std::string failures;
   for (size_t i = 0; i < documents.size(); ++i) {
     std::string where = documents.size() == 1 ? source : source + ", document " + std::to_string(i + 1);
+    const std::string kind = documents[i].is_object() ? documents[i].value("kind", "") : "";
     Status status;
-    if (documents[i].is_object() && documents[i].value("kind", "") == kDatasetKind) {
+    if (kind == kDatasetKind) {
       StatusOr<Dataset> dataset = ResolveDatasetDocument(documents[i], where);
       status = dataset.status();
       if (dataset.ok()) datasets.push_back(std::move(dataset).value());
+    } else if (kind == kSweepKind) {
+      StatusOr<LoadedSweep> sweep = ResolveSweepDocument(documents[i], where);
+      status = sweep.status();
+      if (!sweep.ok()) continue;
+      for (const SweepPoint& point : sweep->points) loaded.benchmarks.push_back(point.benchmark);
+      loaded.sweeps.push_back(std::move(sweep).value());
     } else {
       StatusOr<Benchmark> benchmark = ResolveBenchmark(documents[i], where);
       status = benchmark.status();
-      if (benchmark.ok()) benchmarks.push_back(std::move(benchmark).value());
+      if (benchmark.ok()) loaded.benchmarks.push_back(std::move(benchmark).value());
     }
     if (!status.ok()) failures += (failures.empty() ? "" : "\n") + status.message();
   }
   if (!failures.empty()) return Status::InvalidArgument(failures);
-  if (benchmarks.empty()) return Status::InvalidArgument(source + ": holds no Benchmark document");
-  ResolveRefsFromFile(datasets, &benchmarks);
-  return benchmarks;
+  if (loaded.benchmarks.empty()) return Status::InvalidArgument(source + ": holds no Benchmark document");
+  ResolveRefsFromFile(datasets, &loaded.benchmarks);
+  return loaded;
+}
+
+StatusOr<std::vector<Benchmark>> LoadBenchmarks(std::string_view text, const std::string& source) {
+  ASSIGN_OR_RETURN(LoadedDocuments loaded, LoadDocuments(text, source));
+  return std::move(loaded.benchmarks);
 }
 
 StatusOr<std::string> ReadFile(const std::string& path) {
@@ -91,7 +113,7 @@ StatusOr<std::string> ReadFile(const std::string& path) {
   return text.str();
 }
 
-StatusOr<std::vector<Benchmark>> LoadBenchmarkFile(const std::string& path) {
+StatusOr<LoadedDocuments> LoadDocumentFile(const std::string& path) {
   std::string text;
   if (path == "-") {
     std::ostringstream in;
@@ -100,7 +122,12 @@ StatusOr<std::vector<Benchmark>> LoadBenchmarkFile(const std::string& path) {
   } else {
     ASSIGN_OR_RETURN(text, ReadFile(path));
   }
-  return LoadBenchmarks(text, path == "-" ? "<stdin>" : path);
+  return LoadDocuments(text, path == "-" ? "<stdin>" : path);
+}
+
+StatusOr<std::vector<Benchmark>> LoadBenchmarkFile(const std::string& path) {
+  ASSIGN_OR_RETURN(LoadedDocuments loaded, LoadDocumentFile(path));
+  return std::move(loaded.benchmarks);
 }
 
 }  // namespace ergobench

@@ -6,10 +6,16 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 
+#include "api/benchmark_phase.h"
 #include "api/load.h"
+#include "api/object_codec.h"
 #include "api/regression.h"
+#include "api/sweep_status.h"
 #include "cli/run_display.h"
 
 namespace ergobench {
@@ -72,6 +78,49 @@ std::string ClusterOnlyDataset(const Benchmark& benchmark) {
   return "";
 }
 
+// The sweep a Benchmark is a point of, by its label; nullptr for a plain Benchmark.
+const LoadedSweep* SweepOf(const Benchmark& benchmark, const std::vector<LoadedSweep>& sweeps) {
+  const auto label = benchmark.metadata.labels.find(kSweepLabel);
+  if (label == benchmark.metadata.labels.end()) return nullptr;
+  for (const LoadedSweep& s : sweeps) {
+    if (s.sweep.metadata.name == label->second) return &s;
+  }
+  return nullptr;
+}
+
+// Each sweep's status from its points' runs: printed, and written to <results>/<sweep>/sweep.json.
+void ReportSweeps(const std::vector<LoadedSweep>& sweeps, const std::map<std::string, Benchmark>& finished,
+                  const std::string& results_root) {
+  for (const LoadedSweep& loaded : sweeps) {
+    BenchmarkSweep sweep = loaded.sweep;
+    TallyPoints(AggregatePoints(loaded.points, finished), &sweep.status);
+    sweep.status.phase = sweep.status.failed > 0 ? kPhaseFailed
+                         : sweep.status.succeeded == sweep.status.total ? kPhaseSucceeded : kPhasePending;
+    std::cout << FormatSweepTable(sweep);
+    const std::string dir = results_root + "/" + sweep.metadata.name;
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    nlohmann::json json = {{"apiVersion", kApiVersion}, {"kind", kSweepKind}, {"metadata", EncodeMetadata(sweep.metadata)},
+                           {"spec", EncodeSweepSpec(sweep.spec)}, {"status", EncodeSweepStatus(sweep.status)}};
+    std::ofstream out(dir + "/sweep.json");
+    out << json.dump(2) << "\n";
+    if (!out) std::cerr << "ergobench: " << dir << "/sweep.json: cannot write\n";
+  }
+}
+
+StatusOr<LoadedDocuments> LoadFiles(const std::vector<std::string>& files) {
+  LoadedDocuments all;
+  for (const std::string& file : files) {
+    ASSIGN_OR_RETURN(LoadedDocuments loaded, LoadDocumentFile(file));
+    all.benchmarks.insert(all.benchmarks.end(), loaded.benchmarks.begin(), loaded.benchmarks.end());
+    all.sweeps.insert(all.sweeps.end(), loaded.sweeps.begin(), loaded.sweeps.end());
+  }
+  for (const Benchmark& benchmark : all.benchmarks) {
+    if (const std::string error = ClusterOnlyDataset(benchmark); !error.empty()) return Status::InvalidArgument(error);
+  }
+  return all;
+}
+
 }  // namespace
 
 std::string FindRunner() {
@@ -86,22 +135,11 @@ std::string FindRunner() {
 }
 
 int RunCommand(const RunCommandOptions& options) {
-  std::vector<Benchmark> benchmarks;
-  for (const std::string& file : options.files) {
-    StatusOr<std::vector<Benchmark>> loaded = LoadBenchmarkFile(file);
-    if (!loaded.ok()) {
-      std::cerr << "ergobench: " << loaded.status().message() << "\n";
-      return 2;
-    }
-    benchmarks.insert(benchmarks.end(), loaded->begin(), loaded->end());
+  StatusOr<LoadedDocuments> loaded = LoadFiles(options.files);
+  if (!loaded.ok()) {
+    std::cerr << "ergobench: " << loaded.status().message() << "\n";
+    return 2;
   }
-  for (const Benchmark& benchmark : benchmarks) {
-    if (const std::string error = ClusterOnlyDataset(benchmark); !error.empty()) {
-      std::cerr << "ergobench: " << error << "\n";
-      return 2;
-    }
-  }
-
   struct sigaction action {};
   action.sa_handler = OnInterrupt;
   sigemptyset(&action.sa_mask);
@@ -109,8 +147,15 @@ int RunCommand(const RunCommandOptions& options) {
   sigaction(SIGTERM, &action, nullptr);
 
   bool refused = false, failed = false, regressed = false;
-  for (const Benchmark& benchmark : benchmarks) {
+  std::map<std::string, Benchmark> finished;  // for the sweeps' status
+  std::set<std::string> stopped_sweeps;        // failurePolicy Stop, after a failed point
+  for (const Benchmark& benchmark : loaded->benchmarks) {
     if (g_interrupted.load()) break;
+    const LoadedSweep* sweep = SweepOf(benchmark, loaded->sweeps);
+    if (sweep != nullptr && stopped_sweeps.count(sweep->sweep.metadata.name)) {
+      std::cerr << benchmark.metadata.name << ": not run: an earlier point of its sweep failed (failurePolicy Stop)\n";
+      continue;
+    }
     ProgressDisplay display(benchmark);
     LocalRunOptions local = options.local;
     local.stop_requested = [] { return g_interrupted.load() != 0; };
@@ -130,10 +175,16 @@ int RunCommand(const RunCommandOptions& options) {
     if (report->outcome.phase == "Succeeded") PrintTaskTable(*report);
     std::cout << FormatRunReport(*report) << std::flush;
     if (report->cancelled) return 130;
-    failed = failed || report->outcome.phase != "Succeeded";
+    finished[benchmark.metadata.name] = report->benchmark;
+    const bool point_failed = report->outcome.phase != "Succeeded";
+    if (point_failed && sweep != nullptr && sweep->sweep.spec.failure_policy == kFailureStop) {
+      stopped_sweeps.insert(sweep->sweep.metadata.name);
+    }
+    failed = failed || point_failed;
     regressed = regressed || AnyRegressed(report->outcome.results.verdicts);
   }
   if (g_interrupted.load()) return 130;
+  ReportSweeps(loaded->sweeps, finished, options.local.results_root);
   return refused ? 2 : failed ? 1 : regressed ? kExitRegressed : 0;
 }
 

@@ -133,4 +133,38 @@ std::string FormatRunReport(const LocalRunReport& report) {
   return out;
 }
 
+namespace {
+
+// "1234 [1100..1300]": the median, with the repeats' extremes when there are several.
+std::string MedianAndRange(const std::map<std::string, Summary>& figures, const char* name, int digits) {
+  const auto found = figures.find(name);
+  if (found == figures.end()) return "-";
+  const Summary& s = found->second;
+  std::string text = FormatFixed(s.median, digits);
+  if (s.n > 1) text += " [" + FormatFixed(s.min, digits) + ".." + FormatFixed(s.max, digits) + "]";
+  return text;
+}
+
+}  // namespace
+
+std::string FormatSweepTable(const BenchmarkSweep& sweep) {
+  const BenchmarkSweepStatus& s = sweep.status;
+  std::string out = sweep.metadata.name + ": " + s.phase + ", " + std::to_string(s.succeeded) + " of " +
+                    std::to_string(s.total) + " points succeeded" + (s.best.empty() ? "" : "; best " + s.best) + "\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-24s %-40s %-10s %-24s %-22s %8s %10s\n", "point", "parameters", "phase",
+                "samples/s [min..max]", "to accuracy s", "speedup", "efficiency");
+  out += line;
+  for (const SweepPointStatus& p : s.points) {
+    std::snprintf(line, sizeof line, "  %-24s %-40s %-10s %-24s %-22s %8s %10s\n", p.benchmark.c_str(),
+                  DescribeParameters(p.parameters).c_str(), p.phase.empty() ? "not run" : p.phase.c_str(),
+                  MedianAndRange(p.figures, "samplesPerSecond", 1).c_str(),
+                  MedianAndRange(p.figures, "timeToAccuracySeconds", 1).c_str(),
+                  p.speedup ? FormatFixed(*p.speedup, 2).c_str() : "-",
+                  p.efficiency ? FormatFixed(*p.efficiency, 2).c_str() : "-");
+    out += line;
+  }
+  return out;
+}
+
 }  // namespace ergobench

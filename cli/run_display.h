@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/benchmark.h"
+#include "api/sweep.h"
 #include "api/progress_event.h"
 #include "cli/local/local_executor.h"
 
@@ -21,5 +22,9 @@ std::string FormatAllreduceTable(const nlohmann::json& table);
 
 // Outcome, headline figures, and where the files are.
 std::string FormatRunReport(const LocalRunReport& report);
+
+// A sweep's points: parameters, phase, median samples/s and time to accuracy with the repeats'
+// range, speedup and scaling efficiency; headed by its phase and best point.
+std::string FormatSweepTable(const BenchmarkSweep& sweep);
 
 }  // namespace ergobench

@@ -232,6 +232,30 @@ ChartSpec ParetoChart(const std::vector<ReportRow>& rows, std::optional<double> 
   return spec;
 }
 
+// Speedup and scaling efficiency against k, one line per series (the report's rows). A speedup
+// by throughput with repeats gets the repeats' range as its error bar; one by time to accuracy
+// is a ratio of two medians whose range the rows do not hold, and gets none.
+std::pair<ChartSpec, ChartSpec> ScalingCharts(const std::vector<ReportRow>& rows) {
+  std::map<std::string, ChartSeries> speedup, efficiency;
+  for (const ReportRow& r : rows) {
+    if (!r.speedup || !r.efficiency) continue;
+    const std::string series = r.task + " / " + r.system + " / " + r.backend;
+    const double k = static_cast<double>(r.workers);
+    ChartPoint s{k, *r.speedup, r.name}, e{k, *r.efficiency, r.name};
+    const auto spread = r.spread.find("samplesPerSecond");
+    if (!r.time_to_accuracy_seconds && spread != r.spread.end() && spread->second.n >= 2 && r.samples_per_second) {
+      const double per_sample = *r.speedup / *r.samples_per_second;  // speedup per sample/s over the same base
+      s.low = spread->second.min * per_sample, s.high = spread->second.max * per_sample;
+      e.low = *s.low * *r.efficiency / *r.speedup, e.high = *s.high * *r.efficiency / *r.speedup;
+    }
+    speedup[series].name = efficiency[series].name = series;
+    speedup[series].points.push_back(s);
+    efficiency[series].points.push_back(e);
+  }
+  return {{"Speedup against workers", "workers (k)", "speedup over the fewest workers", Values(speedup), {}},
+          {"Scaling efficiency against workers", "workers (k)", "speedup / (k / base k)", Values(efficiency), {}}};
+}
+
 // Task 0a: bus bandwidth against message size from each run's per-size table, one line per
 // system and k.
 std::optional<ChartSpec> BusBandwidthChart(const std::vector<Benchmark>& runs, const AllreduceTables& tables) {
@@ -307,6 +331,10 @@ std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark
                                            "energy", "J");
       !joules.series.empty()) {
     charts["pareto-time-energy.svg"] = ScatterChartSvg(joules);
+  }
+  if (const auto [speedup, efficiency] = ScalingCharts(rows); !speedup.series.empty()) {
+    charts["speedup.svg"] = LineChartSvg(speedup);
+    charts["scaling-efficiency.svg"] = LineChartSvg(efficiency);
   }
   if (const auto busbw = BusBandwidthChart(runs, tables)) charts["allreduce-busbw.svg"] = LineChartSvg(*busbw);
   if (!energy.points.empty()) {

@@ -5,6 +5,9 @@
 //   throughput.svg         samples/s against k, one line per task and backend; with repeats,
 //                          the median with an error bar from the fastest to the slowest
 //   time-to-accuracy.svg   time to accuracy against k, likewise
+//   speedup.svg            speedup over the series' fewest workers against k (report.h), with
+//                          the repeats' range where the speedup is by throughput
+//   scaling-efficiency.svg speedup / (k / base k) against k, likewise
 //   communication.svg      compute / communication split of each run
 //   pareto-time-cost.svg   cost against time to accuracy, one series per system, the Pareto
 //                          front of the runs the report marks dashed (report.h)

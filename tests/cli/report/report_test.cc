@@ -90,6 +90,32 @@ TEST(Report, RepeatsShowTheirRangeAndErrorBars) {
   EXPECT_NE(svg.find("data-x=\"2\" data-y=\"1000\""), std::string::npos);
 }
 
+TEST(Report, SpeedupAndEfficiencyChartsAgainstWorkersWithTheRepeatsRange) {
+  Benchmark one;
+  one.metadata.name = "k1";
+  one.spec.task = "fmnist";
+  one.spec.backend = "gloo";
+  one.spec.workers = 1;
+  one.status.phase = "Succeeded";
+  one.status.results = BenchmarkResults{};
+  one.status.results->figures.samples_per_second = 500;
+  Benchmark two = one;
+  two.metadata.name = "k2";
+  two.spec.workers = 2;
+  std::vector<RepeatResult> repeats;
+  for (int64_t r = 0; r < 3; ++r) repeats.push_back({r, 42 + r, {{"samplesPerSecond", 800.0 + 100 * r}}});
+  two.status.results = FoldRepeats(*two.status.results, repeats);  // median 900, range 800..1000
+
+  const auto charts = BuildReportCharts({one, two});
+  const std::string speedup = charts.at("speedup.svg");
+  EXPECT_NE(speedup.find("data-x=\"1\" data-y=\"1\""), std::string::npos) << speedup;
+  EXPECT_NE(speedup.find("data-x=\"2\" data-y=\"1.8\""), std::string::npos) << speedup;
+  EXPECT_NE(speedup.find("data-low=\"1.6\" data-high=\"2\""), std::string::npos) << speedup;
+  const std::string efficiency = charts.at("scaling-efficiency.svg");
+  EXPECT_NE(efficiency.find("data-x=\"2\" data-y=\"0.9\""), std::string::npos) << efficiency;
+  EXPECT_NE(efficiency.find("data-low=\"0.8\" data-high=\"1\""), std::string::npos) << efficiency;
+}
+
 TEST(Report, Formats) {
   const auto rows = Fixtures();
   auto text = FormatReport(rows, "text");
