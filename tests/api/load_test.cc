@@ -97,5 +97,28 @@ TEST(LoadTest, AnInvalidDatasetIsReportedWithItsDocument) {
             "  spec.source: is required: a url (with sha256) or a persistentVolumeClaim");
 }
 
+TEST(LoadTest, ASweepIsItsPointsInRunOrderBesideTheFilesBenchmarks) {
+  auto loaded = LoadDocuments("apiVersion: ergobench.io/v1alpha1\nkind: BenchmarkSweep\nmetadata: {name: s}\n"
+                              "spec: {template: {task: 0a}, matrix: {workers: [1, 2]}, order: reversed}\n"
+                              "---\napiVersion: ergobench.io/v1alpha1\nkind: Benchmark\nmetadata: {name: a}\n"
+                              "spec: {task: 0a}\n",
+                              "both.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  std::vector<std::string> names;
+  for (const Benchmark& b : loaded->benchmarks) names.push_back(b.metadata.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"s-1", "s-0", "a"}));
+  ASSERT_EQ(loaded->sweeps.size(), 1u);
+  EXPECT_EQ(loaded->sweeps[0].points.size(), 2u);
+}
+
+TEST(LoadTest, AnInvalidSweepIsReportedWithItsDocument) {
+  auto loaded = LoadBenchmarks("apiVersion: ergobench.io/v1alpha1\nkind: BenchmarkSweep\nmetadata: {name: s}\n"
+                               "spec: {template: {task: 0a}, concurrency: 0}\n",
+                               "sweep.yaml");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "sweep.yaml (BenchmarkSweep \"s\") is invalid:\n  spec.concurrency: must be between 1 and 256, got 0");
+}
+
 }  // namespace
 }  // namespace ergobench
