@@ -83,9 +83,10 @@ StatusOr<LoadedDocuments> LoadDocuments(std::string_view text, const std::string
     } else if (kind == kSweepKind) {
       StatusOr<LoadedSweep> sweep = ResolveSweepDocument(documents[i], where);
       status = sweep.status();
-      if (!sweep.ok()) continue;
-      for (const SweepPoint& point : sweep->points) loaded.benchmarks.push_back(point.benchmark);
-      loaded.sweeps.push_back(std::move(sweep).value());
+      if (sweep.ok()) {
+        for (const SweepPoint& point : sweep->points) loaded.benchmarks.push_back(point.benchmark);
+        loaded.sweeps.push_back(std::move(sweep).value());
+      }
     } else {
       StatusOr<Benchmark> benchmark = ResolveBenchmark(documents[i], where);
       status = benchmark.status();

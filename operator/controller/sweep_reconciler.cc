@@ -58,7 +58,12 @@ StatusOr<std::optional<std::chrono::seconds>> SweepReconciler::Reconcile(const s
 
   // 4. Delete the stale children, create the next ones.
   for (const auto& [name, uid] : plan.remove) {
-    Status deleted = deps_.client->Delete(kube::Benchmarks(), sweep.metadata.namespace_name, name, uid).status();
+    // In the foreground: the child stays until its pods are gone, and holds its point until then,
+    // so that the point's next child does not meet its predecessor's pods.
+    Status deleted = deps_.client
+                         ->Delete(kube::Benchmarks(), sweep.metadata.namespace_name, name, uid,
+                                  kube::KubeClient::Propagation::kForeground)
+                         .status();
     if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
   }
   for (const json& child : plan.create) {

@@ -85,8 +85,10 @@ StatusOr<json> KubeClient::UpdateStatus(const ApiResource& resource, const json&
 }
 
 StatusOr<json> KubeClient::Delete(const ApiResource& resource, const std::string& ns, const std::string& name,
-                                  const std::string& uid) {
-  json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"propagationPolicy", "Background"}};
+                                  const std::string& uid, Propagation propagation) {
+  json options = {{"apiVersion", "v1"},
+                  {"kind", "DeleteOptions"},
+                  {"propagationPolicy", propagation == Propagation::kForeground ? "Foreground" : "Background"}};
   if (!uid.empty()) options["preconditions"] = {{"uid", uid}};
   return Exchange("delete", {"DELETE", ResourcePath(resource, ns, name), Encode(options)});
 }

@@ -40,10 +40,12 @@ class KubeClient {
                                    const nlohmann::json& object, const std::string& subresource = "");
   StatusOr<nlohmann::json> UpdateStatus(const ApiResource& resource, const nlohmann::json& object);
   // Deletes only the object whose UID is `uid` (unless empty): a newer namesake is left alone
-  // and the answer is a Conflict. A missing object is NotFound. Dependents go in the background.
-  // The value is the server's answer: the object marked for deletion (graceful), or a Status.
+  // and the answer is a Conflict. A missing object is NotFound. Dependents go in the background,
+  // or, in the foreground, before the object: it stays (with a deletionTimestamp) until they are
+  // gone. The value is the server's answer: the object marked for deletion, or a Status.
+  enum class Propagation { kBackground, kForeground };
   StatusOr<nlohmann::json> Delete(const ApiResource& resource, const std::string& ns, const std::string& name,
-                                  const std::string& uid = "");
+                                  const std::string& uid = "", Propagation propagation = Propagation::kBackground);
 
   // Streams events to on_event until the server ends the stream (OK), on_event fails, or
   // the transport does. A non-200 answer is its API error (410 Gone included).

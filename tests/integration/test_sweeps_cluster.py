@@ -19,7 +19,8 @@ ERGOBENCH = os.path.join(BIN_DIR, "ergobench")
 SVG = "{http://www.w3.org/2000/svg}"
 # Four workers of a k=4 point fit on the 2-CPU node beside the operator, each Guaranteed.
 RESOURCES = {"cpu": "400m", "memory": "768Mi"}
-FMNIST = {"task": "fmnist", "goal": {"light": True}, "maxEpochs": 1, "resources": RESOURCES,
+ONE_NODE = {"ranksPerNode": 4}
+FMNIST = {"task": "fmnist", "goal": {"light": True}, "maxEpochs": 1, "resources": RESOURCES, "scheduling": ONE_NODE,
           "hyperparameters": {"trainSamples": 8192, "warmupSteps": 2}}
 
 
@@ -60,7 +61,7 @@ class SweepsClusterTest(NamespacedClusterSuite):
         return children
 
     def test_scaling_sweeps_of_0a_and_fmnist_aggregate_their_points_with_a_speedup_chart(self):
-        self.apply_sweep("ar", {"task": "0a", "resources": RESOURCES,
+        self.apply_sweep("ar", {"task": "0a", "resources": RESOURCES, "scheduling": ONE_NODE,
                                 "hyperparameters": {"maxElements": 262144, "sizes": 6, "repetitions": 20}},
                          [1, 2, 4], repeats=3)
         sweep = self.wait_sweep("ar")

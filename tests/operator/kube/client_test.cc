@@ -106,6 +106,15 @@ TEST(KubeClient, ADeleteCanNameTheUidItMeans) {
   transport.responses.push_back(Json(200, R"({"kind":"Status","status":"Success"})"));
   ASSERT_TRUE(client.Delete(Pods(), "ns", "p", "uid-3").ok());
   EXPECT_EQ(json::parse(transport.requests.at(0).body)["preconditions"], json({{"uid", "uid-3"}}));
+  EXPECT_EQ(json::parse(transport.requests.at(0).body)["propagationPolicy"], "Background");
+}
+
+TEST(KubeClient, ADeleteInTheForegroundKeepsTheObjectUntilItsDependentsAreGone) {
+  FakeTransport transport;
+  KubeClient client(&transport);
+  transport.responses.push_back(Json(200, R"({"metadata":{"name":"b","deletionTimestamp":"x"}})"));
+  ASSERT_TRUE(client.Delete(Benchmarks(), "ns", "b", "uid-1", KubeClient::Propagation::kForeground).ok());
+  EXPECT_EQ(json::parse(transport.requests.at(0).body)["propagationPolicy"], "Foreground");
 }
 
 // Text from outside (pod logs, user specs) may hold invalid UTF-8; sending it must not throw.
