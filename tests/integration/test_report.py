@@ -36,6 +36,9 @@ class ReportTest(ErgobenchTestCase):
         expected = {
             "throughput.svg": {"fmnist / unknown / gloo": [("1", "800"), ("2", "1500"), ("4", "2400")]},
             "time-to-accuracy.svg": {"fmnist / unknown / gloo": [("1", "40"), ("2", "25"), ("4", "20")]},
+            # By time to accuracy, which every run reached: 40/25 and 40/20 over k=1.
+            "speedup.svg": {"fmnist / unknown / gloo": [("1", "1"), ("2", "1.6"), ("4", "2")]},
+            "scaling-efficiency.svg": {"fmnist / unknown / gloo": [("1", "1"), ("2", "0.8"), ("4", "0.5")]},
             "communication.svg": {"data and compute": [("fmnist-k2", "85"), ("fmnist-k4", "70")],
                                   "communication": [("fmnist-k2", "15"), ("fmnist-k4", "30")]},
             "pareto-time-cost.svg": {"unknown / fmnist": [("40", "0.002324"), ("25", "0.002906"), ("20", "0.004649")]},
