@@ -1,7 +1,9 @@
 #include "api/field_checks.h"
 
+#include <cmath>
 #include <filesystem>
 #include <regex>
+#include <sstream>
 
 #include "base/utf8.h"
 
@@ -23,6 +25,19 @@ bool Contains(const std::vector<std::string>& list, const std::string& value) {
     if (item == value) return true;
   }
   return false;
+}
+
+std::string FormatNumber(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+void CheckRange(const std::string& path, double value, double min, double max, FieldErrors* errors) {
+  if (value < min || value > max || std::isnan(value)) {
+    errors->Add(path, "must be between " + FormatNumber(min) + " and " + FormatNumber(max) +
+                          ", got " + FormatNumber(value));
+  }
 }
 
 void CheckEnum(const std::string& path, const std::string& value, const std::vector<std::string>& choices,

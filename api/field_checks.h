@@ -13,6 +13,10 @@ std::string Quote(const std::string& s);
 // "a, b or c".
 std::string OneOf(const std::vector<std::string>& choices);
 bool Contains(const std::vector<std::string>& list, const std::string& value);
+// A number as messages show it: 0.5, 1024, 1e+09.
+std::string FormatNumber(double value);
+// "must be between MIN and MAX, got VALUE" unless min <= value <= max.
+void CheckRange(const std::string& path, double value, double min, double max, FieldErrors* errors);
 void CheckEnum(const std::string& path, const std::string& value, const std::vector<std::string>& choices,
                FieldErrors* errors);
 // A folder inside a volume: relative, and never climbing out of it with "..".

@@ -1,11 +1,13 @@
 #include "api/sweep.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "api/benchmark_codec.h"
 #include "api/catalog.h"
 #include "api/defaults.h"
+#include "api/field_checks.h"
 #include "api/validation.h"
 
 namespace ergobench {
@@ -117,10 +119,7 @@ FieldErrors ValidateSweepFields(const BenchmarkSweep& sweep) {
   CheckOneOf(spec.scaling, {kScalingWeak, kScalingStrong}, "spec.scaling", &errors);
   CheckOneOf(spec.order, {kOrderListed, kOrderReversed, kOrderShuffled}, "spec.order", &errors);
   CheckOneOf(spec.failure_policy, {kFailureContinue, kFailureStop}, "spec.failurePolicy", &errors);
-  if (spec.concurrency < 1 || spec.concurrency > kMaxSweepPoints) {
-    errors.Add("spec.concurrency", "must be between 1 and " + std::to_string(kMaxSweepPoints) + ", got " +
-                                       std::to_string(spec.concurrency));
-  }
+  CheckRange("spec.concurrency", static_cast<double>(spec.concurrency), 1, kMaxSweepPoints, &errors);
   CheckDistinct(spec.matrix.workers, "spec.matrix.workers", &errors);
   CheckDistinct(spec.matrix.backends, "spec.matrix.backend", &errors);
   for (const auto& [name, values] : spec.matrix.hyperparameters) {
@@ -159,6 +158,12 @@ void AddPointErrors(const std::vector<std::pair<std::string, FieldErrors>>& fail
 }
 
 }  // namespace
+
+std::string SpecDigest(const nlohmann::json& spec) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(Fnv1a(spec.dump())));
+  return text;
+}
 
 std::string SweepPointName(const std::string& sweep, int64_t index) { return sweep + "-" + std::to_string(index); }
 

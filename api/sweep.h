@@ -131,6 +131,10 @@ BenchmarkSweep DecodeSweep(const nlohmann::json& json, FieldErrors* errors, Fiel
 nlohmann::json EncodeSweepSpec(const BenchmarkSweepSpec& spec);
 nlohmann::json EncodeSweepStatus(const BenchmarkSweepStatus& status);
 
+// A digest of a point's rendered spec (FNV-1a of its JSON, keys sorted), for
+// kSweepPointSpecAnnotation: equal specs, equal digests.
+std::string SpecDigest(const nlohmann::json& spec);
+
 // "<sweep>-<index>": short and predictable, whatever the point varies.
 std::string SweepPointName(const std::string& sweep, int64_t index);
 

@@ -18,7 +18,7 @@ std::map<std::string, Summary> FiguresOf(const BenchmarkResults& results) {
     if (const auto found = results.summary.find(figure.name); found != results.summary.end()) {
       figures[figure.name] = found->second;
     } else if (const std::optional<double> value = figure.get(results)) {
-      figures[figure.name] = Summary{1, *value, *value, *value, *value, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+      if (StatusOr<Summary> one = Summarize({*value}); one.ok()) figures[figure.name] = *one;
     }
   }
   return figures;

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <functional>
 #include <regex>
-#include <sstream>
 
 #include "api/catalog.h"
 #include "api/field_checks.h"
@@ -15,19 +14,6 @@
 
 namespace ergobench {
 namespace {
-
-std::string FormatNumber(double value) {
-  std::ostringstream out;
-  out << value;
-  return out.str();
-}
-
-void CheckRange(const std::string& path, double value, double min, double max, FieldErrors* errors) {
-  if (value < min || value > max || std::isnan(value)) {
-    errors->Add(path, "must be between " + FormatNumber(min) + " and " + FormatNumber(max) +
-                          ", got " + FormatNumber(value));
-  }
-}
 
 void ValidateMetadata(const Benchmark& b, FieldErrors* errors) {
   static const std::regex kDnsLabel("[a-z0-9]([-a-z0-9]*[a-z0-9])?");

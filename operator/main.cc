@@ -189,6 +189,13 @@ StatusOr<runtime::ManagerOptions> ManagerOptionsFrom(const Options& options, con
   return manager;
 }
 
+// A list-watch of `resource` in the watched namespaces, of the objects with `label_selector`.
+std::unique_ptr<runtime::ClientListWatch> Watch(kube::KubeClient* client, const Options& options,
+                                                const kube::ApiResource& resource, const char* label_selector) {
+  return std::make_unique<runtime::ClientListWatch>(client, resource, options.namespace_name, label_selector,
+                                                    options.watch_timeout_seconds);
+}
+
 using RecordEvent = std::function<void(const std::string& ns, nlohmann::json event)>;
 
 // Datasets: their own controller, fed by their staging Jobs and pods; a Dataset's change
@@ -208,16 +215,12 @@ std::unique_ptr<DatasetController> AddDatasetController(runtime::Manager& manage
       {[](const std::string& key, const std::string&, double, const Status& error) {
         if (!error.ok()) Log(LogLevel::kWarning, "reconcile failed; retrying", {{"dataset", key}, {"error", error.ToString()}});
       }});
-  const auto watch = [&](const kube::ApiResource& resource, const char* label_selector) {
-    return std::make_unique<runtime::ClientListWatch>(client, resource, options.namespace_name, label_selector,
-                                                      options.watch_timeout_seconds);
-  };
-  runtime::Store* jobs = manager.AddCache("jobs", watch(kube::Jobs(), controller::kDatasetLabel),
+  runtime::Store* jobs = manager.AddCache("jobs", Watch(client, options, kube::Jobs(), controller::kDatasetLabel),
                                           controller::StagingOwnerKey, {{queue, nullptr}});
-  runtime::Store* staging_pods = manager.AddCache("staging pods", watch(kube::Pods(), controller::kDatasetLabel),
+  runtime::Store* staging_pods = manager.AddCache("staging pods", Watch(client, options, kube::Pods(), controller::kDatasetLabel),
                                                   controller::StagingOwnerKey, {{queue, nullptr}});
   self->datasets = manager.AddCache(
-      "datasets", watch(kube::Datasets(), ""), [](const nlohmann::json& o) { return runtime::ObjectKey(o); },
+      "datasets", Watch(client, options, kube::Datasets(), ""), runtime::ObjectKey,
       {{queue, nullptr},
        {&manager.queue(), [benchmarks](const std::string& key) { return controller::BenchmarksReading(*benchmarks, key); }}});
   self->reconciler = std::make_unique<controller::DatasetReconciler>(controller::DatasetReconcilerDeps{
@@ -240,14 +243,10 @@ std::unique_ptr<SweepController> AddSweepController(runtime::Manager& manager, k
       {[](const std::string& key, const std::string&, double, const Status& error) {
         if (!error.ok()) Log(LogLevel::kWarning, "reconcile failed; retrying", {{"sweep", key}, {"error", error.ToString()}});
       }});
-  const auto watch = [&](const kube::ApiResource& resource, const char* label_selector) {
-    return std::make_unique<runtime::ClientListWatch>(client, resource, options.namespace_name, label_selector,
-                                                      options.watch_timeout_seconds);
-  };
   runtime::Store* children =
-      manager.AddCache("sweep children", watch(kube::Benchmarks(), kSweepLabel), controller::SweepOwnerKey, {{queue, nullptr}});
+      manager.AddCache("sweep children", Watch(client, options, kube::Benchmarks(), kSweepLabel), controller::SweepOwnerKey, {{queue, nullptr}});
   runtime::Store* sweeps = manager.AddCache(
-      "sweeps", watch(kube::BenchmarkSweeps(), ""), [](const nlohmann::json& o) { return runtime::ObjectKey(o); },
+      "sweeps", Watch(client, options, kube::BenchmarkSweeps(), ""), runtime::ObjectKey,
       {{queue, nullptr}});
   self->reconciler = std::make_unique<controller::SweepReconciler>(
       controller::SweepReconcilerDeps{client, sweeps, children, std::chrono::system_clock::now, record_event});
@@ -299,13 +298,11 @@ int Run(const Options& options) {
   runtime::Manager manager(&client, &time, std::move(manager_options).value());
   runtime::Store* benchmarks = manager.AddCache(
       "benchmarks",
-      std::make_unique<runtime::ClientListWatch>(&client, kube::Benchmarks(), options.namespace_name, "",
-                                                 options.watch_timeout_seconds),
-      [](const nlohmann::json& o) { return runtime::ObjectKey(o); });
+      Watch(&client, options, kube::Benchmarks(), ""),
+      runtime::ObjectKey);
   runtime::Store* pods = manager.AddCache(
       "pods",
-      std::make_unique<runtime::ClientListWatch>(&client, kube::Pods(), options.namespace_name,
-                                                 controller::kBenchmarkLabel, options.watch_timeout_seconds),
+      Watch(&client, options, kube::Pods(), controller::kBenchmarkLabel),
       controller::WorkerPodOwnerKey);
   runtime::EventRecorder events(&client);
   const auto record_event = [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); };

@@ -14,9 +14,7 @@ namespace ergobench::controller {
 using nlohmann::json;
 
 std::string StagingOwnerKey(const json& object) {
-  const json& metadata = object.value("metadata", json::object());
-  const std::string name = metadata.value("labels", json::object()).value(kDatasetLabel, "");
-  return name.empty() ? "" : metadata.value("namespace", "") + "/" + name;
+  return LabelOwnerKey(object, kDatasetLabel);
 }
 
 std::vector<std::string> BenchmarksReading(const runtime::Store& benchmarks, const std::string& key) {

@@ -6,6 +6,15 @@ namespace ergobench::controller {
 
 using nlohmann::json;
 
+std::string LabelOwnerKey(const json& object, const char* label) {
+  const auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return "";
+  const auto labels = metadata->find("labels");
+  if (labels == metadata->end() || !labels->is_object()) return "";
+  const std::string name = labels->value(label, "");
+  return name.empty() ? "" : metadata->value("namespace", "") + "/" + name;
+}
+
 std::string ControllerUid(const json& object) {
   const json& metadata = object.value("metadata", json::object());
   for (const json& reference : metadata.value("ownerReferences", json::array())) {

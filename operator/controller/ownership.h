@@ -11,6 +11,10 @@
 
 namespace ergobench::controller {
 
+// "namespace/name" of the object that `object` belongs to by its `label` ("" for none): the
+// index of the caches of pods, Jobs and child Benchmarks.
+std::string LabelOwnerKey(const nlohmann::json& object, const char* label);
+
 // The UID in the object's controller ownerReference; empty when it has none.
 std::string ControllerUid(const nlohmann::json& object);
 

@@ -1,6 +1,5 @@
 #include "operator/controller/sweep_plan.h"
 
-#include <cstdio>
 #include <map>
 #include <set>
 
@@ -75,14 +74,6 @@ void AddEvents(const BenchmarkSweep& sweep, SweepPlan* plan) {
 }
 
 }  // namespace
-
-std::string SpecDigest(const json& spec) {
-  uint64_t hash = 14695981039346656037ull;
-  for (unsigned char c : spec.dump()) hash = (hash ^ c) * 1099511628211ull;
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
-  return text;
-}
 
 SweepChild ReadSweepChild(const json& object) {
   SweepChild child;

@@ -48,7 +48,4 @@ BenchmarkSweepStatus InvalidSweepStatus(const BenchmarkSweep& sweep, const std::
 // spec's digest, and the sweep as its controlling owner (deleting the sweep deletes it).
 nlohmann::json BuildSweepChild(const BenchmarkSweep& sweep, const SweepPoint& point);
 
-// A digest of a rendered spec (FNV-1a of its JSON, keys sorted): equal specs, equal digests.
-std::string SpecDigest(const nlohmann::json& spec);
-
 }  // namespace ergobench::controller

@@ -11,9 +11,7 @@ namespace ergobench::controller {
 using nlohmann::json;
 
 std::string SweepOwnerKey(const json& object) {
-  const json& metadata = object.value("metadata", json::object());
-  const std::string name = metadata.value("labels", json::object()).value(kSweepLabel, "");
-  return name.empty() ? "" : metadata.value("namespace", "") + "/" + name;
+  return LabelOwnerKey(object, kSweepLabel);
 }
 
 Status SweepReconciler::WriteStatus(const json& object, const json& status) {

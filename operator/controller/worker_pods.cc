@@ -4,6 +4,7 @@
 
 #include "operator/controller/builders.h"
 #include "operator/controller/mpi_builders.h"
+#include "operator/controller/ownership.h"
 
 namespace ergobench::controller {
 namespace {
@@ -30,12 +31,7 @@ bool ControlledBy(const json& metadata, const std::string& uid) {
 }  // namespace
 
 std::string WorkerPodOwnerKey(const json& pod) {
-  const auto metadata = pod.find("metadata");
-  if (metadata == pod.end() || !metadata->is_object()) return "";
-  const auto labels = metadata->find("labels");
-  if (labels == metadata->end() || !labels->is_object()) return "";
-  const std::string name = labels->value(kBenchmarkLabel, "");
-  return name.empty() ? "" : metadata->value("namespace", "") + "/" + name;
+  return LabelOwnerKey(pod, kBenchmarkLabel);
 }
 
 std::vector<WorkerPod> OwnedWorkerPods(const Benchmark& benchmark, const runtime::Store& pods) {
