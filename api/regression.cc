@@ -24,13 +24,26 @@ const Summary* RepeatsOf(const HeadlineFigure& figure, const BenchmarkResults& r
   return it != results.summary.end() && it->second.n >= 2 && it->second.stddev ? &it->second : nullptr;
 }
 
-// Whether the run's mean is worse than `worse` x the baseline's mean at 95% confidence: Welch's
-// interval of the difference (unequal variances, Welch-Satterthwaite degrees of freedom rounded
-// down) lies wholly on the worse side of zero.
-bool SignificantlyWorse(const Summary& baseline, const Summary& run, double worse, bool higher_is_better) {
+// The worst a run may be: scale x baseline + shift. A band in percent scales the baseline
+// (throughput -5%: 0.95 x); one in points shifts it (a ratio +5 points: + 0.05).
+struct Limit {
+  double scale = 1;
+  double shift = 0;
+  double Of(double baseline) const { return scale * baseline + shift; }
+};
+
+Limit LimitOf(const HeadlineFigure& figure, double band) {
+  const double worse = figure.higher_is_better ? -band / 100 : band / 100;
+  return figure.band_in_points ? Limit{1, worse} : Limit{1 + worse, 0};
+}
+
+// Whether the run's mean is worse than the limit on the baseline's mean at 95% confidence:
+// Welch's interval of the difference (unequal variances, Welch-Satterthwaite degrees of freedom
+// rounded down) lies wholly on the worse side of zero.
+bool SignificantlyWorse(const Summary& baseline, const Summary& run, const Limit& limit, bool higher_is_better) {
   const double a = *run.stddev * *run.stddev / static_cast<double>(run.n);
-  const double b = worse * worse * *baseline.stddev * *baseline.stddev / static_cast<double>(baseline.n);
-  const double difference = run.mean - worse * baseline.mean;
+  const double b = limit.scale * limit.scale * *baseline.stddev * *baseline.stddev / static_cast<double>(baseline.n);
+  const double difference = run.mean - limit.Of(baseline.mean);
   const double se = std::sqrt(a + b);
   double half = 0;
   if (se > 0) {
@@ -56,16 +69,15 @@ std::vector<BaselineVerdict> CompareWithBaseline(const BenchmarkResults& baselin
     v.value = *now;
     const auto band = tolerances.find(figure.name);
     v.band_percent = band != tolerances.end() ? band->second : figure.default_band_percent;
-    // The band as a factor on the baseline: the worst it allows.
-    const double worse = figure.higher_is_better ? 1 - v.band_percent / 100 : 1 + v.band_percent / 100;
+    const Limit limit = LimitOf(figure, v.band_percent);
     const Summary* base_repeats = RepeatsOf(figure, baseline);
     const Summary* run_repeats = RepeatsOf(figure, run);
     if (base_repeats != nullptr && run_repeats != nullptr) {
       v.basis = "repeats";
-      v.regressed = SignificantlyWorse(*base_repeats, *run_repeats, worse, figure.higher_is_better);
+      v.regressed = SignificantlyWorse(*base_repeats, *run_repeats, limit, figure.higher_is_better);
     } else {
       v.basis = "values";
-      v.regressed = figure.higher_is_better ? *now < *before * worse : *now > *before * worse;
+      v.regressed = figure.higher_is_better ? *now < limit.Of(*before) : *now > limit.Of(*before);
     }
     verdicts.push_back(v);
   }
@@ -114,14 +126,16 @@ bool AnyRegressed(const std::vector<BaselineVerdict>& verdicts) {
 std::string DescribeVerdict(const BaselineVerdict& v) {
   const HeadlineFigure* figure = FindHeadlineFigure(v.figure);
   const bool higher_is_better = figure != nullptr && figure->higher_is_better;
+  const bool in_points = figure != nullptr && figure->band_in_points;
+  const std::string unit = in_points ? " points" : "%";
   std::string change = "n/a";
-  if (v.baseline != 0) {
+  if (in_points || v.baseline != 0) {
     char text[32];
-    std::snprintf(text, sizeof text, "%+.1f%%", (v.value / v.baseline - 1) * 100);
-    change = text;
+    std::snprintf(text, sizeof text, "%+.1f", in_points ? (v.value - v.baseline) * 100 : (v.value / v.baseline - 1) * 100);
+    change = text + unit;
   }
   return v.figure + " " + FormatSignificant(v.value, 4) + " against " + FormatSignificant(v.baseline, 4) + " (" + change + ", band " +
-         (higher_is_better ? "-" : "+") + FormatSignificant(v.band_percent, 4) + "%, " + v.basis + ")";
+         (higher_is_better ? "-" : "+") + FormatSignificant(v.band_percent, 4) + unit + ", " + v.basis + ")";
 }
 
 std::string DescribeVerdicts(const std::vector<BaselineVerdict>& verdicts) {

@@ -20,7 +20,8 @@ namespace ergobench {
 inline constexpr char kConditionRegressed[] = "Regressed";
 
 // The verdict on every headline figure both results have, in HeadlineFigures() order.
-// `tolerances` (percent by figure) override the figures' default bands.
+// `tolerances` (percent by figure; percentage points for a ratio) override the figures' default
+// bands.
 std::vector<BaselineVerdict> CompareWithBaseline(const BenchmarkResults& baseline, const BenchmarkResults& run,
                                                  const std::map<std::string, double>& tolerances);
 

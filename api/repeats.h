@@ -23,6 +23,9 @@ struct HeadlineFigure {
   double default_band_percent = 10;  // how much worse a run may be before it counts as regressed
   std::function<std::optional<double>(const BenchmarkResults&)> get;
   std::function<void(BenchmarkResults*, double)> set;
+  // A ratio's band is in percentage points, not percent of its value: near zero (one worker's
+  // communication) a relative band turns noise into a regression.
+  bool band_in_points = false;
 };
 
 // samplesPerSecond, tokensPerSecond, peakBusBandwidthBytesPerSecond, timeToAccuracySeconds,

@@ -295,8 +295,9 @@ void ValidateBaseline(const Baseline& b, FieldErrors* errors) {
     if (f == nullptr) {
       errors->Add(path, "is not a headline figure; known: " + OneOf(known));
     } else {
-      // A throughput cannot fall by 100% or more and still be a throughput.
-      CheckRange(path, band, 0, f->higher_is_better ? 99.999 : 1000, errors);
+      // A throughput cannot fall by 100% or more and still be a throughput; a ratio's band is
+      // in percentage points.
+      CheckRange(path, band, 0, f->band_in_points ? 100 : f->higher_is_better ? 99.999 : 1000, errors);
     }
   }
 }

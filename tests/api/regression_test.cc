@@ -70,6 +70,35 @@ TEST(Regression, WithRepeatsOnBothSidesOnlyASignificantDifferenceRegresses) {
   EXPECT_FALSE(Find(CompareWithBaseline(Repeated({1000, 1000}), Repeated({951, 951}), {}), "samplesPerSecond").regressed);
 }
 
+// Results whose communication took this share of the step time.
+BenchmarkResults WithRatio(double communication_ratio) {
+  BenchmarkResults r = Results(1000);
+  r.figures.communication_ratio = communication_ratio;
+  return r;
+}
+
+TEST(Regression, ARatiosBandIsInPercentagePoints) {
+  // A ratio near zero is noise in relative terms: an identical single-worker re-run measured
+  // 0.030 against 0.009 (+233%). Its default band is 5 points: the worst allowed here is 0.059.
+  const BaselineVerdict same = Find(CompareWithBaseline(WithRatio(0.009), WithRatio(0.030), {}), "communicationRatio");
+  EXPECT_FALSE(same.regressed);
+  EXPECT_EQ(same.band_percent, 5);
+  EXPECT_EQ(DescribeVerdict(same), "communicationRatio 0.03 against 0.009 (+2.1 points, band +5 points, values)");
+  EXPECT_TRUE(Find(CompareWithBaseline(WithRatio(0.009), WithRatio(0.060), {}), "communicationRatio").regressed);
+  // A spec's band for it is in points too: 0.30 -> 0.33 is within 5 points, not within 2.
+  EXPECT_FALSE(Find(CompareWithBaseline(WithRatio(0.30), WithRatio(0.33), {}), "communicationRatio").regressed);
+  EXPECT_TRUE(
+      Find(CompareWithBaseline(WithRatio(0.30), WithRatio(0.33), {{"communicationRatio", 2}}), "communicationRatio")
+          .regressed);
+  // With repeats on both sides, Welch's test against the baseline's mean plus the points.
+  BenchmarkResults baseline = WithRatio(0.009), run = WithRatio(0.030);
+  baseline.summary["communicationRatio"] = *Summarize({0.009, 0.010, 0.008, 0.009});
+  run.summary["communicationRatio"] = *Summarize({0.030, 0.031, 0.029, 0.030});
+  EXPECT_FALSE(Find(CompareWithBaseline(baseline, run, {}), "communicationRatio").regressed);
+  run.summary["communicationRatio"] = *Summarize({0.080, 0.081, 0.079, 0.080});
+  EXPECT_TRUE(Find(CompareWithBaseline(baseline, run, {}), "communicationRatio").regressed);
+}
+
 TEST(Regression, OnlyFiguresBothSidesHaveAreCompared) {
   const auto verdicts = CompareWithBaseline(Results(1000, 100), Results(1000), {});
   ASSERT_EQ(verdicts.size(), 2u);  // samplesPerSecond and runSeconds, not the time to accuracy

@@ -235,6 +235,9 @@ TEST(ValidationTest, Baseline) {
   EXPECT_EQ(OnlyError(b), "spec.baseline.tolerances.samplesPerSecond: must be between 0 and 99.999, got 100");
   b.spec.baseline = Baseline{"old", "", "", {{"timeToAccuracySeconds", 150}, {"accuracy", 5}}};
   EXPECT_EQ(OnlyError(b).rfind("spec.baseline.tolerances.accuracy: is not a headline figure; known: ", 0), 0u);
+  // A ratio's band is in percentage points: a ratio cannot rise by more than 100 of them.
+  b.spec.baseline = Baseline{"old", "", "", {{"communicationRatio", 150}}};
+  EXPECT_EQ(OnlyError(b), "spec.baseline.tolerances.communicationRatio: must be between 0 and 100, got 150");
   b.spec.baseline = Baseline{"", "", "results/old", {{"runSeconds", 20}}};
   EXPECT_TRUE(ValidateBenchmark(b).empty());
 }
