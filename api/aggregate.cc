@@ -74,6 +74,8 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   f.energy_to_accuracy_joules = SumOfAll(ranks, &Figures::energy_to_accuracy_joules);
   f.energy_shared_with = SharedWith(ranks);
   DerivePhaseFigures(&f);  // from the mean phase seconds per rank
+  f.collective_seconds = SumOfAll(ranks, &Figures::collective_seconds);
+  if (f.collective_seconds) *f.collective_seconds /= n;  // mean per rank
   // Task 0a: rank tables already hold the max over ranks per repetition.
   f.allreduce = first.figures.allreduce;
   if (first.figures.language_model) {

@@ -3,6 +3,15 @@
 namespace ergobench {
 namespace {
 
+// How every training task averages gradients (runner/tasks/gradient_sync.h).
+HyperparameterDef GradientSyncDef() {
+  return {"gradientSync", ParamType::kString, "flat", std::nullopt, std::nullopt, {"flat", "overlap"},
+          "flat: one all-reduce after backward; overlap: bucketed all-reduces during backward, as PyTorch DDP"};
+}
+HyperparameterDef BucketMibDef() {
+  return {"bucketMiB", ParamType::kNumber, 25, 0.001, 1024, {}, "overlap's bucket size in MiB (DDP's default 25)"};
+}
+
 std::vector<TaskDef> BuildCatalog() {
   std::vector<TaskDef> tasks;
 
@@ -38,6 +47,8 @@ std::vector<TaskDef> BuildCatalog() {
         {"seed", ParamType::kInteger, 42, 0, 2147483647, {}, "initialisation, shuffling and augmentation"},
         {"warmupSteps", ParamType::kInteger, 20, 0, 1000000, {}, "steps left out of the throughput window"},
         {"trainSamples", ParamType::kInteger, 0, 0, 1e9, {}, "use only the first N training samples (0: all)"},
+        GradientSyncDef(),
+        BucketMibDef(),
     };
   };
 
@@ -138,6 +149,8 @@ std::vector<TaskDef> BuildCatalog() {
       number("peakTflops", 0, 0, 1e6, "peak TFLOP/s of one device for MFU (0: estimated from the device)"),
       integer("seed", 42, 0, 2147483647, "initialisation, shuffling and synthetic tokens"),
       integer("warmupSteps", 3, 0, 1000000, "optimizer steps left out of the throughput window"),
+      GradientSyncDef(),
+      BucketMibDef(),
   };
   tasks.push_back(std::move(gpt));
 

@@ -81,6 +81,7 @@ void EncodeFigures(const Figures& f, nlohmann::json* out) {
   PutIf(out, "computeSeconds", f.compute_seconds);
   PutIf(out, "communicationSeconds", f.communication_seconds);
   PutIf(out, "communicationRatio", f.communication_ratio);
+  PutIf(out, "collectiveSeconds", f.collective_seconds);
   PutIf(out, "samples", f.samples);
   PutIf(out, "energyJoules", f.energy_joules);
   PutIf(out, "energyJoulesWholeRun", f.energy_joules_whole_run);
@@ -112,6 +113,7 @@ Figures DecodeFigures(ObjectReader* r) {
   r->Number("computeSeconds", &f.compute_seconds);
   r->Number("communicationSeconds", &f.communication_seconds);
   r->Number("communicationRatio", &f.communication_ratio);
+  r->Number("collectiveSeconds", &f.collective_seconds);
   r->Int("samples", &f.samples);
   r->Number("energyJoules", &f.energy_joules);
   r->Number("energyJoulesWholeRun", &f.energy_joules_whole_run);

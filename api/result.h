@@ -72,6 +72,10 @@ struct Figures {
   std::optional<double> compute_seconds;
   std::optional<double> communication_seconds;
   std::optional<double> communication_ratio;
+  // How long the collectives took, launch to completion, whether the step waited for them or
+  // they ran beside backward (gradientSync overlap); communication_seconds is only the time
+  // the step waited. Mean per rank, as the phases.
+  std::optional<double> collective_seconds;
   std::optional<int64_t> samples;  // training samples this rank processed between run_start and run_stop
   // Energy, where a meter could read (energy_meter.h); absent, never zero, where none could.
   std::optional<double> energy_joules;             // run_start .. run_stop

@@ -86,6 +86,10 @@ std::string FormatRunReport(const LocalRunReport& report) {
   if (f.run_seconds > 0) row("run time", FormatSeconds(f.run_seconds) + " (init " + FormatSeconds(f.init_seconds) + ")");
   if (f.samples_per_second) row("throughput", FormatFixed(*f.samples_per_second, 1) + " samples/s");
   if (f.communication_ratio) row("communication share", FormatFixed(100 * *f.communication_ratio, 1) + " %");
+  if (f.collective_seconds && f.communication_seconds && *f.collective_seconds > *f.communication_seconds) {
+    row("collectives", FormatSeconds(*f.collective_seconds) + " per rank, " +
+                           FormatSeconds(*f.communication_seconds) + " of it waited for");
+  }
   if (f.goal_reached) row("goal reached", *f.goal_reached ? "yes" : "no");
   if (f.time_to_accuracy_seconds) row("time to accuracy", FormatSeconds(*f.time_to_accuracy_seconds));
   const BenchmarkResults& r = report.outcome.results;

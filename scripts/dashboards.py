@@ -108,6 +108,7 @@ def run_dashboard():
     # The step time of api/training_phases.h: every phase but evaluation.
     step_phases = "rate(ergobench_phase_seconds_total{%s, phase!=\"eval\"}[$__rate_interval])" % RUN
     steps = rate.format(metric="ergobench_step_duration_seconds_bucket")
+    collectives = rate.format(metric="ergobench_collective_seconds_total")
     rows = [
         [panel("timeseries", "Throughput per rank", "short",
                [(f"sum by (benchmark, rank) ({samples})", "{{benchmark}} rank {{rank}}")],
@@ -123,9 +124,12 @@ def run_dashboard():
                [(f"sum by (phase) ({phases})", "{{phase}}")],
                "Seconds per second spent in each phase of a step, all selected ranks.", stack=True),
          panel("timeseries", "Communication ratio", "percentunit",
-               [(f"sum by (benchmark) ({communication}) / sum by (benchmark) ({step_phases})", "{{benchmark}}")],
+               [(f"sum by (benchmark) ({communication}) / sum by (benchmark) ({step_phases})", "{{benchmark}} waited"),
+                (f"sum by (benchmark) ({collectives}) / sum by (benchmark) ({step_phases})",
+                 "{{benchmark}} collectives")],
                "Time waiting in collectives over the step time (data, forward, backward, optimizer and "
-               "communication; evaluation is outside it).")],
+               "communication; evaluation is outside it), and the collectives' whole time over the same: with "
+               "gradientSync overlap, the gap between them is what backward hid.")],
         [panel("timeseries", "Tokens per second (language models)", "short",
                [(f"sum by (benchmark) ({rate.format(metric='ergobench_tokens_total')})", "{{benchmark}}")],
                "Training tokens per second of the whole run (task gpt)."),

@@ -71,6 +71,13 @@ ReportRow RowOf(const Benchmark& b) {
   row.spread = r.summary;
   if (r.figures.goal_reached.value_or(false)) row.time_to_accuracy_seconds = r.figures.time_to_accuracy_seconds;
   row.communication_ratio = r.figures.communication_ratio;
+  row.collective_seconds = r.figures.collective_seconds;
+  if (row.collective_seconds) {
+    row.gradient_sync = b.spec.hyperparameters.value("gradientSync", "flat");
+    if (*row.collective_seconds > 0 && r.figures.communication_seconds) {
+      row.hidden_communication = std::max(0.0, 1 - *r.figures.communication_seconds / *row.collective_seconds);
+    }
+  }
   row.energy_to_accuracy_joules = r.figures.energy_to_accuracy_joules;
   if (r.figures.energy_shared_with) row.energy_shared = !r.figures.energy_shared_with->empty();
   row.cost_to_accuracy = r.cost_to_accuracy_usd;
@@ -157,6 +164,12 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
        }},
       {"price index", [](const ReportRow& r) { return Number(r.price_index, 2); }},
   };
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.gradient_sync == "overlap"; })) {
+    columns.push_back({"sync", [](const ReportRow& r) { return r.gradient_sync; }});
+    columns.push_back({"comm hidden %", [](const ReportRow& r) {
+                         return r.hidden_communication ? Number(100 * *r.hidden_communication, 1) : std::string();
+                       }});
+  }
   if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return !r.time_to_accuracy_seconds && r.cost_per_million_samples; })) {
     columns.push_back({"cost/M samples", [](const ReportRow& r) { return Money(r, r.cost_per_million_samples); }});
   }
@@ -211,6 +224,9 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("speedup", r.speedup);
   put("scalingEfficiency", r.efficiency);
   put("communicationRatio", r.communication_ratio);
+  if (!r.gradient_sync.empty()) out["gradientSync"] = r.gradient_sync;
+  put("collectiveSeconds", r.collective_seconds);
+  put("hiddenCommunication", r.hidden_communication);
   put("energyToAccuracyJoules", r.energy_to_accuracy_joules);
   if (r.energy_shared) out["energyShared"] = *r.energy_shared;
   put("costToAccuracy", r.cost_to_accuracy);

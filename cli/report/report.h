@@ -34,6 +34,11 @@ struct ReportRow {
   std::optional<double> speedup;     // over the baseline: by time to accuracy when both reached it, else throughput
   std::optional<double> efficiency;  // speedup / (workers / baseline workers)
   std::optional<double> communication_ratio;
+  // Training runs: spec.hyperparameters.gradientSync, the collectives' whole time per rank, and
+  // the share of it backward hid (1 - waited / whole; 0 for flat).
+  std::string gradient_sync;
+  std::optional<double> collective_seconds;
+  std::optional<double> hidden_communication;
   std::optional<double> energy_to_accuracy_joules;
   // From node energy agents: whether other pods ran on the nodes (the energy is then the
   // nodes', an upper bound); absent where no agent said, as in a local run.

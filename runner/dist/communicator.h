@@ -28,6 +28,9 @@ class Communicator {
   virtual int world_size() const = 0;
   virtual const char* backend() const = 0;
   virtual bool Supports(DType dtype) const = 0;
+  // Whether collectives may be called from a thread other than the one that connected, one
+  // thread at a time (overlapped gradient sync runs them on a thread of its own).
+  virtual bool CallableFromAnotherThread() const { return true; }
 
   // Reduces `count` elements at `data` in place across all ranks.
   virtual Status AllReduce(void* data, size_t count, DType dtype, ReduceOp op) = 0;

@@ -36,13 +36,15 @@ Status FromMpi(int code, const char* what) {
 
 class MpiCommunicator : public Communicator {
  public:
-  MpiCommunicator(int rank, int world_size) : rank_(rank), world_size_(world_size) {}
+  MpiCommunicator(int rank, int world_size, bool serialized)
+      : rank_(rank), world_size_(world_size), serialized_(serialized) {}
   ~MpiCommunicator() override { MPI_Finalize(); }
 
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
   const char* backend() const override { return "mpi"; }
   bool Supports(DType dtype) const override { return dtype != DType::kFloat16; }
+  bool CallableFromAnotherThread() const override { return serialized_; }
 
   Status AllReduce(void* data, size_t count, DType dtype, ReduceOp op) override {
     RETURN_IF_ERROR(CheckType(dtype));
@@ -70,6 +72,7 @@ class MpiCommunicator : public Communicator {
 
   int rank_;
   int world_size_;
+  bool serialized_;  // MPI_THREAD_SERIALIZED or better: any one thread at a time may call
 };
 
 }  // namespace
@@ -84,7 +87,9 @@ StatusOr<std::unique_ptr<Communicator>> ConnectMpi(int expected_world_size) {
   MPI_Initialized(&initialized);
   if (initialized) return Status::FailedPrecondition("MPI is already initialised in this process");
   int provided = 0;
-  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+  // Serialized: overlapped gradient sync all-reduces from its own thread while the main thread
+  // computes, never both calling MPI at once.
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
     return Status::Unavailable("MPI_Init failed; backend mpi needs the ranks started by mpirun");
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -92,7 +97,7 @@ StatusOr<std::unique_ptr<Communicator>> ConnectMpi(int expected_world_size) {
   int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  auto communicator = std::make_unique<MpiCommunicator>(rank, size);
+  auto communicator = std::make_unique<MpiCommunicator>(rank, size, provided >= MPI_THREAD_SERIALIZED);
   if (size != expected_world_size) {
     return Status::FailedPrecondition("mpirun started " + std::to_string(size) + " ranks but spec.workers is " +
                                       std::to_string(expected_world_size));

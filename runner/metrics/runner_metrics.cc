@@ -24,6 +24,9 @@ struct RunnerMetrics::Families {
                 {"backend", l.backend}}),
         samples(Counter("ergobench_samples_total", "Training samples processed by this rank.")),
         tokens(Counter("ergobench_tokens_total", "Training tokens processed by this rank.")),
+        collective_seconds(Counter("ergobench_collective_seconds_total",
+                                   "Time the gradient collectives took, launch to completion, including what ran "
+                                   "beside backward; the phase communication counts only the wait.")),
         phase_family(prometheus::BuildCounter()
                          .Name("ergobench_phase_seconds_total")
                          .Help("Wall time spent in each phase of a step, by phase.")
@@ -74,6 +77,7 @@ struct RunnerMetrics::Families {
   std::map<std::string, std::string> labels;
   prometheus::Counter& samples;
   prometheus::Counter& tokens;
+  prometheus::Counter& collective_seconds;
   prometheus::Family<prometheus::Counter>& phase_family;
   std::array<prometheus::Counter*, kTrainingPhases.size()> phase_seconds{};  // by TrainingPhase
   prometheus::Histogram& step_duration;
@@ -94,6 +98,7 @@ RunnerMetrics::~RunnerMetrics() = default;
 void RunnerMetrics::AddPhaseSeconds(TrainingPhase phase, double seconds) {
   families_->phase_seconds[static_cast<size_t>(phase)]->Increment(seconds);
 }
+void RunnerMetrics::AddCollectiveSeconds(double seconds) { families_->collective_seconds.Increment(seconds); }
 void RunnerMetrics::ObserveStep(double seconds) { families_->step_duration.Observe(seconds); }
 void RunnerMetrics::AddSamples(double samples) { families_->samples.Increment(samples); }
 void RunnerMetrics::AddTokens(double tokens) { families_->tokens.Increment(tokens); }

@@ -29,6 +29,8 @@ class RunnerMetrics {
   // Every phase is exported from the start (at 0), so that rate() over the communication
   // share works from the first scrape.
   void AddPhaseSeconds(TrainingPhase phase, double seconds);
+  // The collectives' whole time, overlapped with compute or not (phase_timer.h).
+  void AddCollectiveSeconds(double seconds);
   void ObserveStep(double seconds);
   void AddSamples(double samples);
   void AddTokens(double tokens);

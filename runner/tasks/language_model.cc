@@ -54,6 +54,7 @@ struct LmRecipe {
   int64_t throughput_warmup = 0;
   bool synthetic = false;
   std::optional<double> goal;  // a validation loss; none on synthetic tokens
+  GradientSyncOptions sync;
 };
 
 // A tokenizer file as given, or under the dataset's folder (the corpus file's, for a file).
@@ -99,6 +100,7 @@ StatusOr<LmRecipe> ReadLmRecipe(const BenchmarkSpec& spec) {
   recipe.beta2 = read.Number("beta2");
   recipe.epsilon = read.Number("epsilon");
   recipe.grad_clip = read.Number("gradClip");
+  recipe.sync = ReadGradientSyncOptions(read);
   recipe.precision = read.String("precision");
   recipe.eval_interval = read.Int("evalInterval");
   recipe.eval_sequences = read.Int("evalSequences");
@@ -300,7 +302,7 @@ class LanguageModelTraining {
     params_ = model_->parameters();
     RETURN_IF_ERROR(BroadcastFromRankZero(comm_, params_));
     optimizer_ = MakeOptimizer(model_, recipe_);
-    sync_ = std::make_unique<GradientSync>(comm_, params_);
+    ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, params_));
     driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_);
     return Status::Ok();
   }

@@ -13,6 +13,7 @@ StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
     phases_.Time(TrainingPhase::kData, [&] { work.load(micro); });
     torch::Tensor loss;
     phases_.Time(TrainingPhase::kForward, [&] { loss = work.loss(micro); });
+    sync_.BeforeBackward(micro == work.micro_batches - 1);
     phases_.Time(TrainingPhase::kBackward, [&] { loss.backward(); });
     loss_sum += loss.item<double>();
   }

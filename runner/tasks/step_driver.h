@@ -3,7 +3,8 @@
 // gradients before the update (clipping); the driver owns the rest:
 //
 //   every kAgreeEvery steps, agree with the other ranks to go on (a stop signal ends all alike);
-//   zero the gradients; for each micro-batch: data → forward → backward (losses summed);
+//   zero the gradients; for each micro-batch: data → forward → backward (losses summed; the
+//   last backward may start averaging: gradientSync overlap);
 //   average the gradients across ranks; the task's hook; the optimizer's step;
 //   the step's time and samples into the run clock (the throughput window) and the metrics.
 //

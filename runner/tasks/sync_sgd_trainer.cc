@@ -86,7 +86,7 @@ class SgdTraining {
                                                                  .momentum(recipe_.momentum)
                                                                  .nesterov(recipe_.nesterov)
                                                                  .weight_decay(recipe_.weight_decay));
-    sync_ = std::make_unique<GradientSync>(comm_, params);
+    ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, params));
     driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_);
     return Status::Ok();
   }
@@ -239,6 +239,7 @@ StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec) {
   recipe.seed = read.Int("seed");
   recipe.warmup_steps = read.Int("warmupSteps");
   recipe.train_samples = read.Int("trainSamples");
+  recipe.sync = ReadGradientSyncOptions(read);
   RETURN_IF_ERROR(read.status());
   recipe.max_epochs = spec.max_epochs.value_or(1);
   if (spec.dataset.source != "synthetic" && spec.goal) recipe.goal = spec.goal->target;

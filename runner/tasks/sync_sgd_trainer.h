@@ -32,6 +32,7 @@ struct SgdRecipe {
   int64_t train_samples = 0;  // 0: all
   int64_t max_epochs = 0;
   std::optional<double> goal;  // absent for synthetic data: throughput only
+  GradientSyncOptions sync;
 };
 
 StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec);

@@ -19,6 +19,7 @@ RankResult Rank(int64_t rank, const std::string& status, const std::string& erro
   // Communication 2, 3, 4 s: a mean of 3 s per rank.
   r.figures.phase_seconds = {{"data", 1.0},     {"forward", 3.0},           {"backward", 2.0},
                              {"optimizer", 1.0}, {"communication", 2.0 + rank}, {"eval", 5.0}};
+  r.figures.collective_seconds = 4.0 + 2 * rank;  // 4, 6, 8: overlapped, longer than waited
   r.figures.goal_reached = rank == 0;
   r.figures.time_to_accuracy_seconds = 8.0 + rank;
   r.environment = {{"rank", rank}};
@@ -41,6 +42,7 @@ TEST(AggregateTest, AllSucceeded) {
   EXPECT_DOUBLE_EQ(*f.communication_ratio, 3.0 / 10.0);
   EXPECT_DOUBLE_EQ(f.phase_seconds.at("communication"), 3.0);
   EXPECT_DOUBLE_EQ(f.phase_seconds.at("forward"), 3.0);
+  EXPECT_DOUBLE_EQ(*f.collective_seconds, 6.0);  // mean per rank
   EXPECT_DOUBLE_EQ(*f.time_to_accuracy_seconds, 10.0);
   EXPECT_EQ(f.goal_reached, true);              // rank 0's evaluation
   EXPECT_EQ(o.results.environment["rank"], 0);  // rank 0's environment

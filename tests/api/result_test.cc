@@ -17,6 +17,7 @@ RankResult Sample() {
   r.figures.run_seconds = 12.5;
   r.figures.phase_seconds = {{"communication", 10.0}};
   r.figures.communication_seconds = 10.0;
+  r.figures.collective_seconds = 14.5;
   r.figures.samples_per_second = 512.0;
   r.figures.throughput_window_steps = 40;
   r.figures.throughput_window_seconds = 10.0;
@@ -58,6 +59,7 @@ TEST(ResultTest, LanguageModelFiguresRoundTrip) {
   EXPECT_EQ(json["languageModel"]["tokensPerSecond"], 2048.5);
   EXPECT_EQ(json["languageModel"]["mfu"], 0.0018);
   EXPECT_EQ(json["parameterDigest"], "cbf29ce484222325");
+  EXPECT_EQ(json["collectiveSeconds"], 14.5);
 }
 
 // A node agent's energy says what else ran on the node; energyShared is derived from it.

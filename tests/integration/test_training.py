@@ -89,6 +89,33 @@ class FmnistTest(ErgobenchTestCase):
                       if e["key"] == "eval_accuracy"]
         self.assertGreater(accuracies[-1], 0.6)
 
+    def test_overlapped_sync_trains_what_flat_trains_and_reports_both_times(self):
+        # Small buckets, so that the small CNN's gradients go in several all-reduces.
+        accuracies = {}
+        for name, backend, sync in (("flat", "gloo", "flat"), ("overlap", "gloo", "overlap"),
+                                    ("overlap-mpi", "mpi", "overlap")):
+            path = self.write(f"{name}.yaml", training_yaml(name, backend=backend, max_epochs=1, trainSamples=4096,
+                                                            gradientSync=sync, bucketMiB=0.05))
+            run = self.ergobench("run", "-q", path, timeout=600)
+            self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+            results = self.read_json(os.path.join(self.results(name), "benchmark.json"))["status"]["results"]
+            accuracies[name] = [e["value"] for e in mllog(os.path.join(self.results(name), "rank-0.mllog"))
+                                if e["key"] == "eval_accuracy"][-1]
+            waited, whole = results["communicationSeconds"], results["collectiveSeconds"]
+            self.assertGreater(waited, 0, name)
+            if sync == "flat":
+                self.assertAlmostEqual(whole, waited, places=9)  # flat waits for all of it
+            else:
+                self.assertGreaterEqual(whole, waited * 0.999, name)
+        # The same seed and data: only the order of float additions differs.
+        self.assertAlmostEqual(accuracies["overlap"], accuracies["flat"], delta=0.01)
+        self.assertAlmostEqual(accuracies["overlap-mpi"], accuracies["flat"], delta=0.01)
+        report = self.ergobench("report", "--format", "json", self.results("flat"), self.results("overlap"))
+        self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
+        rows = {row["benchmark"]: row for row in json.loads(report.stdout)}
+        self.assertEqual(rows["overlap"]["gradientSync"], "overlap")
+        self.assertEqual(rows["flat"]["hiddenCommunication"], 0)
+
     def test_same_seed_same_curve(self):
         curves = []
         for attempt in range(2):

@@ -17,6 +17,7 @@ class DelayedCommunicator : public Communicator {
   int world_size() const override { return inner_.world_size(); }
   const char* backend() const override { return inner_.backend(); }
   bool Supports(DType dtype) const override { return inner_.Supports(dtype); }
+  bool CallableFromAnotherThread() const override { return inner_.CallableFromAnotherThread(); }
   Status AllReduce(void* data, size_t count, DType dtype, ReduceOp op) override {
     const Status status = inner_.AllReduce(data, count, dtype, op);
     std::this_thread::sleep_for(delay_);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "api/repeats.h"
 #include "cli/report/charts.h"
@@ -163,6 +164,34 @@ TEST(Report, EnergyFromASharedNodeIsMarked) {
   EXPECT_EQ(json[0]["energyShared"], false);
   EXPECT_FALSE(json[1].contains("energyShared"));  // local: no agent said
   EXPECT_EQ(json[2]["energyShared"], true);
+}
+
+// gradientSync overlap: the strategy and how much of the collectives' time backward hid.
+TEST(Report, OverlappedRunsShowTheShareOfCommunicationHidden) {
+  Benchmark flat, overlap;
+  for (auto [b, name, strategy] : {std::tuple{&flat, "flat", "flat"}, std::tuple{&overlap, "overlap", "overlap"}}) {
+    b->metadata.name = name;
+    b->spec.task = "1a";
+    b->spec.hyperparameters = {{"gradientSync", strategy}};
+    b->status.phase = "Succeeded";
+    b->status.results = BenchmarkResults{};
+  }
+  flat.status.results->figures.communication_seconds = 4.0;
+  flat.status.results->figures.collective_seconds = 4.0;
+  overlap.status.results->figures.communication_seconds = 2.0;  // waited 2 s of 8 s of collectives
+  overlap.status.results->figures.collective_seconds = 8.0;
+  const auto rows = BuildReport({flat, overlap});
+  const auto text = FormatReport(rows, "text");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("   sync  comm hidden %\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("overlap           75.0"), std::string::npos) << *text;
+  const auto json = nlohmann::json::parse(*FormatReport(rows, "json"));
+  EXPECT_EQ(json[0]["gradientSync"], "flat");
+  EXPECT_EQ(json[0]["hiddenCommunication"], 0.0);
+  EXPECT_EQ(json[1]["collectiveSeconds"], 8.0);
+  EXPECT_EQ(json[1]["hiddenCommunication"], 0.75);
+  // Runs that never overlapped keep the narrower table.
+  EXPECT_EQ(FormatReport(BuildReport({flat}), "text")->find("comm hidden"), std::string::npos);
 }
 
 TEST(Report, LanguageModelsAddCaramlsColumns) {

@@ -15,6 +15,8 @@ TEST(RunnerMetricsTest, RendersDesignNamesWithLabels) {
   metrics.SetBusBandwidth(4096, 1.25e9);
   metrics.ObserveStep(0.02);
   metrics.SetEvalAccuracy(0.81);
+  metrics.AddCollectiveSeconds(2.25);
+  metrics.AddCollectiveSeconds(0.5);
   const std::string text = metrics.Render();
   const std::string labels = "backend=\"gloo\",benchmark=\"task0a-k2\",rank=\"1\",task=\"0a\",world_size=\"2\"";
   EXPECT_NE(text.find("ergobench_phase_seconds_total{" + labels + ",phase=\"communication\"} 2"), std::string::npos)
@@ -26,6 +28,7 @@ TEST(RunnerMetricsTest, RendersDesignNamesWithLabels) {
             std::string::npos) << text;
   EXPECT_NE(text.find("ergobench_step_duration_seconds_count{" + labels + "} 1"), std::string::npos);
   EXPECT_NE(text.find("ergobench_eval_accuracy_ratio{" + labels + "} 0.81"), std::string::npos);
+  EXPECT_NE(text.find("ergobench_collective_seconds_total{" + labels + "} 2.75"), std::string::npos) << text;
   for (const char* name : {"ergobench_tokens_total", "ergobench_train_loss", "ergobench_epoch", "ergobench_goal_reached"}) {
     EXPECT_NE(text.find(std::string("# TYPE ") + name), std::string::npos) << name;
   }

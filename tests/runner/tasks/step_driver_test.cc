@@ -22,7 +22,10 @@ torch::nn::Linear Model() {
   return torch::nn::Linear(3, 1);
 }
 
-TEST(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep) {
+// Each gradient-sync strategy (gradient_sync.h) must give the same step.
+class StepDriverTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep) {
   torch::manual_seed(9);
   const torch::Tensor inputs = torch::randn({kGlobalBatch, 3});
   const torch::Tensor labels = torch::randn({kGlobalBatch, 1});
@@ -43,9 +46,11 @@ TEST(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep) {
     MlLog mllog("");
     RunClock clock(mllog, metrics, 0);
     PhaseTimer phases(metrics);
-    GradientSync sync(comm, model->parameters());
+    GradientSyncOptions sync_options;
+    sync_options.strategy = GetParam();
+    ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync, MakeGradientSync(sync_options, comm, model->parameters()));
     torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
-    StepDriver driver(comm, clock, phases, sync, optimizer);
+    StepDriver driver(comm, clock, phases, *sync, optimizer);
     torch::Tensor x;
     torch::Tensor y;
     StepWork work;
@@ -78,6 +83,8 @@ TEST(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep) {
   const double global_loss = torch::nn::functional::mse_loss(Model()->forward(inputs), labels).item<double>();
   EXPECT_NEAR((losses[0] + losses[1]) / kRanks, global_loss, 1e-5);
 }
+
+INSTANTIATE_TEST_SUITE_P(Strategies, StepDriverTest, ::testing::Values("flat", "overlap"));
 
 }  // namespace
 }  // namespace ergobench

@@ -1,0 +1,182 @@
+#include "runner/tasks/overlapped_gradient_sync.h"
+
+#include <mutex>
+
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+#include <torch/csrc/autograd/variable.h>
+
+#include "runner/dist/collective_worker.h"
+#include "runner/dist/communicator.h"
+
+namespace ergobench {
+namespace {
+
+using torch::autograd::variable_list;
+
+class OverlappedGradientSync : public GradientSync {
+ public:
+  OverlappedGradientSync(Communicator& comm, std::vector<torch::Tensor> params, size_t bucket_bytes);
+  // Removes the hooks first: a graph still alive could otherwise call into a dead object.
+  ~OverlappedGradientSync() override;
+
+  void BeforeBackward(bool last) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = last;
+  }
+  Status Synchronize(PhaseTimer& phases) override;
+
+ private:
+  struct Bucket {
+    std::vector<size_t> params;  // indices into params_, in the buffer's order
+    GradientBuffer buffer;
+    size_t pending = 0;  // members whose gradient is not packed yet
+  };
+  struct Slot {
+    size_t bucket = 0;
+    size_t position = 0;  // in the bucket
+    bool packed = false;
+  };
+
+  void HookGradientAccumulators();
+  void OnGradientReady(size_t param);
+  void LaunchFullBucketsInOrder();
+  void PackWhatBackwardDidNot();
+  void StartOver();
+
+  Communicator& comm_;
+  std::vector<torch::Tensor> params_;
+  std::vector<Bucket> buckets_;
+  std::vector<Slot> slots_;  // by parameter
+  // Held so that each parameter keeps one accumulator, and with it the hook, across steps.
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
+  std::vector<uintptr_t> hook_keys_;
+  std::mutex mutex_;        // hooks may run on autograd's device threads
+  bool armed_ = false;      // from the step's last backward until Synchronize
+  size_t next_launch_ = 0;  // the first bucket not launched yet
+  CollectiveWorker worker_;  // declared last, destroyed first: its thread reads the buffers
+};
+
+OverlappedGradientSync::OverlappedGradientSync(Communicator& comm, std::vector<torch::Tensor> params,
+                                               size_t bucket_bytes)
+    : comm_(comm), params_(std::move(params)) {
+  slots_.resize(params_.size());
+  std::vector<size_t> bytes;
+  for (const torch::Tensor& p : params_) bytes.push_back(static_cast<size_t>(p.numel()) * sizeof(float));
+  for (std::vector<size_t>& members : AssignBuckets(bytes, bucket_bytes)) {
+    std::vector<torch::Tensor> tensors;
+    for (size_t position = 0; position < members.size(); ++position) {
+      slots_[members[position]] = Slot{buckets_.size(), position, false};
+      tensors.push_back(params_[members[position]]);
+    }
+    buckets_.push_back(Bucket{std::move(members), GradientBuffer(std::move(tensors)), 0});
+  }
+  StartOver();
+  HookGradientAccumulators();
+}
+
+OverlappedGradientSync::~OverlappedGradientSync() {
+  for (size_t i = 0; i < accumulators_.size(); ++i) {
+    if (accumulators_[i]) accumulators_[i]->del_post_hook(hook_keys_[i]);
+  }
+}
+
+// DDP's place for the hook: after the accumulator has added this backward's gradient to
+// .grad, so that accumulated micro-batches are all in it.
+void OverlappedGradientSync::HookGradientAccumulators() {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    std::shared_ptr<torch::autograd::Node> accumulator;
+    uintptr_t key = 0;
+    if (params_[i].requires_grad()) {  // one without gradient is packed as zeros at the end
+      accumulator = torch::autograd::impl::grad_accumulator(params_[i]);
+      key = accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+          [this, i](const variable_list& outputs, const variable_list&) {
+            OnGradientReady(i);
+            return outputs;
+          }));
+    }
+    accumulators_.push_back(std::move(accumulator));
+    hook_keys_.push_back(key);
+  }
+}
+
+void OverlappedGradientSync::OnGradientReady(size_t param) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Slot& slot = slots_[param];
+  if (!armed_ || slot.packed) return;
+  Bucket& bucket = buckets_[slot.bucket];
+  bucket.buffer.PackOne(slot.position);
+  slot.packed = true;
+  if (--bucket.pending == 0) LaunchFullBucketsInOrder();
+}
+
+// In bucket order, whatever order backward filled them in: every rank must issue the same
+// collectives in the same order.
+void OverlappedGradientSync::LaunchFullBucketsInOrder() {
+  for (; next_launch_ < buckets_.size() && buckets_[next_launch_].pending == 0; ++next_launch_) {
+    GradientBuffer* buffer = &buckets_[next_launch_].buffer;
+    worker_.Launch([this, buffer] {
+      return comm_.AllReduce(buffer->data(), buffer->size(), DType::kFloat32, ReduceOp::kSum);
+    });
+  }
+}
+
+// Parameters backward gave no gradient this step (or every one, when no backward was armed).
+void OverlappedGradientSync::PackWhatBackwardDidNot() {
+  for (size_t b = next_launch_; b < buckets_.size(); ++b) {
+    Bucket& bucket = buckets_[b];
+    for (size_t position = 0; position < bucket.params.size(); ++position) {
+      Slot& slot = slots_[bucket.params[position]];
+      if (!slot.packed) bucket.buffer.PackOne(position);
+      slot.packed = true;
+    }
+    bucket.pending = 0;
+  }
+}
+
+void OverlappedGradientSync::StartOver() {
+  armed_ = false;
+  next_launch_ = 0;
+  for (Bucket& bucket : buckets_) bucket.pending = bucket.params.size();
+  for (Slot& slot : slots_) slot.packed = false;
+}
+
+Status OverlappedGradientSync::Synchronize(PhaseTimer& phases) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  armed_ = false;
+  phases.Time(TrainingPhase::kOptimizer, [&] { PackWhatBackwardDidNot(); });
+  Status reduced = Status::Ok();
+  phases.Time(TrainingPhase::kCommunication, [&] {
+    LaunchFullBucketsInOrder();
+    reduced = worker_.WaitAll();
+  });
+  phases.AddCollectiveSeconds(worker_.TakeBusySeconds());
+  StartOver();
+  RETURN_IF_ERROR(reduced);
+  phases.Time(TrainingPhase::kOptimizer, [&] {
+    for (Bucket& bucket : buckets_) bucket.buffer.UnpackAveraged(comm_.world_size());
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<std::vector<size_t>> AssignBuckets(const std::vector<size_t>& param_bytes, size_t bucket_bytes) {
+  std::vector<std::vector<size_t>> buckets;
+  size_t filled = 0;
+  for (size_t i = param_bytes.size(); i-- > 0;) {
+    if (buckets.empty() || filled >= bucket_bytes) {
+      buckets.emplace_back();
+      filled = 0;
+    }
+    buckets.back().push_back(i);
+    filled += param_bytes[i];
+  }
+  return buckets;
+}
+
+std::unique_ptr<GradientSync> MakeOverlappedGradientSync(Communicator& comm, std::vector<torch::Tensor> params,
+                                                         size_t bucket_bytes) {
+  return std::make_unique<OverlappedGradientSync>(comm, std::move(params), bucket_bytes);
+}
+
+}  // namespace ergobench
