@@ -4,7 +4,12 @@
 #include <chrono>
 #include <thread>
 
-#include <ATen/ATen.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/math.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/prefix_store.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -13,36 +18,44 @@
 namespace ergobench {
 namespace {
 
-at::ScalarType ToScalarType(DType dtype) {
+// Calls fn with a value of the C++ type gloo reduces for `dtype`.
+template <typename Fn>
+void WithElementType(DType dtype, Fn&& fn) {
   switch (dtype) {
-    case DType::kFloat32: return at::kFloat;
-    case DType::kFloat64: return at::kDouble;
-    case DType::kFloat16: return at::kHalf;
-    case DType::kInt64: return at::kLong;
+    case DType::kFloat32: return fn(float{});
+    case DType::kFloat64: return fn(double{});
+    case DType::kFloat16: return fn(gloo::float16{});
+    case DType::kInt64: return fn(int64_t{});
   }
-  return at::kFloat;
 }
 
-c10d::ReduceOp ToReduceOp(ReduceOp op) {
+template <typename T>
+gloo::AllreduceOptions::Func ReduceFunction(ReduceOp op) {
+  using Fn = void (*)(void*, const void*, const void*, size_t);
   switch (op) {
-    case ReduceOp::kSum: return c10d::ReduceOp::SUM;
-    case ReduceOp::kMax: return c10d::ReduceOp::MAX;
-    case ReduceOp::kMin: return c10d::ReduceOp::MIN;
+    case ReduceOp::kSum: return static_cast<Fn>(&gloo::sum<T>);
+    case ReduceOp::kMax: return static_cast<Fn>(&gloo::max<T>);
+    case ReduceOp::kMin: return static_cast<Fn>(&gloo::min<T>);
   }
-  return c10d::ReduceOp::SUM;
+  return static_cast<Fn>(&gloo::sum<T>);
 }
 
-// c10d reports through exceptions whose first line is the message and the rest a C++
-// backtrace; users need the first line.
+// Gloo and c10d report through exceptions whose first line is the message and the rest a
+// C++ backtrace; users need the first line.
 std::string FirstLine(const char* what) {
   std::string text(what);
   return text.substr(0, text.find('\n'));
 }
 
+// Gloo's collectives called directly on the caller's thread. c10d's ProcessGroupGloo, which
+// this used before, hands every collective to a worker thread and wakes the caller through a
+// future: at 1 MiB on two ranks that cost 1.3-4x the raw gloo loop (bench/allreduce_overhead).
+// c10d remains for the rendezvous: its TCPStore and the device for the rank's address.
 class GlooCommunicator : public Communicator {
  public:
-  GlooCommunicator(c10::intrusive_ptr<c10d::ProcessGroupGloo> group, int rank, int world_size)
-      : group_(std::move(group)), rank_(rank), world_size_(world_size) {}
+  GlooCommunicator(c10::intrusive_ptr<c10d::TCPStore> store, std::shared_ptr<gloo::rendezvous::Context> context,
+                   int rank, int world_size)
+      : store_(std::move(store)), context_(std::move(context)), rank_(rank), world_size_(world_size) {}
 
   int rank() const override { return rank_; }
   int world_size() const override { return world_size_; }
@@ -51,30 +64,39 @@ class GlooCommunicator : public Communicator {
 
   Status AllReduce(void* data, size_t count, DType dtype, ReduceOp op) override {
     return Run("allreduce", [&] {
-      std::vector<at::Tensor> tensors{Wrap(data, count, dtype)};
-      c10d::AllreduceOptions options;
-      options.reduceOp = ToReduceOp(op);
-      group_->allreduce(tensors, options)->wait();
+      gloo::AllreduceOptions options(context_);
+      options.setTag(NextTag());
+      WithElementType(dtype, [&](auto element) {
+        using T = decltype(element);
+        options.setOutput(static_cast<T*>(data), count);
+        options.setReduceFunction(ReduceFunction<T>(op));
+      });
+      gloo::allreduce(options);
     });
   }
 
   Status Broadcast(void* data, size_t count, DType dtype, int root) override {
     return Run("broadcast", [&] {
-      std::vector<at::Tensor> tensors{Wrap(data, count, dtype)};
-      c10d::BroadcastOptions options;
-      options.rootRank = root;
-      group_->broadcast(tensors, options)->wait();
+      gloo::BroadcastOptions options(context_);
+      options.setTag(NextTag());
+      options.setRoot(root);
+      WithElementType(dtype, [&](auto element) { options.setOutput(static_cast<decltype(element)*>(data), count); });
+      gloo::broadcast(options);
     });
   }
 
   Status Barrier() override {
-    return Run("barrier", [&] { group_->barrier()->wait(); });
+    return Run("barrier", [&] {
+      gloo::BarrierOptions options(context_);
+      options.setTag(NextTag());
+      gloo::barrier(options);
+    });
   }
 
  private:
-  static at::Tensor Wrap(void* data, size_t count, DType dtype) {
-    return at::from_blob(data, {static_cast<int64_t>(count)}, at::TensorOptions().dtype(ToScalarType(dtype)));
-  }
+  // Every rank calls the same collectives in the same order, so counting them gives each the
+  // same tag on every rank.
+  uint32_t NextTag() { return tag_++; }
 
   template <typename Fn>
   Status Run(const char* what, Fn fn) {
@@ -86,9 +108,13 @@ class GlooCommunicator : public Communicator {
     }
   }
 
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> group_;
+  // Rank 0 serves the store: it must outlive every rank's rendezvous, as it did inside c10d's
+  // process group, or a slower rank's connect is reset.
+  c10::intrusive_ptr<c10d::TCPStore> store_;
+  std::shared_ptr<gloo::rendezvous::Context> context_;
   int rank_;
   int world_size_;
+  uint32_t tag_ = 0;
 };
 
 // The store's client gives up at once on some errors a cluster makes for a few seconds: a
@@ -124,14 +150,17 @@ StatusOr<std::unique_ptr<Communicator>> ConnectGloo(const RendezvousOptions& opt
   const std::string master = options.master_addr + ":" + std::to_string(options.master_port);
   ASSIGN_OR_RETURN(c10::intrusive_ptr<c10d::TCPStore> store, ConnectStore(options));
   try {
-    auto group_options = c10d::ProcessGroupGloo::Options::create(options.collective_timeout);
-    group_options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(options.bind_address));
-    group_options->threads = 1;
-    auto group = c10::make_intrusive<c10d::ProcessGroupGloo>(store, options.rank, options.world_size, group_options);
+    c10d::ProcessGroupGloo::GlooStore gloo_store(store);
+    gloo::rendezvous::PrefixStore prefixed("ergobench", gloo_store);
+    auto context = std::make_shared<gloo::rendezvous::Context>(options.rank, options.world_size);
+    context->setTimeout(options.collective_timeout);
+    std::shared_ptr<gloo::transport::Device> device =
+        c10d::ProcessGroupGloo::createDeviceForHostname(options.bind_address);
+    context->connectFullMesh(prefixed, device);
     return std::unique_ptr<Communicator>(
-        std::make_unique<GlooCommunicator>(std::move(group), options.rank, options.world_size));
+        std::make_unique<GlooCommunicator>(store, std::move(context), options.rank, options.world_size));
   } catch (const std::exception& e) {
-    return Status::Unavailable("gloo process group on " + options.bind_address + " (master " + master +
+    return Status::Unavailable("gloo context on " + options.bind_address + " (master " + master +
                                ") failed: " + FirstLine(e.what()));
   }
 }

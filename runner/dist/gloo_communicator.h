@@ -1,6 +1,6 @@
 // The gloo backend: c10d's TCPStore for the rendezvous (rank 0 serves it on MASTER_PORT)
-// and ProcessGroupGloo for the collectives, with the Gloo device bound to the rank's own
-// address. All torch and c10d types stay in the .cc file.
+// and gloo's own collectives, called on the caller's thread, over a device bound to the rank's
+// own address. All torch, c10d and gloo types stay in the .cc file.
 #pragma once
 
 #include <memory>
