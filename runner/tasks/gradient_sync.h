@@ -1,6 +1,6 @@
 // Data-parallel gradient synchronisation, shared by every training task: after backward every
-// rank holds the average of all ranks' gradients. How is a strategy
-// (spec.hyperparameters.gradientSync):
+// rank holds the average of all ranks' gradients, by the strategy
+// spec.hyperparameters.gradientSync names:
 //   flat     all gradients in one buffer, one all-reduce after backward (MLBench's way);
 //   overlap  buckets of about bucketMiB, all-reduced on a thread of their own as backward
 //            makes them ready, waited for before the update (PyTorch DDP's way).

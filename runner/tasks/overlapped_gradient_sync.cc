@@ -141,7 +141,7 @@ void OverlappedGradientSync::StartOver() {
 }
 
 Status OverlappedGradientSync::Synchronize(PhaseTimer& phases) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   armed_ = false;
   phases.Time(TrainingPhase::kOptimizer, [&] { PackWhatBackwardDidNot(); });
   Status reduced = Status::Ok();
