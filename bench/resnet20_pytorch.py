@@ -4,14 +4,22 @@ decay 1e-4, cross entropy) and data path (uint8 CIFAR-shaped images, normalised,
 cropped from a 4-pixel padding and flipped) as ergobench's task 1a, on the same libtorch.
 Prints images per second over the steps after the warm-up.
 
+With --ranks K it trains data-parallel as users would pick instead of ergobench: K processes,
+DistributedDataParallel over gloo (its default 25 MiB buckets, all-reduced during backward),
+each rank its own data and --threads threads; it prints the images per second of all ranks.
+
 Run with Debian's interpreter, which is where python3-torch lives:
     /usr/bin/python3 bench/resnet20_pytorch.py --threads 2 --steps 25 --warmup 5
+    /usr/bin/python3 bench/resnet20_pytorch.py --ranks 2 --threads 1 --steps 25 --warmup 5
 """
 
 import argparse
+import socket
 import time
 
 import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -75,21 +83,19 @@ def batch(images, labels, indices, generator):
     return out.div_(255).sub_(MEAN).div_(STD), labels[indices]
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--steps", type=int, default=25)
-    parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--batch", type=int, default=128)
-    args = parser.parse_args()
+def train(rank, args, port, results):
+    """One rank's timed steps; under --ranks, a DDP rank. Puts its images per second in results."""
     torch.set_num_threads(args.threads)
     torch.manual_seed(42)
-    generator = torch.Generator().manual_seed(42)
+    generator = torch.Generator().manual_seed(42 + rank)
     count = args.batch * args.steps
     images = torch.randint(0, 256, (count, 3, 32, 32), dtype=torch.uint8, generator=generator)
     labels = torch.randint(0, 10, (count,), generator=generator)
     model = ResNet20()
     assert sum(p.numel() for p in model.parameters()) == 269722
+    if args.ranks > 1:
+        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=args.ranks)
+        model = nn.parallel.DistributedDataParallel(model)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, nesterov=True, weight_decay=1e-4)
     order = torch.randperm(count, generator=generator)
     model.train()
@@ -105,7 +111,29 @@ def main():
         if step >= args.warmup:
             timed += time.perf_counter() - start
             samples += args.batch
-    print(f"{samples / timed:.1f}")
+    results[rank] = samples / timed
+    if args.ranks > 1:
+        dist.destroy_process_group()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=1, help="torch threads per rank")
+    parser.add_argument("--steps", type=int, default=25)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--batch", type=int, default=128, help="per rank")
+    parser.add_argument("--ranks", type=int, default=1)
+    args = parser.parse_args()
+    if args.ranks == 1:
+        results = {}
+        train(0, args, 0, results)
+    else:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        results = mp.Manager().dict()
+        mp.spawn(train, args=(args, port, results), nprocs=args.ranks)
+    print(f"{sum(results.values()):.1f}")  # as ergobench sums its ranks' throughput
 
 
 if __name__ == "__main__":
