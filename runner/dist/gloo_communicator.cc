@@ -49,7 +49,7 @@ std::string FirstLine(const char* what) {
 
 // Gloo's collectives called directly on the caller's thread. c10d's ProcessGroupGloo, which
 // this used before, hands every collective to a worker thread and wakes the caller through a
-// future: at 1 MiB on two ranks that cost 1.3-4x the raw gloo loop (bench/allreduce_overhead).
+// future: at 1 MiB on two ranks that cost 5-6x the raw gloo loop (bench/allreduce_overhead).
 // c10d remains for the rendezvous: its TCPStore and the device for the rank's address.
 class GlooCommunicator : public Communicator {
  public:
