@@ -1,12 +1,17 @@
 // How much does ergobench's 0a harness add to an all-reduce? For each message size this
-// runs, interleaved, three loops and prints their median latencies (max over ranks per
-// repetition in all three):
+// runs three loops and prints their median latencies (max over ranks per repetition in all
+// three):
 //   raw           a minimal OSU-style loop on the library itself, a raw gloo context or
-//                 MPI_Allreduce: barrier, time one all-reduce, repeat;
-//   communicator  the same loop through ergobench's Communicator (for gloo that is c10d's
-//                 ProcessGroupGloo, the layer PyTorch's DDP uses);
-//   task 0a       the real task code, which refills and verifies the buffer around every
-//                 timed all-reduce.
+//                 MPI_Allreduce: barrier, time one all-reduce, rewrite the input, repeat;
+//   communicator  the same loop through ergobench's Communicator;
+//   task 0a       the real task code, which verifies and refills the buffer after every
+//                 timed all-reduce, outside the timed region.
+// All three rewrite the buffer between repetitions, as task 0a does and as a backward pass
+// does between a trainer's all-reduces. A loop that leaves the buffer alone between
+// repetitions runs in another regime: on the 2-vCPU CI machine, back-to-back MPI all-reduces
+// of 256 KiB-4 MiB took twice as long, the harness's included, so comparing a back-to-back raw
+// loop with the harness measured the regime and not the harness.
+// The loops run in short rounds whose order rotates, so the machine's drift hits all three.
 // Target: task 0a within 3% of raw at >= 1 MiB.
 //
 // Start it with bench/allreduce_overhead.sh, which launches the ranks.
@@ -14,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 #include <gloo/allreduce.h>
@@ -38,15 +44,18 @@ namespace ergobench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int kRepetitions = 30;
-constexpr int kWarmup = 3;
-constexpr int kRounds = 5;
+constexpr int kRepetitions = 10;
+constexpr int kWarmup = 2;
+constexpr int kRounds = 15;
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+// The write pass between repetitions, outside the timed region, as the task's refill.
+void Refill(std::vector<float>& data) { std::fill(data.begin(), data.end(), 1.0f); }
 
 // One raw all-reduce loop on the library itself; returns per-repetition seconds.
 class RawLoop {
@@ -64,6 +73,7 @@ class RawMpiLoop : public RawLoop {
       const auto t0 = Clock::now();
       MPI_Allreduce(MPI_IN_PLACE, data.data(), static_cast<int>(data.size()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
       if (r >= kWarmup) seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      Refill(data);
     }
     return seconds;
   }
@@ -94,6 +104,7 @@ class RawGlooLoop : public RawLoop {
       options.setTag(tag_++);
       gloo::allreduce(options);
       if (r >= kWarmup) seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      Refill(data);
     }
     return seconds;
   }
@@ -103,8 +114,8 @@ class RawGlooLoop : public RawLoop {
   uint32_t tag_ = 0;
 };
 
-// The same minimal loop through ergobench's Communicator (c10d for gloo): what the
-// adapter adds, without the task's fill and verify.
+// The same minimal loop through ergobench's Communicator: what the adapter adds, without
+// the task's verification.
 std::vector<double> CommunicatorLoop(Communicator& comm, std::vector<float>& data) {
   std::vector<double> seconds;
   for (int r = 0; r < kWarmup + kRepetitions; ++r) {
@@ -112,6 +123,7 @@ std::vector<double> CommunicatorLoop(Communicator& comm, std::vector<float>& dat
     const auto t0 = Clock::now();
     if (!comm.AllReduce(data.data(), data.size(), DType::kFloat32, ReduceOp::kSum).ok()) std::exit(1);
     if (r >= kWarmup) seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    Refill(data);
   }
   return seconds;
 }
@@ -164,31 +176,35 @@ int Main(int argc, char** argv) {
 
   const std::vector<int64_t> sizes = {256, 4096, 65536, 262144, 1048576, 4194304, 16777216};
   if (comm->rank() == 0) {
-    std::printf("all-reduce harness overhead: %s, %d ranks, float32, median of %d x %d repetitions\n",
+    std::printf("all-reduce harness overhead: %s, %d ranks, float32, median of %d rounds of %d repetitions\n",
                 backend.c_str(), comm->world_size(), kRounds, kRepetitions);
     std::printf("%10s %12s %12s %12s %8s %8s\n", "size", "raw", "communicator", "task 0a", "0a/raw", "0a/comm");
   }
   double worst_large = 0;
   for (int64_t elements : sizes) {
-    std::vector<double> raw_seconds;
-    std::vector<double> comm_seconds;
+    // Each loop's figure is the median of its per-round medians, as the task reports one.
+    std::vector<double> raw_medians;
+    std::vector<double> comm_medians;
     std::vector<double> harness_medians;
     std::vector<float> data(static_cast<size_t>(elements), 1.0f);
+    auto slowest_rank_median = [&](std::vector<double> seconds) {
+      if (!comm->AllReduce(seconds.data(), seconds.size(), DType::kFloat64, ReduceOp::kMax).ok()) std::exit(1);
+      return Median(std::move(seconds));
+    };
+    const std::function<void()> loops[] = {
+        [&] { raw_medians.push_back(slowest_rank_median(raw->Run(data))); },
+        [&] { comm_medians.push_back(slowest_rank_median(CommunicatorLoop(*comm, data))); },
+        [&] { harness_medians.push_back(HarnessMedian(*comm, elements)); },
+    };
     for (int round = 0; round < kRounds; ++round) {
-      std::vector<double> r = raw->Run(data);
-      std::vector<double> c = CommunicatorLoop(*comm, data);
-      if (!comm->AllReduce(r.data(), r.size(), DType::kFloat64, ReduceOp::kMax).ok()) return 1;
-      if (!comm->AllReduce(c.data(), c.size(), DType::kFloat64, ReduceOp::kMax).ok()) return 1;
-      raw_seconds.insert(raw_seconds.end(), r.begin(), r.end());
-      comm_seconds.insert(comm_seconds.end(), c.begin(), c.end());
-      harness_medians.push_back(HarnessMedian(*comm, elements));
+      for (int i = 0; i < 3; ++i) loops[(round + i) % 3]();
     }
-    const double raw_median = Median(raw_seconds);
+    const double raw_median = Median(raw_medians);
     const double harness = Median(harness_medians);
     const double ratio = harness / raw_median;
     if (elements * 4 >= (1 << 20)) worst_large = std::max(worst_large, ratio);
     if (comm->rank() == 0) {
-      const double comm_median = Median(comm_seconds);
+      const double comm_median = Median(comm_medians);
       std::printf("%10s %12s %12s %12s %8.3f %8.3f\n", FormatBytes(static_cast<double>(elements * 4)).c_str(),
                   FormatSeconds(raw_median).c_str(), FormatSeconds(comm_median).c_str(),
                   FormatSeconds(harness).c_str(), ratio, harness / comm_median);

@@ -150,24 +150,42 @@ int64_t FirstMismatch(const void* data, size_t count, DType dtype, int world_siz
   return -1;
 }
 
-int64_t VerifyAndRefill(void* data, size_t count, DType dtype, int world_size, int rank) {
-  if (dtype == DType::kFloat32) {
-    auto* p = static_cast<float*>(data);
-    float expected[7];
-    float input[7];
-    for (size_t j = 0; j < 7; ++j) {
-      expected[j] = static_cast<float>(ExpectedSum(dtype, world_size, j));
-      input[j] = static_cast<float>(InputValue(dtype, rank, j));
+void FillExpected(void* data, size_t count, DType dtype, int world_size) {
+  for (size_t i = 0; i < count; ++i) {
+    const double sum = ExpectedSum(dtype, world_size, i);
+    switch (dtype) {
+      case DType::kFloat32: static_cast<float*>(data)[i] = static_cast<float>(sum); break;
+      case DType::kFloat64: static_cast<double*>(data)[i] = sum; break;
+      case DType::kFloat16: static_cast<uint16_t*>(data)[i] = FloatToHalf(static_cast<float>(sum)); break;
+      case DType::kInt64: static_cast<int64_t*>(data)[i] = static_cast<int64_t>(sum); break;
     }
-    for (size_t i = 0; i < count; ++i) {
-      if (p[i] != expected[i % 7]) return static_cast<int64_t>(i);
-      p[i] = input[i % 7];
-    }
-    return -1;
   }
-  const int64_t bad = FirstMismatch(data, count, dtype, world_size);
-  if (bad < 0) FillInput(data, count, dtype, rank);
-  return bad;
+}
+
+int64_t VerifyAndRefill(void* data, size_t count, DType dtype, int world_size, int rank) {
+  // Inputs and sums repeat every 7 (or 2) elements, so whole periods compare and copy as
+  // bytes: exact small integers have one encoding. Element by element the pass took 10x a
+  // memset (3.4 ms against 0.36 ms for 16 MiB of float32).
+  constexpr size_t kPeriod = 7 * 2 * 128;
+  const size_t element_size = DTypeSize(dtype);
+  const size_t period_bytes = kPeriod * element_size;
+  std::vector<std::byte> expected(period_bytes);
+  std::vector<std::byte> input(period_bytes);
+  FillExpected(expected.data(), kPeriod, dtype, world_size);
+  FillInput(input.data(), kPeriod, dtype, rank);
+  auto* bytes = static_cast<std::byte*>(data);
+  size_t done = 0;
+  for (; done + kPeriod <= count; done += kPeriod) {
+    std::byte* chunk = bytes + done * element_size;
+    if (std::memcmp(chunk, expected.data(), period_bytes) != 0) break;
+    std::memcpy(chunk, input.data(), period_bytes);
+  }
+  // The tail, or the period holding a mismatch, element by element.
+  std::byte* rest = bytes + done * element_size;
+  const int64_t bad = FirstMismatch(rest, count - done, dtype, world_size);
+  if (bad >= 0) return static_cast<int64_t>(done) + bad;
+  FillInput(rest, count - done, dtype, rank);
+  return -1;
 }
 
 std::string SweepTableCsv(const std::vector<SizeStats>& rows, const std::string& dtype) {

@@ -40,11 +40,13 @@ SizeStats ComputeSizeStats(int64_t elements, size_t element_size, int world_size
 // whatever the reduction order: float16 stays within 2048 for up to 1024 ranks.
 void FillInput(void* data, size_t count, DType dtype, int rank);
 double ExpectedSum(DType dtype, int world_size, size_t index);
+// Writes ExpectedSum for each index in the buffer's dtype.
+void FillExpected(void* data, size_t count, DType dtype, int world_size);
 // The first index whose value differs from ExpectedSum, or -1.
 int64_t FirstMismatch(const void* data, size_t count, DType dtype, int world_size);
-// FirstMismatch and FillInput in one pass over the buffer: between timed repetitions
-// every extra pass evicts the library's own buffers from cache and slows the next one.
-// Stops refilling at the first mismatch.
+// FirstMismatch and FillInput in one pass over the buffer, at memcpy speed: the pass runs
+// between timed repetitions, and a slower one changed how fast the next all-reduce ran.
+// After a mismatch the buffer's contents are unspecified.
 int64_t VerifyAndRefill(void* data, size_t count, DType dtype, int world_size, int rank);
 double ElementAsDouble(const void* data, DType dtype, size_t index);
 

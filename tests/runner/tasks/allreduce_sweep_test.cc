@@ -98,20 +98,33 @@ TEST(VerifyTest, VerifyAndRefillRestoresTheInput) {
     for (size_t i = 0; i < count; ++i) ASSERT_EQ(total[i], ExpectedSum(dtype, 3, i)) << DTypeName(dtype);
     // Write the expected sums in the buffer's type, then verify-and-refill as rank 1.
     std::vector<std::byte> expected(sum.size());
-    for (size_t i = 0; i < count; ++i) {
-      const double v = ExpectedSum(dtype, 3, i);
-      switch (dtype) {
-        case DType::kFloat32: reinterpret_cast<float*>(expected.data())[i] = static_cast<float>(v); break;
-        case DType::kFloat64: reinterpret_cast<double*>(expected.data())[i] = v; break;
-        case DType::kFloat16: reinterpret_cast<uint16_t*>(expected.data())[i] = FloatToHalf(static_cast<float>(v)); break;
-        case DType::kInt64: reinterpret_cast<int64_t*>(expected.data())[i] = static_cast<int64_t>(v); break;
-      }
-    }
+    FillExpected(expected.data(), count, dtype, 3);
+    for (size_t i = 0; i < count; ++i) ASSERT_EQ(ElementAsDouble(expected.data(), dtype, i), total[i]);
     EXPECT_EQ(VerifyAndRefill(expected.data(), count, dtype, 3, 1), -1) << DTypeName(dtype);
     FillInput(input.data(), count, dtype, 1);
     EXPECT_EQ(expected, input) << DTypeName(dtype) << ": the buffer holds rank 1's input again";
     // A wrong element is found, and refilling stops there.
     EXPECT_EQ(VerifyAndRefill(expected.data(), count, dtype, 3, 1), 0) << DTypeName(dtype);
+  }
+}
+
+// Buffers longer than the pattern period the check compares whole periods at a time:
+// a wrong element anywhere is found at its exact index, and a right buffer is refilled.
+TEST(VerifyTest, VerifyAndRefillFindsTheWrongElementInALongBuffer) {
+  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt64}) {
+    const size_t count = 5 * 1792 + 13;
+    const size_t size = DTypeSize(dtype);
+    std::vector<std::byte> buffer(count * size);
+    std::vector<std::byte> input(count * size);
+    FillInput(input.data(), count, dtype, 2);
+    for (size_t wrong : {size_t{0}, size_t{1791}, size_t{1792 + 617}, size_t{5 * 1792 + 12}}) {
+      FillExpected(buffer.data(), count, dtype, 4);
+      FillInput(buffer.data() + wrong * size, 1, dtype, 0);  // not the sum over 4 ranks
+      EXPECT_EQ(VerifyAndRefill(buffer.data(), count, dtype, 4, 2), static_cast<int64_t>(wrong)) << DTypeName(dtype);
+    }
+    FillExpected(buffer.data(), count, dtype, 4);
+    EXPECT_EQ(VerifyAndRefill(buffer.data(), count, dtype, 4, 2), -1) << DTypeName(dtype);
+    EXPECT_EQ(buffer, input) << DTypeName(dtype) << ": the buffer holds rank 2's input again";
   }
 }
 
