@@ -34,6 +34,12 @@ class Communicator {
 
   // Reduces `count` elements at `data` in place across all ranks.
   virtual Status AllReduce(void* data, size_t count, DType dtype, ReduceOp op) = 0;
+  // The sharded strategy's halves of an all-reduce, on a buffer of `count * world_size()`
+  // elements in blocks of `count`, block i at data + i * count:
+  // ReduceScatter leaves this rank's block reduced across all ranks (the others unspecified);
+  // AllGather copies every rank's block to the same place on every rank.
+  virtual Status ReduceScatter(void* data, size_t count, DType dtype, ReduceOp op) = 0;
+  virtual Status AllGather(void* data, size_t count, DType dtype) = 0;
   // Copies `count` elements at `data` from `root` to every rank.
   virtual Status Broadcast(void* data, size_t count, DType dtype, int root) = 0;
   virtual Status Barrier() = 0;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <vector>
 
+#include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
@@ -40,6 +42,9 @@ gloo::AllreduceOptions::Func ReduceFunction(ReduceOp op) {
   return static_cast<Fn>(&gloo::sum<T>);
 }
 
+// Gloo's own collectives use slot prefixes 0x01-0x08; ours stays clear of them.
+constexpr uint8_t kReduceScatterSlotPrefix = 0x40;
+
 // Gloo and c10d report through exceptions whose first line is the message and the rest a
 // C++ backtrace; users need the first line.
 std::string FirstLine(const char* what) {
@@ -75,6 +80,45 @@ class GlooCommunicator : public Communicator {
     });
   }
 
+  // Debian's gloo has no reduce-scatter on plain buffers (only an old-style halving-doubling
+  // class that allocates on every construction), so this is a ring on gloo's unbound buffers:
+  // in step s each rank sends block rank-s-1 to its right and adds block rank-s-2 from its
+  // left into its own copy; after k-1 steps block `rank` holds every rank's contribution.
+  Status ReduceScatter(void* data, size_t count, DType dtype, ReduceOp op) override {
+    if (world_size_ == 1 || count == 0) return Status::Ok();
+    return Run("reduce-scatter", [&] {
+      const size_t block = count * DTypeSize(dtype);
+      auto* bytes = static_cast<std::byte*>(data);
+      incoming_.resize(block);
+      auto outgoing = context_->createUnboundBuffer(data, block * world_size_);
+      auto incoming = context_->createUnboundBuffer(incoming_.data(), block);
+      const uint64_t slot = gloo::Slot::build(kReduceScatterSlotPrefix, NextTag());
+      const int k = world_size_;
+      for (int step = 0; step < k - 1; ++step) {
+        const size_t send_block = static_cast<size_t>((rank_ - step - 1 + 2 * k) % k);
+        const size_t add_block = static_cast<size_t>((rank_ - step - 2 + 2 * k) % k);
+        outgoing->send((rank_ + 1) % k, slot, send_block * block, block);
+        incoming->recv((rank_ + k - 1) % k, slot, 0, block);
+        Wait(incoming->waitRecv(context_->getTimeout()), "receiving a block");
+        std::byte* sum = bytes + add_block * block;
+        WithElementType(dtype, [&](auto element) { ReduceFunction<decltype(element)>(op)(sum, sum, incoming_.data(), count); });
+        Wait(outgoing->waitSend(context_->getTimeout()), "sending a block");
+      }
+    });
+  }
+
+  Status AllGather(void* data, size_t count, DType dtype) override {
+    return Run("all-gather", [&] {
+      gloo::AllgatherOptions options(context_);
+      options.setTag(NextTag());
+      // Without an input gloo gathers in place: this rank's block is already where it belongs.
+      WithElementType(dtype, [&](auto element) {
+        options.setOutput(static_cast<decltype(element)*>(data), count * static_cast<size_t>(world_size_));
+      });
+      gloo::allgather(options);
+    });
+  }
+
   Status Broadcast(void* data, size_t count, DType dtype, int root) override {
     return Run("broadcast", [&] {
       gloo::BroadcastOptions options(context_);
@@ -98,6 +142,10 @@ class GlooCommunicator : public Communicator {
   // same tag on every rank.
   uint32_t NextTag() { return tag_++; }
 
+  static void Wait(bool completed, const char* what) {
+    if (!completed) throw std::runtime_error(std::string(what) + " was aborted or timed out");
+  }
+
   template <typename Fn>
   Status Run(const char* what, Fn fn) {
     try {
@@ -115,6 +163,7 @@ class GlooCommunicator : public Communicator {
   int rank_;
   int world_size_;
   uint32_t tag_ = 0;
+  std::vector<std::byte> incoming_;  // the reduce-scatter's receive block, kept between calls
 };
 
 // The store's client gives up at once on some errors a cluster makes for a few seconds: a

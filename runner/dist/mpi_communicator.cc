@@ -1,6 +1,7 @@
 #include "runner/dist/mpi_communicator.h"
 
 #include <cstdlib>
+#include <cstring>
 
 #include <mpi.h>
 
@@ -51,6 +52,24 @@ class MpiCommunicator : public Communicator {
     return FromMpi(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), ToMpi(dtype), ToMpi(op),
                                  MPI_COMM_WORLD),
                    "allreduce");
+  }
+
+  Status ReduceScatter(void* data, size_t count, DType dtype, ReduceOp op) override {
+    RETURN_IF_ERROR(CheckType(dtype));
+    // In place, MPI leaves the reduced block at the front of the buffer; it belongs at this rank's.
+    RETURN_IF_ERROR(FromMpi(MPI_Reduce_scatter_block(MPI_IN_PLACE, data, static_cast<int>(count), ToMpi(dtype),
+                                                     ToMpi(op), MPI_COMM_WORLD),
+                            "reduce-scatter"));
+    const size_t block = count * DTypeSize(dtype);
+    if (rank_ != 0) std::memcpy(static_cast<std::byte*>(data) + rank_ * block, data, block);
+    return Status::Ok();
+  }
+
+  Status AllGather(void* data, size_t count, DType dtype) override {
+    RETURN_IF_ERROR(CheckType(dtype));
+    return FromMpi(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, static_cast<int>(count), ToMpi(dtype),
+                                 MPI_COMM_WORLD),
+                   "all-gather");
   }
 
   Status Broadcast(void* data, size_t count, DType dtype, int root) override {

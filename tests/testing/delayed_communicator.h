@@ -1,6 +1,6 @@
-// A communicator for tests whose every all-reduce takes `delay` longer than the real one: the
-// delay comes after the real collective completes, inside the caller's timing, on this rank only,
-// as a slow NIC or a busy core would make it.
+// A communicator for tests whose every all-reduce, reduce-scatter and all-gather takes `delay`
+// longer than the real one: the delay comes after the real collective completes, inside the
+// caller's timing, on this rank only, as a slow NIC or a busy core would make it.
 #pragma once
 
 #include <chrono>
@@ -20,6 +20,16 @@ class DelayedCommunicator : public Communicator {
   bool CallableFromAnotherThread() const override { return inner_.CallableFromAnotherThread(); }
   Status AllReduce(void* data, size_t count, DType dtype, ReduceOp op) override {
     const Status status = inner_.AllReduce(data, count, dtype, op);
+    std::this_thread::sleep_for(delay_);
+    return status;
+  }
+  Status ReduceScatter(void* data, size_t count, DType dtype, ReduceOp op) override {
+    const Status status = inner_.ReduceScatter(data, count, dtype, op);
+    std::this_thread::sleep_for(delay_);
+    return status;
+  }
+  Status AllGather(void* data, size_t count, DType dtype) override {
+    const Status status = inner_.AllGather(data, count, dtype);
     std::this_thread::sleep_for(delay_);
     return status;
   }

@@ -6,6 +6,7 @@
 
 #include "runner/tasks/allreduce_sweep.h"
 #include "tests/testing/loopback_ranks.h"
+#include "tests/testing/sharded_collectives.h"
 
 namespace ergobench {
 namespace {
@@ -30,6 +31,17 @@ TEST(GlooCommunicatorTest, AllReduceSumMaxMinOverThreeRanks) {
     return comm.Barrier();
   });
   for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+TEST(GlooCommunicatorTest, ReduceScatterAndAllGatherOverOneToFourRanks) {
+  for (int ranks : {1, 2, 3, 4}) {
+    for (size_t count : {size_t{1}, size_t{1001}, size_t{262147}}) {
+      auto statuses = OnLoopbackRanks(ranks, [count](Communicator& comm) {
+        return testing::CheckReduceScatterAndAllGather(comm, count);
+      });
+      for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << ranks << " ranks: " << s.ToString();
+    }
+  }
 }
 
 TEST(GlooCommunicatorTest, Broadcast) {

@@ -32,6 +32,8 @@ class NoCommunicator : public Communicator {
   const char* backend() const override { return "none"; }
   bool Supports(DType) const override { return true; }
   Status AllReduce(void*, size_t, DType, ReduceOp) override { return Status::Ok(); }
+  Status ReduceScatter(void*, size_t, DType, ReduceOp) override { return Status::Ok(); }
+  Status AllGather(void*, size_t, DType) override { return Status::Ok(); }
   Status Broadcast(void*, size_t, DType, int) override { return Status::Ok(); }
   Status Barrier() override { return Status::Ok(); }
 };
