@@ -5,11 +5,17 @@ namespace {
 
 // How every training task averages gradients (runner/tasks/gradient_sync.h).
 HyperparameterDef GradientSyncDef() {
-  return {"gradientSync", ParamType::kString, "flat", std::nullopt, std::nullopt, {"flat", "overlap"},
-          "flat: one all-reduce after backward; overlap: bucketed all-reduces during backward, as PyTorch DDP"};
+  return {"gradientSync", ParamType::kString, "flat", std::nullopt, std::nullopt, {"flat", "overlap", "sharded"},
+          "flat: one all-reduce after backward; overlap: bucketed all-reduces during backward, as PyTorch DDP; "
+          "sharded: ZeRO, each rank updates 1/k of the parameters (zeroStage)"};
 }
 HyperparameterDef BucketMibDef() {
-  return {"bucketMiB", ParamType::kNumber, 25, 0.001, 1024, {}, "overlap's bucket size in MiB (DDP's default 25)"};
+  return {"bucketMiB", ParamType::kNumber, 25, 0.001, 1024, {},
+          "overlap's bucket and sharded's unit size in MiB (DDP's default 25)"};
+}
+HyperparameterDef ZeroStageDef() {
+  return {"zeroStage", ParamType::kInteger, 1, 1, 2, {},
+          "sharded: 1 shards the optimizer state, 2 also the gradients (freed during backward)"};
 }
 
 // MLBench task 0a: float32 all-reduce of round(logspace(0, 8, 80)) elements, each timed
@@ -109,6 +115,7 @@ TaskDef GptTask() {
       integer("warmupSteps", 3, 0, 1000000, "optimizer steps left out of the throughput window"),
       GradientSyncDef(),
       BucketMibDef(),
+      ZeroStageDef(),
   };
   return gpt;
 }
@@ -133,6 +140,7 @@ std::vector<TaskDef> BuildCatalog() {
         {"trainSamples", ParamType::kInteger, 0, 0, 1e9, {}, "use only the first N training samples (0: all)"},
         GradientSyncDef(),
         BucketMibDef(),
+        ZeroStageDef(),
     };
   };
 

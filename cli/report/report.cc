@@ -74,6 +74,7 @@ ReportRow RowOf(const Benchmark& b) {
   row.collective_seconds = r.figures.collective_seconds;
   if (row.collective_seconds) {
     row.gradient_sync = b.spec.hyperparameters.value("gradientSync", "flat");
+    if (row.gradient_sync == "sharded") row.zero_stage = b.spec.hyperparameters.value("zeroStage", int64_t{1});
     if (*row.collective_seconds > 0 && r.figures.communication_seconds) {
       row.hidden_communication = std::max(0.0, 1 - *r.figures.communication_seconds / *row.collective_seconds);
     }
@@ -164,8 +165,10 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
        }},
       {"price index", [](const ReportRow& r) { return Number(r.price_index, 2); }},
   };
-  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.gradient_sync == "overlap"; })) {
-    columns.push_back({"sync", [](const ReportRow& r) { return r.gradient_sync; }});
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return !r.gradient_sync.empty() && r.gradient_sync != "flat"; })) {
+    columns.push_back({"sync", [](const ReportRow& r) {
+                         return r.zero_stage ? "ZeRO-" + std::to_string(*r.zero_stage) : r.gradient_sync;
+                       }});
     columns.push_back({"comm hidden %", [](const ReportRow& r) {
                          return r.hidden_communication ? Number(100 * *r.hidden_communication, 1) : std::string();
                        }});
@@ -225,6 +228,7 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("scalingEfficiency", r.efficiency);
   put("communicationRatio", r.communication_ratio);
   if (!r.gradient_sync.empty()) out["gradientSync"] = r.gradient_sync;
+  if (r.zero_stage) out["zeroStage"] = *r.zero_stage;
   put("collectiveSeconds", r.collective_seconds);
   put("hiddenCommunication", r.hidden_communication);
   put("energyToAccuracyJoules", r.energy_to_accuracy_joules);

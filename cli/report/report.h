@@ -37,6 +37,7 @@ struct ReportRow {
   // Training runs: spec.hyperparameters.gradientSync, the collectives' whole time per rank, and
   // the share of it backward hid (1 - waited / whole; 0 for flat).
   std::string gradient_sync;
+  std::optional<int64_t> zero_stage;  // gradientSync sharded
   std::optional<double> collective_seconds;
   std::optional<double> hidden_communication;
   std::optional<double> energy_to_accuracy_joules;

@@ -3,14 +3,16 @@
 #include "runner/dist/communicator.h"
 #include "runner/tasks/overlapped_gradient_sync.h"
 #include "runner/tasks/recipe_reader.h"
+#include "runner/tasks/sharded_gradient_sync.h"
 
 namespace ergobench {
 namespace {
 
 // One all-reduce of every gradient after backward: the step waits for all of it.
-class FlatGradientSync : public GradientSync {
+class FlatGradientSync : public ReplicatedGradientSync {
  public:
-  FlatGradientSync(Communicator& comm, std::vector<torch::Tensor> params) : comm_(comm), buffer_(std::move(params)) {}
+  FlatGradientSync(Communicator& comm, ParameterGroups groups)
+      : ReplicatedGradientSync(std::move(groups)), comm_(comm), buffer_(AllParameters()) {}
 
   void BeforeBackward(bool) override {}
 
@@ -37,23 +39,41 @@ GradientSyncOptions ReadGradientSyncOptions(RecipeReader& read) {
   GradientSyncOptions options;
   options.strategy = read.String("gradientSync");
   options.bucket_mib = read.Number("bucketMiB");
+  options.zero_stage = static_cast<int>(read.Int("zeroStage"));
   return options;
 }
 
 StatusOr<std::unique_ptr<GradientSync>> MakeGradientSync(const GradientSyncOptions& options, Communicator& comm,
-                                                         std::vector<torch::Tensor> params) {
-  if (options.strategy == "flat") return std::unique_ptr<GradientSync>(new FlatGradientSync(comm, std::move(params)));
-  if (options.strategy == "overlap") {
-    if (!comm.CallableFromAnotherThread()) {
-      return Status::FailedPrecondition(std::string("spec.hyperparameters.gradientSync: overlap all-reduces from a "
-                                                    "thread of its own, which this ") +
-                                        comm.backend() + " library does not allow (MPI_THREAD_SERIALIZED); use flat");
-    }
-    const auto bucket_bytes = static_cast<size_t>(options.bucket_mib * 1024 * 1024);
-    return MakeOverlappedGradientSync(comm, std::move(params), bucket_bytes);
+                                                         ParameterGroups groups) {
+  if (options.strategy == "flat") return std::unique_ptr<GradientSync>(new FlatGradientSync(comm, std::move(groups)));
+  if (options.strategy != "overlap" && options.strategy != "sharded") {
+    return Status::InvalidArgument("spec.hyperparameters.gradientSync: \"" + options.strategy +
+                                   "\" is not one of flat, overlap, sharded");
   }
-  return Status::InvalidArgument("spec.hyperparameters.gradientSync: \"" + options.strategy +
-                                 "\" is not one of flat, overlap");
+  // Both run collectives on a thread of their own while backward computes.
+  if (!comm.CallableFromAnotherThread()) {
+    return Status::FailedPrecondition("spec.hyperparameters.gradientSync: " + options.strategy +
+                                      " runs collectives from a thread of its own, which this " + comm.backend() +
+                                      " library does not allow (MPI_THREAD_SERIALIZED); use flat");
+  }
+  const auto bucket_bytes = static_cast<size_t>(options.bucket_mib * 1024 * 1024);
+  if (options.strategy == "overlap") return MakeOverlappedGradientSync(comm, std::move(groups), bucket_bytes);
+  if (options.zero_stage != 1 && options.zero_stage != 2) {
+    return Status::InvalidArgument("spec.hyperparameters.zeroStage: " + std::to_string(options.zero_stage) +
+                                   " is not 1 (optimizer state sharded) or 2 (and gradients)");
+  }
+  return MakeShardedGradientSync(comm, std::move(groups), bucket_bytes, options.zero_stage);
+}
+
+Status ReplicatedGradientSync::ClipGradNorm(double max_norm) {
+  torch::nn::utils::clip_grad_norm_(AllParameters(), max_norm);
+  return Status::Ok();
+}
+
+std::vector<torch::Tensor> ReplicatedGradientSync::AllParameters() const {
+  std::vector<torch::Tensor> all;
+  for (const std::vector<torch::Tensor>& group : groups_) all.insert(all.end(), group.begin(), group.end());
+  return all;
 }
 
 GradientBuffer::GradientBuffer(std::vector<torch::Tensor> params) : params_(std::move(params)) {

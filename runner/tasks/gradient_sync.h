@@ -3,7 +3,10 @@
 // spec.hyperparameters.gradientSync names:
 //   flat     all gradients in one buffer, one all-reduce after backward (MLBench's way);
 //   overlap  buckets of about bucketMiB, all-reduced on a thread of their own as backward
-//            makes them ready, waited for before the update (PyTorch DDP's way).
+//            makes them ready, waited for before the update (PyTorch DDP's way);
+//   sharded  ZeRO's sharded data parallelism (sharded_gradient_sync.h): each rank keeps the
+//            optimizer state (zeroStage 1) and the averaged gradients (2) of its 1/k of the
+//            parameters, steps that shard, and all-gathers the parameters after the update.
 // The step waits only for what backward did not hide: that wait is the communication phase;
 // the collectives' whole time is reported apart (Figures::collective_seconds). Only torch
 // translation units include this.
@@ -24,16 +27,27 @@ class Communicator;
 class RecipeReader;
 
 struct GradientSyncOptions {
-  std::string strategy = "flat";  // flat | overlap
+  std::string strategy = "flat";  // flat | overlap | sharded
   double bucket_mib = 25;         // overlap's bucket size; DDP's default
+  int zero_stage = 1;             // sharded: 1 optimizer state, 2 and the gradients
 };
+
+// The model's parameters in the groups the task's optimizer treats alike (decay or not).
+using ParameterGroups = std::vector<std::vector<torch::Tensor>>;
 
 // gradientSync and bucketMiB from the defaulted hyperparameters; problems go to `read`.
 GradientSyncOptions ReadGradientSyncOptions(RecipeReader& read);
 
+// A step calls, in order: StartStep; per micro-batch BeforeBackward and backward; Synchronize;
+// optionally ClipGradNorm; the optimizer's step on OptimizerGroups; AfterUpdate.
 class GradientSync {
  public:
   virtual ~GradientSync() = default;
+  // What the task's optimizer steps, group by group as given to MakeGradientSync: the
+  // parameters themselves, or this rank's shards of them.
+  virtual ParameterGroups OptimizerGroups() const = 0;
+  // Before a step's first forward.
+  virtual void StartStep() {}
   // Before each backward of a step; `last` when it completes the step's gradients (the last
   // micro-batch), the moment overlap starts all-reducing them.
   virtual void BeforeBackward(bool last) = 0;
@@ -41,12 +55,31 @@ class GradientSync {
   // collectives is charged to communication, packing to the optimizer, and every collective's
   // whole time to phases.AddCollectiveSeconds.
   virtual Status Synchronize(PhaseTimer& phases) = 0;
+  // Scales the averaged gradients so that their L2 norm over all parameters is at most
+  // `max_norm`, as torch::nn::utils::clip_grad_norm_.
+  virtual Status ClipGradNorm(double max_norm) = 0;
+  // After the optimizer's step; sharded all-gathers the updated parameters here.
+  virtual Status AfterUpdate(PhaseTimer& /*phases*/) { return Status::Ok(); }
+};
+
+// Flat and overlap: every rank holds every parameter, and the optimizer steps the model's own.
+class ReplicatedGradientSync : public GradientSync {
+ public:
+  explicit ReplicatedGradientSync(ParameterGroups groups) : groups_(std::move(groups)) {}
+  ParameterGroups OptimizerGroups() const override { return groups_; }
+  Status ClipGradNorm(double max_norm) override;
+
+ protected:
+  std::vector<torch::Tensor> AllParameters() const;
+
+ private:
+  ParameterGroups groups_;
 };
 
 // The strategy `options` names over the model's parameters; an error naming
 // spec.hyperparameters.gradientSync where this communicator cannot run it.
 StatusOr<std::unique_ptr<GradientSync>> MakeGradientSync(const GradientSyncOptions& options, Communicator& comm,
-                                                         std::vector<torch::Tensor> params);
+                                                         ParameterGroups groups);
 
 // All gradients of a model in one contiguous buffer, so that a step costs one all-reduce.
 class GradientBuffer {

@@ -220,19 +220,24 @@ StatusOr<BpeTokenizer> LoadTokenizer(const LmRecipe& recipe) {
 
 // AdamW with decoupled weight decay on the weight matrices and embeddings only, as GPT-2
 // and Megatron-LM: biases and LayerNorm gains are not decayed.
-std::unique_ptr<torch::optim::AdamW> MakeOptimizer(Gpt& model, const LmRecipe& r) {
-  std::vector<torch::Tensor> decay, no_decay;
-  for (const torch::Tensor& p : model->parameters()) (p.dim() >= 2 ? decay : no_decay).push_back(p);
+ParameterGroups DecayedAndNot(Gpt& model) {
+  ParameterGroups groups(2);
+  for (const torch::Tensor& p : model->parameters()) groups[p.dim() >= 2 ? 0 : 1].push_back(p);
+  return groups;
+}
+
+// `groups` as DecayedAndNot makes them, or the gradient sync's shards of them.
+std::unique_ptr<torch::optim::AdamW> MakeOptimizer(const ParameterGroups& groups, const LmRecipe& r) {
   const auto options = [&](double weight_decay) {
     return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(r.lr)
                                                             .betas({r.beta1, r.beta2})
                                                             .eps(r.epsilon)
                                                             .weight_decay(weight_decay));
   };
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(decay, options(r.weight_decay));
-  groups.emplace_back(no_decay, options(0.0));
-  return std::make_unique<torch::optim::AdamW>(groups, *options(r.weight_decay));
+  std::vector<torch::optim::OptimizerParamGroup> optimizer_groups;
+  optimizer_groups.emplace_back(groups[0], options(r.weight_decay));
+  optimizer_groups.emplace_back(groups[1], options(0.0));
+  return std::make_unique<torch::optim::AdamW>(optimizer_groups, *options(r.weight_decay));
 }
 
 std::optional<CpuPeak> PeakOfThisRank() {
@@ -301,8 +306,8 @@ class LanguageModelTraining {
     model_ = Gpt(config_);
     params_ = model_->parameters();
     RETURN_IF_ERROR(BroadcastFromRankZero(comm_, params_));
-    optimizer_ = MakeOptimizer(model_, recipe_);
-    ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, params_));
+    ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, DecayedAndNot(model_)));
+    optimizer_ = MakeOptimizer(sync_->OptimizerGroups(), recipe_);
     driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_);
     return Status::Ok();
   }
@@ -357,8 +362,8 @@ class LanguageModelTraining {
     work.loss = [&](int64_t) {
       return TokenLoss(model_, inputs, targets, bf16, torch::kMean) / static_cast<double>(recipe_.accumulation);
     };
-    // Every rank holds the same averaged gradients, so every rank clips alike.
-    if (recipe_.grad_clip > 0) work.before_update = [&] { torch::nn::utils::clip_grad_norm_(params_, recipe_.grad_clip); };
+    // Every rank holds the same averaged gradients (or its shard of them), so every rank clips alike.
+    if (recipe_.grad_clip > 0) work.before_update = [&] { return sync_->ClipGradNorm(recipe_.grad_clip); };
     for (; step < recipe_.max_steps; ++step) {
       if (step / steps_per_epoch_ + 1 != epoch_) {
         epoch_ = step / steps_per_epoch_ + 1;

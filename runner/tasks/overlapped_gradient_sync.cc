@@ -2,22 +2,16 @@
 
 #include <mutex>
 
-#include <torch/csrc/autograd/utils/lambda_post_hook.h>
-#include <torch/csrc/autograd/variable.h>
-
 #include "runner/dist/collective_worker.h"
 #include "runner/dist/communicator.h"
+#include "runner/tasks/gradient_ready_hooks.h"
 
 namespace ergobench {
 namespace {
 
-using torch::autograd::variable_list;
-
-class OverlappedGradientSync : public GradientSync {
+class OverlappedGradientSync : public ReplicatedGradientSync {
  public:
-  OverlappedGradientSync(Communicator& comm, std::vector<torch::Tensor> params, size_t bucket_bytes);
-  // Removes the hooks first: a graph still alive could otherwise call into a dead object.
-  ~OverlappedGradientSync() override;
+  OverlappedGradientSync(Communicator& comm, ParameterGroups groups, size_t bucket_bytes);
 
   void BeforeBackward(bool last) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -37,7 +31,6 @@ class OverlappedGradientSync : public GradientSync {
     bool packed = false;
   };
 
-  void HookGradientAccumulators();
   void OnGradientReady(size_t param);
   void LaunchFullBucketsInOrder();
   void PackWhatBackwardDidNot();
@@ -47,18 +40,18 @@ class OverlappedGradientSync : public GradientSync {
   std::vector<torch::Tensor> params_;
   std::vector<Bucket> buckets_;
   std::vector<Slot> slots_;  // by parameter
-  // Held so that each parameter keeps one accumulator, and with it the hook, across steps.
-  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
-  std::vector<uintptr_t> hook_keys_;
   std::mutex mutex_;        // hooks may run on autograd's device threads
   bool armed_ = false;      // from the step's last backward until Synchronize
   size_t next_launch_ = 0;  // the first bucket not launched yet
+  GradientReadyHooks hooks_;
   CollectiveWorker worker_;  // declared last, destroyed first: its thread reads the buffers
 };
 
-OverlappedGradientSync::OverlappedGradientSync(Communicator& comm, std::vector<torch::Tensor> params,
-                                               size_t bucket_bytes)
-    : comm_(comm), params_(std::move(params)) {
+OverlappedGradientSync::OverlappedGradientSync(Communicator& comm, ParameterGroups groups, size_t bucket_bytes)
+    : ReplicatedGradientSync(std::move(groups)),
+      comm_(comm),
+      params_(AllParameters()),
+      hooks_(params_, [this](size_t param) { OnGradientReady(param); }) {
   slots_.resize(params_.size());
   std::vector<size_t> bytes;
   for (const torch::Tensor& p : params_) bytes.push_back(static_cast<size_t>(p.numel()) * sizeof(float));
@@ -71,32 +64,6 @@ OverlappedGradientSync::OverlappedGradientSync(Communicator& comm, std::vector<t
     buckets_.push_back(Bucket{std::move(members), GradientBuffer(std::move(tensors)), 0});
   }
   StartOver();
-  HookGradientAccumulators();
-}
-
-OverlappedGradientSync::~OverlappedGradientSync() {
-  for (size_t i = 0; i < accumulators_.size(); ++i) {
-    if (accumulators_[i]) accumulators_[i]->del_post_hook(hook_keys_[i]);
-  }
-}
-
-// DDP's place for the hook: after the accumulator has added this backward's gradient to
-// .grad, so that accumulated micro-batches are all in it.
-void OverlappedGradientSync::HookGradientAccumulators() {
-  for (size_t i = 0; i < params_.size(); ++i) {
-    std::shared_ptr<torch::autograd::Node> accumulator;
-    uintptr_t key = 0;
-    if (params_[i].requires_grad()) {  // one without gradient is packed as zeros at the end
-      accumulator = torch::autograd::impl::grad_accumulator(params_[i]);
-      key = accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
-          [this, i](const variable_list& outputs, const variable_list&) {
-            OnGradientReady(i);
-            return outputs;
-          }));
-    }
-    accumulators_.push_back(std::move(accumulator));
-    hook_keys_.push_back(key);
-  }
 }
 
 void OverlappedGradientSync::OnGradientReady(size_t param) {
@@ -174,9 +141,9 @@ std::vector<std::vector<size_t>> AssignBuckets(const std::vector<size_t>& param_
   return buckets;
 }
 
-std::unique_ptr<GradientSync> MakeOverlappedGradientSync(Communicator& comm, std::vector<torch::Tensor> params,
+std::unique_ptr<GradientSync> MakeOverlappedGradientSync(Communicator& comm, ParameterGroups groups,
                                                          size_t bucket_bytes) {
-  return std::make_unique<OverlappedGradientSync>(comm, std::move(params), bucket_bytes);
+  return std::make_unique<OverlappedGradientSync>(comm, std::move(groups), bucket_bytes);
 }
 
 }  // namespace ergobench

@@ -16,7 +16,7 @@
 
 namespace ergobench {
 
-std::unique_ptr<GradientSync> MakeOverlappedGradientSync(Communicator& comm, std::vector<torch::Tensor> params,
+std::unique_ptr<GradientSync> MakeOverlappedGradientSync(Communicator& comm, ParameterGroups groups,
                                                          size_t bucket_bytes);
 
 // How `params` (sizes in bytes) fall into buckets, in launch order: each a list of parameter

@@ -7,7 +7,10 @@ namespace ergobench {
 StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
   if (step % kAgreeEvery == 0) RETURN_IF_ERROR(AgreeToContinue(comm_, "during training"));
   const auto start = clock_.Now();
-  phases_.Time(TrainingPhase::kOptimizer, [&] { optimizer_.zero_grad(); });
+  phases_.Time(TrainingPhase::kOptimizer, [&] {
+    optimizer_.zero_grad();
+    sync_.StartStep();
+  });
   double loss_sum = 0;
   for (int64_t micro = 0; micro < work.micro_batches; ++micro) {
     phases_.Time(TrainingPhase::kData, [&] { work.load(micro); });
@@ -18,10 +21,13 @@ StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
     loss_sum += loss.item<double>();
   }
   RETURN_IF_ERROR(sync_.Synchronize(phases_));
+  Status updated = Status::Ok();
   phases_.Time(TrainingPhase::kOptimizer, [&] {
-    if (work.before_update) work.before_update();
-    optimizer_.step();
+    if (work.before_update) updated = work.before_update();
+    if (updated.ok()) optimizer_.step();
   });
+  RETURN_IF_ERROR(updated);
+  RETURN_IF_ERROR(sync_.AfterUpdate(phases_));
   clock_.Step(clock_.SecondsSince(start), work.samples);
   return loss_sum;
 }

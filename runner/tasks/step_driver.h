@@ -3,9 +3,10 @@
 // gradients before the update (clipping); the driver owns the rest:
 //
 //   every kAgreeEvery steps, agree with the other ranks to go on (a stop signal ends all alike);
-//   zero the gradients; for each micro-batch: data → forward → backward (losses summed; the
-//   last backward may start averaging: gradientSync overlap);
-//   average the gradients across ranks; the task's hook; the optimizer's step;
+//   zero the gradients; for each micro-batch: data → forward → backward (losses summed;
+//   backward may start averaging: gradientSync overlap and sharded);
+//   average the gradients across ranks; the task's hook; the optimizer's step; gather the
+//   updated parameters (gradientSync sharded);
 //   the step's time and samples into the run clock (the throughput window) and the metrics.
 //
 // Each part is charged to its phase (api/training_phases.h). Only torch units include this.
@@ -31,7 +32,7 @@ struct StepWork {
   int64_t samples = 0;        // this rank's samples in the step, for throughput
   std::function<void(int64_t micro)> load;                   // fills the task's input tensors
   std::function<torch::Tensor(int64_t micro)> loss;          // forward: the loss backward runs on
-  std::function<void()> before_update;                       // optional, on averaged gradients
+  std::function<Status()> before_update;                     // optional, on averaged gradients
 };
 
 class StepDriver {

@@ -82,11 +82,12 @@ class SgdTraining {
     model_ = problem_.BuildModel();
     const std::vector<torch::Tensor> params = model_.ptr()->parameters();
     RETURN_IF_ERROR(BroadcastFromRankZero(comm_, params));
-    optimizer_ = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(recipe_.lr)
-                                                                 .momentum(recipe_.momentum)
-                                                                 .nesterov(recipe_.nesterov)
-                                                                 .weight_decay(recipe_.weight_decay));
-    ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, params));
+    ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, {params}));
+    optimizer_ = std::make_unique<torch::optim::SGD>(sync_->OptimizerGroups().front(),
+                                                     torch::optim::SGDOptions(recipe_.lr)
+                                                         .momentum(recipe_.momentum)
+                                                         .nesterov(recipe_.nesterov)
+                                                         .weight_decay(recipe_.weight_decay));
     driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_);
     return Status::Ok();
   }

@@ -48,7 +48,10 @@ class LanguageModelTest(ErgobenchTestCase):
         # Byte-level tokens: an untrained model is near uniform over 257 symbols, ln 257 = 5.55
         # nats. A hundred steps must take two nats off.
         self.assertLess(losses[-1], math.log(257) - 2.0, losses)
-        self.assertLess(losses[-1], losses[0])
+        # By step 25 the tiny model has reached its plateau (about 3.45 nats); after it the
+        # loss wanders by a few hundredths with the last bits of the arithmetic (the order the
+        # gradient norm is summed in flipped "step 100 below step 25" once). It must not diverge.
+        self.assertLess(losses[-1], min(losses) + 0.1, losses)
         self.assertFalse(results["goalReached"])  # 2.0 nats is out of a tiny model's reach
         lm = results["languageModel"]
         self.assertEqual(lm["model"], "tiny")

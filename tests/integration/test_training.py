@@ -89,13 +89,14 @@ class FmnistTest(ErgobenchTestCase):
                       if e["key"] == "eval_accuracy"]
         self.assertGreater(accuracies[-1], 0.6)
 
-    def test_overlapped_sync_trains_what_flat_trains_and_reports_both_times(self):
-        # Small buckets, so that the small CNN's gradients go in several all-reduces.
+    def test_overlapped_and_sharded_sync_train_what_flat_trains_and_report_both_times(self):
+        # Small buckets, so that the small CNN's gradients go in several collectives.
         accuracies = {}
-        for name, backend, sync in (("flat", "gloo", "flat"), ("overlap", "gloo", "overlap"),
-                                    ("overlap-mpi", "mpi", "overlap")):
+        for name, backend, sync, stage in (("flat", "gloo", "flat", 1), ("overlap", "gloo", "overlap", 1),
+                                           ("overlap-mpi", "mpi", "overlap", 1), ("zero1", "gloo", "sharded", 1),
+                                           ("zero2-mpi", "mpi", "sharded", 2)):
             path = self.write(f"{name}.yaml", training_yaml(name, backend=backend, max_epochs=1, trainSamples=4096,
-                                                            gradientSync=sync, bucketMiB=0.05))
+                                                            gradientSync=sync, bucketMiB=0.05, zeroStage=stage))
             run = self.ergobench("run", "-q", path, timeout=600)
             self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
             results = self.read_json(os.path.join(self.results(name), "benchmark.json"))["status"]["results"]
@@ -110,11 +111,15 @@ class FmnistTest(ErgobenchTestCase):
         # The same seed and data: only the order of float additions differs.
         self.assertAlmostEqual(accuracies["overlap"], accuracies["flat"], delta=0.01)
         self.assertAlmostEqual(accuracies["overlap-mpi"], accuracies["flat"], delta=0.01)
-        report = self.ergobench("report", "--format", "json", self.results("flat"), self.results("overlap"))
+        self.assertAlmostEqual(accuracies["zero1"], accuracies["flat"], delta=0.01)
+        self.assertAlmostEqual(accuracies["zero2-mpi"], accuracies["flat"], delta=0.01)
+        report = self.ergobench("report", "--format", "json", self.results("flat"), self.results("overlap"),
+                                self.results("zero2-mpi"))
         self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
         rows = {row["benchmark"]: row for row in json.loads(report.stdout)}
         self.assertEqual(rows["overlap"]["gradientSync"], "overlap")
         self.assertEqual(rows["flat"]["hiddenCommunication"], 0)
+        self.assertEqual((rows["zero2-mpi"]["gradientSync"], rows["zero2-mpi"]["zeroStage"]), ("sharded", 2))
 
     def test_same_seed_same_curve(self):
         curves = []

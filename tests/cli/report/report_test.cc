@@ -166,30 +166,40 @@ TEST(Report, EnergyFromASharedNodeIsMarked) {
   EXPECT_EQ(json[2]["energyShared"], true);
 }
 
-// gradientSync overlap: the strategy and how much of the collectives' time backward hid.
+// gradientSync overlap and sharded: the strategy (with sharded's ZeRO stage) and how much of
+// the collectives' time backward hid.
 TEST(Report, OverlappedRunsShowTheShareOfCommunicationHidden) {
-  Benchmark flat, overlap;
-  for (auto [b, name, strategy] : {std::tuple{&flat, "flat", "flat"}, std::tuple{&overlap, "overlap", "overlap"}}) {
+  Benchmark flat, overlap, sharded;
+  for (auto [b, name, strategy] : {std::tuple{&flat, "flat", "flat"}, std::tuple{&overlap, "overlap", "overlap"},
+                                   std::tuple{&sharded, "zero2", "sharded"}}) {
     b->metadata.name = name;
     b->spec.task = "1a";
     b->spec.hyperparameters = {{"gradientSync", strategy}};
     b->status.phase = "Succeeded";
     b->status.results = BenchmarkResults{};
   }
+  sharded.spec.hyperparameters["zeroStage"] = 2;
   flat.status.results->figures.communication_seconds = 4.0;
   flat.status.results->figures.collective_seconds = 4.0;
   overlap.status.results->figures.communication_seconds = 2.0;  // waited 2 s of 8 s of collectives
   overlap.status.results->figures.collective_seconds = 8.0;
-  const auto rows = BuildReport({flat, overlap});
+  sharded.status.results->figures.communication_seconds = 3.0;  // 3 s of 6 s
+  sharded.status.results->figures.collective_seconds = 6.0;
+  const auto rows = BuildReport({flat, overlap, sharded});
   const auto text = FormatReport(rows, "text");
   ASSERT_TRUE(text.ok());
   EXPECT_NE(text->find("   sync  comm hidden %\n"), std::string::npos) << *text;
   EXPECT_NE(text->find("overlap           75.0"), std::string::npos) << *text;
+  EXPECT_NE(text->find(" ZeRO-2           50.0"), std::string::npos) << *text;
   const auto json = nlohmann::json::parse(*FormatReport(rows, "json"));
   EXPECT_EQ(json[0]["gradientSync"], "flat");
   EXPECT_EQ(json[0]["hiddenCommunication"], 0.0);
+  EXPECT_FALSE(json[0].contains("zeroStage"));
   EXPECT_EQ(json[1]["collectiveSeconds"], 8.0);
   EXPECT_EQ(json[1]["hiddenCommunication"], 0.75);
+  EXPECT_EQ(json[2]["gradientSync"], "sharded");
+  EXPECT_EQ(json[2]["zeroStage"], 2);
+  EXPECT_EQ(json[2]["hiddenCommunication"], 0.5);
   // Runs that never overlapped keep the narrower table.
   EXPECT_EQ(FormatReport(BuildReport({flat}), "text")->find("comm hidden"), std::string::npos);
 }

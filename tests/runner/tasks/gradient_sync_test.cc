@@ -1,6 +1,7 @@
-// The gradient synchronisation strategies on two ranks over the real gloo backend: overlap
-// must train the same model as flat (to float reassociation), start all-reducing during
-// backward, and report the collectives' whole time beside the time the step waited.
+// The gradient synchronisation strategies on two ranks over the real gloo backend: overlap and
+// sharded must train the same model as flat (to float reassociation); overlap starts
+// all-reducing during backward; sharded keeps 1/k of the optimizer state (and with stage 2 no
+// whole gradient); all report the collectives' whole time beside the time the step waited.
 #include "runner/tasks/gradient_sync.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/tasks/overlapped_gradient_sync.h"
 #include "runner/tasks/recipe_reader.h"
+#include "runner/tasks/sharded_gradient_sync.h"
 #include "runner/tasks/step_driver.h"
 #include "tests/testing/delayed_communicator.h"
 #include "tests/testing/loopback_ranks.h"
@@ -51,9 +53,11 @@ std::vector<size_t> ParameterBytes(Net& net) {
   return bytes;
 }
 
+// "flat", "overlap", or "sharded1" and "sharded2" (the ZeRO stage last).
 GradientSyncOptions Options(const std::string& strategy) {
   GradientSyncOptions options;
-  options.strategy = strategy;
+  options.strategy = strategy.substr(0, strategy.find_first_of("12"));
+  if (options.strategy == "sharded") options.zero_stage = strategy.back() - '0';
   options.bucket_mib = kBucketMib;
   return options;
 }
@@ -61,6 +65,8 @@ GradientSyncOptions Options(const std::string& strategy) {
 struct Trained {
   std::vector<std::vector<torch::Tensor>> params;  // by rank
   std::vector<Figures> figures;                    // by rank: the phases and collective seconds
+  std::vector<int64_t> optimizer_state;            // by rank: elements of momentum held
+  std::vector<int> whole_gradients;                // by rank: parameters with .grad after training
 };
 
 // Every rank's micro-batches of every step, drawn up front: the ranks are threads, and the
@@ -80,12 +86,14 @@ struct Batches {
   std::vector<torch::Tensor> labels;
 };
 
-// `steps` SGD steps with momentum of two micro-batches each; every rank its own data.
-Trained Train(const std::string& strategy, int steps, std::chrono::milliseconds delay = {}) {
+// `steps` SGD steps with momentum of two micro-batches each; every rank its own data. With
+// `clip`, the averaged gradients are clipped to that norm before each update.
+Trained Train(const std::string& strategy, int steps, std::chrono::milliseconds delay = {}, double clip = 0) {
   const Batches batches(steps);
   std::vector<Net> models;
   for (int rank = 0; rank < kRanks; ++rank) models.push_back(Model());
-  Trained trained{std::vector<std::vector<torch::Tensor>>(kRanks), std::vector<Figures>(kRanks)};
+  Trained trained{std::vector<std::vector<torch::Tensor>>(kRanks), std::vector<Figures>(kRanks),
+                  std::vector<int64_t>(kRanks), std::vector<int>(kRanks)};
   const std::vector<Status> statuses = OnLoopbackRanks(kRanks, [&](Communicator& real) -> Status {
     testing::DelayedCommunicator comm(real, delay);
     const size_t rank = static_cast<size_t>(comm.rank());
@@ -94,8 +102,10 @@ Trained Train(const std::string& strategy, int steps, std::chrono::milliseconds 
     MlLog mllog("");
     RunClock clock(mllog, metrics, 0);
     PhaseTimer phases(metrics);
-    ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync, MakeGradientSync(Options(strategy), comm, model->parameters()));
-    torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
+    ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync,
+                     MakeGradientSync(Options(strategy), comm, {model->parameters()}));
+    torch::optim::SGD optimizer(sync->OptimizerGroups().front(),
+                                torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
     StepDriver driver(comm, clock, phases, *sync, optimizer);
     int step = 0;
     torch::Tensor x;
@@ -108,8 +118,15 @@ Trained Train(const std::string& strategy, int steps, std::chrono::milliseconds 
       y = batches.labels[batches.Index(comm.rank(), step, micro)];
     };
     work.loss = [&](int64_t) { return torch::nn::functional::cross_entropy(model->forward(x), y) / 2.0; };
+    if (clip > 0) work.before_update = [&] { return sync->ClipGradNorm(clip); };
     for (; step < steps; ++step) RETURN_IF_ERROR(driver.Step(step, work).status());
-    for (const torch::Tensor& p : model->parameters()) trained.params[rank].push_back(p.detach().clone());
+    for (const torch::Tensor& p : model->parameters()) {
+      trained.params[rank].push_back(p.detach().clone());
+      trained.whole_gradients[rank] += p.grad().defined() ? 1 : 0;
+    }
+    for (const auto& [key, state] : optimizer.state()) {
+      trained.optimizer_state[rank] += static_cast<torch::optim::SGDParamState&>(*state).momentum_buffer().numel();
+    }
     phases.Report(&trained.figures[rank]);
     return Status::Ok();
   });
@@ -126,20 +143,25 @@ TEST(AssignBucketsTest, LastParameterFirstEachBucketClosingOnceFull) {
   EXPECT_EQ(AssignBuckets(ParameterBytes(net), 4096).size(), 2u);  // the premise of the tests below
 }
 
+// Parameters from `first` on agree with flat's to float reassociation, and across ranks exactly.
+void ExpectSameModel(const Trained& got_by_rank, const Trained& flat, size_t first = 0) {
+  for (int rank = 0; rank < kRanks; ++rank) {
+    const auto& got = got_by_rank.params[static_cast<size_t>(rank)];
+    const auto& want = flat.params[static_cast<size_t>(rank)];
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = first; i < got.size(); ++i) {
+      EXPECT_TRUE(torch::allclose(got[i], want[i], 1e-5, 1e-6))
+          << "rank " << rank << ", parameter " << i << ": max difference " << (got[i] - want[i]).abs().max().item<float>();
+      EXPECT_TRUE(torch::equal(got[i], got_by_rank.params[0][i])) << "ranks disagree on parameter " << i;
+    }
+  }
+}
+
 TEST(GradientSyncTest, OverlapTrainsTheModelFlatTrains) {
   const Trained flat = Train("flat", 5);
   const Trained overlap = Train("overlap", 5);
   const Net initial = Model();
-  for (int rank = 0; rank < kRanks; ++rank) {
-    const auto& got = overlap.params[static_cast<size_t>(rank)];
-    const auto& want = flat.params[static_cast<size_t>(rank)];
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      EXPECT_TRUE(torch::allclose(got[i], want[i], 1e-5, 1e-6))
-          << "rank " << rank << ", parameter " << i << ": max difference " << (got[i] - want[i]).abs().max().item<float>();
-      EXPECT_TRUE(torch::equal(got[i], overlap.params[0][i])) << "ranks disagree on parameter " << i;
-    }
-  }
+  ExpectSameModel(overlap, flat);
   // Training moved the convolution; the unused layer, with no gradient, SGD left alone in both.
   EXPECT_FALSE(torch::allclose(overlap.params[0][2], initial->conv->weight));
   EXPECT_TRUE(torch::equal(overlap.params[0][0], initial->unused->weight));
@@ -167,6 +189,85 @@ TEST(GradientSyncTest, ACollectiveDelayIsCountedWholeAndTheStepWaitsOnlyForWhatI
   }
 }
 
+TEST(GradientSyncTest, ShardedTrainsTheModelFlatTrainsAtBothStages) {
+  const Trained flat = Train("flat", 5);
+  // The unused layer gets no gradient: flat leaves it alone, as torch's optimizers leave a
+  // parameter without .grad; sharded steps its whole block, so momentum SGD with weight decay
+  // moves it as a zero gradient would.
+  torch::Tensor unused = Model()->unused->weight.detach().clone();
+  unused.mutable_grad() = torch::zeros_like(unused);
+  torch::optim::SGD decay_only({unused}, torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
+  for (int step = 0; step < 5; ++step) decay_only.step();
+  for (const char* strategy : {"sharded1", "sharded2"}) {
+    SCOPED_TRACE(strategy);
+    const Trained sharded = Train(strategy, 5);
+    ExpectSameModel(sharded, flat, 2);
+    for (int rank = 0; rank < kRanks; ++rank) {
+      EXPECT_TRUE(torch::allclose(sharded.params[static_cast<size_t>(rank)][0], unused, 1e-6, 1e-7));
+    }
+  }
+}
+
+// Momentum is the optimizer's state: flat holds it for every parameter, sharded for its block
+// of each unit only, the unit's length over k rounded up.
+TEST(GradientSyncTest, ShardedKeepsItsBlockOfTheOptimizerStateAndStageTwoNoWholeGradient) {
+  Net net = Model();
+  int64_t parameters = 0;
+  for (const torch::Tensor& p : net->parameters()) parameters += p.numel();
+  const std::vector<size_t> bytes = ParameterBytes(net);
+  int64_t blocks = 0;
+  for (const std::vector<size_t>& unit : AssignBuckets(bytes, static_cast<size_t>(kBucketMib * 1024 * 1024))) {
+    int64_t numel = 0;
+    for (size_t index : unit) numel += static_cast<int64_t>(bytes[index] / sizeof(float));
+    blocks += ShardLength(numel, kRanks);
+  }
+  ASSERT_EQ(parameters, 25 + 5 + 4 * 9 + 4 + 144 * 16 + 16 + 16 * 3 + 3);  // 2441
+  // Units [out, fc] of 2371 and [conv, unused] of 70 elements: 1186 + 35 a rank.
+  ASSERT_EQ(blocks, 1186 + 35);
+  const Trained flat = Train("flat", 2);
+  const Trained stage1 = Train("sharded1", 2);
+  const Trained stage2 = Train("sharded2", 2);
+  for (size_t rank = 0; rank < kRanks; ++rank) {
+    EXPECT_EQ(flat.optimizer_state[rank], parameters - 30);  // the unused layer never got a gradient
+    EXPECT_EQ(stage1.optimizer_state[rank], blocks);
+    EXPECT_EQ(stage2.optimizer_state[rank], blocks);
+    // Stage 1 keeps every parameter's whole gradient (views into its units' buffers), stage 2 none.
+    EXPECT_EQ(stage1.whole_gradients[rank], 8);
+    EXPECT_EQ(stage2.whole_gradients[rank], 0);
+  }
+}
+
+TEST(GradientSyncTest, ShardedClipsByTheNormOverAllRanksBlocks) {
+  constexpr double kClip = 0.05;
+  const Trained unclipped = Train("flat", 3);
+  const Trained flat = Train("flat", 3, {}, kClip);
+  ASSERT_FALSE(torch::allclose(flat.params[0][2], unclipped.params[0][2], 1e-4, 1e-5)) << "the clip must bite";
+  for (const char* strategy : {"overlap", "sharded1", "sharded2"}) {
+    SCOPED_TRACE(strategy);
+    ExpectSameModel(Train(strategy, 3, {}, kClip), flat, 2);
+  }
+}
+
+// Stage 2 reduce-scatters both units after each of the two micro-batches' backward, and
+// every stage all-gathers both units after the update: each collective delayed on this rank.
+TEST(GradientSyncTest, ShardedCountsEveryReduceScatterAndAllGather) {
+  constexpr auto kDelay = std::chrono::milliseconds(30);
+  constexpr int kSteps = 2;
+  constexpr double kD = 0.030;
+  const Trained stage1 = Train("sharded1", kSteps, kDelay);
+  const Trained stage2 = Train("sharded2", kSteps, kDelay);
+  for (size_t rank = 0; rank < kRanks; ++rank) {
+    const Figures& one = stage1.figures[rank];
+    const Figures& two = stage2.figures[rank];
+    ASSERT_TRUE(one.collective_seconds && two.collective_seconds);
+    EXPECT_GE(*one.collective_seconds, kSteps * 4 * kD);
+    EXPECT_LT(*one.collective_seconds, kSteps * 4 * kD + 1.0);
+    EXPECT_DOUBLE_EQ(*one.collective_seconds, one.phase_seconds.at("communication"));
+    EXPECT_GE(*two.collective_seconds, kSteps * 6 * kD);
+    EXPECT_GE(two.phase_seconds.at("communication"), kSteps * 2 * kD);  // at least the all-gathers
+  }
+}
+
 // Counts the all-reduces begun on this rank.
 class CountingCommunicator : public testing::DelayedCommunicator {
  public:
@@ -185,7 +286,8 @@ TEST(GradientSyncTest, OverlapAllReducesAFullBucketDuringBackward) {
   const std::vector<Status> statuses = OnLoopbackRanks(kRanks, [&](Communicator& real) -> Status {
     CountingCommunicator comm(real);
     Net& model = models[static_cast<size_t>(comm.rank())];
-    ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync, MakeGradientSync(Options("overlap"), comm, model->parameters()));
+    ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync,
+                     MakeGradientSync(Options("overlap"), comm, {model->parameters()}));
     const size_t batch = batches.Index(comm.rank(), 0, 0);
     const torch::Tensor loss =
         torch::nn::functional::cross_entropy(model->forward(batches.inputs[batch]), batches.labels[batch]);
@@ -206,18 +308,19 @@ TEST(GradientSyncTest, OverlapAllReducesAFullBucketDuringBackward) {
 TEST(GradientSyncTest, AnUnknownStrategyNamesTheField) {
   const std::vector<Status> statuses = OnLoopbackRanks(1, [&](Communicator& comm) -> Status {
     Net net = Model();
-    return MakeGradientSync(Options("ring"), comm, net->parameters()).status();
+    return MakeGradientSync(Options("ring"), comm, {net->parameters()}).status();
   });
-  EXPECT_EQ(statuses[0].message(), "spec.hyperparameters.gradientSync: \"ring\" is not one of flat, overlap");
+  EXPECT_EQ(statuses[0].message(), "spec.hyperparameters.gradientSync: \"ring\" is not one of flat, overlap, sharded");
 }
 
 TEST(GradientSyncTest, OptionsComeFromTheHyperparameters) {
-  const nlohmann::json hyperparameters = {{"gradientSync", "overlap"}, {"bucketMiB", 2.5}};
+  const nlohmann::json hyperparameters = {{"gradientSync", "sharded"}, {"bucketMiB", 2.5}, {"zeroStage", 2}};
   RecipeReader read(hyperparameters);  // reads it in place
   const GradientSyncOptions options = ReadGradientSyncOptions(read);
   EXPECT_TRUE(read.status().ok());
-  EXPECT_EQ(options.strategy, "overlap");
+  EXPECT_EQ(options.strategy, "sharded");
   EXPECT_EQ(options.bucket_mib, 2.5);
+  EXPECT_EQ(options.zero_stage, 2);
 }
 
 }  // namespace

@@ -22,8 +22,17 @@ torch::nn::Linear Model() {
   return torch::nn::Linear(3, 1);
 }
 
-// Each gradient-sync strategy (gradient_sync.h) must give the same step.
-class StepDriverTest : public ::testing::TestWithParam<std::string> {};
+// Each gradient-sync strategy (gradient_sync.h) must give the same step: "flat", "overlap",
+// "sharded1" and "sharded2" (the ZeRO stage last).
+class StepDriverTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  static GradientSyncOptions Options() {
+    GradientSyncOptions options;
+    options.strategy = GetParam().substr(0, GetParam().find_first_of("12"));
+    if (options.strategy == "sharded") options.zero_stage = GetParam().back() - '0';
+    return options;
+  }
+};
 
 TEST_P(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep) {
   torch::manual_seed(9);
@@ -33,7 +42,12 @@ TEST_P(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep)
   // Ground truth: one process, the mean squared error of all 8 samples, one SGD step.
   torch::nn::Linear single = Model();
   torch::nn::functional::mse_loss(single->forward(inputs), labels).backward();
-  const torch::Tensor expected_gradient = single->weight.grad().clone();
+  // What the optimizer sees: the parameters in model order, or (sharded) this rank's block of
+  // the one unit [bias, weight], the last parameter first, two elements a rank.
+  const bool sharded = Options().strategy == "sharded";
+  const torch::Tensor weight_grad = single->weight.grad().reshape({-1});
+  const torch::Tensor expected_gradient = sharded ? torch::cat({single->bias.grad(), weight_grad})
+                                                  : torch::cat({weight_grad, single->bias.grad()});
   const torch::Tensor expected_weight = (single->weight - kLearningRate * single->weight.grad()).detach();
 
   std::vector<torch::nn::Linear> models;
@@ -46,10 +60,8 @@ TEST_P(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep)
     MlLog mllog("");
     RunClock clock(mllog, metrics, 0);
     PhaseTimer phases(metrics);
-    GradientSyncOptions sync_options;
-    sync_options.strategy = GetParam();
-    ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync, MakeGradientSync(sync_options, comm, model->parameters()));
-    torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(kLearningRate));
+    ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync, MakeGradientSync(Options(), comm, {model->parameters()}));
+    torch::optim::SGD optimizer(sync->OptimizerGroups().front(), torch::optim::SGDOptions(kLearningRate));
     StepDriver driver(comm, clock, phases, *sync, optimizer);
     torch::Tensor x;
     torch::Tensor y;
@@ -67,7 +79,13 @@ TEST_P(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep)
                                              torch::nn::functional::MSELossFuncOptions().reduction(torch::kSum)) /
              static_cast<double>(work.samples);
     };
-    work.before_update = [&] { gradients_seen[static_cast<size_t>(comm.rank())] = model->weight.grad().clone(); };
+    work.before_update = [&] {
+      std::vector<torch::Tensor> grads;
+      const ParameterGroups groups = sync->OptimizerGroups();
+      for (const torch::Tensor& p : groups.front()) grads.push_back(p.grad().reshape({-1}));
+      gradients_seen[static_cast<size_t>(comm.rank())] = torch::cat(grads);
+      return Status::Ok();
+    };
     ASSIGN_OR_RETURN(losses[static_cast<size_t>(comm.rank())], driver.Step(0, work));
     EXPECT_EQ(clock.steps(), 1);
     return Status::Ok();
@@ -76,7 +94,8 @@ TEST_P(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep)
 
   for (int rank = 0; rank < kRanks; ++rank) {
     // The hook sees the averaged gradient of all 8 samples, before the update.
-    EXPECT_TRUE(torch::allclose(gradients_seen[static_cast<size_t>(rank)], expected_gradient, 1e-5, 1e-6)) << rank;
+    const torch::Tensor expected = sharded ? expected_gradient.slice(0, 2 * rank, 2 * rank + 2) : expected_gradient;
+    EXPECT_TRUE(torch::allclose(gradients_seen[static_cast<size_t>(rank)], expected, 1e-5, 1e-6)) << rank;
     EXPECT_TRUE(torch::allclose(models[static_cast<size_t>(rank)]->weight, expected_weight, 1e-5, 1e-6)) << rank;
   }
   // Each rank's loss is the mean over its own 4 samples; their mean is the global loss.
@@ -84,7 +103,7 @@ TEST_P(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep)
   EXPECT_NEAR((losses[0] + losses[1]) / kRanks, global_loss, 1e-5);
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, StepDriverTest, ::testing::Values("flat", "overlap"));
+INSTANTIATE_TEST_SUITE_P(Strategies, StepDriverTest, ::testing::Values("flat", "overlap", "sharded1", "sharded2"));
 
 }  // namespace
 }  // namespace ergobench

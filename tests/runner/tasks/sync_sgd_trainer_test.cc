@@ -71,7 +71,7 @@ TEST(SgdRecipeTest, ReadsTheDefaultedSpec) {
   BenchmarkSpec spec;
   spec.hyperparameters = {{"batchSize", 128}, {"learningRate", 0.02}, {"momentum", 0.9}, {"nesterov", true},
                           {"weightDecay", 1e-4}, {"plateauFactor", 0.1}, {"plateauPatience", 2}, {"seed", 42},
-                          {"warmupSteps", 20}, {"trainSamples", 0}, {"gradientSync", "overlap"}, {"bucketMiB", 25}};
+                          {"warmupSteps", 20}, {"trainSamples", 0}, {"gradientSync", "overlap"}, {"bucketMiB", 25}, {"zeroStage", 1}};
   spec.max_epochs = 164;
   spec.dataset.source = "path";
   spec.goal = Goal{"accuracy", 0.8, false};
