@@ -44,6 +44,21 @@ std::optional<std::vector<std::string>> SharedWith(const std::vector<RankResult>
   return std::vector<std::string>(all->begin(), all->end());
 }
 
+// Each figure the largest rank's; absent unless every rank measured.
+std::optional<MemoryFigures> LargestMemory(const std::vector<RankResult>& ranks) {
+  MemoryFigures most;
+  for (const RankResult& r : ranks) {
+    if (!r.figures.memory) return std::nullopt;
+    const MemoryFigures& m = *r.figures.memory;
+    for (auto field : {&MemoryFigures::peak_resident_bytes, &MemoryFigures::peak_tensor_bytes,
+                       &MemoryFigures::parameter_bytes, &MemoryFigures::gradient_bytes,
+                       &MemoryFigures::optimizer_state_bytes, &MemoryFigures::activation_bytes}) {
+      most.*field = std::max(most.*field, m.*field);
+    }
+  }
+  return most;
+}
+
 double Plus(double a, double b) { return a + b; }
 double Max(double a, double b) { return std::max(a, b); }
 
@@ -76,6 +91,7 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   DerivePhaseFigures(&f);  // from the mean phase seconds per rank
   f.collective_seconds = SumOfAll(ranks, &Figures::collective_seconds);
   if (f.collective_seconds) *f.collective_seconds /= n;  // mean per rank
+  f.memory = LargestMemory(ranks);
   // Task 0a: rank tables already hold the max over ranks per repetition.
   f.allreduce = first.figures.allreduce;
   if (first.figures.language_model) {

@@ -65,6 +65,23 @@ LanguageModelSummary DecodeLanguageModel(const nlohmann::json* json, const std::
   return m;
 }
 
+nlohmann::json EncodeMemory(const MemoryFigures& m) {
+  return {{"peakResidentBytes", m.peak_resident_bytes}, {"peakTensorBytes", m.peak_tensor_bytes},
+          {"parameterBytes", m.parameter_bytes},        {"gradientBytes", m.gradient_bytes},
+          {"optimizerStateBytes", m.optimizer_state_bytes}, {"activationBytes", m.activation_bytes}};
+}
+
+MemoryFigures DecodeMemory(const nlohmann::json* json, const std::string& path, FieldErrors* errors) {
+  MemoryFigures m;
+  ObjectReader r(json, path, errors);
+  r.Int("peakResidentBytes", &m.peak_resident_bytes);
+  r.Int("peakTensorBytes", &m.peak_tensor_bytes);
+  r.Int("parameterBytes", &m.parameter_bytes);
+  r.Int("gradientBytes", &m.gradient_bytes);
+  r.Int("optimizerStateBytes", &m.optimizer_state_bytes);
+  r.Int("activationBytes", &m.activation_bytes);
+  return m;
+}
 
 }  // namespace
 
@@ -92,6 +109,7 @@ void EncodeFigures(const Figures& f, nlohmann::json* out) {
   }
   if (f.allreduce) (*out)["allreduce"] = EncodeAllreduce(*f.allreduce);
   if (f.language_model) (*out)["languageModel"] = EncodeLanguageModel(*f.language_model);
+  if (f.memory) (*out)["memory"] = EncodeMemory(*f.memory);
   if (!f.parameter_digest.empty()) (*out)["parameterDigest"] = f.parameter_digest;
 }
 
@@ -127,6 +145,7 @@ Figures DecodeFigures(ObjectReader* r) {
   if (const nlohmann::json* m = r->Object("languageModel")) {
     f.language_model = DecodeLanguageModel(m, r->PathOf("languageModel"), r->errors());
   }
+  if (const nlohmann::json* m = r->Object("memory")) f.memory = DecodeMemory(m, r->PathOf("memory"), r->errors());
   r->String("parameterDigest", &f.parameter_digest);
   return f;
 }

@@ -57,6 +57,22 @@ struct LanguageModelSummary {
   bool operator==(const LanguageModelSummary&) const = default;
 };
 
+// Memory per rank, where the task measures it (the training tasks). Tensor bytes are what
+// torch's CPU allocator handed out; the peak is over the training steps (evaluation apart).
+// Parameters, gradients and optimizer state are exact, from the sizes this rank holds;
+// activations are the rest of the peak: activations, backward's temporaries and, with
+// gradientSync sharded stage 2, the gradient buffers in flight. Folded over ranks: each
+// figure the largest rank's, which is what has to fit.
+struct MemoryFigures {
+  int64_t peak_resident_bytes = 0;  // the process's peak RSS
+  int64_t peak_tensor_bytes = 0;
+  int64_t parameter_bytes = 0;
+  int64_t gradient_bytes = 0;  // what the gradient sync keeps through the update (gradient_sync.h)
+  int64_t optimizer_state_bytes = 0;
+  int64_t activation_bytes = 0;
+  bool operator==(const MemoryFigures&) const = default;
+};
+
 // Figures every task may report; each is absent when the task does not measure it.
 struct Figures {
   double init_seconds = 0;  // rendezvous and set-up, before run_start
@@ -87,6 +103,7 @@ struct Figures {
   std::optional<std::vector<std::string>> energy_shared_with;
   std::optional<AllreduceSummary> allreduce;
   std::optional<LanguageModelSummary> language_model;
+  std::optional<MemoryFigures> memory;
   // Of the final parameters (runner/tasks/parameter_digest.h), where a task trains a model;
   // empty where none.
   std::string parameter_digest;

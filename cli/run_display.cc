@@ -90,6 +90,14 @@ std::string FormatRunReport(const LocalRunReport& report) {
     row("collectives", FormatSeconds(*f.collective_seconds) + " per rank, " +
                            FormatSeconds(*f.communication_seconds) + " of it waited for");
   }
+  if (f.memory) {
+    const MemoryFigures& m = *f.memory;
+    auto bytes = [](int64_t n) { return FormatBytes(static_cast<double>(n)); };
+    row("peak memory per rank", bytes(m.peak_tensor_bytes) + " of tensors, " + bytes(m.peak_resident_bytes) + " resident");
+    row("tensors at the peak", "parameters " + bytes(m.parameter_bytes) + ", gradients " + bytes(m.gradient_bytes) +
+                                   ", optimizer " + bytes(m.optimizer_state_bytes) + ", activations " +
+                                   bytes(m.activation_bytes));
+  }
   if (f.goal_reached) row("goal reached", *f.goal_reached ? "yes" : "no");
   if (f.time_to_accuracy_seconds) row("time to accuracy", FormatSeconds(*f.time_to_accuracy_seconds));
   const BenchmarkResults& r = report.outcome.results;

@@ -72,6 +72,10 @@ ReportRow RowOf(const Benchmark& b) {
   if (r.figures.goal_reached.value_or(false)) row.time_to_accuracy_seconds = r.figures.time_to_accuracy_seconds;
   row.communication_ratio = r.figures.communication_ratio;
   row.collective_seconds = r.figures.collective_seconds;
+  if (r.figures.memory) {
+    row.peak_tensor_bytes = r.figures.memory->peak_tensor_bytes;
+    row.peak_resident_bytes = r.figures.memory->peak_resident_bytes;
+  }
   if (row.collective_seconds) {
     row.gradient_sync = b.spec.hyperparameters.value("gradientSync", "flat");
     if (row.gradient_sync == "sharded") row.zero_stage = b.spec.hyperparameters.value("zeroStage", int64_t{1});
@@ -173,6 +177,11 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
                          return r.hidden_communication ? Number(100 * *r.hidden_communication, 1) : std::string();
                        }});
   }
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.peak_tensor_bytes.has_value(); })) {
+    columns.push_back({"tensor peak/rank", [](const ReportRow& r) {
+                         return r.peak_tensor_bytes ? FormatBytes(static_cast<double>(*r.peak_tensor_bytes)) : std::string();
+                       }});
+  }
   if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return !r.time_to_accuracy_seconds && r.cost_per_million_samples; })) {
     columns.push_back({"cost/M samples", [](const ReportRow& r) { return Money(r, r.cost_per_million_samples); }});
   }
@@ -229,6 +238,8 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("communicationRatio", r.communication_ratio);
   if (!r.gradient_sync.empty()) out["gradientSync"] = r.gradient_sync;
   if (r.zero_stage) out["zeroStage"] = *r.zero_stage;
+  if (r.peak_tensor_bytes) out["peakTensorBytes"] = *r.peak_tensor_bytes;
+  if (r.peak_resident_bytes) out["peakResidentBytes"] = *r.peak_resident_bytes;
   put("collectiveSeconds", r.collective_seconds);
   put("hiddenCommunication", r.hidden_communication);
   put("energyToAccuracyJoules", r.energy_to_accuracy_joules);

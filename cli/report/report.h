@@ -38,6 +38,8 @@ struct ReportRow {
   // the share of it backward hid (1 - waited / whole; 0 for flat).
   std::string gradient_sync;
   std::optional<int64_t> zero_stage;  // gradientSync sharded
+  std::optional<int64_t> peak_tensor_bytes;    // per rank, the largest rank's
+  std::optional<int64_t> peak_resident_bytes;
   std::optional<double> collective_seconds;
   std::optional<double> hidden_communication;
   std::optional<double> energy_to_accuracy_joules;

@@ -60,7 +60,14 @@ struct RunnerMetrics::Families {
                          .Name("ergobench_power_watts")
                          .Help("Power drawn by a device over the last sampling interval.")
                          .Labels(labels)
-                         .Register(*registry)) {
+                         .Register(*registry)),
+        memory_family(prometheus::BuildGauge()
+                          .Name("ergobench_memory_bytes")
+                          .Help("Memory of this rank by kind: peak_resident (RSS), peak_tensor (torch's CPU "
+                                "allocator over the training steps) and, at that peak, parameters, gradients, "
+                                "optimizer_state and activations.")
+                          .Labels(labels)
+                          .Register(*registry)) {
     for (TrainingPhase phase : kTrainingPhases) {
       phase_seconds[static_cast<size_t>(phase)] = &phase_family.Add({{"phase", PhaseName(phase)}});
     }
@@ -90,6 +97,7 @@ struct RunnerMetrics::Families {
   prometheus::Family<prometheus::Gauge>& bus_bandwidth_family;
   prometheus::Family<prometheus::Counter>& energy_family;
   prometheus::Family<prometheus::Gauge>& power_family;
+  prometheus::Family<prometheus::Gauge>& memory_family;
 };
 
 RunnerMetrics::RunnerMetrics(const MetricLabels& labels) : families_(std::make_unique<Families>(labels)) {}
@@ -118,6 +126,16 @@ void RunnerMetrics::SetEnergy(const std::string& device, const std::string& doma
 }
 void RunnerMetrics::SetPower(const std::string& device, double watts) {
   families_->power_family.Add({{"device", device}}).Set(watts);
+}
+
+void RunnerMetrics::SetMemory(const MemoryFigures& m) {
+  const std::pair<const char*, int64_t> kinds[] = {
+      {"peak_resident", m.peak_resident_bytes}, {"peak_tensor", m.peak_tensor_bytes},
+      {"parameters", m.parameter_bytes},        {"gradients", m.gradient_bytes},
+      {"optimizer_state", m.optimizer_state_bytes}, {"activations", m.activation_bytes}};
+  for (const auto& [kind, bytes] : kinds) {
+    families_->memory_family.Add({{"kind", kind}}).Set(static_cast<double>(bytes));
+  }
 }
 
 std::string RunnerMetrics::Render() const {

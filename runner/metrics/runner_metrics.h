@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "api/result.h"
 #include "api/training_phases.h"
 
 namespace ergobench {
@@ -45,6 +46,8 @@ class RunnerMetrics {
   // device's power.
   void SetEnergy(const std::string& device, const std::string& domain, double joules);
   void SetPower(const std::string& device, double watts);
+  // The run's memory per rank (api/result.h), by kind.
+  void SetMemory(const MemoryFigures& memory);
 
   // The Prometheus text exposition format (0.0.4) of every family.
   std::string Render() const;

@@ -1,6 +1,7 @@
 #include "runner/tasks/gradient_sync.h"
 
 #include "runner/dist/communicator.h"
+#include "runner/tasks/memory_accounting.h"
 #include "runner/tasks/overlapped_gradient_sync.h"
 #include "runner/tasks/recipe_reader.h"
 #include "runner/tasks/sharded_gradient_sync.h"
@@ -27,6 +28,8 @@ class FlatGradientSync : public ReplicatedGradientSync {
     phases.Time(TrainingPhase::kOptimizer, [&] { buffer_.UnpackAveraged(comm_.world_size()); });
     return Status::Ok();
   }
+
+  int64_t GradientBytes() const override { return ModelGradientBytes() + buffer_.bytes(); }
 
  private:
   Communicator& comm_;
@@ -68,6 +71,12 @@ StatusOr<std::unique_ptr<GradientSync>> MakeGradientSync(const GradientSyncOptio
 Status ReplicatedGradientSync::ClipGradNorm(double max_norm) {
   torch::nn::utils::clip_grad_norm_(AllParameters(), max_norm);
   return Status::Ok();
+}
+
+int64_t ReplicatedGradientSync::ModelGradientBytes() const {
+  std::vector<torch::Tensor> grads;
+  for (const torch::Tensor& p : AllParameters()) grads.push_back(p.grad());
+  return TensorBytes(grads);
 }
 
 std::vector<torch::Tensor> ReplicatedGradientSync::AllParameters() const {

@@ -60,6 +60,9 @@ class GradientSync {
   virtual Status ClipGradNorm(double max_norm) = 0;
   // After the optimizer's step; sharded all-gathers the updated parameters here.
   virtual Status AfterUpdate(PhaseTimer& /*phases*/) { return Status::Ok(); }
+  // The bytes of gradient storage this rank keeps through the update: the model's .grad and
+  // the strategy's buffers (memory_accounting.h).
+  virtual int64_t GradientBytes() const = 0;
 };
 
 // Flat and overlap: every rank holds every parameter, and the optimizer steps the model's own.
@@ -71,6 +74,8 @@ class ReplicatedGradientSync : public GradientSync {
 
  protected:
   std::vector<torch::Tensor> AllParameters() const;
+  // Of the model's .grad that are defined.
+  int64_t ModelGradientBytes() const;
 
  private:
   ParameterGroups groups_;
@@ -88,6 +93,7 @@ class GradientBuffer {
 
   float* data() { return flat_.data_ptr<float>(); }
   size_t size() const { return static_cast<size_t>(flat_.numel()); }
+  int64_t bytes() const { return flat_.numel() * static_cast<int64_t>(sizeof(float)); }
 
   // Copies each parameter's gradient in (zeros where there is none).
   void Pack();

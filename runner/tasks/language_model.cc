@@ -16,9 +16,11 @@
 #include "runner/dist/communicator.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
+#include "runner/metrics/tensor_memory.h"
 #include "runner/models/gpt.h"
 #include "runner/progress_writer.h"
 #include "runner/tasks/lr_schedule.h"
+#include "runner/tasks/memory_accounting.h"
 #include "runner/tasks/parameter_digest.h"
 #include "runner/tasks/phase_timer.h"
 #include "runner/tasks/recipe_reader.h"
@@ -271,6 +273,8 @@ class LanguageModelTraining {
     phases_.Report(&figures);
     figures.language_model = Summarize();
     figures.parameter_digest = ParameterDigest(params_);
+    figures.memory = MeasureMemory(driver_->peak_tensor_bytes(), params_, *sync_, *optimizer_);
+    if (figures.memory) context_.metrics.SetMemory(*figures.memory);
     outcome_.summary = SummaryLine(*figures.language_model);
     return outcome_;
   }
@@ -303,12 +307,13 @@ class LanguageModelTraining {
     RETURN_IF_ERROR(ValidateGptConfig(config_));
     context_.mllog.Point("max_sequence_length", config_.sequence_length);
     tokenizer_ = std::move(tokenizer);
+    TensorMemory* memory = TensorMemory::Install();  // before the model: its parameters count
     model_ = Gpt(config_);
     params_ = model_->parameters();
     RETURN_IF_ERROR(BroadcastFromRankZero(comm_, params_));
     ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, DecayedAndNot(model_)));
     optimizer_ = MakeOptimizer(sync_->OptimizerGroups(), recipe_);
-    driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_);
+    driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_, memory);
     return Status::Ok();
   }
 

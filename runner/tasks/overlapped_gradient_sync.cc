@@ -18,6 +18,11 @@ class OverlappedGradientSync : public ReplicatedGradientSync {
     armed_ = last;
   }
   Status Synchronize(PhaseTimer& phases) override;
+  int64_t GradientBytes() const override {
+    int64_t bytes = ModelGradientBytes();
+    for (const Bucket& bucket : buckets_) bytes += bucket.buffer.bytes();
+    return bytes;
+  }
 
  private:
   struct Bucket {

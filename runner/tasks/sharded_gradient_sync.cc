@@ -7,6 +7,7 @@
 #include "runner/dist/collective_worker.h"
 #include "runner/dist/communicator.h"
 #include "runner/tasks/gradient_ready_hooks.h"
+#include "runner/tasks/memory_accounting.h"
 #include "runner/tasks/overlapped_gradient_sync.h"
 
 namespace ergobench {
@@ -41,6 +42,12 @@ class ShardedGradientSync : public GradientSync {
   Status Synchronize(PhaseTimer& phases) override;
   Status ClipGradNorm(double max_norm) override;
   Status AfterUpdate(PhaseTimer& phases) override;
+  // Stage 1's .grad are views into flat_grads, counted once; stage 2 keeps only owned_grad.
+  int64_t GradientBytes() const override {
+    std::vector<torch::Tensor> held;
+    for (const Unit& unit : units_) held.insert(held.end(), {unit.flat_grads, unit.owned_grad});
+    return TensorBytes(held);
+  }
 
  private:
   void BuildUnits(const ParameterGroups& groups, size_t bucket_bytes);

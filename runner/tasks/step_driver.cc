@@ -1,11 +1,15 @@
 #include "runner/tasks/step_driver.h"
 
+#include <algorithm>
+
+#include "runner/metrics/tensor_memory.h"
 #include "runner/stop_signal.h"
 
 namespace ergobench {
 
 StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
   if (step % kAgreeEvery == 0) RETURN_IF_ERROR(AgreeToContinue(comm_, "during training"));
+  if (memory_) memory_->ResetPeak();
   const auto start = clock_.Now();
   phases_.Time(TrainingPhase::kOptimizer, [&] {
     optimizer_.zero_grad();
@@ -29,6 +33,7 @@ StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
   RETURN_IF_ERROR(updated);
   RETURN_IF_ERROR(sync_.AfterUpdate(phases_));
   clock_.Step(clock_.SecondsSince(start), work.samples);
+  if (memory_) peak_tensor_bytes_ = std::max(peak_tensor_bytes_.value_or(0), memory_->peak_bytes());
   return loss_sum;
 }
 

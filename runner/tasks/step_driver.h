@@ -7,13 +7,15 @@
 //   backward may start averaging: gradientSync overlap and sharded);
 //   average the gradients across ranks; the task's hook; the optimizer's step; gather the
 //   updated parameters (gradientSync sharded);
-//   the step's time and samples into the run clock (the throughput window) and the metrics.
+//   the step's time and samples into the run clock (the throughput window) and the metrics;
+//   the most tensor bytes live during the step into the run's peak (memory_accounting.h).
 //
 // Each part is charged to its phase (api/training_phases.h). Only torch units include this.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include <torch/torch.h>
 
@@ -25,6 +27,7 @@
 namespace ergobench {
 
 class Communicator;
+class TensorMemory;
 
 // What one step trains on.
 struct StepWork {
@@ -40,9 +43,10 @@ class StepDriver {
   // Ranks check for a stop this often: rarely enough to cost nothing, often enough to stop fast.
   static constexpr int64_t kAgreeEvery = 25;
 
+  // `memory` may be null: no peak is kept.
   StepDriver(Communicator& comm, RunClock& clock, PhaseTimer& phases, GradientSync& sync,
-             torch::optim::Optimizer& optimizer)
-      : comm_(comm), clock_(clock), phases_(phases), sync_(sync), optimizer_(optimizer) {}
+             torch::optim::Optimizer& optimizer, TensorMemory* memory = nullptr)
+      : comm_(comm), clock_(clock), phases_(phases), sync_(sync), optimizer_(optimizer), memory_(memory) {}
 
   // Takes one step. Ranks agree to go on first when `step` is a multiple of kAgreeEvery; every
   // rank must count steps alike (the SGD trainer counts within each epoch, the language model
@@ -50,12 +54,17 @@ class StepDriver {
   // agreed to stop, or the communicator's error.
   StatusOr<double> Step(int64_t step, const StepWork& work);
 
+  // The most tensor bytes live during any step so far; absent without `memory` or a step.
+  std::optional<int64_t> peak_tensor_bytes() const { return peak_tensor_bytes_; }
+
  private:
   Communicator& comm_;
   RunClock& clock_;
   PhaseTimer& phases_;
   GradientSync& sync_;
   torch::optim::Optimizer& optimizer_;
+  TensorMemory* memory_;
+  std::optional<int64_t> peak_tensor_bytes_;
 };
 
 }  // namespace ergobench

@@ -7,7 +7,9 @@
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
+#include "runner/metrics/tensor_memory.h"
 #include "runner/tasks/lr_schedule.h"
+#include "runner/tasks/memory_accounting.h"
 #include "runner/tasks/parameter_digest.h"
 #include "runner/tasks/phase_timer.h"
 #include "runner/tasks/recipe_reader.h"
@@ -62,6 +64,8 @@ class SgdTraining {
     clock_.StopRun(recipe_.goal.has_value(), &figures);
     figures.epochs = std::min(epoch, recipe_.max_epochs);
     figures.parameter_digest = ParameterDigest(model_.ptr()->parameters());
+    figures.memory = MeasureMemory(driver_->peak_tensor_bytes(), model_.ptr()->parameters(), *sync_, *optimizer_);
+    if (figures.memory) context_.metrics.SetMemory(*figures.memory);
     phases_.Report(&figures);
     outcome_.summary = Summary();
     return outcome_;
@@ -79,6 +83,7 @@ class SgdTraining {
   // Initialisation, reported apart from time to accuracy: the model and the optimizer.
   Status Initialise() {
     torch::manual_seed(static_cast<uint64_t>(recipe_.seed));
+    TensorMemory* memory = TensorMemory::Install();  // before the model: its parameters count
     model_ = problem_.BuildModel();
     const std::vector<torch::Tensor> params = model_.ptr()->parameters();
     RETURN_IF_ERROR(BroadcastFromRankZero(comm_, params));
@@ -88,7 +93,7 @@ class SgdTraining {
                                                          .momentum(recipe_.momentum)
                                                          .nesterov(recipe_.nesterov)
                                                          .weight_decay(recipe_.weight_decay));
-    driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_);
+    driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_, memory);
     return Status::Ok();
   }
 

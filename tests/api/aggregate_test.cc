@@ -128,6 +128,18 @@ TEST(AggregateTest, LanguageModelTokensAddUpAndPerDeviceFiguresAverage) {
   EXPECT_FALSE(AggregateRankResults(ranks, 2).results.figures.language_model->mfu.has_value());
 }
 
+// What has to fit is the largest rank: each memory figure is the most any rank held.
+TEST(AggregateTest, MemoryIsTheLargestRanks) {
+  std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded)};
+  ranks[0].figures.memory = MemoryFigures{1000, 500, 100, 40, 80, 280};
+  ranks[1].figures.memory = MemoryFigures{900, 600, 100, 60, 80, 360};
+  const std::optional<MemoryFigures> m = AggregateRankResults(ranks, 2).results.figures.memory;
+  ASSERT_TRUE(m);
+  EXPECT_EQ(*m, (MemoryFigures{1000, 600, 100, 60, 80, 360}));
+  ranks[1].figures.memory.reset();  // a rank that did not measure: no figure for the run
+  EXPECT_FALSE(AggregateRankResults(ranks, 2).results.figures.memory);
+}
+
 TEST(AggregateTest, FirstFailureInOrderIsQuoted) {
   RunOutcome o = AggregateRankResults(
       {Rank(0, kRankSucceeded), Rank(2, kRankFailed, "out of memory"), Rank(1, kRankFailed, "peer closed")}, 3);

@@ -62,6 +62,22 @@ TEST(ResultTest, LanguageModelFiguresRoundTrip) {
   EXPECT_EQ(json["collectiveSeconds"], 14.5);
 }
 
+TEST(ResultTest, MemoryFiguresRoundTrip) {
+  RankResult r = Sample();
+  r.figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20};
+  auto parsed = ParseRankResult(SerializeRankResult(r));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->figures, r.figures);
+  const nlohmann::json memory = EncodeRankResult(r)["memory"];
+  EXPECT_EQ(memory["peakResidentBytes"], 900 << 20);
+  EXPECT_EQ(memory["peakTensorBytes"], 300 << 20);
+  EXPECT_EQ(memory["parameterBytes"], 100 << 20);
+  EXPECT_EQ(memory["gradientBytes"], 50 << 20);
+  EXPECT_EQ(memory["optimizerStateBytes"], 100 << 20);
+  EXPECT_EQ(memory["activationBytes"], 50 << 20);
+  EXPECT_FALSE(EncodeRankResult(Sample()).contains("memory"));
+}
+
 // A node agent's energy says what else ran on the node; energyShared is derived from it.
 TEST(ResultTest, NodeSharingRoundTrips) {
   RankResult r = Sample();

@@ -74,6 +74,39 @@ class LanguageModelTest(ErgobenchTestCase):
             self.assertLess(lm["mfu"], 1)
         self.assertAlmostEqual(lm["evalLoss"], losses[-1], places=9)
 
+    def test_each_gradient_sync_holds_exactly_its_share_of_the_model(self):
+        # The tiny model at k=2 with AdamW (two moments a parameter), its parameters in two
+        # groups: 118848 decayed (matrices, embeddings) and 1792 not (biases, LayerNorm).
+        decayed, other = 257 * 64 + 64 * 64 + 2 * 12 * 64 * 64, 2 * 13 * 64 + 2 * 64
+        n = decayed + other
+        shard = (decayed + 1) // 2 + (other + 1) // 2  # one unit a group: 60320 floats a rank
+        memory = {}
+        for name, sync, stage, bucket in (("mem-flat", "flat", 1, 25), ("mem-zero1", "sharded", 1, 1024),
+                                          ("mem-zero2", "sharded", 2, 0.05)):
+            results = self.run_ok(name, gpt_yaml(name, workers=2, maxSteps=10, evalInterval=10, gradientSync=sync,
+                                                 zeroStage=stage, bucketMiB=bucket))
+            memory[name] = results["memory"]
+            self.assertEqual(memory[name]["parameterBytes"], 4 * n, name)
+        flat, zero1, zero2 = memory["mem-flat"], memory["mem-zero1"], memory["mem-zero2"]
+        # Flat: every parameter's .grad and the all-reduce buffer; both moments of every parameter.
+        self.assertEqual(flat["gradientBytes"], 2 * 4 * n)
+        self.assertEqual(flat["optimizerStateBytes"], 2 * 4 * n)
+        # Stage 1: the units' gradient buffers (the .grad are views into them) and the rank's
+        # averaged block; the moments of its block only.
+        self.assertEqual(zero1["gradientBytes"], 4 * (2 * shard + shard))
+        self.assertEqual(zero1["optimizerStateBytes"], 2 * 4 * shard)
+        # Stage 2 keeps only its block's gradient: half its optimizer state, whatever its units.
+        self.assertEqual(zero2["gradientBytes"] * 2, zero2["optimizerStateBytes"])
+        self.assertLess(zero2["optimizerStateBytes"], 2 * 4 * (n // 2 + 1000))
+        # The same activations on every strategy, so the peaks fall with what is kept.
+        self.assertLess(zero2["peakTensorBytes"], zero1["peakTensorBytes"])
+        self.assertLess(zero1["peakTensorBytes"], flat["peakTensorBytes"])
+        self.assertEqual(flat["peakTensorBytes"] - zero1["peakTensorBytes"],
+                         (flat["gradientBytes"] + flat["optimizerStateBytes"])
+                         - (zero1["gradientBytes"] + zero1["optimizerStateBytes"]))
+        for m in memory.values():
+            self.assertGreater(m["peakResidentBytes"], m["peakTensorBytes"])
+
     def test_bf16_autocast_trains(self):
         recipe = dict(goal=2.0, maxSteps=40, evalInterval=20, learningRate=0.01, minLearningRate=0.001)
         bf16_results = self.run_ok("gpt-bf16", gpt_yaml("gpt-bf16", precision="bf16", **recipe))

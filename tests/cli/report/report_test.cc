@@ -185,12 +185,15 @@ TEST(Report, OverlappedRunsShowTheShareOfCommunicationHidden) {
   overlap.status.results->figures.collective_seconds = 8.0;
   sharded.status.results->figures.communication_seconds = 3.0;  // 3 s of 6 s
   sharded.status.results->figures.collective_seconds = 6.0;
+  sharded.status.results->figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20};
   const auto rows = BuildReport({flat, overlap, sharded});
   const auto text = FormatReport(rows, "text");
   ASSERT_TRUE(text.ok());
-  EXPECT_NE(text->find("   sync  comm hidden %\n"), std::string::npos) << *text;
+  EXPECT_NE(text->find("   sync  comm hidden %  tensor peak/rank\n"), std::string::npos) << *text;
   EXPECT_NE(text->find("overlap           75.0"), std::string::npos) << *text;
   EXPECT_NE(text->find(" ZeRO-2           50.0"), std::string::npos) << *text;
+  EXPECT_NE(text->find("tensor peak/rank"), std::string::npos) << *text;
+  EXPECT_NE(text->find("300.0 MiB"), std::string::npos) << *text;
   const auto json = nlohmann::json::parse(*FormatReport(rows, "json"));
   EXPECT_EQ(json[0]["gradientSync"], "flat");
   EXPECT_EQ(json[0]["hiddenCommunication"], 0.0);
@@ -200,6 +203,9 @@ TEST(Report, OverlappedRunsShowTheShareOfCommunicationHidden) {
   EXPECT_EQ(json[2]["gradientSync"], "sharded");
   EXPECT_EQ(json[2]["zeroStage"], 2);
   EXPECT_EQ(json[2]["hiddenCommunication"], 0.5);
+  EXPECT_EQ(json[2]["peakTensorBytes"], 300 << 20);
+  EXPECT_EQ(json[2]["peakResidentBytes"], 900 << 20);
+  EXPECT_FALSE(json[1].contains("peakTensorBytes"));
   // Runs that never overlapped keep the narrower table.
   EXPECT_EQ(FormatReport(BuildReport({flat}), "text")->find("comm hidden"), std::string::npos);
 }

@@ -48,5 +48,19 @@ TEST(RunnerMetricsTest, EnergyFollowsTheSamplerAndPowerIsPerDevice) {
   EXPECT_NE(text.find("ergobench_power_watts{" + labels + ",device=\"gpu0\"} 250.5\n"), std::string::npos) << text;
 }
 
+TEST(RunnerMetricsTest, MemoryIsOneGaugePerKind) {
+  RunnerMetrics metrics(Labels());
+  metrics.SetMemory(MemoryFigures{900, 600, 100, 60, 80, 360});
+  const std::string text = metrics.Render();
+  const std::string labels = "backend=\"gloo\",benchmark=\"task0a-k2\",rank=\"1\",task=\"0a\",world_size=\"2\"";
+  for (const auto& [kind, bytes] : std::vector<std::pair<std::string, std::string>>{
+           {"peak_resident", "900"}, {"peak_tensor", "600"}, {"parameters", "100"}, {"gradients", "60"},
+           {"optimizer_state", "80"}, {"activations", "360"}}) {
+    EXPECT_NE(text.find("ergobench_memory_bytes{" + labels + ",kind=\"" + kind + "\"} " + bytes + "\n"),
+              std::string::npos)
+        << kind << "\n" << text;
+  }
+}
+
 }  // namespace
 }  // namespace ergobench

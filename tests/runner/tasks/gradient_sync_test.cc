@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <thread>
 
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/tasks/overlapped_gradient_sync.h"
+#include "runner/tasks/memory_accounting.h"
 #include "runner/tasks/recipe_reader.h"
 #include "runner/tasks/sharded_gradient_sync.h"
 #include "runner/tasks/step_driver.h"
@@ -65,7 +67,8 @@ GradientSyncOptions Options(const std::string& strategy) {
 struct Trained {
   std::vector<std::vector<torch::Tensor>> params;  // by rank
   std::vector<Figures> figures;                    // by rank: the phases and collective seconds
-  std::vector<int64_t> optimizer_state;            // by rank: elements of momentum held
+  std::vector<int64_t> optimizer_state;            // by rank: bytes of momentum held
+  std::vector<int64_t> gradient_bytes;             // by rank: what the strategy keeps
   std::vector<int> whole_gradients;                // by rank: parameters with .grad after training
 };
 
@@ -93,7 +96,7 @@ Trained Train(const std::string& strategy, int steps, std::chrono::milliseconds 
   std::vector<Net> models;
   for (int rank = 0; rank < kRanks; ++rank) models.push_back(Model());
   Trained trained{std::vector<std::vector<torch::Tensor>>(kRanks), std::vector<Figures>(kRanks),
-                  std::vector<int64_t>(kRanks), std::vector<int>(kRanks)};
+                  std::vector<int64_t>(kRanks), std::vector<int64_t>(kRanks), std::vector<int>(kRanks)};
   const std::vector<Status> statuses = OnLoopbackRanks(kRanks, [&](Communicator& real) -> Status {
     testing::DelayedCommunicator comm(real, delay);
     const size_t rank = static_cast<size_t>(comm.rank());
@@ -124,9 +127,8 @@ Trained Train(const std::string& strategy, int steps, std::chrono::milliseconds 
       trained.params[rank].push_back(p.detach().clone());
       trained.whole_gradients[rank] += p.grad().defined() ? 1 : 0;
     }
-    for (const auto& [key, state] : optimizer.state()) {
-      trained.optimizer_state[rank] += static_cast<torch::optim::SGDParamState&>(*state).momentum_buffer().numel();
-    }
+    trained.optimizer_state[rank] = OptimizerStateBytes(optimizer);
+    trained.gradient_bytes[rank] = sync->GradientBytes();
     phases.Report(&trained.figures[rank]);
     return Status::Ok();
   });
@@ -208,9 +210,11 @@ TEST(GradientSyncTest, ShardedTrainsTheModelFlatTrainsAtBothStages) {
   }
 }
 
-// Momentum is the optimizer's state: flat holds it for every parameter, sharded for its block
-// of each unit only, the unit's length over k rounded up.
-TEST(GradientSyncTest, ShardedKeepsItsBlockOfTheOptimizerStateAndStageTwoNoWholeGradient) {
+// Momentum is the optimizer's state: flat holds it for every parameter that got a gradient,
+// sharded for its block of each unit only, the unit's length over k rounded up. Gradients:
+// flat and overlap keep the model's .grad and a buffer as large; stage 1 the units' buffers
+// (the .grad are views into them) and its blocks; stage 2 its blocks alone.
+TEST(GradientSyncTest, WhatEachStrategyKeepsIsExactlyItsShareOfTheModel) {
   Net net = Model();
   int64_t parameters = 0;
   for (const torch::Tensor& p : net->parameters()) parameters += p.numel();
@@ -224,16 +228,21 @@ TEST(GradientSyncTest, ShardedKeepsItsBlockOfTheOptimizerStateAndStageTwoNoWhole
   ASSERT_EQ(parameters, 25 + 5 + 4 * 9 + 4 + 144 * 16 + 16 + 16 * 3 + 3);  // 2441
   // Units [out, fc] of 2371 and [conv, unused] of 70 elements: 1186 + 35 a rank.
   ASSERT_EQ(blocks, 1186 + 35);
-  const Trained flat = Train("flat", 2);
-  const Trained stage1 = Train("sharded1", 2);
-  const Trained stage2 = Train("sharded2", 2);
-  for (size_t rank = 0; rank < kRanks; ++rank) {
-    EXPECT_EQ(flat.optimizer_state[rank], parameters - 30);  // the unused layer never got a gradient
-    EXPECT_EQ(stage1.optimizer_state[rank], blocks);
-    EXPECT_EQ(stage2.optimizer_state[rank], blocks);
-    // Stage 1 keeps every parameter's whole gradient (views into its units' buffers), stage 2 none.
-    EXPECT_EQ(stage1.whole_gradients[rank], 8);
-    EXPECT_EQ(stage2.whole_gradients[rank], 0);
+  const int64_t used = parameters - 30;  // the unused layer never gets a gradient
+  struct Kept {
+    int64_t optimizer_state, gradients, whole_gradients;  // floats, floats, parameters with .grad
+  };
+  const std::map<std::string, Kept> expected = {{"flat", {used, used + parameters, 8 - 2}},
+                                                {"overlap", {used, used + parameters, 8 - 2}},
+                                                {"sharded1", {blocks, kRanks * blocks + blocks, 8}},
+                                                {"sharded2", {blocks, blocks, 0}}};
+  for (const auto& [strategy, kept] : expected) {
+    const Trained trained = Train(strategy, 2);
+    for (size_t rank = 0; rank < kRanks; ++rank) {
+      EXPECT_EQ(trained.optimizer_state[rank], kept.optimizer_state * 4) << strategy;
+      EXPECT_EQ(trained.gradient_bytes[rank], kept.gradients * 4) << strategy;
+      EXPECT_EQ(trained.whole_gradients[rank], kept.whole_gradients) << strategy;
+    }
   }
 }
 

@@ -1,0 +1,31 @@
+// A training run's memory per rank (api/result.h MemoryFigures): the exact sizes of what this
+// rank holds for parameters, gradients and optimizer state, the peak of torch's tensor bytes
+// over the training steps (tensor_memory.h, kept by the StepDriver), and the process's peak
+// RSS. Only torch translation units include this.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "api/result.h"
+
+namespace ergobench {
+
+class GradientSync;
+
+// Bytes of the defined tensors' storage, each as its element count times element size.
+int64_t TensorBytes(const std::vector<torch::Tensor>& tensors);
+// Bytes of an SGD or Adam(W) optimizer's per-parameter state (momentum, moments).
+int64_t OptimizerStateBytes(torch::optim::Optimizer& optimizer);
+// The process's peak resident set (getrusage), in bytes.
+int64_t PeakResidentBytes();
+
+// Absent without a peak of tensor bytes (no counting allocator, or no step taken).
+std::optional<MemoryFigures> MeasureMemory(std::optional<int64_t> peak_tensor_bytes,
+                                           const std::vector<torch::Tensor>& parameters, const GradientSync& sync,
+                                           torch::optim::Optimizer& optimizer);
+
+}  // namespace ergobench
