@@ -48,23 +48,25 @@ GradientSyncOptions ReadGradientSyncOptions(RecipeReader& read) {
 
 StatusOr<std::unique_ptr<GradientSync>> MakeGradientSync(const GradientSyncOptions& options, Communicator& comm,
                                                          ParameterGroups groups) {
-  if (options.strategy == "flat") return std::unique_ptr<GradientSync>(new FlatGradientSync(comm, std::move(groups)));
-  if (options.strategy != "overlap" && options.strategy != "sharded") {
-    return Status::InvalidArgument("spec.hyperparameters.gradientSync: \"" + options.strategy +
+  const std::string& strategy = options.strategy;
+  if (strategy != "flat" && strategy != "overlap" && strategy != "sharded") {
+    return Status::InvalidArgument("spec.hyperparameters.gradientSync: \"" + strategy +
                                    "\" is not one of flat, overlap, sharded");
   }
-  // Both run collectives on a thread of their own while backward computes.
-  if (!comm.CallableFromAnotherThread()) {
-    return Status::FailedPrecondition("spec.hyperparameters.gradientSync: " + options.strategy +
+  if (strategy == "sharded" && options.zero_stage != 1 && options.zero_stage != 2) {
+    return Status::InvalidArgument("spec.hyperparameters.zeroStage: " + std::to_string(options.zero_stage) +
+                                   " is not 1 (optimizer state sharded) or 2 (and gradients)");
+  }
+  // Overlap and stage 2 run collectives on a thread of their own while backward computes.
+  const bool on_another_thread = strategy == "overlap" || (strategy == "sharded" && options.zero_stage == 2);
+  if (on_another_thread && !comm.CallableFromAnotherThread()) {
+    return Status::FailedPrecondition("spec.hyperparameters.gradientSync: " + strategy +
                                       " runs collectives from a thread of its own, which this " + comm.backend() +
                                       " library does not allow (MPI_THREAD_SERIALIZED); use flat");
   }
   const auto bucket_bytes = static_cast<size_t>(options.bucket_mib * 1024 * 1024);
-  if (options.strategy == "overlap") return MakeOverlappedGradientSync(comm, std::move(groups), bucket_bytes);
-  if (options.zero_stage != 1 && options.zero_stage != 2) {
-    return Status::InvalidArgument("spec.hyperparameters.zeroStage: " + std::to_string(options.zero_stage) +
-                                   " is not 1 (optimizer state sharded) or 2 (and gradients)");
-  }
+  if (strategy == "flat") return std::unique_ptr<GradientSync>(new FlatGradientSync(comm, std::move(groups)));
+  if (strategy == "overlap") return MakeOverlappedGradientSync(comm, std::move(groups), bucket_bytes);
   return MakeShardedGradientSync(comm, std::move(groups), bucket_bytes, options.zero_stage);
 }
 

@@ -68,14 +68,18 @@ class ShardedGradientSync : public GradientSync {
   std::mutex mutex_;                               // stage 2's hooks run on autograd's threads
   bool backward_seen_ = false;                     // since the last launch of every unit
   size_t next_launch_ = 0;
-  std::optional<GradientReadyHooks> hooks_;  // stage 2
-  CollectiveWorker worker_;                  // last, destroyed first: its thread reads the units
+  // Stage 2's; the worker last, destroyed first: its thread reads the units.
+  std::optional<GradientReadyHooks> hooks_;
+  std::optional<CollectiveWorker> worker_;
 };
 
 ShardedGradientSync::ShardedGradientSync(Communicator& comm, ParameterGroups groups, size_t bucket_bytes, int stage)
     : comm_(comm), stage_(stage), rank_(comm.rank()), world_size_(comm.world_size()) {
   BuildUnits(groups, bucket_bytes);
-  if (stage_ >= 2) hooks_.emplace(params_, [this](size_t param) { OnGradientReady(param); });
+  if (stage_ == 2) {
+    hooks_.emplace(params_, [this](size_t param) { OnGradientReady(param); });
+    worker_.emplace();
+  }
 }
 
 // Units never mix groups: the optimizer treats each owned block by its group's options.
@@ -163,7 +167,7 @@ void ShardedGradientSync::LaunchFullUnitsInOrder() {
   for (; next_launch_ < units_.size() && units_[next_launch_].pending == 0; ++next_launch_) {
     Unit& unit = units_[next_launch_];
     if (!unit.flat_grads.defined()) unit.flat_grads = torch::zeros({unit.block * world_size_});
-    worker_.Launch([this, &unit, grads = std::move(unit.flat_grads)]() -> Status {
+    worker_->Launch([this, &unit, grads = std::move(unit.flat_grads)]() -> Status {
       RETURN_IF_ERROR(comm_.ReduceScatter(grads.data_ptr<float>(), static_cast<size_t>(unit.block), DType::kFloat32,
                                           ReduceOp::kSum));
       torch::NoGradGuard no_grad;
@@ -209,9 +213,9 @@ Status ShardedGradientSync::WaitForLaunchedUnits(PhaseTimer& phases) {
   Status reduced = Status::Ok();
   phases.Time(TrainingPhase::kCommunication, [&] {
     LaunchTheRest();
-    reduced = worker_.WaitAll();
+    reduced = worker_->WaitAll();
   });
-  phases.AddCollectiveSeconds(worker_.TakeBusySeconds());
+  phases.AddCollectiveSeconds(worker_->TakeBusySeconds());
   return reduced;
 }
 

@@ -320,6 +320,13 @@ TEST(GradientSyncTest, AnUnknownStrategyNamesTheField) {
     return MakeGradientSync(Options("ring"), comm, {net->parameters()}).status();
   });
   EXPECT_EQ(statuses[0].message(), "spec.hyperparameters.gradientSync: \"ring\" is not one of flat, overlap, sharded");
+  const std::vector<Status> stage = OnLoopbackRanks(1, [&](Communicator& comm) -> Status {
+    Net net = Model();
+    GradientSyncOptions options = Options("sharded1");
+    options.zero_stage = 3;
+    return MakeGradientSync(options, comm, {net->parameters()}).status();
+  });
+  EXPECT_EQ(stage[0].message(), "spec.hyperparameters.zeroStage: 3 is not 1 (optimizer state sharded) or 2 (and gradients)");
 }
 
 TEST(GradientSyncTest, OptionsComeFromTheHyperparameters) {
