@@ -13,9 +13,12 @@ HyperparameterDef BucketMibDef() {
   return {"bucketMiB", ParamType::kNumber, 25, 0.001, 1024, {},
           "overlap's bucket and sharded's unit size in MiB (DDP's default 25)"};
 }
-HyperparameterDef ZeroStageDef() {
-  return {"zeroStage", ParamType::kInteger, 1, 1, 2, {},
-          "sharded: 1 shards the optimizer state, 2 also the gradients (freed during backward)"};
+// Stage 3 needs a model that gathers its parameters block by block: gpt's.
+HyperparameterDef ZeroStageDef(int max_stage) {
+  return {"zeroStage", ParamType::kInteger, 1, 1, static_cast<double>(max_stage), {},
+          max_stage == 3 ? "sharded: 1 shards the optimizer state, 2 also the gradients (freed during backward), 3 "
+                           "also the parameters (gathered block by block)"
+                         : "sharded: 1 shards the optimizer state, 2 also the gradients (freed during backward)"};
 }
 
 // MLBench task 0a: float32 all-reduce of round(logspace(0, 8, 80)) elements, each timed
@@ -115,7 +118,7 @@ TaskDef GptTask() {
       integer("warmupSteps", 3, 0, 1000000, "optimizer steps left out of the throughput window"),
       GradientSyncDef(),
       BucketMibDef(),
-      ZeroStageDef(),
+      ZeroStageDef(3),
   };
   return gpt;
 }
@@ -140,7 +143,7 @@ std::vector<TaskDef> BuildCatalog() {
         {"trainSamples", ParamType::kInteger, 0, 0, 1e9, {}, "use only the first N training samples (0: all)"},
         GradientSyncDef(),
         BucketMibDef(),
-        ZeroStageDef(),
+        ZeroStageDef(2),
     };
   };
 

@@ -52,7 +52,7 @@ print(f'  {sys.argv[2]}: fits, tensors {m[\"peakTensorBytes\"] / 2**30:.2f} GiB,
 echo "largest GPT preset under $gib GiB per rank, sequences of $sequence tokens, batch 1, AdamW fp32"
 table=()
 for k in 1 2; do
-  for strategy in flat:1 sharded:1 sharded:2; do
+  for strategy in flat:1 sharded:1 sharded:2 sharded:3; do
     sync=${strategy%:*}
     stage=${strategy#*:}
     label=$([ "$sync" = flat ] && echo flat || echo "ZeRO-$stage")

@@ -79,10 +79,23 @@ torch::Tensor GptImpl::forward(const torch::Tensor& tokens) {
   TORCH_CHECK(length <= config_.sequence_length, "sequence of ", length, " tokens is longer than the model's ",
               config_.sequence_length);
   torch::Tensor positions = torch::arange(length, torch::TensorOptions().dtype(torch::kLong).device(tokens.device()));
+  if (hooks_) hooks_->BeforeBlock(0);
   torch::Tensor x = wte_(tokens) + wpe_(positions);
-  for (const auto& block : *blocks_) x = block->as<GptBlock>()->forward(x);
+  for (size_t i = 0; i < blocks_->size(); ++i) {
+    if (hooks_) hooks_->BeforeBlock(i + 1);
+    x = blocks_[i]->as<GptBlock>()->forward(x);
+    if (hooks_) x = hooks_->AfterBlock(i + 1, x);
+  }
   // The output layer is the token embedding, transposed (tied weights, as GPT-2).
-  return torch::matmul(ln_f_(x), wte_->weight.t());
+  torch::Tensor logits = torch::matmul(ln_f_(x), wte_->weight.t());
+  return hooks_ ? hooks_->AfterBlock(0, logits) : logits;
+}
+
+std::vector<std::vector<torch::Tensor>> GptImpl::ParameterBlocks() {
+  std::vector<std::vector<torch::Tensor>> blocks = {{wte_->weight, wpe_->weight}};
+  for (const torch::Tensor& p : ln_f_->parameters()) blocks[0].push_back(p);
+  for (const auto& block : *blocks_) blocks.push_back(block->parameters());
+  return blocks;
 }
 
 }  // namespace ergobench

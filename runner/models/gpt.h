@@ -5,12 +5,15 @@
 // translation units include this header.
 #pragma once
 
+#include <vector>
+
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 
+#include "runner/models/block_hooks.h"
 #include "runner/models/gpt_config.h"
 
 namespace ergobench {
@@ -47,8 +50,15 @@ class GptImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& tokens);
   const GptConfig& config() const { return config_; }
 
+  // The parameters block by block, for ZeRO stage 3: first the ends (embeddings, the final
+  // LayerNorm and, tied to the token embedding, the output layer), then each transformer block.
+  std::vector<std::vector<torch::Tensor>> ParameterBlocks();
+  // Called around each of those blocks in forward; null (the default) for none.
+  void SetBlockHooks(BlockHooks* hooks) { hooks_ = hooks; }
+
  private:
   GptConfig config_;
+  BlockHooks* hooks_ = nullptr;
   torch::nn::Embedding wte_{nullptr}, wpe_{nullptr};
   torch::nn::ModuleList blocks_{nullptr};
   torch::nn::LayerNorm ln_f_{nullptr};

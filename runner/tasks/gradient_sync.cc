@@ -47,18 +47,22 @@ GradientSyncOptions ReadGradientSyncOptions(RecipeReader& read) {
 }
 
 StatusOr<std::unique_ptr<GradientSync>> MakeGradientSync(const GradientSyncOptions& options, Communicator& comm,
-                                                         ParameterGroups groups) {
+                                                         ParameterGroups groups, ParameterGroups blocks) {
   const std::string& strategy = options.strategy;
   if (strategy != "flat" && strategy != "overlap" && strategy != "sharded") {
     return Status::InvalidArgument("spec.hyperparameters.gradientSync: \"" + strategy +
                                    "\" is not one of flat, overlap, sharded");
   }
-  if (strategy == "sharded" && options.zero_stage != 1 && options.zero_stage != 2) {
+  if (strategy == "sharded" && (options.zero_stage < 1 || options.zero_stage > 3)) {
     return Status::InvalidArgument("spec.hyperparameters.zeroStage: " + std::to_string(options.zero_stage) +
-                                   " is not 1 (optimizer state sharded) or 2 (and gradients)");
+                                   " is not 1 (optimizer state sharded), 2 (and gradients) or 3 (and parameters)");
   }
-  // Overlap and stage 2 run collectives on a thread of their own while backward computes.
-  const bool on_another_thread = strategy == "overlap" || (strategy == "sharded" && options.zero_stage == 2);
+  if (strategy == "sharded" && options.zero_stage == 3 && blocks.empty()) {
+    return Status::InvalidArgument("spec.hyperparameters.zeroStage: 3 gathers parameters block by block, which only "
+                                   "task gpt's model does; use 1 or 2");
+  }
+  // Overlap and stages 2 and 3 run collectives on a thread of their own while backward computes.
+  const bool on_another_thread = strategy == "overlap" || (strategy == "sharded" && options.zero_stage >= 2);
   if (on_another_thread && !comm.CallableFromAnotherThread()) {
     return Status::FailedPrecondition("spec.hyperparameters.gradientSync: " + strategy +
                                       " runs collectives from a thread of its own, which this " + comm.backend() +
@@ -67,13 +71,15 @@ StatusOr<std::unique_ptr<GradientSync>> MakeGradientSync(const GradientSyncOptio
   const auto bucket_bytes = static_cast<size_t>(options.bucket_mib * 1024 * 1024);
   if (strategy == "flat") return std::unique_ptr<GradientSync>(new FlatGradientSync(comm, std::move(groups)));
   if (strategy == "overlap") return MakeOverlappedGradientSync(comm, std::move(groups), bucket_bytes);
-  return MakeShardedGradientSync(comm, std::move(groups), bucket_bytes, options.zero_stage);
+  return MakeShardedGradientSync(comm, std::move(groups), bucket_bytes, options.zero_stage, std::move(blocks));
 }
 
 Status ReplicatedGradientSync::ClipGradNorm(double max_norm) {
   torch::nn::utils::clip_grad_norm_(AllParameters(), max_norm);
   return Status::Ok();
 }
+
+int64_t ReplicatedGradientSync::ParameterBytes() const { return TensorBytes(AllParameters()); }
 
 int64_t ReplicatedGradientSync::ModelGradientBytes() const {
   std::vector<torch::Tensor> grads;

@@ -5,8 +5,8 @@
 //   overlap  buckets of about bucketMiB, all-reduced on a thread of their own as backward
 //            makes them ready, waited for before the update (PyTorch DDP's way);
 //   sharded  ZeRO's sharded data parallelism (sharded_gradient_sync.h): each rank keeps the
-//            optimizer state (zeroStage 1) and the averaged gradients (2) of its 1/k of the
-//            parameters, steps that shard, and all-gathers the parameters after the update.
+//            optimizer state (zeroStage 1), the averaged gradients (2) and between uses the
+//            parameters (3) of its 1/k of the model, and steps that shard.
 // The step waits only for what backward did not hide: that wait is the communication phase;
 // the collectives' whole time is reported apart (Figures::collective_seconds). Only torch
 // translation units include this.
@@ -23,13 +23,14 @@
 
 namespace ergobench {
 
+class BlockHooks;
 class Communicator;
 class RecipeReader;
 
 struct GradientSyncOptions {
   std::string strategy = "flat";  // flat | overlap | sharded
   double bucket_mib = 25;         // overlap's bucket size; DDP's default
-  int zero_stage = 1;             // sharded: 1 optimizer state, 2 and the gradients
+  int zero_stage = 1;             // sharded: 1 optimizer state, 2 and the gradients, 3 and the parameters
 };
 
 // The model's parameters in the groups the task's optimizer treats alike (decay or not).
@@ -63,6 +64,14 @@ class GradientSync {
   // The bytes of gradient storage this rank keeps through the update: the model's .grad and
   // the strategy's buffers (memory_accounting.h).
   virtual int64_t GradientBytes() const = 0;
+  // The bytes of parameters this rank keeps between steps.
+  virtual int64_t ParameterBytes() const = 0;
+  // Stage 3 lets parameters go between uses; this makes every one whole again, until the next
+  // step (for the final parameter digest). Others hold them whole already.
+  virtual Status GatherParameters() { return Status::Ok(); }
+  // What a model's forward calls around its blocks (models/block_hooks.h); null where the
+  // strategy needs none.
+  virtual BlockHooks* block_hooks() { return nullptr; }
 };
 
 // Flat and overlap: every rank holds every parameter, and the optimizer steps the model's own.
@@ -71,6 +80,7 @@ class ReplicatedGradientSync : public GradientSync {
   explicit ReplicatedGradientSync(ParameterGroups groups) : groups_(std::move(groups)) {}
   ParameterGroups OptimizerGroups() const override { return groups_; }
   Status ClipGradNorm(double max_norm) override;
+  int64_t ParameterBytes() const override;
 
  protected:
   std::vector<torch::Tensor> AllParameters() const;
@@ -82,9 +92,11 @@ class ReplicatedGradientSync : public GradientSync {
 };
 
 // The strategy `options` names over the model's parameters; an error naming
-// spec.hyperparameters.gradientSync where this communicator cannot run it.
+// spec.hyperparameters.gradientSync where this communicator cannot run it. Stage 3 also
+// needs the model's parameters block by block (`blocks`, as Gpt::ParameterBlocks gives them),
+// and the model's forward to call block_hooks().
 StatusOr<std::unique_ptr<GradientSync>> MakeGradientSync(const GradientSyncOptions& options, Communicator& comm,
-                                                         ParameterGroups groups);
+                                                         ParameterGroups groups, ParameterGroups blocks = {});
 
 // All gradients of a model in one contiguous buffer, so that a step costs one all-reduce.
 class GradientBuffer {

@@ -272,8 +272,9 @@ class LanguageModelTraining {
     figures.epochs = epoch_;
     phases_.Report(&figures);
     figures.language_model = Summarize();
+    figures.memory = MeasureMemory(driver_->peak_tensor_bytes(), *sync_, *optimizer_);
+    RETURN_IF_ERROR(sync_->GatherParameters());
     figures.parameter_digest = ParameterDigest(params_);
-    figures.memory = MeasureMemory(driver_->peak_tensor_bytes(), params_, *sync_, *optimizer_);
     if (figures.memory) context_.metrics.SetMemory(*figures.memory);
     outcome_.summary = SummaryLine(*figures.language_model);
     return outcome_;
@@ -311,7 +312,8 @@ class LanguageModelTraining {
     model_ = Gpt(config_);
     params_ = model_->parameters();
     RETURN_IF_ERROR(BroadcastFromRankZero(comm_, params_));
-    ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, DecayedAndNot(model_)));
+    ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, DecayedAndNot(model_), model_->ParameterBlocks()));
+    model_->SetBlockHooks(sync_->block_hooks());
     optimizer_ = MakeOptimizer(sync_->OptimizerGroups(), recipe_);
     driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_, memory);
     return Status::Ok();

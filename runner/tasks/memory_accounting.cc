@@ -36,14 +36,13 @@ int64_t PeakResidentBytes() {
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-std::optional<MemoryFigures> MeasureMemory(std::optional<int64_t> peak_tensor_bytes,
-                                           const std::vector<torch::Tensor>& parameters, const GradientSync& sync,
+std::optional<MemoryFigures> MeasureMemory(std::optional<int64_t> peak_tensor_bytes, const GradientSync& sync,
                                            torch::optim::Optimizer& optimizer) {
   if (!peak_tensor_bytes) return std::nullopt;
   MemoryFigures m;
   m.peak_resident_bytes = PeakResidentBytes();
   m.peak_tensor_bytes = *peak_tensor_bytes;
-  m.parameter_bytes = TensorBytes(parameters);
+  m.parameter_bytes = sync.ParameterBytes();
   m.gradient_bytes = sync.GradientBytes();
   m.optimizer_state_bytes = OptimizerStateBytes(optimizer);
   m.activation_bytes =

@@ -24,8 +24,7 @@ int64_t OptimizerStateBytes(torch::optim::Optimizer& optimizer);
 int64_t PeakResidentBytes();
 
 // Absent without a peak of tensor bytes (no counting allocator, or no step taken).
-std::optional<MemoryFigures> MeasureMemory(std::optional<int64_t> peak_tensor_bytes,
-                                           const std::vector<torch::Tensor>& parameters, const GradientSync& sync,
+std::optional<MemoryFigures> MeasureMemory(std::optional<int64_t> peak_tensor_bytes, const GradientSync& sync,
                                            torch::optim::Optimizer& optimizer);
 
 }  // namespace ergobench

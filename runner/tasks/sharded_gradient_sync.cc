@@ -1,11 +1,14 @@
 #include "runner/tasks/sharded_gradient_sync.h"
 
 #include <cmath>
+#include <map>
+#include <stdexcept>
 #include <mutex>
 #include <optional>
 
 #include "runner/dist/collective_worker.h"
 #include "runner/dist/communicator.h"
+#include "runner/models/block_hooks.h"
 #include "runner/tasks/gradient_ready_hooks.h"
 #include "runner/tasks/memory_accounting.h"
 #include "runner/tasks/overlapped_gradient_sync.h"
@@ -17,10 +20,14 @@ namespace {
 struct Unit {
   size_t group = 0;
   std::vector<torch::Tensor> params;  // in buffer order
+  std::vector<std::vector<int64_t>> shapes;
   std::vector<int64_t> offsets;       // of each parameter in the buffers
   int64_t block = 0;                  // elements per rank
   torch::Tensor flat_params;          // k * block; the model's parameters are views into it
+                                      // (stage 3: its storage holds memory only while whole)
   torch::Tensor owned;                // this rank's block of flat_params: what the optimizer steps
+                                      // (stage 3: a tensor of its own, kept between uses)
+  bool whole = true;                  // stage 3: the parameters hold their values
   torch::Tensor flat_grads;           // k * block; stage 1: the model's .grad are views into it;
                                       // stage 2: this backward's packed gradients, until launched
   torch::Tensor owned_grad;           // the block's averaged gradient; stage 2 sums micro-batches
@@ -32,9 +39,16 @@ torch::Tensor Block(const torch::Tensor& flat, int64_t block, int rank) {
   return flat.slice(0, rank * block, (rank + 1) * block);
 }
 
-class ShardedGradientSync : public GradientSync {
+// Throws from where a Status cannot be returned (inside a model's forward and autograd's
+// hooks); the task's runner reports the exception as the rank's failure.
+void ThrowIfError(const Status& status) {
+  if (!status.ok()) throw std::runtime_error(status.ToString());
+}
+
+class ShardedGradientSync : public GradientSync, public BlockHooks {
  public:
-  ShardedGradientSync(Communicator& comm, ParameterGroups groups, size_t bucket_bytes, int stage);
+  ShardedGradientSync(Communicator& comm, ParameterGroups groups, size_t bucket_bytes, int stage,
+                      const ParameterGroups& blocks);
 
   ParameterGroups OptimizerGroups() const override;
   void StartStep() override;
@@ -48,10 +62,20 @@ class ShardedGradientSync : public GradientSync {
     for (const Unit& unit : units_) held.insert(held.end(), {unit.flat_grads, unit.owned_grad});
     return TensorBytes(held);
   }
+  int64_t ParameterBytes() const override;
+  Status GatherParameters() override;
+  BlockHooks* block_hooks() override { return stage_ == 3 ? this : nullptr; }
+  void BeforeBlock(size_t block) override { ThrowIfError(GatherBlock(block)); }
+  at::Tensor AfterBlock(size_t block, at::Tensor output) override;
 
  private:
   void BuildUnits(const ParameterGroups& groups, size_t bucket_bytes);
+  void BuildBlockUnits(const ParameterGroups& groups, const ParameterGroups& blocks);
+  void AddUnit(size_t group, const std::vector<torch::Tensor>& members);
   void ShareStorage(Unit& unit);
+  Status GatherBlock(size_t block);
+  void MakeViews(Unit& unit);
+  void Release(Unit& unit);
   void OnGradientReady(size_t param);
   void LaunchFullUnitsInOrder();
   void LaunchTheRest();
@@ -65,62 +89,162 @@ class ShardedGradientSync : public GradientSync {
   std::vector<Unit> units_;
   std::vector<std::pair<size_t, size_t>> slots_;  // by parameter: unit, position in it
   std::vector<torch::Tensor> params_;              // every parameter, as slots_ counts them
-  std::mutex mutex_;                               // stage 2's hooks run on autograd's threads
+  std::vector<std::vector<size_t>> block_units_;   // stage 3: by model block, its units
+  std::mutex mutex_;                               // hooks run on autograd's threads
   bool backward_seen_ = false;                     // since the last launch of every unit
   size_t next_launch_ = 0;
-  // Stage 2's; the worker last, destroyed first: its thread reads the units.
+  // Stages 2 and 3; the worker last, destroyed first: its thread reads the units.
   std::optional<GradientReadyHooks> hooks_;
   std::optional<CollectiveWorker> worker_;
 };
 
-ShardedGradientSync::ShardedGradientSync(Communicator& comm, ParameterGroups groups, size_t bucket_bytes, int stage)
+ShardedGradientSync::ShardedGradientSync(Communicator& comm, ParameterGroups groups, size_t bucket_bytes, int stage,
+                                         const ParameterGroups& blocks)
     : comm_(comm), stage_(stage), rank_(comm.rank()), world_size_(comm.world_size()) {
-  BuildUnits(groups, bucket_bytes);
-  if (stage_ == 2) {
+  stage_ == 3 ? BuildBlockUnits(groups, blocks) : BuildUnits(groups, bucket_bytes);
+  if (stage_ >= 2) {
     hooks_.emplace(params_, [this](size_t param) { OnGradientReady(param); });
     worker_.emplace();
+  }
+  if (stage_ == 3) {
+    for (Unit& unit : units_) Release(unit);
   }
 }
 
 // Units never mix groups: the optimizer treats each owned block by its group's options.
 void ShardedGradientSync::BuildUnits(const ParameterGroups& groups, size_t bucket_bytes) {
-  torch::NoGradGuard no_grad;
   for (size_t g = 0; g < groups.size(); ++g) {
     std::vector<size_t> bytes;
     for (const torch::Tensor& p : groups[g]) bytes.push_back(static_cast<size_t>(p.numel()) * sizeof(float));
     for (const std::vector<size_t>& members : AssignBuckets(bytes, bucket_bytes)) {
-      Unit unit;
-      unit.group = g;
-      int64_t numel = 0;
-      for (size_t index : members) {
-        slots_.emplace_back(units_.size(), unit.params.size());
-        params_.push_back(groups[g][index]);
-        unit.params.push_back(groups[g][index]);
-        unit.offsets.push_back(numel);
-        numel += groups[g][index].numel();
-      }
-      unit.block = ShardLength(numel, world_size_);
-      ShareStorage(unit);
-      units_.push_back(std::move(unit));
+      std::vector<torch::Tensor> tensors;
+      for (size_t index : members) tensors.push_back(groups[g][index]);
+      AddUnit(g, tensors);
     }
   }
 }
 
+// Stage 3: a unit per model block and group, in the order backward completes them: the last
+// block first, the ends (whose token embedding backward reaches last) at the end.
+void ShardedGradientSync::BuildBlockUnits(const ParameterGroups& groups, const ParameterGroups& blocks) {
+  std::map<const void*, size_t> group_of;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (const torch::Tensor& p : groups[g]) group_of[p.unsafeGetTensorImpl()] = g;
+  }
+  block_units_.resize(blocks.size());
+  for (size_t b = blocks.size(); b-- > 0;) {
+    for (size_t g = 0; g < groups.size(); ++g) {
+      std::vector<torch::Tensor> members;
+      for (const torch::Tensor& p : blocks[b]) {
+        if (group_of.at(p.unsafeGetTensorImpl()) == g) members.push_back(p);
+      }
+      if (members.empty()) continue;
+      block_units_[b].push_back(units_.size());
+      AddUnit(g, members);
+    }
+  }
+}
+
+void ShardedGradientSync::AddUnit(size_t group, const std::vector<torch::Tensor>& members) {
+  Unit unit;
+  unit.group = group;
+  int64_t numel = 0;
+  for (const torch::Tensor& p : members) {
+    slots_.emplace_back(units_.size(), unit.params.size());
+    params_.push_back(p);
+    unit.params.push_back(p);
+    unit.shapes.push_back(p.sizes().vec());
+    unit.offsets.push_back(numel);
+    numel += p.numel();
+  }
+  unit.block = ShardLength(numel, world_size_);
+  ShareStorage(unit);
+  units_.push_back(std::move(unit));
+}
+
 // The parameters' values move into the flat buffer and the parameters become views of it, so
-// that an all-gather into the buffer updates the model. Stage 1 does the same for .grad.
+// that an all-gather into the buffer updates the model. Stage 1 does the same for .grad;
+// stage 3 keeps its block apart and lets the buffer go (in the constructor).
 void ShardedGradientSync::ShareStorage(Unit& unit) {
+  torch::NoGradGuard no_grad;
   unit.flat_params = torch::zeros({unit.block * world_size_});
   unit.owned = Block(unit.flat_params, unit.block, rank_);
   if (stage_ == 1) unit.flat_grads = torch::zeros({unit.block * world_size_});
   unit.owned_grad = torch::zeros({unit.block});
   for (size_t i = 0; i < unit.params.size(); ++i) {
-    torch::Tensor& p = unit.params[i];
     const int64_t begin = unit.offsets[i];
-    torch::Tensor values = unit.flat_params.slice(0, begin, begin + p.numel());
-    values.copy_(p.detach().reshape({-1}));
-    p.set_data(values.view(p.sizes()));
-    if (stage_ == 1) p.mutable_grad() = unit.flat_grads.slice(0, begin, begin + p.numel()).view(p.sizes());
+    unit.flat_params.slice(0, begin, begin + unit.params[i].numel()).copy_(unit.params[i].detach().reshape({-1}));
   }
+  MakeViews(unit);
+  for (size_t i = 0; i < unit.params.size() && stage_ == 1; ++i) {
+    const int64_t begin = unit.offsets[i];
+    unit.params[i].mutable_grad() =
+        unit.flat_grads.slice(0, begin, begin + unit.params[i].numel()).view(unit.shapes[i]);
+  }
+  if (stage_ == 3) unit.owned = unit.owned.clone();
+}
+
+void ShardedGradientSync::MakeViews(Unit& unit) {
+  for (size_t i = 0; i < unit.params.size(); ++i) {
+    const int64_t begin = unit.offsets[i];
+    unit.params[i].set_data(unit.flat_params.slice(0, begin, begin + unit.params[i].numel()).view(unit.shapes[i]));
+  }
+}
+
+// FSDP's way of letting whole parameters go: the flat buffer's storage gives its memory back
+// but stays, with the parameters, and the views autograd saved of them, pointing into it.
+// Gathering allocates it again, and those views see the gathered values.
+void ShardedGradientSync::Release(Unit& unit) {
+  unit.flat_params.storage().unsafeGetStorageImpl()->reset();
+  unit.whole = false;
+}
+
+Status ShardedGradientSync::GatherBlock(size_t block) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Unit*> gathering;
+  for (size_t u : block_units_.at(block)) {
+    Unit& unit = units_[u];
+    if (unit.whole) continue;
+    c10::StorageImpl* storage = unit.flat_params.storage().unsafeGetStorageImpl();
+    const size_t bytes = static_cast<size_t>(unit.flat_params.numel()) * sizeof(float);
+    storage->set_data_ptr_noswap(storage->allocator()->allocate(bytes));
+    storage->set_nbytes(bytes);
+    torch::NoGradGuard no_grad;
+    Block(unit.flat_params, unit.block, rank_).copy_(unit.owned);
+    worker_->Launch([this, flat = unit.flat_params.data_ptr<float>(), block = unit.block]() {
+      return comm_.AllGather(flat, static_cast<size_t>(block), DType::kFloat32);
+    });
+    gathering.push_back(&unit);
+  }
+  if (gathering.empty()) return Status::Ok();
+  RETURN_IF_ERROR(worker_->WaitAll());
+  for (Unit* unit : gathering) unit->whole = true;
+  return Status::Ok();
+}
+
+// After a block's forward its parameters go; backward reaching the block's output gathers
+// them again. Without a graph (evaluation) there is no backward to prepare for.
+at::Tensor ShardedGradientSync::AfterBlock(size_t block, at::Tensor output) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t u : block_units_.at(block)) Release(units_[u]);
+  }
+  if (output.requires_grad()) {
+    output.register_hook([this, block](const at::Tensor&) { ThrowIfError(GatherBlock(block)); });
+  }
+  return output;
+}
+
+Status ShardedGradientSync::GatherParameters() {
+  for (size_t block = 0; block < block_units_.size(); ++block) RETURN_IF_ERROR(GatherBlock(block));
+  return Status::Ok();
+}
+
+int64_t ShardedGradientSync::ParameterBytes() const {
+  if (stage_ < 3) return TensorBytes(params_);
+  std::vector<torch::Tensor> owned;
+  for (const Unit& unit : units_) owned.push_back(unit.owned);
+  return TensorBytes(owned);
 }
 
 ParameterGroups ShardedGradientSync::OptimizerGroups() const {
@@ -158,7 +282,9 @@ void ShardedGradientSync::OnGradientReady(size_t param) {
   const int64_t begin = unit.offsets[position];
   unit.flat_grads.slice(0, begin, begin + p.numel()).copy_(p.grad().reshape({-1}));
   p.mutable_grad().reset();  // packed: the whole gradient is not kept
-  if (--unit.pending == 0) LaunchFullUnitsInOrder();
+  if (--unit.pending > 0) return;
+  if (stage_ == 3) Release(unit);  // backward is done with the unit's parameters
+  LaunchFullUnitsInOrder();
 }
 
 // In unit order, whatever order backward filled them in: every rank must issue the same
@@ -233,6 +359,13 @@ Status ShardedGradientSync::ClipGradNorm(double max_norm) {
 }
 
 Status ShardedGradientSync::AfterUpdate(PhaseTimer& phases) {
+  if (stage_ == 3) {  // the owned blocks are the parameters; whole ones are stale now
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Unit& unit : units_) {
+      if (unit.whole) Release(unit);
+    }
+    return Status::Ok();
+  }
   Status gathered = Status::Ok();
   const double waited = phases.Time(TrainingPhase::kCommunication, [&] {
     for (Unit& unit : units_) {
@@ -249,8 +382,8 @@ Status ShardedGradientSync::AfterUpdate(PhaseTimer& phases) {
 int64_t ShardLength(int64_t numel, int world_size) { return (numel + world_size - 1) / world_size; }
 
 std::unique_ptr<GradientSync> MakeShardedGradientSync(Communicator& comm, ParameterGroups groups,
-                                                      size_t bucket_bytes, int stage) {
-  return std::make_unique<ShardedGradientSync>(comm, std::move(groups), bucket_bytes, stage);
+                                                      size_t bucket_bytes, int stage, ParameterGroups blocks) {
+  return std::make_unique<ShardedGradientSync>(comm, std::move(groups), bucket_bytes, stage, blocks);
 }
 
 }  // namespace ergobench

@@ -11,6 +11,11 @@
 //  - zeroStage 2 frees them while backward runs: a hook packs each gradient into its unit's
 //    buffer and drops .grad; a full unit is reduce-scattered on a thread of its own, added into
 //    the rank's block and released. Every micro-batch is reduced so, as in DeepSpeed.
+//  - zeroStage 3 also lets the parameters go: a unit is a model block (models/block_hooks.h)
+//    and keeps only its owned block between uses. Before the block runs forward, and again
+//    when backward reaches it, its units are all-gathered; after its forward, and once its
+//    gradients are packed, the whole parameters are dropped. Every collective goes through
+//    one thread, in the order the model's blocks run, so that every rank issues the same.
 // Only torch translation units include this.
 #pragma once
 
@@ -21,8 +26,9 @@
 
 namespace ergobench {
 
+// Stage 3's units are `blocks` (each split by group) instead of bucket_bytes.
 std::unique_ptr<GradientSync> MakeShardedGradientSync(Communicator& comm, ParameterGroups groups,
-                                                      size_t bucket_bytes, int stage);
+                                                      size_t bucket_bytes, int stage, ParameterGroups blocks);
 
 // The elements each of `world_size` ranks owns of a unit of `numel`: numel / world_size,
 // rounded up (the last block is padded with zeros, which every optimizer leaves at zero).

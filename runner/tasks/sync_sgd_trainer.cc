@@ -64,7 +64,7 @@ class SgdTraining {
     clock_.StopRun(recipe_.goal.has_value(), &figures);
     figures.epochs = std::min(epoch, recipe_.max_epochs);
     figures.parameter_digest = ParameterDigest(model_.ptr()->parameters());
-    figures.memory = MeasureMemory(driver_->peak_tensor_bytes(), model_.ptr()->parameters(), *sync_, *optimizer_);
+    figures.memory = MeasureMemory(driver_->peak_tensor_bytes(), *sync_, *optimizer_);
     if (figures.memory) context_.metrics.SetMemory(*figures.memory);
     phases_.Report(&figures);
     outcome_.summary = Summary();

@@ -149,6 +149,18 @@ TEST(ValidationTest, Hyperparameters) {
   EXPECT_NE(OnlyError(b).find("float16 is not supported by backend mpi"), std::string::npos);
 }
 
+// ZeRO stage 3 gathers parameters block by block, which only gpt's model does.
+TEST(ValidationTest, ZeroStageThreeIsForGptOnly) {
+  Benchmark b = Valid();
+  b.spec.task = "fmnist";
+  b.spec.dataset.source = "synthetic";
+  b.spec.hyperparameters = {{"gradientSync", "sharded"}, {"zeroStage", 3}};
+  EXPECT_EQ(OnlyError(b), "spec.hyperparameters.zeroStage: must be between 1 and 2, got 3");
+  b.spec.task = "gpt";
+  b.spec.hyperparameters = {{"gradientSync", "sharded"}, {"zeroStage", 3}};
+  EXPECT_TRUE(ValidateBenchmark(b).empty()) << ValidateBenchmark(b).ToString();
+}
+
 TEST(ValidationTest, Dataset) {
   Benchmark b = Valid();
   b.spec.dataset.source = "ftp";

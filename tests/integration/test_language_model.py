@@ -81,13 +81,18 @@ class LanguageModelTest(ErgobenchTestCase):
         n = decayed + other
         shard = (decayed + 1) // 2 + (other + 1) // 2  # one unit a group: 60320 floats a rank
         memory = {}
+        losses = {}
         for name, sync, stage, bucket in (("mem-flat", "flat", 1, 25), ("mem-zero1", "sharded", 1, 1024),
-                                          ("mem-zero2", "sharded", 2, 0.05)):
+                                          ("mem-zero2", "sharded", 2, 0.05), ("mem-zero3", "sharded", 3, 25)):
             results = self.run_ok(name, gpt_yaml(name, workers=2, maxSteps=10, evalInterval=10, gradientSync=sync,
                                                  zeroStage=stage, bucketMiB=bucket))
             memory[name] = results["memory"]
-            self.assertEqual(memory[name]["parameterBytes"], 4 * n, name)
-        flat, zero1, zero2 = memory["mem-flat"], memory["mem-zero1"], memory["mem-zero2"]
+            losses[name] = results["languageModel"]["evalLoss"]
+            if stage < 3:
+                self.assertEqual(memory[name]["parameterBytes"], 4 * n, name)
+        flat, zero1, zero2, zero3 = (memory[name] for name in ("mem-flat", "mem-zero1", "mem-zero2", "mem-zero3"))
+        for name, loss in losses.items():
+            self.assertAlmostEqual(loss, losses["mem-flat"], delta=1e-3, msg=name)
         # Flat: every parameter's .grad and the all-reduce buffer; both moments of every parameter.
         self.assertEqual(flat["gradientBytes"], 2 * 4 * n)
         self.assertEqual(flat["optimizerStateBytes"], 2 * 4 * n)
@@ -104,6 +109,12 @@ class LanguageModelTest(ErgobenchTestCase):
         self.assertEqual(flat["peakTensorBytes"] - zero1["peakTensorBytes"],
                          (flat["gradientBytes"] + flat["optimizerStateBytes"])
                          - (zero1["gradientBytes"] + zero1["optimizerStateBytes"]))
+        # Stage 3 keeps its block of every parameter between uses (6 units: the ends and two
+        # blocks, each split by group; one padding element each at most), and as much gradient.
+        self.assertGreaterEqual(zero3["parameterBytes"], 4 * n // 2)
+        self.assertLessEqual(zero3["parameterBytes"], 4 * (n // 2 + 6))
+        self.assertEqual(zero3["gradientBytes"], zero3["parameterBytes"])
+        self.assertEqual(zero3["optimizerStateBytes"], 2 * zero3["parameterBytes"])
         for m in memory.values():
             self.assertGreater(m["peakResidentBytes"], m["peakTensorBytes"])
 

@@ -13,6 +13,7 @@
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/tasks/overlapped_gradient_sync.h"
+#include "runner/models/gpt.h"
 #include "runner/tasks/memory_accounting.h"
 #include "runner/tasks/recipe_reader.h"
 #include "runner/tasks/sharded_gradient_sync.h"
@@ -55,10 +56,10 @@ std::vector<size_t> ParameterBytes(Net& net) {
   return bytes;
 }
 
-// "flat", "overlap", or "sharded1" and "sharded2" (the ZeRO stage last).
+// "flat", "overlap", or "sharded1" to "sharded3" (the ZeRO stage last).
 GradientSyncOptions Options(const std::string& strategy) {
   GradientSyncOptions options;
-  options.strategy = strategy.substr(0, strategy.find_first_of("12"));
+  options.strategy = strategy.substr(0, strategy.find_first_of("123"));
   if (options.strategy == "sharded") options.zero_stage = strategy.back() - '0';
   options.bucket_mib = kBucketMib;
   return options;
@@ -277,6 +278,97 @@ TEST(GradientSyncTest, ShardedCountsEveryReduceScatterAndAllGather) {
   }
 }
 
+// ZeRO-3 needs a model that gathers block by block: the tiny GPT with AdamW over the language
+// model's two groups (decayed or not), clipping, two micro-batches a step, every rank its own
+// tokens drawn up front.
+struct GptTrained {
+  std::vector<std::vector<torch::Tensor>> params;  // by rank, whole again after training
+  std::vector<int64_t> parameter_bytes;            // by rank, kept between steps
+};
+
+GptTrained TrainGpt(const std::string& strategy, int steps) {
+  const GptConfig& config = FindGptPreset("tiny")->config;
+  torch::manual_seed(11);
+  std::vector<torch::Tensor> tokens;
+  for (int i = 0; i < kRanks * steps * 2; ++i) tokens.push_back(torch::randint(config.vocab_size, {2, 17}, torch::kLong));
+  std::vector<Gpt> models;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    torch::manual_seed(3);
+    models.emplace_back(config);
+  }
+  GptTrained trained{std::vector<std::vector<torch::Tensor>>(kRanks), std::vector<int64_t>(kRanks)};
+  const std::vector<Status> statuses = OnLoopbackRanks(kRanks, [&](Communicator& comm) -> Status {
+    const size_t rank = static_cast<size_t>(comm.rank());
+    Gpt& model = models[rank];
+    ParameterGroups groups(2);
+    for (const torch::Tensor& p : model->parameters()) groups[p.dim() >= 2 ? 0 : 1].push_back(p);
+    ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync,
+                     MakeGradientSync(Options(strategy), comm, groups, model->ParameterBlocks()));
+    model->SetBlockHooks(sync->block_hooks());
+    const ParameterGroups shards = sync->OptimizerGroups();
+    torch::optim::AdamW optimizer({torch::optim::OptimizerParamGroup(shards[0], std::make_unique<torch::optim::AdamWOptions>(1e-2)),
+                                   torch::optim::OptimizerParamGroup(shards[1], std::make_unique<torch::optim::AdamWOptions>(1e-2))},
+                                  torch::optim::AdamWOptions(1e-2).weight_decay(0.1));
+    static_cast<torch::optim::AdamWOptions&>(optimizer.param_groups()[1].options()).weight_decay(0.0);
+    RunnerMetrics metrics(MetricLabels{"b", "t", "gloo", comm.rank(), kRanks});
+    MlLog mllog("");
+    RunClock clock(mllog, metrics, 0);
+    PhaseTimer phases(metrics);
+    StepDriver driver(comm, clock, phases, *sync, optimizer);
+    int step = 0;
+    torch::Tensor batch;
+    StepWork work;
+    work.micro_batches = 2;
+    work.samples = 4;
+    work.load = [&](int64_t micro) { batch = tokens[rank * static_cast<size_t>(steps) * 2 + step * 2 + micro]; };
+    work.loss = [&](int64_t) {
+      const torch::Tensor logits = model->forward(batch.slice(1, 0, 16));
+      return torch::nn::functional::cross_entropy(logits.reshape({-1, config.vocab_size}),
+                                                  batch.slice(1, 1, 17).reshape({-1})) / 2.0;
+    };
+    work.before_update = [&] { return sync->ClipGradNorm(0.5); };
+    for (; step < steps; ++step) RETURN_IF_ERROR(driver.Step(step, work).status());
+    trained.parameter_bytes[rank] = sync->ParameterBytes();
+    RETURN_IF_ERROR(sync->GatherParameters());
+    for (const torch::Tensor& p : model->parameters()) trained.params[rank].push_back(p.detach().clone());
+    return Status::Ok();
+  });
+  for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.ToString();
+  return trained;
+}
+
+TEST(GradientSyncTest, ZeroThreeTrainsTheGptFlatTrainsAndKeepsHalfItsParameters) {
+  const GptTrained flat = TrainGpt("flat", 3);
+  const int64_t n = GptParameterCount(FindGptPreset("tiny")->config);
+  ASSERT_EQ(flat.params[0].size(), 2u + 2 * 12 + 2);
+  for (const char* strategy : {"sharded2", "sharded3"}) {
+    SCOPED_TRACE(strategy);
+    const GptTrained sharded = TrainGpt(strategy, 3);
+    for (size_t rank = 0; rank < kRanks; ++rank) {
+      ASSERT_EQ(sharded.params[rank].size(), flat.params[rank].size());
+      for (size_t i = 0; i < flat.params[rank].size(); ++i) {
+        const torch::Tensor& got = sharded.params[rank][i];
+        const torch::Tensor& want = flat.params[rank][i];
+        ASSERT_EQ(got.sizes(), want.sizes()) << "parameter " << i;
+        // Adam divides by the root of the second moment, which turns last-bit differences in
+        // a small gradient (the clip's norm is summed in another order) into 1e-5 of a step.
+        EXPECT_TRUE(torch::allclose(got, want, 1e-4, 3e-5))
+            << "rank " << rank << ", parameter " << i << ": max difference " << (got - want).abs().max().item<float>();
+        EXPECT_TRUE(torch::equal(got, sharded.params[0][i])) << "ranks disagree on parameter " << i;
+      }
+    }
+    // Between steps stage 3 keeps its blocks only: half the model, and at most one padding
+    // element a unit (a unit per block and group: 2 + 2 x 2 units).
+    if (std::string(strategy) == "sharded3") {
+      EXPECT_GE(sharded.parameter_bytes[0], 4 * n / 2);
+      EXPECT_LE(sharded.parameter_bytes[0], 4 * (n / 2 + 6));
+    } else {
+      EXPECT_EQ(sharded.parameter_bytes[0], 4 * n);
+    }
+  }
+  EXPECT_EQ(flat.params[0].size(), flat.params[1].size());
+}
+
 // Counts the all-reduces begun on this rank.
 class CountingCommunicator : public testing::DelayedCommunicator {
  public:
@@ -320,13 +412,19 @@ TEST(GradientSyncTest, AnUnknownStrategyNamesTheField) {
     return MakeGradientSync(Options("ring"), comm, {net->parameters()}).status();
   });
   EXPECT_EQ(statuses[0].message(), "spec.hyperparameters.gradientSync: \"ring\" is not one of flat, overlap, sharded");
-  const std::vector<Status> stage = OnLoopbackRanks(1, [&](Communicator& comm) -> Status {
-    Net net = Model();
-    GradientSyncOptions options = Options("sharded1");
-    options.zero_stage = 3;
-    return MakeGradientSync(options, comm, {net->parameters()}).status();
-  });
-  EXPECT_EQ(stage[0].message(), "spec.hyperparameters.zeroStage: 3 is not 1 (optimizer state sharded) or 2 (and gradients)");
+  for (int zero_stage : {4, 3}) {
+    const std::vector<Status> stage = OnLoopbackRanks(1, [&](Communicator& comm) -> Status {
+      Net net = Model();
+      GradientSyncOptions options = Options("sharded1");
+      options.zero_stage = zero_stage;
+      return MakeGradientSync(options, comm, {net->parameters()}).status();  // a model without blocks
+    });
+    EXPECT_EQ(stage[0].message(),
+              zero_stage == 4 ? "spec.hyperparameters.zeroStage: 4 is not 1 (optimizer state sharded), 2 (and "
+                                "gradients) or 3 (and parameters)"
+                              : "spec.hyperparameters.zeroStage: 3 gathers parameters block by block, which only task "
+                                "gpt's model does; use 1 or 2");
+  }
 }
 
 TEST(GradientSyncTest, OptionsComeFromTheHyperparameters) {
