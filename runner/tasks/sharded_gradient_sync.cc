@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <map>
-#include <stdexcept>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 
 #include "runner/dist/collective_worker.h"
 #include "runner/dist/communicator.h"
@@ -20,7 +20,6 @@ namespace {
 struct Unit {
   size_t group = 0;
   std::vector<torch::Tensor> params;  // in buffer order
-  std::vector<std::vector<int64_t>> shapes;
   std::vector<int64_t> offsets;       // of each parameter in the buffers
   int64_t block = 0;                  // elements per rank
   torch::Tensor flat_params;          // k * block; the model's parameters are views into it
@@ -29,10 +28,11 @@ struct Unit {
                                       // (stage 3: a tensor of its own, kept between uses)
   bool whole = true;                  // stage 3: the parameters hold their values
   torch::Tensor flat_grads;           // k * block; stage 1: the model's .grad are views into it;
-                                      // stage 2: this backward's packed gradients, until launched
-  torch::Tensor owned_grad;           // the block's averaged gradient; stage 2 sums micro-batches
-                                      // into it. Not a view: optimizers detach .grad in place.
-  size_t pending = 0;                 // stage 2: parameters not packed yet in this backward
+                                      // stages 2, 3: this backward's packed gradients, until launched
+  torch::Tensor owned_grad;           // the block's averaged gradient; stages 2 and 3 sum
+                                      // micro-batches into it. Not a view: optimizers detach
+                                      // .grad in place.
+  size_t pending = 0;                 // stages 2, 3: parameters not packed yet in this backward
 };
 
 torch::Tensor Block(const torch::Tensor& flat, int64_t block, int rank) {
@@ -56,7 +56,7 @@ class ShardedGradientSync : public GradientSync, public BlockHooks {
   Status Synchronize(PhaseTimer& phases) override;
   Status ClipGradNorm(double max_norm) override;
   Status AfterUpdate(PhaseTimer& phases) override;
-  // Stage 1's .grad are views into flat_grads, counted once; stage 2 keeps only owned_grad.
+  // Stage 1's .grad are views into flat_grads, counted once; stages 2 and 3 keep only owned_grad.
   int64_t GradientBytes() const override {
     std::vector<torch::Tensor> held;
     for (const Unit& unit : units_) held.insert(held.end(), {unit.flat_grads, unit.owned_grad});
@@ -74,7 +74,6 @@ class ShardedGradientSync : public GradientSync, public BlockHooks {
   void AddUnit(size_t group, const std::vector<torch::Tensor>& members);
   void ShareStorage(Unit& unit);
   Status GatherBlock(size_t block);
-  void MakeViews(Unit& unit);
   void Release(Unit& unit);
   void OnGradientReady(size_t param);
   void LaunchFullUnitsInOrder();
@@ -153,7 +152,6 @@ void ShardedGradientSync::AddUnit(size_t group, const std::vector<torch::Tensor>
     slots_.emplace_back(units_.size(), unit.params.size());
     params_.push_back(p);
     unit.params.push_back(p);
-    unit.shapes.push_back(p.sizes().vec());
     unit.offsets.push_back(numel);
     numel += p.numel();
   }
@@ -172,23 +170,14 @@ void ShardedGradientSync::ShareStorage(Unit& unit) {
   if (stage_ == 1) unit.flat_grads = torch::zeros({unit.block * world_size_});
   unit.owned_grad = torch::zeros({unit.block});
   for (size_t i = 0; i < unit.params.size(); ++i) {
+    torch::Tensor& p = unit.params[i];
     const int64_t begin = unit.offsets[i];
-    unit.flat_params.slice(0, begin, begin + unit.params[i].numel()).copy_(unit.params[i].detach().reshape({-1}));
-  }
-  MakeViews(unit);
-  for (size_t i = 0; i < unit.params.size() && stage_ == 1; ++i) {
-    const int64_t begin = unit.offsets[i];
-    unit.params[i].mutable_grad() =
-        unit.flat_grads.slice(0, begin, begin + unit.params[i].numel()).view(unit.shapes[i]);
+    torch::Tensor values = unit.flat_params.slice(0, begin, begin + p.numel());
+    values.copy_(p.detach().reshape({-1}));
+    p.set_data(values.view(p.sizes()));
+    if (stage_ == 1) p.mutable_grad() = unit.flat_grads.slice(0, begin, begin + p.numel()).view(p.sizes());
   }
   if (stage_ == 3) unit.owned = unit.owned.clone();
-}
-
-void ShardedGradientSync::MakeViews(Unit& unit) {
-  for (size_t i = 0; i < unit.params.size(); ++i) {
-    const int64_t begin = unit.offsets[i];
-    unit.params[i].set_data(unit.flat_params.slice(0, begin, begin + unit.params[i].numel()).view(unit.shapes[i]));
-  }
 }
 
 // FSDP's way of letting whole parameters go: the flat buffer's storage gives its memory back
