@@ -133,7 +133,7 @@ void RecordNodes(const std::vector<RankResult>& ranks, int64_t world_size, nlohm
 
 }  // namespace
 
-RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t world_size) {
+RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t world_size, int64_t epoch_samples) {
   RunOutcome outcome;
   std::set<int64_t> seen;
   const RankResult* failed = nullptr;
@@ -169,7 +169,10 @@ RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t wo
     RecordNodes(ranks, world_size, &outcome.results.environment);
     const Figures& f = outcome.results.figures;
     if (f.energy_joules && f.samples && *f.samples > 0) {
-      outcome.results.joules_per_sample = *f.energy_joules / static_cast<double>(*f.samples);
+      const double joules_per_sample = *f.energy_joules / static_cast<double>(*f.samples);
+      outcome.results.joules_per_sample = joules_per_sample;
+      if (joules_per_sample > 0) outcome.results.samples_per_wh = 3600 / joules_per_sample;
+      if (epoch_samples > 0) outcome.results.epoch_wh = joules_per_sample * static_cast<double>(epoch_samples) / 3600;
     }
     if (f.energy_to_accuracy_joules) outcome.results.energy_to_accuracy_wh = *f.energy_to_accuracy_joules / 3600;
     if (f.energy_joules && *f.energy_joules > 0 && f.language_model && f.language_model->tokens > 0) {

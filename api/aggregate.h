@@ -22,7 +22,8 @@ struct RunOutcome {
 // `ranks` holds the results that were read, in any order. A rank of [0, world_size)
 // without a result fails the run. The first failed rank in `ranks` order is quoted, so
 // callers list ranks by the time they ended: the first failure is usually the cause and
-// the later ones its echo ("connection closed by peer").
-RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t world_size);
+// the later ones its echo ("connection closed by peer"). `epoch_samples`, the task's
+// reference epoch (TaskDef::reference_epoch_samples), gives energy per epoch when non-zero.
+RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t world_size, int64_t epoch_samples = 0);
 
 }  // namespace ergobench

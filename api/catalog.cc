@@ -123,6 +123,33 @@ TaskDef GptTask() {
   return gpt;
 }
 
+// CARAML's computer-vision benchmark: ResNet-50 v1.5 on ImageNet-shaped data, synthetic (for
+// images/s and images/Wh) or an ImageNet-layout folder of JPEGs. The recipe is the SGD one of
+// MLPerf's ResNet reference (runner/tasks/imagenet_classification.h): learningRate is one
+// worker's batch's share of 0.1 per 256 images, linear warm-up, polynomial decay, label
+// smoothing; the goal is MLPerf's 75.9% top-1.
+TaskDef ResNet50Task(std::vector<HyperparameterDef> recipe) {
+  TaskDef task = TrainingTask("resnet50", "ResNet-50 v1.5 on ImageNet", "CARAML ResNet-50; MLPerf's recipe", 0.759,
+                              0.70, 41, std::move(recipe));
+  task.dataset_sources = {"synthetic", "path"};
+  task.reference_epoch_samples = 1281167;
+  // The plateau schedule is MLBench's; this task follows MLPerf's polynomial one instead.
+  std::erase_if(task.hyperparameters, [](const HyperparameterDef& h) { return h.name.starts_with("plateau"); });
+  const std::vector<HyperparameterDef> own = {
+      {"lrWarmupEpochs", ParamType::kNumber, 5, 0, 1000, {}, "epochs of linear warm-up from 0 to k x learningRate"},
+      {"lrDecayPower", ParamType::kNumber, 2, 0, 10, {}, "then (1 - progress)^power down to 0 at maxEpochs"},
+      {"labelSmoothing", ParamType::kNumber, 0.1, 0, 1, {}, "cross-entropy label smoothing"},
+      {"classes", ParamType::kInteger, 1000, 2, 100000, {}, "classes of the model's head; a folder may hold fewer"},
+      {"imageSize", ParamType::kInteger, 224, 32, 1024, {}, "side of the square crops trained and evaluated on"},
+      {"evalSamples", ParamType::kInteger, 0, 0, 1e9, {}, "evaluate on the first N validation images (0: all)"},
+      {"dataThreads", ParamType::kInteger, 2, 1, 256, {}, "JPEG decoding threads per worker"},
+      {"augment", ParamType::kBoolean, true, std::nullopt, std::nullopt, {},
+       "random resized crop and flip of training JPEGs"},
+  };
+  task.hyperparameters.insert(task.hyperparameters.end(), own.begin(), own.end());
+  return task;
+}
+
 std::vector<TaskDef> BuildCatalog() {
   std::vector<TaskDef> tasks;
 
@@ -162,6 +189,8 @@ std::vector<TaskDef> BuildCatalog() {
   tasks.back().hyperparameters.push_back(augment);
   tasks.back().default_dataset_path = "/usr/share/datasets/fashion-mnist";
 
+  tasks.push_back(ResNet50Task(sgd_recipe(32, 0.0125, 0.9, false, 5e-5)));
+
   // MLBench task 2a: L2-regularised logistic regression on epsilon (libsvm format).
   std::vector<HyperparameterDef> logreg = sgd_recipe(128, 4.0, 0.0, false, 2.5e-6);
   logreg.push_back({"trainFile", ParamType::kString, "epsilon_normalized", std::nullopt, std::nullopt, {},
@@ -196,6 +225,11 @@ const TaskDef* FindTask(std::string_view id) {
     if (task.id == id) return &task;
   }
   return nullptr;
+}
+
+int64_t ReferenceEpochSamples(std::string_view task) {
+  const TaskDef* def = FindTask(task);
+  return def != nullptr ? def->reference_epoch_samples : 0;
 }
 
 std::string KnownTaskIds() {

@@ -38,6 +38,9 @@ struct TaskDef {
   std::vector<std::string> backends;
   std::vector<std::string> dataset_sources;  // the first is the default
   std::string default_dataset_path;          // for source "path", where a Debian package puts it
+  // The training set of the task's real dataset, for energy per epoch (CARAML reports
+  // ResNet-50's per ImageNet epoch of 1,281,167 images whatever data a run used); 0: none.
+  int64_t reference_epoch_samples = 0;
   std::vector<HyperparameterDef> hyperparameters;
 
   const HyperparameterDef* FindHyperparameter(std::string_view name) const;
@@ -46,6 +49,8 @@ struct TaskDef {
 const std::vector<TaskDef>& TaskCatalog();
 // nullptr when no task has that id.
 const TaskDef* FindTask(std::string_view id);
+// The task's reference_epoch_samples; 0 for an unknown task.
+int64_t ReferenceEpochSamples(std::string_view task);
 // "0a" or "0a, 1a, 2a": for error messages.
 std::string KnownTaskIds();
 

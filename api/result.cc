@@ -349,6 +349,8 @@ nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) {
   nlohmann::json out = nlohmann::json::object();
   EncodeFigures(results.figures, &out);
   PutIf(&out, "joulesPerSample", results.joules_per_sample);
+  PutIf(&out, "samplesPerWh", results.samples_per_wh);
+  PutIf(&out, "epochWh", results.epoch_wh);
   PutIf(&out, "joulesPerToken", results.joules_per_token);
   PutIf(&out, "tokensPerWh", results.tokens_per_wh);
   PutIf(&out, "energyToAccuracyWh", results.energy_to_accuracy_wh);
@@ -378,6 +380,8 @@ BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::s
   ObjectReader r(&json, path, errors);
   results.figures = DecodeFigures(&r);
   r.Number("joulesPerSample", &results.joules_per_sample);
+  r.Number("samplesPerWh", &results.samples_per_wh);
+  r.Number("epochWh", &results.epoch_wh);
   r.Number("joulesPerToken", &results.joules_per_token);
   r.Number("tokensPerWh", &results.tokens_per_wh);
   r.Number("energyToAccuracyWh", &results.energy_to_accuracy_wh);

@@ -172,6 +172,8 @@ struct BaselineVerdict {
 struct BenchmarkResults {
   Figures figures;
   std::optional<double> joules_per_sample;
+  std::optional<double> samples_per_wh;    // CARAML's images/Wh for the image tasks
+  std::optional<double> epoch_wh;          // one epoch of the task's reference training set
   std::optional<double> joules_per_token;   // language models
   std::optional<double> tokens_per_wh;
   std::optional<double> energy_to_accuracy_wh;

@@ -5,6 +5,7 @@ find_package(ZLIB REQUIRED)
 find_package(CURL REQUIRED)
 find_package(OpenSSL REQUIRED)
 find_package(LibArchive REQUIRED)
+find_package(JPEG REQUIRED)  # libjpeg62-turbo-dev: the JPEG folders of task resnet50
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(prometheus-cpp REQUIRED COMPONENTS core)

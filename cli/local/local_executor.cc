@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "api/benchmark_codec.h"
+#include "api/catalog.h"
 #include "api/cost.h"
 #include "api/load.h"
 #include "api/regression.h"
@@ -307,7 +308,7 @@ StatusOr<GangRun> RunGang(const Benchmark& benchmark, const LocalRunOptions& opt
   std::vector<int> exit_codes;
   for (const ChildProcess& c : children) exit_codes.push_back(c.exit_code().value_or(-1));
   gang.ranks = CollectResults(benchmark, dir, exit_codes, exited_unasked);
-  gang.outcome = AggregateRankResults(gang.ranks, *benchmark.spec.workers);
+  gang.outcome = AggregateRankResults(gang.ranks, *benchmark.spec.workers, ReferenceEpochSamples(benchmark.spec.task));
   return gang;
 }
 

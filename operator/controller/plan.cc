@@ -7,6 +7,7 @@
 
 #include "api/aggregate.h"
 #include "api/benchmark_phase.h"
+#include "api/catalog.h"
 #include "api/repeats.h"
 #include "api/result.h"
 #include "base/rfc3339.h"
@@ -99,7 +100,7 @@ class Planner {
     const auto succeeded = std::count_if(current.begin(), current.end(),
                                          [](const WorkerPod& p) { return p.phase == kPodSucceeded; });
     if (succeeded == workers) {
-      RunOutcome outcome = AggregateRankResults(ResultsOf(current), workers);
+      RunOutcome outcome = AggregateRankResults(ResultsOf(current), workers, ReferenceEpochSamples(b_.spec.task));
       if (outcome.phase == kPhaseSucceeded) {
         if (StartNextRepeat(outcome.results, current)) return plan_;
         // The last repeat: the repeats done move into the results (one alone folds to itself).
@@ -254,7 +255,7 @@ class Planner {
       if (pod.phase == kPodSucceeded) ended.push_back(pod);
     }
     std::optional<BenchmarkResults> results;
-    if (!ended.empty()) results = AggregateRankResults(ResultsOf(ended), *b_.spec.workers).results;
+    if (!ended.empty()) results = AggregateRankResults(ResultsOf(ended), *b_.spec.workers, ReferenceEpochSamples(b_.spec.task)).results;
     const std::string reason = limit > 0 ? "BackoffLimitExceeded" : "PodFailed";
     const std::string message =
         limit > 0 ? why + " (after " + std::to_string(status.restarts) + " restarts, backoffLimit " +

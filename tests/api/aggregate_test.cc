@@ -79,10 +79,15 @@ TEST(AggregateTest, EnergyIsSummedOnlyWhenEveryRankMeasuredIt) {
   EXPECT_DOUBLE_EQ(*o.results.figures.energy_joules_whole_run, 1400.0);
   EXPECT_DOUBLE_EQ(*o.results.joules_per_sample, 0.55);
   EXPECT_DOUBLE_EQ(*o.results.energy_to_accuracy_wh, 1.0);  // 3600 J
+  EXPECT_DOUBLE_EQ(*o.results.samples_per_wh, 3600 / 0.55);
+  EXPECT_FALSE(o.results.epoch_wh.has_value());  // the task has no reference epoch
+  // CARAML's energy per ImageNet epoch: 1,281,167 images at 0.55 J each.
+  EXPECT_DOUBLE_EQ(*AggregateRankResults(ranks, 2, 1281167).results.epoch_wh, 1281167 * 0.55 / 3600);
   ranks[1].figures.energy_joules.reset();  // rank 1 had no meter
   o = AggregateRankResults(ranks, 2);
   EXPECT_FALSE(o.results.figures.energy_joules.has_value());
   EXPECT_FALSE(o.results.joules_per_sample.has_value());
+  EXPECT_FALSE(o.results.samples_per_wh.has_value());
 }
 
 // Each node's agent lists what else ran there; the Benchmark's result lists them all, once.

@@ -141,6 +141,8 @@ TEST(ResultTest, BenchmarkResultsRoundTrip) {
   BenchmarkResults results;
   results.figures = Sample().figures;
   results.joules_per_sample = 0.5;
+  results.samples_per_wh = 7200;
+  results.epoch_wh = 177.9;
   results.cost_usd = 1.25;
   results.environment = {{"host", "a"}};
   FieldErrors errors;
@@ -148,6 +150,8 @@ TEST(ResultTest, BenchmarkResultsRoundTrip) {
   ASSERT_TRUE(errors.empty()) << errors.ToString();
   EXPECT_EQ(back.figures, results.figures);
   EXPECT_EQ(back.joules_per_sample, 0.5);
+  EXPECT_EQ(back.samples_per_wh, 7200);
+  EXPECT_EQ(back.epoch_wh, 177.9);
   EXPECT_EQ(back.cost_usd, 1.25);
   EXPECT_EQ(back.environment, results.environment);
 }

@@ -59,9 +59,9 @@ TEST(ValidationTest, Name) {
 TEST(ValidationTest, Task) {
   Benchmark b = Valid();
   b.spec.task = "9z";
-  EXPECT_EQ(OnlyError(b), "spec.task: unknown task \"9z\"; known tasks: 0a, 1a, fmnist, 2a, gpt");
+  EXPECT_EQ(OnlyError(b), "spec.task: unknown task \"9z\"; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt");
   b.spec.task = "";
-  EXPECT_EQ(OnlyError(b), "spec.task: is required; known tasks: 0a, 1a, fmnist, 2a, gpt");
+  EXPECT_EQ(OnlyError(b), "spec.task: is required; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt");
 }
 
 TEST(ValidationTest, Workers) {
