@@ -135,6 +135,9 @@ TaskDef ResNet50Task(std::vector<HyperparameterDef> recipe) {
   task.reference_epoch_samples = 1281167;
   // The plateau schedule is MLBench's; this task follows MLPerf's polynomial one instead.
   std::erase_if(task.hyperparameters, [](const HyperparameterDef& h) { return h.name.starts_with("plateau"); });
+  for (HyperparameterDef& h : task.hyperparameters) {
+    if (h.name == "learningRate") h.description = "one worker's batch's rate (0.1 per 256 images); the peak is k times it";
+  }
   const std::vector<HyperparameterDef> own = {
       {"lrWarmupEpochs", ParamType::kNumber, 5, 0, 1000, {}, "epochs of linear warm-up from 0 to k x learningRate"},
       {"lrDecayPower", ParamType::kNumber, 2, 0, 10, {}, "then (1 - progress)^power down to 0 at maxEpochs"},

@@ -98,18 +98,20 @@ class ImageProblem : public TrainingProblem {
   int64_t train_count() const override { return train_.count; }
   int64_t test_count() const override { return test_.count; }
 
-  void TrainBatch(const int64_t* indices, int64_t n, SplitMix64& rng, torch::Tensor* inputs,
-                  torch::Tensor* targets) override {
+  Status TrainBatch(const int64_t* indices, int64_t n, SplitMix64& rng, torch::Tensor* inputs,
+                    torch::Tensor* targets) override {
     Resize(n, inputs, targets);
     FillImageBatch(train_, norm_, indices, n, augment_ ? &rng : nullptr, inputs->data_ptr<float>(),
                    targets->data_ptr<int64_t>());
+    return Status::Ok();
   }
 
-  void TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
+  Status TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
     Resize(n, inputs, targets);
     std::vector<int64_t> indices(static_cast<size_t>(n));
     std::iota(indices.begin(), indices.end(), begin);
     FillImageBatch(test_, norm_, indices.data(), n, nullptr, inputs->data_ptr<float>(), targets->data_ptr<int64_t>());
+    return Status::Ok();
   }
 
   torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {

@@ -10,15 +10,11 @@
 #include <string>
 
 #include "runner/data/image_dataset.h"
+#include "runner/data/image_transforms.h"
 #include "runner/data/shard.h"
 #include "runner/tasks/task.h"
 
 namespace ergobench {
-
-struct Normalization {
-  float mean[3];
-  float std[3];
-};
 
 // Turns uint8 samples into a normalised float NCHW batch, with CIFAR's random crop of the
 // 4-pixel zero-padded image and horizontal flip when `augment` is given. Plain loops: this
@@ -31,5 +27,8 @@ ImageDataset SyntheticImages(int64_t count, int64_t channels, int64_t side, int6
 
 // `model`: "resnet20" or "small_cnn".
 std::unique_ptr<Task> NewImageClassificationTask(const std::string& model);
+
+// Task resnet50 (imagenet_classification.cc).
+std::unique_ptr<Task> NewImageNetClassificationTask();
 
 }  // namespace ergobench

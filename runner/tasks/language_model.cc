@@ -365,6 +365,7 @@ class LanguageModelTraining {
       for (int64_t row = 0; row < recipe_.batch; ++row) {
         data_->Fill(recipe_.synthetic ? 0 : shard[first + row], row, inputs, targets);
       }
+      return Status::Ok();
     };
     work.loss = [&](int64_t) {
       return TokenLoss(model_, inputs, targets, bf16, torch::kMean) / static_cast<double>(recipe_.accumulation);

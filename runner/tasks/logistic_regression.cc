@@ -52,14 +52,17 @@ class LibsvmProblem : public TrainingProblem {
   int64_t train_count() const override { return train_.count; }
   int64_t test_count() const override { return test_.count; }
 
-  void TrainBatch(const int64_t* indices, int64_t n, SplitMix64&, torch::Tensor* inputs, torch::Tensor* targets) override {
+  Status TrainBatch(const int64_t* indices, int64_t n, SplitMix64&, torch::Tensor* inputs,
+                    torch::Tensor* targets) override {
     Densify(train_, indices, n, inputs, targets);
+    return Status::Ok();
   }
 
-  void TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
+  Status TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
     std::vector<int64_t> indices(static_cast<size_t>(n));
     std::iota(indices.begin(), indices.end(), begin);
     Densify(test_, indices.data(), n, inputs, targets);
+    return Status::Ok();
   }
 
   torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {

@@ -17,7 +17,9 @@ StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
   });
   double loss_sum = 0;
   for (int64_t micro = 0; micro < work.micro_batches; ++micro) {
-    phases_.Time(TrainingPhase::kData, [&] { work.load(micro); });
+    Status loaded = Status::Ok();
+    phases_.Time(TrainingPhase::kData, [&] { loaded = work.load(micro); });
+    RETURN_IF_ERROR(loaded);
     torch::Tensor loss;
     phases_.Time(TrainingPhase::kForward, [&] { loss = work.loss(micro); });
     sync_.BeforeBackward(micro == work.micro_batches - 1);

@@ -33,7 +33,7 @@ class TensorMemory;
 struct StepWork {
   int64_t micro_batches = 1;  // gradient accumulation
   int64_t samples = 0;        // this rank's samples in the step, for throughput
-  std::function<void(int64_t micro)> load;                   // fills the task's input tensors
+  std::function<Status(int64_t micro)> load;                 // fills the task's input tensors
   std::function<torch::Tensor(int64_t micro)> loss;          // forward: the loss backward runs on
   std::function<Status()> before_update;                     // optional, on averaged gradients
 };

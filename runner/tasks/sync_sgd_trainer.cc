@@ -120,7 +120,9 @@ class SgdTraining {
     context_.metrics.SetEpoch(epoch);
     const uint64_t seed = static_cast<uint64_t>(recipe_.seed);
     const std::vector<int64_t> shard = ShardIndices(train_count_, comm_.world_size(), comm_.rank(), epoch, seed);
-    SplitMix64 rng(RankStreamSeed(recipe_.seed, comm_.rank(), epoch));
+    const uint64_t stream = RankStreamSeed(recipe_.seed, comm_.rank(), epoch);
+    SplitMix64 rng(stream);
+    problem_.WillTrain({shard.begin(), shard.begin() + steps_per_epoch_ * recipe_.batch}, recipe_.batch, stream);
     model_.ptr()->train();
     torch::Tensor inputs;
     torch::Tensor targets;
@@ -128,7 +130,7 @@ class SgdTraining {
     StepWork work;
     work.samples = recipe_.batch;
     work.load = [&](int64_t) {
-      problem_.TrainBatch(shard.data() + step * recipe_.batch, recipe_.batch, rng, &inputs, &targets);
+      return problem_.TrainBatch(shard.data() + step * recipe_.batch, recipe_.batch, rng, &inputs, &targets);
     };
     work.loss = [&](int64_t) {
       return problem_.LossSum(model_.forward(inputs), targets) / static_cast<double>(recipe_.batch);
@@ -136,7 +138,7 @@ class SgdTraining {
     const int64_t report_every = std::max<int64_t>(1, steps_per_epoch_ / 10);
     double loss_sum = 0;
     for (; step < steps_per_epoch_; ++step) {
-      const double lr = schedule_.At(static_cast<double>(epoch - 1) + static_cast<double>(step) / steps_per_epoch_);
+      const double lr = LearningRate(epoch, step);
       for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
       // Counted within the epoch: every epoch begins with a stop check, however short it is.
       ASSIGN_OR_RETURN(const double loss, driver_->Step(step, work));
@@ -150,6 +152,15 @@ class SgdTraining {
     return loss_sum / static_cast<double>(steps_per_epoch_);
   }
 
+  // The rate of an epoch's step, by the recipe's schedule.
+  double LearningRate(int64_t epoch, int64_t step) const {
+    const double progress = static_cast<double>(epoch - 1) + static_cast<double>(step) / steps_per_epoch_;
+    if (!recipe_.polynomial) return schedule_.At(progress);
+    return WarmupPolynomialLr(progress + 1.0 / steps_per_epoch_, recipe_.polynomial->warmup_epochs,
+                              static_cast<double>(recipe_.max_epochs), recipe_.lr * comm_.world_size(),
+                              recipe_.polynomial->power);
+  }
+
   // The evaluation after an epoch; true when it reached the goal.
   StatusOr<bool> EvaluateEpoch(int64_t epoch, double train_loss) {
     context_.metrics.SetTrainLoss(train_loss);
@@ -161,11 +172,11 @@ class SgdTraining {
     accuracy_ = accuracy;
     context_.metrics.SetEvalAccuracy(accuracy);
     context_.mllog.Point("eval_accuracy", accuracy, {{"epoch_num", epoch}});
-    schedule_.OnValidationLoss(eval_loss);
+    if (!recipe_.polynomial) schedule_.OnValidationLoss(eval_loss);
     if (comm_.rank() == 0) {
       std::printf("[%s] epoch %lld: train loss %.4f, eval loss %.4f, accuracy %.4f, next lr %.4g, %s\n",
                   context_.benchmark.spec.task.c_str(), static_cast<long long>(epoch), train_loss, eval_loss, accuracy,
-                  schedule_.At(static_cast<double>(epoch)), FormatSeconds(clock_.Elapsed()).c_str());
+                  LearningRate(epoch + 1, 0), FormatSeconds(clock_.Elapsed()).c_str());
       std::fflush(stdout);
     }
     ReportEpochProgress(context_.progress, epoch, steps_per_epoch_, steps_per_epoch_, train_loss, accuracy_);
@@ -213,14 +224,16 @@ Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, Training
   model.ptr()->eval();
   const int64_t count = problem.test_count();
   const int64_t k = comm.world_size();
+  const int64_t begin = count * comm.rank() / k;
   const int64_t end = count * (comm.rank() + 1) / k;
-  constexpr int64_t kBatch = 500;
+  const int64_t batch = problem.test_batch();
   double sums[3] = {0, 0, 0};  // correct, loss, samples
   torch::Tensor inputs;
   torch::Tensor targets;
-  for (int64_t start = count * comm.rank() / k; start < end; start += kBatch) {
-    const int64_t n = std::min(kBatch, end - start);
-    problem.TestBatch(start, n, &inputs, &targets);
+  problem.WillTest(begin, end, batch);
+  for (int64_t start = begin; start < end; start += batch) {
+    const int64_t n = std::min(batch, end - start);
+    RETURN_IF_ERROR(problem.TestBatch(start, n, &inputs, &targets));
     torch::Tensor outputs = model.forward(inputs);
     sums[0] += problem.Correct(outputs, targets).item<double>();
     sums[1] += problem.LossSum(outputs, targets).item<double>();
@@ -240,8 +253,12 @@ StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec) {
   recipe.momentum = read.Number("momentum");
   recipe.nesterov = read.Bool("nesterov");
   recipe.weight_decay = read.Number("weightDecay");
-  recipe.plateau_factor = read.Number("plateauFactor");
-  recipe.plateau_patience = static_cast<int>(read.Int("plateauPatience"));
+  if (spec.hyperparameters.contains("lrDecayPower")) {
+    recipe.polynomial = PolynomialLr{read.Number("lrWarmupEpochs"), read.Number("lrDecayPower")};
+  } else {
+    recipe.plateau_factor = read.Number("plateauFactor");
+    recipe.plateau_patience = static_cast<int>(read.Int("plateauPatience"));
+  }
   recipe.seed = read.Int("seed");
   recipe.warmup_steps = read.Int("warmupSteps");
   recipe.train_samples = read.Int("trainSamples");

@@ -18,6 +18,12 @@ namespace ergobench {
 
 class Communicator;
 
+// MLPerf ResNet's learning-rate schedule (lr_schedule.h): the peak is k × learningRate.
+struct PolynomialLr {
+  double warmup_epochs = 0;
+  double power = 0;
+};
+
 // The hyperparameters every training task shares, read from spec.hyperparameters.
 struct SgdRecipe {
   int64_t batch = 0;
@@ -25,8 +31,11 @@ struct SgdRecipe {
   double momentum = 0;
   bool nesterov = false;
   double weight_decay = 0;
+  // The schedule: MLBench's (warm-up over log2 k epochs, then divided on a plateau), or
+  // MLPerf's where the task's catalog entry defines lrDecayPower.
   double plateau_factor = 0;
   int plateau_patience = 0;
+  std::optional<PolynomialLr> polynomial;
   int64_t seed = 0;
   int64_t warmup_steps = 0;   // left out of the throughput window
   int64_t train_samples = 0;  // 0: all
@@ -49,11 +58,19 @@ class TrainingProblem {
 
   virtual int64_t train_count() const = 0;
   virtual int64_t test_count() const = 0;
+  // The batches the next TrainBatch (TestBatch) calls will ask for, in order, so that a
+  // problem that decodes its data can work ahead (batch_prefetcher.h). Optional.
+  virtual void WillTrain(const std::vector<int64_t>& shard, int64_t batch, uint64_t seed) {
+    (void)shard, (void)batch, (void)seed;
+  }
+  virtual void WillTest(int64_t begin, int64_t end, int64_t batch) { (void)begin, (void)end, (void)batch; }
   // Fills `inputs` and `targets` with the training samples at `indices`.
-  virtual void TrainBatch(const int64_t* indices, int64_t n, SplitMix64& rng, torch::Tensor* inputs,
-                          torch::Tensor* targets) = 0;
+  virtual Status TrainBatch(const int64_t* indices, int64_t n, SplitMix64& rng, torch::Tensor* inputs,
+                            torch::Tensor* targets) = 0;
   // Fills them with test samples begin .. begin + n.
-  virtual void TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) = 0;
+  virtual Status TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) = 0;
+  // Test samples per forward pass: the whole model's activations of this many must fit.
+  virtual int64_t test_batch() const { return 500; }
   // Summed loss and number of correct predictions over a batch.
   virtual torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;
   virtual torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;

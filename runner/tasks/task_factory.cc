@@ -10,6 +10,7 @@ StatusOr<std::unique_ptr<Task>> CreateTask(const std::string& id) {
   if (id == "0a") return NewAllreduceSweepTask();
   if (id == "1a") return NewImageClassificationTask("resnet20");
   if (id == "fmnist") return NewImageClassificationTask("small_cnn");
+  if (id == "resnet50") return NewImageNetClassificationTask();
   if (id == "2a") return NewLogisticRegressionTask();
   if (id == "gpt") return NewLanguageModelTask();
   return Status::Unimplemented("this runner has no implementation of task \"" + id + "\"");

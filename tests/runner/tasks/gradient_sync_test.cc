@@ -120,6 +120,7 @@ Trained Train(const std::string& strategy, int steps, std::chrono::milliseconds 
     work.load = [&](int64_t micro) {
       x = batches.inputs[batches.Index(comm.rank(), step, micro)];
       y = batches.labels[batches.Index(comm.rank(), step, micro)];
+      return Status::Ok();
     };
     work.loss = [&](int64_t) { return torch::nn::functional::cross_entropy(model->forward(x), y) / 2.0; };
     if (clip > 0) work.before_update = [&] { return sync->ClipGradNorm(clip); };
@@ -320,7 +321,10 @@ GptTrained TrainGpt(const std::string& strategy, int steps) {
     StepWork work;
     work.micro_batches = 2;
     work.samples = 4;
-    work.load = [&](int64_t micro) { batch = tokens[rank * static_cast<size_t>(steps) * 2 + step * 2 + micro]; };
+    work.load = [&](int64_t micro) {
+      batch = tokens[rank * static_cast<size_t>(steps) * 2 + step * 2 + micro];
+      return Status::Ok();
+    };
     work.loss = [&](int64_t) {
       const torch::Tensor logits = model->forward(batch.slice(1, 0, 16));
       return torch::nn::functional::cross_entropy(logits.reshape({-1, config.vocab_size}),

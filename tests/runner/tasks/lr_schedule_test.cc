@@ -53,5 +53,16 @@ TEST(WarmupCosineLrTest, RampsThenFollowsHalfACosineToTheFloor) {
   EXPECT_DOUBLE_EQ(WarmupCosineLr(0, 0, 10, 1.0, 0.0), 1.0);  // no warm-up
 }
 
+TEST(WarmupPolynomialLrTest, RampsFromZeroThenDecaysAsThePowerToZero) {
+  // MLPerf ResNet-50 at 8 x 32 images: peak 0.1 x 256/256, 5 warm-up epochs, power 2, 41 epochs.
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(0.5, 5, 41, 0.1, 2), 0.01);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(5, 5, 41, 0.1, 2), 0.1);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(23, 5, 41, 0.1, 2), 0.1 * 0.25);  // halfway through the decay
+  EXPECT_NEAR(WarmupPolynomialLr(32, 5, 41, 0.1, 2), 0.1 * 0.0625, 1e-15);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(41, 5, 41, 0.1, 2), 0.0);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(50, 5, 41, 0.1, 2), 0.0);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(0.5, 0, 2, 1.0, 1), 0.75);  // no warm-up: linear decay
+}
+
 }  // namespace
 }  // namespace ergobench

@@ -72,6 +72,7 @@ TEST_P(StepDriverTest, AccumulatedMicroBatchesOnEveryRankTakeTheGlobalBatchStep)
       const int64_t first = (comm.rank() * kMicroBatches + micro) * kMicroBatch;
       x = inputs.slice(0, first, first + kMicroBatch);
       y = labels.slice(0, first, first + kMicroBatch);
+      return Status::Ok();
     };
     // The mean over this rank's 4 samples, as two sums of 2.
     work.loss = [&](int64_t) {

@@ -117,14 +117,16 @@ class SlowDataProblem : public ClassifierProblem {
   Status Load() override { return Status::Ok(); }
   int64_t train_count() const override { return 80; }
   int64_t test_count() const override { return 8; }
-  void TrainBatch(const int64_t*, int64_t n, SplitMix64&, torch::Tensor* inputs, torch::Tensor* targets) override {
+  Status TrainBatch(const int64_t*, int64_t n, SplitMix64&, torch::Tensor* inputs, torch::Tensor* targets) override {
     std::this_thread::sleep_for(delay_);
     *inputs = torch::randn({n, 4});
     *targets = torch::randint(0, 2, {n});
+    return Status::Ok();
   }
-  void TestBatch(int64_t, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
+  Status TestBatch(int64_t, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
     *inputs = torch::randn({n, 4});
     *targets = torch::randint(0, 2, {n});
+    return Status::Ok();
   }
 
  private:
@@ -157,10 +159,13 @@ class FixedTestSet : public ClassifierProblem {
   Status Load() override { return Status::Ok(); }
   int64_t train_count() const override { return 0; }
   int64_t test_count() const override { return 9; }
-  void TrainBatch(const int64_t*, int64_t, SplitMix64&, torch::Tensor*, torch::Tensor*) override {}
-  void TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
+  Status TrainBatch(const int64_t*, int64_t, SplitMix64&, torch::Tensor*, torch::Tensor*) override {
+    return Status::Ok();
+  }
+  Status TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
     *inputs = inputs_.slice(0, begin, begin + n);
     *targets = targets_.slice(0, begin, begin + n);
+    return Status::Ok();
   }
 
  private:
