@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "api/catalog.h"
 #include "api/regression.h"
 #include "base/units.h"
 
@@ -104,10 +105,15 @@ std::string FormatRunReport(const LocalRunReport& report) {
   if (f.energy_joules) {
     std::string energy = FormatFixed(*f.energy_joules, 1) + " J";
     if (r.joules_per_sample) energy += ", " + FormatFixed(*r.joules_per_sample, 4) + " J/sample";
+    if (r.samples_per_wh && !r.tokens_per_wh) energy += ", " + FormatFixed(*r.samples_per_wh, 0) + " samples/Wh";
     if (r.joules_per_token) energy += ", " + FormatFixed(*r.joules_per_token, 6) + " J/token";
     if (r.tokens_per_wh) energy += ", " + FormatFixed(*r.tokens_per_wh, 0) + " tokens/Wh";
     if (r.energy_to_accuracy_wh) energy += ", " + FormatFixed(*r.energy_to_accuracy_wh, 3) + " Wh to accuracy";
     row("energy", energy);
+    if (r.epoch_wh) {
+      const int64_t epoch = ReferenceEpochSamples(report.benchmark.spec.task);
+      row("energy per epoch", FormatFixed(*r.epoch_wh, 1) + " Wh (" + std::to_string(epoch) + " samples)");
+    }
   }
   if (r.cost_usd) {
     std::string cost = FormatFixed(*r.cost_usd, 4) + " " + r.currency;

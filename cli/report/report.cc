@@ -84,6 +84,8 @@ ReportRow RowOf(const Benchmark& b) {
     }
   }
   row.energy_to_accuracy_joules = r.figures.energy_to_accuracy_joules;
+  if (!r.tokens_per_wh) row.samples_per_wh = r.samples_per_wh;
+  row.epoch_wh = r.epoch_wh;
   if (r.figures.energy_shared_with) row.energy_shared = !r.figures.energy_shared_with->empty();
   row.cost_to_accuracy = r.cost_to_accuracy_usd;
   row.spot_cost_to_accuracy = r.preemptible_cost_to_accuracy_usd;
@@ -182,6 +184,12 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
                          return r.peak_tensor_bytes ? FormatBytes(static_cast<double>(*r.peak_tensor_bytes)) : std::string();
                        }});
   }
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.samples_per_wh.has_value(); })) {
+    columns.push_back({"samples/Wh", [](const ReportRow& r) { return Number(r.samples_per_wh, 0); }});
+  }
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.epoch_wh.has_value(); })) {
+    columns.push_back({"Wh/epoch", [](const ReportRow& r) { return Number(r.epoch_wh, 1); }});
+  }
   if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return !r.time_to_accuracy_seconds && r.cost_per_million_samples; })) {
     columns.push_back({"cost/M samples", [](const ReportRow& r) { return Money(r, r.cost_per_million_samples); }});
   }
@@ -243,6 +251,8 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("collectiveSeconds", r.collective_seconds);
   put("hiddenCommunication", r.hidden_communication);
   put("energyToAccuracyJoules", r.energy_to_accuracy_joules);
+  put("samplesPerWh", r.samples_per_wh);
+  put("epochWh", r.epoch_wh);
   if (r.energy_shared) out["energyShared"] = *r.energy_shared;
   put("costToAccuracy", r.cost_to_accuracy);
   put("spotCostToAccuracy", r.spot_cost_to_accuracy);

@@ -43,6 +43,8 @@ struct ReportRow {
   std::optional<double> collective_seconds;
   std::optional<double> hidden_communication;
   std::optional<double> energy_to_accuracy_joules;
+  std::optional<double> samples_per_wh;  // CARAML's images/Wh
+  std::optional<double> epoch_wh;        // per epoch of the task's reference training set
   // From node energy agents: whether other pods ran on the nodes (the energy is then the
   // nodes', an upper bound); absent where no agent said, as in a local run.
   std::optional<bool> energy_shared;

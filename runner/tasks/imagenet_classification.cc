@@ -14,6 +14,7 @@
 #include "runner/data/batch_prefetcher.h"
 #include "runner/data/dataset_fetch.h"
 #include "runner/data/image_folder.h"
+#include "runner/data/imagenet_samples.h"
 #include "runner/models/resnet50.h"
 #include "runner/tasks/image_classification.h"
 #include "runner/tasks/recipe_reader.h"
@@ -139,21 +140,13 @@ class ImageNetProblem : public TrainingProblem {
   }
 
   Status FillTrainSample(int64_t sample, SplitMix64 rng, float* out, int64_t* label) const {
-    ASSIGN_OR_RETURN(const RgbImage image, DecodeJpegFile(train_.paths[static_cast<size_t>(sample)], 0));
-    const CropBox box = options_.augment ? RandomResizedCropBox(image.width, image.height, rng)
-                                         : CenterCropBox(image.width, image.height);
-    const bool flip = options_.augment && rng.Below(2) == 1;
-    ResampleCrop(image, box, options_.side, flip, kImageNetNormalization, out);
     *label = train_.labels[static_cast<size_t>(sample)];
-    return Status::Ok();
+    return FillTrainingSample(train_.paths[static_cast<size_t>(sample)], options_.side, options_.augment, rng, out);
   }
 
   Status FillTestSample(int64_t sample, float* out, int64_t* label) const {
-    const int shorter = static_cast<int>(options_.side / 0.875);
-    ASSIGN_OR_RETURN(const RgbImage image, DecodeJpegFile(val_.paths[static_cast<size_t>(sample)], shorter));
-    ResampleCrop(image, CenterCropBox(image.width, image.height), options_.side, false, kImageNetNormalization, out);
     *label = val_.labels[static_cast<size_t>(sample)];
-    return Status::Ok();
+    return FillEvaluationSample(val_.paths[static_cast<size_t>(sample)], options_.side, out);
   }
 
   Status SyntheticBatch(const int64_t* indices, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) const {

@@ -97,6 +97,22 @@ TEST(RunDisplayTest, EnergyAndCostRows) {
       << text;
 }
 
+// CARAML's figures for ResNet-50: images/Wh and Wh per ImageNet epoch.
+TEST(RunDisplayTest, ImagesPerWhAndEnergyPerReferenceEpoch) {
+  LocalRunReport report;
+  report.benchmark = Bench();
+  report.benchmark.spec.task = "resnet50";
+  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  BenchmarkResults& r = report.outcome.results;
+  r.figures.energy_joules = 450;
+  r.joules_per_sample = 1.5;
+  r.samples_per_wh = 2400;
+  r.epoch_wh = 533.8;
+  const std::string text = FormatRunReport(report);
+  EXPECT_NE(text.find("  energy                 450.0 J, 1.5000 J/sample, 2400 samples/Wh\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  energy per epoch       533.8 Wh (1281167 samples)\n"), std::string::npos) << text;
+}
+
 TEST(RunDisplayTest, LanguageModelRows) {
   LocalRunReport report;
   report.benchmark = Bench();

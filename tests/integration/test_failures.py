@@ -46,7 +46,7 @@ class BadInputTest(ErgobenchTestCase):
                              'kind: must be Benchmark, got "Job"')
 
     def test_unknown_task(self):
-        self.assert_rejected(benchmark_yaml("x", task="9z"), 'spec.task: unknown task "9z"; known tasks: 0a, 1a, fmnist, 2a')
+        self.assert_rejected(benchmark_yaml("x", task="9z"), 'spec.task: unknown task "9z"; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt')
 
     def test_workers_below_one(self):
         self.assert_rejected(benchmark_yaml("x", workers=0), "spec.workers: must be between 1 and 1024, got 0")

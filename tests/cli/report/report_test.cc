@@ -166,6 +166,28 @@ TEST(Report, EnergyFromASharedNodeIsMarked) {
   EXPECT_EQ(json[2]["energyShared"], true);
 }
 
+// CARAML's ResNet-50 columns: images/Wh and Wh per ImageNet epoch, only where a run has them.
+TEST(Report, ImagesPerWhAndWhPerEpochWhereMeasured) {
+  Benchmark metered, unmetered;
+  for (auto [b, name] : {std::pair{&metered, "metered"}, std::pair{&unmetered, "unmetered"}}) {
+    b->metadata.name = name;
+    b->spec.task = "resnet50";
+    b->status.phase = "Succeeded";
+    b->status.results = BenchmarkResults{};
+  }
+  metered.status.results->samples_per_wh = 2400;
+  metered.status.results->epoch_wh = 533.8;
+  auto text = FormatReport(BuildReport({metered, unmetered}), "text");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("samples/Wh  Wh/epoch"), std::string::npos) << *text;
+  EXPECT_NE(text->find("2400     533.8"), std::string::npos) << *text;
+  const auto json = nlohmann::json::parse(*FormatReport(BuildReport({metered, unmetered}), "json"));
+  EXPECT_EQ(json[0]["epochWh"], 533.8);
+  EXPECT_FALSE(json[1].contains("samplesPerWh"));
+  text = FormatReport(BuildReport({unmetered}), "text");
+  EXPECT_EQ(text->find("samples/Wh"), std::string::npos) << *text;
+}
+
 // gradientSync overlap and sharded: the strategy (with sharded's ZeRO stage) and how much of
 // the collectives' time backward hid.
 TEST(Report, OverlappedRunsShowTheShareOfCommunicationHidden) {
