@@ -67,6 +67,18 @@ std::string FormatAllreduceTable(const nlohmann::json& table) {
   return out;
 }
 
+// "5400.0 J, 0.0125 J/sample, ...": the measured energy and what it comes to per sample,
+// token and goal.
+static std::string EnergyLine(const BenchmarkResults& r) {
+  std::string energy = FormatFixed(*r.figures.energy_joules, 1) + " J";
+  if (r.joules_per_sample) energy += ", " + FormatFixed(*r.joules_per_sample, 4) + " J/sample";
+  if (r.samples_per_wh && !r.tokens_per_wh) energy += ", " + FormatFixed(*r.samples_per_wh, 0) + " samples/Wh";
+  if (r.joules_per_token) energy += ", " + FormatFixed(*r.joules_per_token, 6) + " J/token";
+  if (r.tokens_per_wh) energy += ", " + FormatFixed(*r.tokens_per_wh, 0) + " tokens/Wh";
+  if (r.energy_to_accuracy_wh) energy += ", " + FormatFixed(*r.energy_to_accuracy_wh, 3) + " Wh to accuracy";
+  return energy;
+}
+
 std::string FormatRunReport(const LocalRunReport& report) {
   const Benchmark& b = report.benchmark;
   const Figures& f = report.outcome.results.figures;
@@ -103,13 +115,7 @@ std::string FormatRunReport(const LocalRunReport& report) {
   if (f.time_to_accuracy_seconds) row("time to accuracy", FormatSeconds(*f.time_to_accuracy_seconds));
   const BenchmarkResults& r = report.outcome.results;
   if (f.energy_joules) {
-    std::string energy = FormatFixed(*f.energy_joules, 1) + " J";
-    if (r.joules_per_sample) energy += ", " + FormatFixed(*r.joules_per_sample, 4) + " J/sample";
-    if (r.samples_per_wh && !r.tokens_per_wh) energy += ", " + FormatFixed(*r.samples_per_wh, 0) + " samples/Wh";
-    if (r.joules_per_token) energy += ", " + FormatFixed(*r.joules_per_token, 6) + " J/token";
-    if (r.tokens_per_wh) energy += ", " + FormatFixed(*r.tokens_per_wh, 0) + " tokens/Wh";
-    if (r.energy_to_accuracy_wh) energy += ", " + FormatFixed(*r.energy_to_accuracy_wh, 3) + " Wh to accuracy";
-    row("energy", energy);
+    row("energy", EnergyLine(r));
     if (r.epoch_wh) {
       const int64_t epoch = ReferenceEpochSamples(report.benchmark.spec.task);
       row("energy per epoch", FormatFixed(*r.epoch_wh, 1) + " Wh (" + std::to_string(epoch) + " samples)");
