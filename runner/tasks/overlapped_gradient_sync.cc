@@ -5,6 +5,7 @@
 #include "runner/dist/collective_worker.h"
 #include "runner/dist/communicator.h"
 #include "runner/tasks/gradient_ready_hooks.h"
+#include "runner/tasks/in_order_launcher.h"
 
 namespace ergobench {
 namespace {
@@ -28,7 +29,6 @@ class OverlappedGradientSync : public ReplicatedGradientSync {
   struct Bucket {
     std::vector<size_t> params;  // indices into params_, in the buffer's order
     GradientBuffer buffer;
-    size_t pending = 0;  // members whose gradient is not packed yet
   };
   struct Slot {
     size_t bucket = 0;
@@ -37,7 +37,7 @@ class OverlappedGradientSync : public ReplicatedGradientSync {
   };
 
   void OnGradientReady(size_t param);
-  void LaunchFullBucketsInOrder();
+  void LaunchBucket(size_t bucket);
   void PackWhatBackwardDidNot();
   void StartOver();
 
@@ -47,7 +47,7 @@ class OverlappedGradientSync : public ReplicatedGradientSync {
   std::vector<Slot> slots_;  // by parameter
   std::mutex mutex_;        // hooks may run on autograd's device threads
   bool armed_ = false;      // from the step's last backward until Synchronize
-  size_t next_launch_ = 0;  // the first bucket not launched yet
+  InOrderLauncher launcher_{[this](size_t bucket) { LaunchBucket(bucket); }};
   GradientReadyHooks hooks_;
   CollectiveWorker worker_;  // declared last, destroyed first: its thread reads the buffers
 };
@@ -66,7 +66,7 @@ OverlappedGradientSync::OverlappedGradientSync(Communicator& comm, ParameterGrou
       slots_[members[position]] = Slot{buckets_.size(), position, false};
       tensors.push_back(params_[members[position]]);
     }
-    buckets_.push_back(Bucket{std::move(members), GradientBuffer(std::move(tensors)), 0});
+    buckets_.push_back(Bucket{std::move(members), GradientBuffer(std::move(tensors))});
   }
   StartOver();
 }
@@ -78,37 +78,33 @@ void OverlappedGradientSync::OnGradientReady(size_t param) {
   Bucket& bucket = buckets_[slot.bucket];
   bucket.buffer.PackOne(slot.position);
   slot.packed = true;
-  if (--bucket.pending == 0) LaunchFullBucketsInOrder();
+  if (launcher_.MemberReady(slot.bucket)) launcher_.LaunchFull();
 }
 
-// In bucket order, whatever order backward filled them in: every rank must issue the same
-// collectives in the same order.
-void OverlappedGradientSync::LaunchFullBucketsInOrder() {
-  for (; next_launch_ < buckets_.size() && buckets_[next_launch_].pending == 0; ++next_launch_) {
-    GradientBuffer* buffer = &buckets_[next_launch_].buffer;
-    worker_.Launch([this, buffer] {
-      return comm_.AllReduce(buffer->data(), buffer->size(), DType::kFloat32, ReduceOp::kSum);
-    });
-  }
+void OverlappedGradientSync::LaunchBucket(size_t bucket) {
+  GradientBuffer* buffer = &buckets_[bucket].buffer;
+  worker_.Launch([this, buffer] {
+    return comm_.AllReduce(buffer->data(), buffer->size(), DType::kFloat32, ReduceOp::kSum);
+  });
 }
 
 // Parameters backward gave no gradient this step (or every one, when no backward was armed).
 void OverlappedGradientSync::PackWhatBackwardDidNot() {
-  for (size_t b = next_launch_; b < buckets_.size(); ++b) {
+  for (size_t b = launcher_.next(); b < buckets_.size(); ++b) {
     Bucket& bucket = buckets_[b];
     for (size_t position = 0; position < bucket.params.size(); ++position) {
       Slot& slot = slots_[bucket.params[position]];
       if (!slot.packed) bucket.buffer.PackOne(position);
       slot.packed = true;
     }
-    bucket.pending = 0;
   }
 }
 
 void OverlappedGradientSync::StartOver() {
   armed_ = false;
-  next_launch_ = 0;
-  for (Bucket& bucket : buckets_) bucket.pending = bucket.params.size();
+  std::vector<size_t> sizes;
+  for (const Bucket& bucket : buckets_) sizes.push_back(bucket.params.size());
+  launcher_.Restart(std::move(sizes));
   for (Slot& slot : slots_) slot.packed = false;
 }
 
@@ -118,7 +114,7 @@ Status OverlappedGradientSync::Synchronize(PhaseTimer& phases) {
   phases.Time(TrainingPhase::kOptimizer, [&] { PackWhatBackwardDidNot(); });
   Status reduced = Status::Ok();
   phases.Time(TrainingPhase::kCommunication, [&] {
-    LaunchFullBucketsInOrder();
+    launcher_.LaunchTheRest();
     reduced = worker_.WaitAll();
   });
   phases.AddCollectiveSeconds(worker_.TakeBusySeconds());

@@ -10,6 +10,7 @@
 #include "runner/dist/communicator.h"
 #include "runner/models/block_hooks.h"
 #include "runner/tasks/gradient_ready_hooks.h"
+#include "runner/tasks/in_order_launcher.h"
 #include "runner/tasks/memory_accounting.h"
 #include "runner/tasks/overlapped_gradient_sync.h"
 
@@ -32,7 +33,6 @@ struct Unit {
   torch::Tensor owned_grad;           // the block's averaged gradient; stages 2 and 3 sum
                                       // micro-batches into it. Not a view: optimizers detach
                                       // .grad in place.
-  size_t pending = 0;                 // stages 2, 3: parameters not packed yet in this backward
 };
 
 torch::Tensor Block(const torch::Tensor& flat, int64_t block, int rank) {
@@ -76,7 +76,7 @@ class ShardedGradientSync : public GradientSync, public BlockHooks {
   Status GatherBlock(size_t block);
   void Release(Unit& unit);
   void OnGradientReady(size_t param);
-  void LaunchFullUnitsInOrder();
+  void LaunchUnit(size_t u);
   void LaunchTheRest();
   Status ReduceScatterWholeGradients(PhaseTimer& phases);
   Status WaitForLaunchedUnits(PhaseTimer& phases);
@@ -91,7 +91,7 @@ class ShardedGradientSync : public GradientSync, public BlockHooks {
   std::vector<std::vector<size_t>> block_units_;   // stage 3: by model block, its units
   std::mutex mutex_;                               // hooks run on autograd's threads
   bool backward_seen_ = false;                     // since the last launch of every unit
-  size_t next_launch_ = 0;
+  InOrderLauncher launcher_{[this](size_t u) { LaunchUnit(u); }};  // stages 2, 3: units packed in this backward
   // Stages 2 and 3; the worker last, destroyed first: its thread reads the units.
   std::optional<GradientReadyHooks> hooks_;
   std::optional<CollectiveWorker> worker_;
@@ -101,6 +101,7 @@ ShardedGradientSync::ShardedGradientSync(Communicator& comm, ParameterGroups gro
                                          const ParameterGroups& blocks)
     : comm_(comm), stage_(stage), rank_(comm.rank()), world_size_(comm.world_size()) {
   stage_ == 3 ? BuildBlockUnits(groups, blocks) : BuildUnits(groups, bucket_bytes);
+  launcher_.Restart(std::vector<size_t>(units_.size(), 0));  // no backward yet: nothing waited for
   if (stage_ >= 2) {
     hooks_.emplace(params_, [this](size_t param) { OnGradientReady(param); });
     worker_.emplace();
@@ -257,44 +258,40 @@ void ShardedGradientSync::BeforeBackward(bool) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (backward_seen_) LaunchTheRest();
   backward_seen_ = true;
-  next_launch_ = 0;
-  for (Unit& unit : units_) unit.pending = unit.params.size();
+  std::vector<size_t> sizes;
+  for (const Unit& unit : units_) sizes.push_back(unit.params.size());
+  launcher_.Restart(std::move(sizes));
 }
 
 void ShardedGradientSync::OnGradientReady(size_t param) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto [u, position] = slots_[param];
   Unit& unit = units_[u];
-  if (!backward_seen_ || unit.pending == 0) return;
+  if (!backward_seen_ || launcher_.full(u)) return;
   if (!unit.flat_grads.defined()) unit.flat_grads = torch::zeros({unit.block * world_size_});
   torch::Tensor& p = unit.params[position];
   const int64_t begin = unit.offsets[position];
   unit.flat_grads.slice(0, begin, begin + p.numel()).copy_(p.grad().reshape({-1}));
   p.mutable_grad().reset();  // packed: the whole gradient is not kept
-  if (--unit.pending > 0) return;
+  if (!launcher_.MemberReady(u)) return;
   if (stage_ == 3) Release(unit);  // backward is done with the unit's parameters
-  LaunchFullUnitsInOrder();
+  launcher_.LaunchFull();
 }
 
-// In unit order, whatever order backward filled them in: every rank must issue the same
-// collectives in the same order.
-void ShardedGradientSync::LaunchFullUnitsInOrder() {
-  for (; next_launch_ < units_.size() && units_[next_launch_].pending == 0; ++next_launch_) {
-    Unit& unit = units_[next_launch_];
-    if (!unit.flat_grads.defined()) unit.flat_grads = torch::zeros({unit.block * world_size_});
-    worker_->Launch([this, &unit, grads = std::move(unit.flat_grads)]() -> Status {
-      RETURN_IF_ERROR(comm_.ReduceScatter(grads.data_ptr<float>(), static_cast<size_t>(unit.block), DType::kFloat32,
-                                          ReduceOp::kSum));
-      torch::NoGradGuard no_grad;
-      unit.owned_grad.add_(Block(grads, unit.block, rank_));
-      return Status::Ok();
-    });  // the moved-from flat_grads is empty: the next backward packs into a new buffer
-  }
+void ShardedGradientSync::LaunchUnit(size_t u) {
+  Unit& unit = units_[u];
+  if (!unit.flat_grads.defined()) unit.flat_grads = torch::zeros({unit.block * world_size_});
+  worker_->Launch([this, &unit, grads = std::move(unit.flat_grads)]() -> Status {
+    RETURN_IF_ERROR(comm_.ReduceScatter(grads.data_ptr<float>(), static_cast<size_t>(unit.block), DType::kFloat32,
+                                        ReduceOp::kSum));
+    torch::NoGradGuard no_grad;
+    unit.owned_grad.add_(Block(grads, unit.block, rank_));
+    return Status::Ok();
+  });  // the moved-from flat_grads is empty: the next backward packs into a new buffer
 }
 
 void ShardedGradientSync::LaunchTheRest() {
-  for (Unit& unit : units_) unit.pending = 0;
-  LaunchFullUnitsInOrder();
+  launcher_.LaunchTheRest();
   backward_seen_ = false;
 }
 
