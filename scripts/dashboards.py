@@ -144,6 +144,15 @@ def run_dashboard():
                "Mean training loss of the last epoch, averaged over ranks."),
          panel("timeseries", "Epoch", "short",
                [(f"max by (benchmark) (ergobench_epoch{{{RUN}}})", "{{benchmark}}")])],
+        [panel("timeseries", "Peak memory per rank", "bytes",
+               [(f"max by (benchmark, kind) (ergobench_memory_bytes{{{RUN}, kind=~\"peak_tensor|peak_resident\"}})",
+                 "{{benchmark}} {{kind}}")],
+               "The most any rank held: peak RSS, and torch's tensor bytes at their peak over the training steps "
+               "(updated at every evaluation)."),
+         panel("timeseries", "Tensors at the peak, by kind", "bytes",
+               [(f"max by (kind) (ergobench_memory_bytes{{{RUN}, kind!~\"peak_.*\"}})", "{{kind}}")],
+               "What the tensor peak held: parameters, gradients and optimizer state as the gradient sync keeps "
+               "them (ZeRO stages shard them), and activations.", stack=True)],
         [panel("timeseries", "Power per device", "watt",
                [(f"sum by (rank, device) (ergobench_power_watts{{{RUN}}})", "rank {{rank}} {{device}}")],
                "Power over each energy sampling interval (RAPL, NVML, AMD GPU, Grace hwmon)."),

@@ -272,10 +272,9 @@ class LanguageModelTraining {
     figures.epochs = epoch_;
     phases_.Report(&figures);
     figures.language_model = Summarize();
-    figures.memory = MeasureMemory(driver_->peak_tensor_bytes(), *sync_, *optimizer_);
+    figures.memory = PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
     RETURN_IF_ERROR(sync_->GatherParameters());
     figures.parameter_digest = ParameterDigest(params_);
-    if (figures.memory) context_.metrics.SetMemory(*figures.memory);
     outcome_.summary = SummaryLine(*figures.language_model);
     return outcome_;
   }
@@ -416,6 +415,7 @@ class LanguageModelTraining {
     interval_loss_ = 0;
     interval_steps_ = 0;
     context_.metrics.SetTrainLoss(train_loss);
+    PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
     if (eval_count_ > 0) {
       double loss = 0;
       Status evaluated = Status::Ok();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "runner/metrics/runner_metrics.h"
 #include "runner/tasks/gradient_sync.h"
 
 namespace ergobench {
@@ -48,6 +49,13 @@ std::optional<MemoryFigures> MeasureMemory(std::optional<int64_t> peak_tensor_by
   m.activation_bytes =
       std::max<int64_t>(0, m.peak_tensor_bytes - m.parameter_bytes - m.gradient_bytes - m.optimizer_state_bytes);
   return m;
+}
+
+std::optional<MemoryFigures> PublishMemory(RunnerMetrics& metrics, std::optional<int64_t> peak_tensor_bytes,
+                                           const GradientSync& sync, torch::optim::Optimizer& optimizer) {
+  std::optional<MemoryFigures> memory = MeasureMemory(peak_tensor_bytes, sync, optimizer);
+  if (memory) metrics.SetMemory(*memory);
+  return memory;
 }
 
 }  // namespace ergobench

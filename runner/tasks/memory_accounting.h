@@ -15,6 +15,7 @@
 namespace ergobench {
 
 class GradientSync;
+class RunnerMetrics;
 
 // Bytes of the defined tensors' storage, each as its element count times element size.
 int64_t TensorBytes(const std::vector<torch::Tensor>& tensors);
@@ -26,5 +27,10 @@ int64_t PeakResidentBytes();
 // Absent without a peak of tensor bytes (no counting allocator, or no step taken).
 std::optional<MemoryFigures> MeasureMemory(std::optional<int64_t> peak_tensor_bytes, const GradientSync& sync,
                                            torch::optim::Optimizer& optimizer);
+
+// MeasureMemory, also set as ergobench_memory_bytes. The trainers call it at every evaluation,
+// so that dashboards follow the run, and once at its end for the result.
+std::optional<MemoryFigures> PublishMemory(RunnerMetrics& metrics, std::optional<int64_t> peak_tensor_bytes,
+                                           const GradientSync& sync, torch::optim::Optimizer& optimizer);
 
 }  // namespace ergobench

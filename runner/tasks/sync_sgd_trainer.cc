@@ -64,8 +64,7 @@ class SgdTraining {
     clock_.StopRun(recipe_.goal.has_value(), &figures);
     figures.epochs = std::min(epoch, recipe_.max_epochs);
     figures.parameter_digest = ParameterDigest(model_.ptr()->parameters());
-    figures.memory = MeasureMemory(driver_->peak_tensor_bytes(), *sync_, *optimizer_);
-    if (figures.memory) context_.metrics.SetMemory(*figures.memory);
+    figures.memory = PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
     phases_.Report(&figures);
     outcome_.summary = Summary();
     return outcome_;
@@ -169,6 +168,7 @@ class SgdTraining {
     Status evaluated = Status::Ok();
     phases_.Time(TrainingPhase::kEval, [&] { evaluated = EvaluateSharded(comm_, model_, problem_, &accuracy, &eval_loss); });
     RETURN_IF_ERROR(evaluated);
+    PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
     accuracy_ = accuracy;
     context_.metrics.SetEvalAccuracy(accuracy);
     context_.mllog.Point("eval_accuracy", accuracy, {{"epoch_num", epoch}});

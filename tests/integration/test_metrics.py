@@ -39,6 +39,33 @@ class MetricsTest(ErgobenchTestCase):
             out, err = run.communicate(timeout=300)
         self.assertEqual(run.returncode, 0, out + err)
 
+    def test_memory_is_exported_while_training_goes_on(self):
+        # Five short epochs of fmnist on synthetic data: the memory gauges must appear after an
+        # evaluation before the last epoch, not only once the run is over.
+        port = free_port_block(1)
+        path = self.write("mem.yaml", "\n".join([
+            "apiVersion: ergobench.io/v1alpha1", "kind: Benchmark", "metadata: {name: memory-k1}", "spec:",
+            "  task: fmnist", "  workers: 1", "  maxEpochs: 5", "  dataset: {source: synthetic}",
+            "  hyperparameters: {trainSamples: 3200, warmupSteps: 1}", ""]))
+        run = subprocess.Popen([ERGOBENCH, "run", "-q", "--metrics-port", str(port), path], cwd=self.dir,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            def scrape():
+                try:
+                    _, body = http_get(f"http://127.0.0.1:{port}/metrics")
+                except OSError:
+                    return None
+                return body if 'ergobench_memory_bytes{' in body else None
+
+            body = self.wait_for(scrape, timeout=120, what="rank 0 to export its memory")
+            epoch = float(re.search(r'ergobench_epoch\{[^}]*\} ([0-9.e+-]+)', body).group(1))
+            self.assertLess(epoch, 5, "the memory gauges came only with the last epoch")
+            peak = float(re.search(r'ergobench_memory_bytes\{[^}]*kind="peak_tensor"\} ([0-9.e+-]+)', body).group(1))
+            self.assertGreater(peak, 0)
+        finally:
+            out, err = run.communicate(timeout=300)
+        self.assertEqual(run.returncode, 0, out + err)
+
 
 if __name__ == "__main__":
     unittest.main()
