@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "api/aggregate.h"
 #include "api/repeats.h"
 #include "cli/report/charts.h"
 
@@ -239,12 +240,22 @@ TEST(Report, LanguageModelsAddCaramlsColumns) {
   gpt.spec.backend = "gloo";
   gpt.spec.workers = 2;
   gpt.status.phase = "Succeeded";
-  gpt.status.results = BenchmarkResults{};
-  gpt.status.results->figures.samples_per_second = 4.0;
-  gpt.status.results->figures.language_model =
-      LanguageModelSummary{"gpt2", 124439808, 1024, 16, "fp32", 40960, 4096.0, 4.0, 854438400, 1.75, 10.0, 0.175,
-                           3.2};
-  gpt.status.results->joules_per_token = 0.0125;
+  // Two ranks' own figures, folded as every run folds them: tokens/s add up (2000 + 2096),
+  // per-device TFLOP/s and MFU average (1.5 and 2.0, 15% and 20%), the slowest rank sets the
+  // seconds per iteration (4.0), and joules per token is all energy over all tokens
+  // (2 x 256 J over 2 x 20480 tokens).
+  std::vector<RankResult> ranks(2);
+  for (int64_t r = 0; r < 2; ++r) {
+    ranks[r].rank = r;
+    ranks[r].world_size = 2;
+    ranks[r].status = kRankSucceeded;
+    ranks[r].figures.samples_per_second = 2.0;
+    ranks[r].figures.energy_joules = 256;
+    ranks[r].figures.language_model = LanguageModelSummary{
+        "gpt2", 124439808, 1024, 16, "fp32", 20480, 2000.0 + 96 * r, 3.0 + r, 854438400, 1.5 + 0.5 * r, 10.0,
+        0.15 + 0.05 * r, 3.2};
+  }
+  gpt.status.results = AggregateRankResults(ranks, 2).results;
   const auto rows = BuildReport({gpt});
   auto text = FormatReport(rows, "text");
   ASSERT_TRUE(text.ok());
