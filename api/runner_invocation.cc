@@ -55,7 +55,7 @@ const std::vector<RunnerFlag>& RunnerFlags() {
       {"--energy-interval", nullptr, "milliseconds between energy samples; 0 lists the meters but reads none",
        &I::energy_interval_ms, Check::kNonNegative},
       {"--sysfs-root", "ERGOBENCH_SYSFS_ROOT", "prefix of /sys for the energy meters (testing)", &I::sysfs_root},
-      {"--nvml-library", nullptr, "the NVML library to load", &I::nvml_library},
+      {"--nvml-library", "ERGOBENCH_NVML_LIBRARY", "the NVML library to load", &I::nvml_library},
       {"--energy-agent", nullptr, "HOST:PORT of the node energy agent, read instead of this host's meters",
        &I::energy_agent},
       {"--repeat", "ERGOBENCH_REPEAT", "which of spec.repeats this run is (0 first); the seed is derived from it",

@@ -267,8 +267,8 @@ StatusOr<std::unique_ptr<EnergyRecorder>> OpenEnergyRecorder(const RunnerInvocat
 // the result describes.
 nlohmann::json SetThreads(const RunnerInvocation& options, const BenchmarkSpec& spec, int* threads) {
   const CpuBudget budget = ReadCpuBudget();
-  *threads = options.threads > 0 ? options.threads : ThreadsPerRank(budget, options.ranks_per_host);
-  at::set_num_threads(*threads);
+  at::set_num_threads(options.threads > 0 ? options.threads : ThreadsPerRank(budget, options.ranks_per_host));
+  *threads = at::get_num_threads();  // what torch's intra-op pool will use, read back, not assumed
   const nlohmann::json& seed = spec.hyperparameters.value("seed", nlohmann::json(0));
   return DescribeEnvironment({budget, *threads, spec.backend, seed.is_number_integer() ? seed.get<int64_t>() : 0});
 }

@@ -16,12 +16,11 @@ std::string Join(const std::vector<std::string>& args) {
 TEST(RunnerInvocationTest, NumbersAreExplicitButEnvironmentFlagsAtTheirDefaultAreLeftToTheEnvironment) {
   RunnerInvocation invocation;
   invocation.config_path = "/etc/ergobench/benchmark.json";
-  // --metrics-port, --rendezvous-timeout and --threads hold their defaults and have variables
-  // (ERGOBENCH_METRICS_PORT, ...): left out, so that the variables still apply.
+  // --metrics-port, --rendezvous-timeout, --threads and --nvml-library hold their defaults and
+  // have variables (ERGOBENCH_METRICS_PORT, ...): left out, so that the variables still apply.
   EXPECT_EQ(Join(invocation.ToArgs()),
             "--config /etc/ergobench/benchmark.json --metrics-bind 0.0.0.0 --collective-timeout 1800 "
-            "--ranks-per-host 1 --ranks-on-node 0 --stop-grace 10 --artifact-linger 0 --energy-interval 100 "
-            "--nvml-library libnvidia-ml.so.1");
+            "--ranks-per-host 1 --ranks-on-node 0 --stop-grace 10 --artifact-linger 0 --energy-interval 100");
   invocation.threads = 3;
   invocation.metrics_port = 19400;
   const std::string args = Join(invocation.ToArgs());
@@ -33,11 +32,11 @@ TEST(RunnerInvocationTest, SwitchesAppearOnlyWhenOnAndFractionsStayExact) {
   RunnerInvocation invocation;
   invocation.metrics_port_per_rank = true;
   invocation.rendezvous_timeout_seconds = 0.25;
-  invocation.nvml_library.clear();
+  invocation.nvml_library = "/opt/nvidia/libnvidia-ml.so.1";
   const std::string args = Join(invocation.ToArgs());
   EXPECT_NE(args.find("--metrics-port-per-rank"), std::string::npos);
   EXPECT_NE(args.find("--rendezvous-timeout 0.25 "), std::string::npos) << args;
-  EXPECT_EQ(args.find("--nvml-library"), std::string::npos);
+  EXPECT_NE(args.find("--nvml-library /opt/nvidia/libnvidia-ml.so.1"), std::string::npos) << args;
 }
 
 TEST(RunnerInvocationTest, EveryFieldHasExactlyOneFlag) {

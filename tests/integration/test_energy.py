@@ -3,10 +3,10 @@ counter a writer advances at a known 100 W and wraps every half second, as a rea
 wraps. The runner must report that power over the timed region and the whole run, split
 between the ranks that share the host, in the results and in Prometheus."""
 
+import json
 import os
-import unittest
-
 import random
+import unittest
 
 from harness import ErgobenchTestCase, FakeRapl, benchmark_yaml, logistic_regression_yaml, write_separable
 
@@ -59,15 +59,35 @@ class EnergyTest(ErgobenchTestCase):
         self.assertAlmostEqual(results["energyToAccuracyWh"] * 3600, WATTS * tta, delta=0.15 * WATTS * tta)
 
     def test_energy_is_absent_never_zero_without_a_meter(self):
-        path = self.write("e.yaml", benchmark_yaml("no-meter", 2, "gloo", maxElements=4096, repetitions=5))
-        env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=self.dir)  # an empty /sys: no RAPL, no hwmon
-        run = self.ergobench("run", "-q", path, env=env)
+        # A training run that reaches its goal, so that every energy figure, energy to accuracy
+        # included, would be computed if a meter had counted.
+        rng = random.Random(7)
+        weights = [rng.uniform(-1, 1) for _ in range(20)]
+        write_separable(os.path.join(self.dir, "train.svm"), 4000, weights, rng)
+        write_separable(os.path.join(self.dir, "test.svm"), 1000, weights, rng)
+        path = self.write("n.yaml", logistic_regression_yaml("no-meter", self.dir, 0.9, max_epochs=20))
+        # An empty /sys (no RAPL, no hwmon) and no NVML library, on any host.
+        env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=self.dir,
+                   ERGOBENCH_NVML_LIBRARY=os.path.join(self.dir, "libnvidia-ml.so.1"))
+        run = self.ergobench("run", path, env=env, timeout=300)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertNotRegex(run.stdout, r"(?m)^\s*energy", "the run display must leave energy out, not print 0")
         results = self.read_json(os.path.join(self.results("no-meter"), "benchmark.json"))["status"]["results"]
-        for key in ("energyJoules", "energyJoulesWholeRun", "energyToAccuracyWh", "joulesPerSample"):
+        self.assertTrue(results["goalReached"], results)
+        for key in ("energyJoules", "energyJoulesWholeRun", "energyToAccuracyWh", "joulesPerSample", "samplesPerWh"):
             self.assertNotIn(key, results)
         for rank in range(2):
-            self.assertNotIn("energyJoules", self.rank_result("no-meter", rank)[0])
+            result = self.rank_result("no-meter", rank)[0]
+            meters = {m["name"]: m for m in result["environment"]["energyMeters"]}
+            self.assertFalse(any(m["available"] for m in meters.values()), meters)
+            for key in ("energyJoules", "energyJoulesWholeRun", "energyToAccuracyJoules"):
+                self.assertNotIn(key, result)
+        report = self.ergobench("report", "--format", "json", self.results("no-meter"))
+        self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
+        [row] = json.loads(report.stdout)
+        self.assertTrue("timeToAccuracySeconds" in row, row)
+        for key in ("energyToAccuracyJoules", "samplesPerWh", "epochWh"):
+            self.assertNotIn(key, row)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@
 
 #include "api/aggregate.h"
 #include "api/cost.h"
+#include "api/price_catalog.h"
 #include "api/regression.h"
+#include "api/system.h"
 
 namespace ergobench {
 namespace {
@@ -89,21 +91,32 @@ TEST(OperatorMetricsTest, SeriesOfDeletedBenchmarksGo) {
 }
 
 // The dashboard compares systems: each series carries the instance type and region it ran on,
-// and the carbon to accuracy where the region's grid intensity was known.
+// and the carbon to accuracy where the region's grid intensity was known: the node's system
+// and grid as the reconciler finds them, at a test intensity of 400 g/kWh.
 TEST(OperatorMetricsTest, FinishedSeriesCarryTheirSystemAndCarbon) {
-  OperatorMetrics metrics;
+  const StatusOr<PriceCatalog> grid = ParsePriceCatalog(
+      "carbonIntensity:\n  - {provider: aws, region: us-east-1, gramsPerKwh: 400, year: 2022, source: test}\n",
+      "grid.yaml");
+  ASSERT_TRUE(grid.ok()) << grid.status().ToString();
+  NodeFacts node;
+  node.name = "n1";
+  node.provider = "aws";
+  node.instance_type = "c5.4xlarge";
+  node.region = "us-east-1";
   Benchmark b = Finished();
-  b.status.results->system = SystemIdentity{};
-  b.status.results->system->instance_type = "c5.4xlarge";
-  b.status.results->system->region = "us-east-1";
-  b.status.results->carbon = CarbonFigures{};
-  b.status.results->carbon->grams_to_accuracy = 27.05;
+  b.status.results->system = DescribeSystem({node}, b.status.results->environment);
+  PriceResults(b.spec, {{node, 2, true}}, {&*grid, std::chrono::system_clock::now()}, &*b.status.results);
+  OperatorMetrics metrics;
   metrics.RecordFinished(b);
-  EXPECT_THAT(metrics.Render(),
-              HasSubstr("ergobench_benchmark_carbon_to_accuracy_grams{backend=\"gloo\",benchmark=\"fmnist-k2\","
-                        "instance_type=\"c5.4xlarge\",namespace=\"bench\",region=\"us-east-1\",task=\"fmnist\","
-                        "workers=\"2\"} 27.05\n"));
-  EXPECT_THAT(metrics.Render(), Not(HasSubstr("region=\"\"")));
+  // 720 J to accuracy (360 J on each rank) is 0.0002 kWh, at 400 g/kWh 0.08 g.
+  const std::string text = metrics.Render();
+  const std::string series =
+      "ergobench_benchmark_carbon_to_accuracy_grams{backend=\"gloo\",benchmark=\"fmnist-k2\","
+      "instance_type=\"c5.4xlarge\",namespace=\"bench\",region=\"us-east-1\",task=\"fmnist\",workers=\"2\"} ";
+  const size_t at = text.find(series);
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NEAR(std::stod(text.substr(at + series.size())), 720 / 3.6e6 * 400, 1e-12);
+  EXPECT_THAT(text, Not(HasSubstr("region=\"\"")));
 }
 
 // What the chart's alert fires on: 1 when a figure fell outside its band, 0 when within, and

@@ -45,7 +45,7 @@ TEST(LocalLaunchTest, GlooStartsOneRunnerPerRank) {
             "--output-dir out/t --progress-file out/t/rank-{rank}.progress --summary-file out/t/rank-{rank}.summary "
             "--mllog-file out/t/rank-{rank}.mllog --metrics-port 19400 --metrics-port-per-rank --metrics-bind 127.0.0.1 "
             "--bind-address 127.0.0.1 --rendezvous-timeout 30 --collective-timeout 1800 --ranks-per-host 3 --ranks-on-node 0 "
-            "--stop-grace 5 --artifact-linger 0 --energy-interval 100 --nvml-library libnvidia-ml.so.1");
+            "--stop-grace 5 --artifact-linger 0 --energy-interval 100");
   EXPECT_EQ(specs[2].env, (std::vector<std::pair<std::string, std::string>>{
                               {"RANK", "2"}, {"WORLD_SIZE", "3"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29555"}}));
   EXPECT_EQ(specs[2].output_path, "out/t/rank-2.log");
