@@ -47,8 +47,9 @@ class GradientSync {
   // What the task's optimizer steps, group by group as given to MakeGradientSync: the
   // parameters themselves, or this rank's shards of them.
   virtual ParameterGroups OptimizerGroups() const = 0;
-  // Before a step's first forward.
-  virtual void StartStep() {}
+  // Before a step's first forward. Stage 3 charges what it waits for in the step's forward and
+  // backward (its gathers) to `phases`, as communication.
+  virtual void StartStep(PhaseTimer& /*phases*/) {}
   // Before each backward of a step; `last` when it completes the step's gradients (the last
   // micro-batch), the moment overlap starts all-reducing them.
   virtual void BeforeBackward(bool last) = 0;

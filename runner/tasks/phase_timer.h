@@ -10,22 +10,29 @@
 
 #include "api/result.h"
 #include "api/training_phases.h"
+#include "base/clock.h"
 #include "runner/metrics/runner_metrics.h"
 
 namespace ergobench {
 
 class PhaseTimer {
  public:
-  explicit PhaseTimer(RunnerMetrics& metrics) : metrics_(metrics) {}
+  explicit PhaseTimer(RunnerMetrics& metrics, const TimeSource& time = SteadyTime()) : metrics_(metrics), time_(time) {}
 
-  // Runs `fn`, charges its wall time to `phase` and returns it.
+  // Runs `fn`, charges its wall time to `phase` and returns it. A phase timed inside another
+  // (ZeRO-3's gathers waited for within forward and backward) is charged to itself alone: the
+  // enclosing phase keeps only the rest, so that every second counts once.
   template <typename Fn>
   double Time(TrainingPhase phase, Fn&& fn) {
-    const auto start = std::chrono::steady_clock::now();
+    const double enclosing_nested = nested_seconds_;
+    nested_seconds_ = 0;
+    const auto start = time_.Now();
     fn();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    seconds_[static_cast<size_t>(phase)] += seconds;
-    metrics_.AddPhaseSeconds(phase, seconds);
+    const double seconds = std::chrono::duration<double>(time_.Now() - start).count();
+    const double own = seconds - nested_seconds_;
+    seconds_[static_cast<size_t>(phase)] += own;
+    metrics_.AddPhaseSeconds(phase, own);
+    nested_seconds_ = enclosing_nested + seconds;
     return seconds;
   }
 
@@ -39,8 +46,10 @@ class PhaseTimer {
 
  private:
   RunnerMetrics& metrics_;
+  const TimeSource& time_;
   std::array<double, kTrainingPhases.size()> seconds_{};  // by TrainingPhase
   std::optional<double> collective_seconds_;
+  double nested_seconds_ = 0;  // timed so far inside the phase being timed now
 };
 
 }  // namespace ergobench

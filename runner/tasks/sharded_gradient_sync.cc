@@ -51,7 +51,7 @@ class ShardedGradientSync : public GradientSync, public BlockHooks {
                       const ParameterGroups& blocks);
 
   ParameterGroups OptimizerGroups() const override;
-  void StartStep() override;
+  void StartStep(PhaseTimer& phases) override;
   void BeforeBackward(bool last) override;
   Status Synchronize(PhaseTimer& phases) override;
   Status ClipGradNorm(double max_norm) override;
@@ -91,6 +91,7 @@ class ShardedGradientSync : public GradientSync, public BlockHooks {
   std::vector<std::vector<size_t>> block_units_;   // stage 3: by model block, its units
   std::mutex mutex_;                               // hooks run on autograd's threads
   bool backward_seen_ = false;                     // since the last launch of every unit
+  PhaseTimer* step_phases_ = nullptr;              // stage 3: while a step runs, where its gathers' waits go
   InOrderLauncher launcher_{[this](size_t u) { LaunchUnit(u); }};  // stages 2, 3: units packed in this backward
   // Stages 2 and 3; the worker last, destroyed first: its thread reads the units.
   std::optional<GradientReadyHooks> hooks_;
@@ -207,7 +208,16 @@ Status ShardedGradientSync::GatherBlock(size_t block) {
     gathering.push_back(&unit);
   }
   if (gathering.empty()) return Status::Ok();
-  RETURN_IF_ERROR(worker_->WaitAll());
+  // Inside a step the wait is communication, taken out of forward or backward; outside
+  // (evaluation, the final digest) it stays where it is.
+  Status gathered = Status::Ok();
+  const auto wait = [&] { gathered = worker_->WaitAll(); };
+  if (step_phases_ != nullptr) {
+    step_phases_->Time(TrainingPhase::kCommunication, wait);
+  } else {
+    wait();
+  }
+  RETURN_IF_ERROR(gathered);
   for (Unit* unit : gathering) unit->whole = true;
   return Status::Ok();
 }
@@ -246,7 +256,11 @@ ParameterGroups ShardedGradientSync::OptimizerGroups() const {
   return groups;
 }
 
-void ShardedGradientSync::StartStep() {
+void ShardedGradientSync::StartStep(PhaseTimer& phases) {
+  if (stage_ == 3) {
+    step_phases_ = &phases;
+    worker_->TakeBusySeconds();  // evaluation's gathers: outside any step
+  }
   torch::NoGradGuard no_grad;
   for (Unit& unit : units_) (stage_ == 1 ? unit.flat_grads : unit.owned_grad).zero_();
 }
@@ -347,6 +361,7 @@ Status ShardedGradientSync::ClipGradNorm(double max_norm) {
 Status ShardedGradientSync::AfterUpdate(PhaseTimer& phases) {
   if (stage_ == 3) {  // the owned blocks are the parameters; whole ones are stale now
     std::lock_guard<std::mutex> lock(mutex_);
+    step_phases_ = nullptr;
     for (Unit& unit : units_) {
       if (unit.whole) Release(unit);
     }

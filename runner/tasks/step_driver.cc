@@ -13,7 +13,7 @@ StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
   const auto start = clock_.Now();
   phases_.Time(TrainingPhase::kOptimizer, [&] {
     optimizer_.zero_grad();
-    sync_.StartStep();
+    sync_.StartStep(phases_);
   });
   double loss_sum = 0;
   for (int64_t micro = 0; micro < work.micro_batches; ++micro) {

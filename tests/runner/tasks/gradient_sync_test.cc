@@ -285,9 +285,11 @@ TEST(GradientSyncTest, ShardedCountsEveryReduceScatterAndAllGather) {
 struct GptTrained {
   std::vector<std::vector<torch::Tensor>> params;  // by rank, whole again after training
   std::vector<int64_t> parameter_bytes;            // by rank, kept between steps
+  std::vector<Figures> figures;                    // by rank, the phases
 };
 
-GptTrained TrainGpt(const std::string& strategy, int steps) {
+// `delay`: every collective takes that much longer.
+GptTrained TrainGpt(const std::string& strategy, int steps, std::chrono::milliseconds delay = {}) {
   const GptConfig& config = FindGptPreset("tiny")->config;
   torch::manual_seed(11);
   std::vector<torch::Tensor> tokens;
@@ -297,8 +299,10 @@ GptTrained TrainGpt(const std::string& strategy, int steps) {
     torch::manual_seed(3);
     models.emplace_back(config);
   }
-  GptTrained trained{std::vector<std::vector<torch::Tensor>>(kRanks), std::vector<int64_t>(kRanks)};
-  const std::vector<Status> statuses = OnLoopbackRanks(kRanks, [&](Communicator& comm) -> Status {
+  GptTrained trained{std::vector<std::vector<torch::Tensor>>(kRanks), std::vector<int64_t>(kRanks),
+                     std::vector<Figures>(kRanks)};
+  const std::vector<Status> statuses = OnLoopbackRanks(kRanks, [&](Communicator& gloo) -> Status {
+    testing::DelayedCommunicator comm(gloo, delay);
     const size_t rank = static_cast<size_t>(comm.rank());
     Gpt& model = models[rank];
     ParameterGroups groups(2);
@@ -332,6 +336,7 @@ GptTrained TrainGpt(const std::string& strategy, int steps) {
     };
     work.before_update = [&] { return sync->ClipGradNorm(0.5); };
     for (; step < steps; ++step) RETURN_IF_ERROR(driver.Step(step, work).status());
+    phases.Report(&trained.figures[rank]);
     trained.parameter_bytes[rank] = sync->ParameterBytes();
     RETURN_IF_ERROR(sync->GatherParameters());
     for (const torch::Tensor& p : model->parameters()) trained.params[rank].push_back(p.detach().clone());
@@ -371,6 +376,25 @@ TEST(GradientSyncTest, ZeroThreeTrainsTheGptFlatTrainsAndKeepsHalfItsParameters)
     }
   }
   EXPECT_EQ(flat.params[0].size(), flat.params[1].size());
+}
+
+// Stage 3 waits for its gathers inside forward and backward. Those waits are communication:
+// the tiny GPT's 3 blocks (the ends and 2 layers) of 2 units each (decayed or not) are gathered
+// before each forward and again in each backward, one delayed all-gather a unit, 2 micro-batches
+// a step: at least 24 delays a step waited for. Every collective, the reduce-scatter of each
+// unit after each backward too, is in the whole collective time: at least 36.
+TEST(GradientSyncTest, ZeroThreeWaitsForItsGathersAsCommunication) {
+  constexpr auto kDelay = std::chrono::milliseconds(20);
+  constexpr int kSteps = 2;
+  const GptTrained trained = TrainGpt("sharded3", kSteps, kDelay);
+  const double delay = std::chrono::duration<double>(kDelay).count();
+  for (const Figures& f : trained.figures) {
+    ASSERT_TRUE(f.communication_seconds && f.collective_seconds);
+    EXPECT_GE(*f.communication_seconds, kSteps * 24 * delay);
+    EXPECT_GE(*f.collective_seconds, kSteps * 36 * delay);
+    // Forward and backward keep their compute alone: on this tiny model, far less than the waits.
+    EXPECT_LT(f.phase_seconds.at("forward") + f.phase_seconds.at("backward"), *f.communication_seconds);
+  }
 }
 
 // Counts the all-reduces begun on this rank.
