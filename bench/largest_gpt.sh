@@ -6,7 +6,7 @@
 # run goes into a memory cgroup (v1) of k times the limit; the preset fits when the run
 # succeeds. Prints each attempt's peak tensor and resident bytes per rank, then the table.
 # Needs root and a writable /sys/fs/cgroup/memory.
-# Usage: bench/largest_gpt.sh [GiB per rank] [sequence length] [build-dir]
+# Usage: bench/largest_gpt.sh [GiB per rank, fractions too] [sequence length] [build-dir]
 set -euo pipefail
 gib=${1:-6}
 sequence=${2:-128}
@@ -33,7 +33,8 @@ spec:
   hyperparameters: {model: $preset, sequenceLength: $sequence, batchSize: 1, maxSteps: 2, warmupSteps: 0,
                     evalInterval: 2, evalSequences: 2, precision: fp32, gradientSync: $sync, zeroStage: $stage}
 YAML
-  echo $((gib * k * 1024 * 1024 * 1024)) > "$group/memory.limit_in_bytes"
+  # One write: the cgroup takes each write() as a whole new limit.
+  echo "$(awk -v gib="$gib" -v k="$k" 'BEGIN { printf "%.0f", gib * k * 2^30 }')" > "$group/memory.limit_in_bytes"
   local status=0
   (echo "$BASHPID" > "$group/cgroup.procs" && cd "$work" && exec "$build/bin/ergobench" run -q "$name.yaml") \
     > "$work/$name.log" 2>&1 || status=$?

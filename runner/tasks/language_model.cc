@@ -273,6 +273,10 @@ class LanguageModelTraining {
     phases_.Report(&figures);
     figures.language_model = Summarize();
     figures.memory = PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
+    // Training is over: the optimizer's state goes before ZeRO-3 gathers the whole model for
+    // the digest, which would otherwise come on top of it and raise the process's peak.
+    driver_.reset();
+    optimizer_.reset();
     RETURN_IF_ERROR(sync_->GatherParameters());
     figures.parameter_digest = ParameterDigest(params_);
     outcome_.summary = SummaryLine(*figures.language_model);

@@ -1,5 +1,7 @@
 #include "runner/tasks/sharded_gradient_sync.h"
 
+#include <malloc.h>
+
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -107,9 +109,10 @@ ShardedGradientSync::ShardedGradientSync(Communicator& comm, ParameterGroups gro
     hooks_.emplace(params_, [this](size_t param) { OnGradientReady(param); });
     worker_.emplace();
   }
-  if (stage_ == 3) {
-    for (Unit& unit : units_) Release(unit);
-  }
+  // The model's own parameter storage is free now (moved into the units, or for stage 3 let
+  // go). The runner keeps freed memory in the heap for speed (runner/main.cc), so without this
+  // the process would stay as large as the whole model: give those pages back.
+  malloc_trim(0);
 }
 
 // Units never mix groups: the optimizer treats each owned block by its group's options.
@@ -164,7 +167,8 @@ void ShardedGradientSync::AddUnit(size_t group, const std::vector<torch::Tensor>
 
 // The parameters' values move into the flat buffer and the parameters become views of it, so
 // that an all-gather into the buffer updates the model. Stage 1 does the same for .grad;
-// stage 3 keeps its block apart and lets the buffer go (in the constructor).
+// stage 3 keeps its block apart and lets the buffer go at once, so that building the units
+// never holds more than the model and one unit.
 void ShardedGradientSync::ShareStorage(Unit& unit) {
   torch::NoGradGuard no_grad;
   unit.flat_params = torch::zeros({unit.block * world_size_});
@@ -179,7 +183,10 @@ void ShardedGradientSync::ShareStorage(Unit& unit) {
     p.set_data(values.view(p.sizes()));
     if (stage_ == 1) p.mutable_grad() = unit.flat_grads.slice(0, begin, begin + p.numel()).view(p.sizes());
   }
-  if (stage_ == 3) unit.owned = unit.owned.clone();
+  if (stage_ == 3) {
+    unit.owned = unit.owned.clone();
+    Release(unit);
+  }
 }
 
 // FSDP's way of letting whole parameters go: the flat buffer's storage gives its memory back
