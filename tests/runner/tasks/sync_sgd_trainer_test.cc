@@ -208,6 +208,16 @@ TEST(EvaluateShardedTest, TwoRanksGiveWhatOneRankGivesWithRankZerosStatistics) {
   }
 }
 
+// One epoch of plain SGD in batches of `batch`.
+SgdRecipe OneEpoch(int64_t batch) {
+  SgdRecipe recipe;
+  recipe.batch = batch;
+  recipe.lr = 0.1;
+  recipe.seed = 1;
+  recipe.max_epochs = 1;
+  return recipe;
+}
+
 // The communication time is what the step waited in all-reduces, and the ratio divides it by
 // the whole step time, data included (api/training_phases.h). With equal injected delays in
 // the data and the all-reduce, and next to no compute, the ratio is one half; a ratio over
@@ -217,11 +227,7 @@ TEST(SyncSgdTrainerTest, CommunicationRatioFromInjectedDelays) {
   constexpr int64_t kSteps = 20;  // 80 samples in batches of 4, one epoch
   Benchmark benchmark;
   benchmark.spec.task = "test";
-  SgdRecipe recipe;
-  recipe.batch = 4;
-  recipe.lr = 0.1;
-  recipe.seed = 1;
-  recipe.max_epochs = 1;
+  const SgdRecipe recipe = OneEpoch(4);
   Figures figures;
   const std::vector<Status> statuses = OnLoopbackRanks(1, [&](Communicator& gloo) -> Status {
     testing::DelayedCommunicator comm(gloo, kDelay);
@@ -263,10 +269,7 @@ class LoadRecordingProblem : public SlowDataProblem {
 TEST(SyncSgdTrainerTest, TheRunClockStartsBeforeTheDataIsRead) {
   Benchmark benchmark;
   benchmark.spec.task = "test";
-  SgdRecipe recipe;
-  recipe.batch = 8;
-  recipe.lr = 0.1;
-  recipe.max_epochs = 1;
+  const SgdRecipe recipe = OneEpoch(8);
   std::vector<std::string> events;
   const std::vector<Status> statuses = OnLoopbackRanks(1, [&](Communicator& comm) -> Status {
     RunnerMetrics metrics(MetricLabels{"b", "test", "gloo", 0, 1});
