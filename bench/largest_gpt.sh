@@ -7,6 +7,7 @@
 # succeeds. Prints each attempt's peak tensor and resident bytes per rank, then the table.
 # Needs root and a writable /sys/fs/cgroup/memory.
 # Usage: bench/largest_gpt.sh [GiB per rank, fractions too] [sequence length] [build-dir]
+# KS="2" and STRATEGIES="sharded:2 sharded:3" (sync:zeroStage) narrow the table.
 set -euo pipefail
 gib=${1:-6}
 sequence=${2:-128}
@@ -52,8 +53,8 @@ print(f'  {sys.argv[2]}: fits, tensors {m[\"peakTensorBytes\"] / 2**30:.2f} GiB,
 
 echo "largest GPT preset under $gib GiB per rank, sequences of $sequence tokens, batch 1, AdamW fp32"
 table=()
-for k in 1 2; do
-  for strategy in flat:1 sharded:1 sharded:2 sharded:3; do
+for k in ${KS:-1 2}; do
+  for strategy in ${STRATEGIES:-flat:1 sharded:1 sharded:2 sharded:3}; do
     sync=${strategy%:*}
     stage=${strategy#*:}
     label=$([ "$sync" = flat ] && echo flat || echo "ZeRO-$stage")
