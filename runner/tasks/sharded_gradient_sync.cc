@@ -110,8 +110,8 @@ ShardedGradientSync::ShardedGradientSync(Communicator& comm, ParameterGroups gro
     worker_.emplace();
   }
   // The model's own parameter storage is free now (moved into the units, or for stage 3 let
-  // go). The runner keeps freed memory in the heap for speed (runner/main.cc), so without this
-  // the process would stay as large as the whole model: give those pages back.
+  // go). The runner keeps freed memory in the heap for speed (KeepLargeAllocationsInTheHeap),
+  // so without this the process would stay as large as the whole model: give those pages back.
   malloc_trim(0);
 }
 
@@ -167,8 +167,8 @@ void ShardedGradientSync::AddUnit(size_t group, const std::vector<torch::Tensor>
 
 // The parameters' values move into the flat buffer and the parameters become views of it, so
 // that an all-gather into the buffer updates the model. Stage 1 does the same for .grad;
-// stage 3 keeps its block apart and lets the buffer go at once, so that building the units
-// never holds more than the model and one unit.
+// stage 3 keeps its block apart and lets the buffer go at once, rather than holding every
+// unit's whole buffer until all are built.
 void ShardedGradientSync::ShareStorage(Unit& unit) {
   torch::NoGradGuard no_grad;
   unit.flat_params = torch::zeros({unit.block * world_size_});

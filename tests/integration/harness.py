@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import signal
+import random
 import socket
 import struct
 import subprocess
@@ -104,6 +105,15 @@ def logistic_regression_yaml(name, directory, goal, max_epochs=10):
         f"  dataset: {{source: path, path: {directory}}}",
         "  hyperparameters: {trainFile: train.svm, testFile: test.svm, features: 20}",
     ]) + "\n"
+
+
+def write_separable_split(directory, train_count, test_count, seed):
+    """train.svm and test.svm in `directory`, separable by one fixed linear function of 20
+    features: what logistic_regression_yaml reads."""
+    rng = random.Random(seed)
+    weights = [rng.uniform(-1, 1) for _ in range(20)]
+    write_separable(os.path.join(directory, "train.svm"), train_count, weights, rng)
+    write_separable(os.path.join(directory, "test.svm"), test_count, weights, rng)
 
 
 def usable_cpus():

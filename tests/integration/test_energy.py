@@ -5,10 +5,9 @@ between the ranks that share the host, in the results and in Prometheus."""
 
 import json
 import os
-import random
 import unittest
 
-from harness import ErgobenchTestCase, FakeRapl, benchmark_yaml, logistic_regression_yaml, write_separable
+from harness import ErgobenchTestCase, FakeRapl, benchmark_yaml, logistic_regression_yaml, write_separable_split
 
 WATTS = 100.0
 
@@ -40,10 +39,7 @@ class EnergyTest(ErgobenchTestCase):
 
 
     def test_energy_to_accuracy_is_the_power_over_the_time_to_accuracy(self):
-        rng = random.Random(5)
-        weights = [rng.uniform(-1, 1) for _ in range(20)]
-        write_separable(os.path.join(self.dir, "train.svm"), 40000, weights, rng)
-        write_separable(os.path.join(self.dir, "test.svm"), 2000, weights, rng)
+        write_separable_split(self.dir, 40000, 2000, seed=5)
         path = self.write("l.yaml", logistic_regression_yaml("logreg-energy", self.dir, 0.97, max_epochs=20))
         env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=self.dir)
         with FakeRapl(self.dir, WATTS):
@@ -61,10 +57,7 @@ class EnergyTest(ErgobenchTestCase):
     def test_energy_is_absent_never_zero_without_a_meter(self):
         # A training run that reaches its goal, so that every energy figure, energy to accuracy
         # included, would be computed if a meter had counted.
-        rng = random.Random(7)
-        weights = [rng.uniform(-1, 1) for _ in range(20)]
-        write_separable(os.path.join(self.dir, "train.svm"), 4000, weights, rng)
-        write_separable(os.path.join(self.dir, "test.svm"), 1000, weights, rng)
+        write_separable_split(self.dir, 4000, 1000, seed=7)
         path = self.write("n.yaml", logistic_regression_yaml("no-meter", self.dir, 0.9, max_epochs=20))
         # An empty /sys (no RAPL, no hwmon) and no NVML library, on any host.
         env = dict(os.environ, ERGOBENCH_SYSFS_ROOT=self.dir,
@@ -85,7 +78,7 @@ class EnergyTest(ErgobenchTestCase):
         report = self.ergobench("report", "--format", "json", self.results("no-meter"))
         self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
         [row] = json.loads(report.stdout)
-        self.assertTrue("timeToAccuracySeconds" in row, row)
+        self.assertIn("timeToAccuracySeconds", row)
         for key in ("energyToAccuracyJoules", "samplesPerWh", "epochWh"):
             self.assertNotIn(key, row)
 

@@ -5,7 +5,7 @@ import json
 import os
 import unittest
 
-from harness import ErgobenchTestCase, logistic_regression_yaml, write_separable
+from harness import ErgobenchTestCase, logistic_regression_yaml, write_separable_split
 
 FASHION_MNIST = "/usr/share/datasets/fashion-mnist"
 
@@ -167,11 +167,7 @@ class FmnistTest(ErgobenchTestCase):
 class LogisticRegressionTest(ErgobenchTestCase):
 
     def test_2a_reaches_95_percent_on_separable_data(self):
-        import random
-        rng = random.Random(5)
-        weights = [rng.uniform(-1, 1) for _ in range(20)]
-        write_separable(os.path.join(self.dir, "train.svm"), 4000, weights, rng)
-        write_separable(os.path.join(self.dir, "test.svm"), 1000, weights, rng)
+        write_separable_split(self.dir, 4000, 1000, seed=5)
         doc = logistic_regression_yaml("logreg-k2", self.dir, 0.95)
         run = self.ergobench("run", "-q", self.write("l.yaml", doc), timeout=300)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
