@@ -175,8 +175,24 @@ class NamespacedClusterSuite(ClusterSuite):
         return self.benchmark(name).get("status", {})
 
     def wait_phase(self, name, phases, timeout=240):
-        self.cp.wait_for(lambda: self.status(name).get("phase") in phases, timeout, f"{name} to reach {phases}")
+        self.cp.wait_for(lambda: self.status(name).get("phase") in phases, timeout, f"{name} to reach {phases}",
+                         context=lambda: f"status: {json.dumps(self.status(name))}")
         return self.status(name)
+
+    def wait_workers_stopped(self, name, timeout=60):
+        """Until every worker pod of `name` is deleted or being deleted with no container left
+        running: stopped, as the operator can make it. The kubelet removes a killed pod's object
+        only after it has reclaimed its volumes and cgroups, 10-30 s more on this node."""
+        def stopped(pod):
+            running = any("running" in s.get("state", {}) for s in pod["status"].get("containerStatuses", []))
+            return "deletionTimestamp" in pod["metadata"] and not running
+        self.cp.wait_for(lambda: all(stopped(p) for p in self.pods(name)), timeout, f"the workers of {name} to stop",
+                         context=lambda: f"pods: {self.pod_states(name)}")
+
+    def pod_states(self, name):
+        """Each pod's name, phase, whether it is being deleted and its containers' states."""
+        return [(p["metadata"]["name"], p["status"].get("phase"), "deletionTimestamp" in p["metadata"],
+                 [list(s.get("state", {})) for s in p["status"].get("containerStatuses", [])]) for p in self.pods(name)]
 
     def pods(self, name):
         return self.cp.get_json("-n", self.ns, "pods", "-l", f"ergobench.io/benchmark={name}")["items"]

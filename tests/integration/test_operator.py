@@ -463,7 +463,7 @@ class OperatorTest(NamespacedClusterSuite):
         self.apply(fmnist("late", run_policy={"activeDeadlineSeconds": 5}))
         status = self.wait_phase("late", ["Failed", "Succeeded"], timeout=60)
         self.assertEqual(self.condition(status, "Failed")["reason"], "DeadlineExceeded")
-        self.cp.wait_for(lambda: self.pods("late") == [], 60, "the workers to be stopped")
+        self.wait_workers_stopped("late")
 
     def test_deleting_the_benchmark_collects_its_children(self):
         self.apply(fmnist("gone"))
