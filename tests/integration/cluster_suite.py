@@ -116,14 +116,25 @@ class ClusterSuite(unittest.TestCase):
     def kill_container(self, namespace, pod_name, sig=signal.SIGKILL):
         """Signals the main process of the pod's first container, as the OOM killer or a crash
         would: the kubelet sees the container end with the signal's exit code."""
+        container_id = self.container_id(namespace, pod_name)
+        task = self.containerd_tasks().get(container_id)
+        if task is None:
+            raise AssertionError(f"no running task for pod {namespace}/{pod_name}")
+        os.kill(task[0], sig)
+
+    def container_id(self, namespace, pod_name):
+        """The containerd id of the pod's first container."""
         pod = self.cluster.get_json("-n", namespace, "pod", pod_name)
-        container_id = pod["status"]["containerStatuses"][0]["containerID"].split("//")[1]
+        return pod["status"]["containerStatuses"][0]["containerID"].split("//")[1]
+
+    def containerd_tasks(self):
+        """containerd's own view, which needs neither the API server nor the kubelet:
+        {container id: (pid, status)}, status RUNNING, STOPPED, ..."""
+        tasks = {}
         for line in self.cluster.ctr("tasks", "list").stdout.splitlines()[1:]:
-            task, pid, _ = line.split()
-            if task == container_id:
-                os.kill(int(pid), sig)
-                return
-        raise AssertionError(f"no running task for pod {namespace}/{pod_name}")
+            task, pid, status = line.split()
+            tasks[task] = (int(pid), status)
+        return tasks
 
     def operator_logs(self, tail=40):
         return self.cluster.kubectl("logs", "-n", OPERATOR_NAMESPACE, "-l", OPERATOR_SELECTOR, "--prefix",

@@ -492,11 +492,17 @@ class OperatorTest(NamespacedClusterSuite):
     def run_across_a_restart(self, name, component, start):
         """A Benchmark runs to Succeeded across `component`'s restart mid-run: the same pods ran
         to the end, none restarted, nothing created twice."""
-        self.apply(fmnist(name, run_policy={"cleanPodPolicy": "None"}))
+        # 89% takes four epochs at k=2 (about 30 s; 85% takes one), so that the outage falls mid-run.
+        self.apply(fmnist(name, run_policy={"cleanPodPolicy": "None"}, goal={"target": 0.89}))
         self.wait_training(name)
-        uids = {p["metadata"]["uid"] for p in self.pods(name)}
+        pods = self.pods(name)
+        uids = {p["metadata"]["uid"] for p in pods}
+        containers = [self.container_id(self.ns, p["metadata"]["name"]) for p in pods]
         self.cp.stop_process(component)
-        time.sleep(5)
+        time.sleep(5)  # the outage
+        # Mid-run: the ranks are still training as the component comes back.
+        tasks = self.containerd_tasks()
+        self.assertEqual([tasks.get(c, (0, "gone"))[1] for c in containers], ["RUNNING"] * len(containers))
         start()
         status = self.wait_phase(name, ["Succeeded", "Failed"], timeout=300)
         self.assertEqual(status["phase"], "Succeeded", status)
