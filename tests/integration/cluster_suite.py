@@ -30,6 +30,11 @@ AGENT_SELECTOR = "app.kubernetes.io/name=ergobench-energy-agent"
 WORKER_CPU = "900m"
 
 
+def container_id(pod):
+    """The containerd id of the pod's first container."""
+    return pod["status"]["containerStatuses"][0]["containerID"].split("//")[1]
+
+
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("buildah"),
                      "a cluster node needs root, and images need buildah (scripts/install-deps.sh --tests)")
 class ClusterSuite(unittest.TestCase):
@@ -116,16 +121,11 @@ class ClusterSuite(unittest.TestCase):
     def kill_container(self, namespace, pod_name, sig=signal.SIGKILL):
         """Signals the main process of the pod's first container, as the OOM killer or a crash
         would: the kubelet sees the container end with the signal's exit code."""
-        container_id = self.container_id(namespace, pod_name)
-        task = self.containerd_tasks().get(container_id)
+        pod = self.cluster.get_json("-n", namespace, "pod", pod_name)
+        task = self.containerd_tasks().get(container_id(pod))
         if task is None:
             raise AssertionError(f"no running task for pod {namespace}/{pod_name}")
         os.kill(task[0], sig)
-
-    def container_id(self, namespace, pod_name):
-        """The containerd id of the pod's first container."""
-        pod = self.cluster.get_json("-n", namespace, "pod", pod_name)
-        return pod["status"]["containerStatuses"][0]["containerID"].split("//")[1]
 
     def containerd_tasks(self):
         """containerd's own view, which needs neither the API server nor the kubelet:

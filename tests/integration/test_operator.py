@@ -16,7 +16,7 @@ import urllib.request
 
 import yaml
 
-from cluster_suite import OPERATOR_NAMESPACE, RELEASE, WORKER_CPU, NamespacedClusterSuite
+from cluster_suite import OPERATOR_NAMESPACE, RELEASE, WORKER_CPU, NamespacedClusterSuite, container_id
 from control_plane import free_port
 from harness import BIN_DIR
 
@@ -497,7 +497,7 @@ class OperatorTest(NamespacedClusterSuite):
         self.wait_training(name)
         pods = self.pods(name)
         uids = {p["metadata"]["uid"] for p in pods}
-        containers = [self.container_id(self.ns, p["metadata"]["name"]) for p in pods]
+        containers = [container_id(p) for p in pods]
         self.cp.stop_process(component)
         time.sleep(5)  # the outage
         # Mid-run: the ranks are still training as the component comes back.
