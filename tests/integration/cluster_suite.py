@@ -35,6 +35,11 @@ def container_id(pod):
     return pod["status"]["containerStatuses"][0]["containerID"].split("//")[1]
 
 
+def container_states(pod):
+    """The state of each of the pod's containers: waiting, running or terminated."""
+    return [state for s in pod["status"].get("containerStatuses", []) for state in s.get("state", {})]
+
+
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("buildah"),
                      "a cluster node needs root, and images need buildah (scripts/install-deps.sh --tests)")
 class ClusterSuite(unittest.TestCase):
@@ -195,15 +200,14 @@ class NamespacedClusterSuite(ClusterSuite):
         running: stopped, as the operator can make it. The kubelet removes a killed pod's object
         only after it has reclaimed its volumes and cgroups, 10-30 s more on this node."""
         def stopped(pod):
-            running = any("running" in s.get("state", {}) for s in pod["status"].get("containerStatuses", []))
-            return "deletionTimestamp" in pod["metadata"] and not running
+            return "deletionTimestamp" in pod["metadata"] and "running" not in container_states(pod)
         self.cp.wait_for(lambda: all(stopped(p) for p in self.pods(name)), timeout, f"the workers of {name} to stop",
                          context=lambda: f"pods: {self.pod_states(name)}")
 
     def pod_states(self, name):
         """Each pod's name, phase, whether it is being deleted and its containers' states."""
         return [(p["metadata"]["name"], p["status"].get("phase"), "deletionTimestamp" in p["metadata"],
-                 [list(s.get("state", {})) for s in p["status"].get("containerStatuses", [])]) for p in self.pods(name)]
+                 container_states(p)) for p in self.pods(name)]
 
     def pods(self, name):
         return self.cp.get_json("-n", self.ns, "pods", "-l", f"ergobench.io/benchmark={name}")["items"]

@@ -3,9 +3,9 @@ binaries (ERGOBENCH_BIN_DIR) in a scratch directory and read what they leave beh
 
 import json
 import os
+import random
 import shutil
 import signal
-import random
 import socket
 import struct
 import subprocess
