@@ -4,7 +4,7 @@
 
 namespace ergobench {
 
-std::string DefaultRunnerImage() { return std::string("ergobench-runner:") + ERGOBENCH_VERSION; }
+std::string DefaultRunnerImage() { return "ergobench-runner:" ERGOBENCH_VERSION; }
 
 void ApplyDefaults(Benchmark* benchmark) {
   BenchmarkSpec& spec = benchmark->spec;

@@ -42,6 +42,21 @@ function(ergobench_include_root root_name)
   set(${root_name}_DIR ${root} PARENT_SCOPE)
 endfunction()
 
+# Headers that most files of a library parse: precompiled once per library (ERGOBENCH_PCH), as
+# parsing them costs about 2 s a file.
+set(ERGOBENCH_COMMON_PCH <algorithm> <chrono> <functional> <map> <memory> <optional> <string> <vector>
+                         <nlohmann/json.hpp>)
+
+# ergobench_precompile(TARGET header...): TARGET's files start from these headers, parsed once.
+# Only for targets of several files: for one file a precompiled header is pure overhead.
+function(ergobench_precompile target)
+  get_target_property(sources ${target} SOURCES)
+  list(LENGTH sources count)
+  if(ERGOBENCH_PCH AND count GREATER 2)
+    target_precompile_headers(${target} PRIVATE ${ARGN})
+  endif()
+endfunction()
+
 # ergobench_library(NAME PUBLISHES path... SOURCES ... DEPS ...)
 function(ergobench_library name)
   cmake_parse_arguments(ARG "" "" "PUBLISHES;SOURCES;DEPS" ${ARGN})
@@ -53,6 +68,7 @@ function(ergobench_library name)
   ergobench_include_root(${name} ${ARG_PUBLISHES})
   target_include_directories(${name} PUBLIC ${${name}_DIR})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  ergobench_precompile(${name} ${ERGOBENCH_COMMON_PCH})
 endfunction()
 
 # ergobench_executable(NAME SOURCES ... DEPS ...): sees only what its DEPS publish.
@@ -63,15 +79,36 @@ function(ergobench_executable name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
 endfunction()
 
-# ergobench_test(NAME SOURCES ... DEPS ... [LABELS ...]): one gtest binary, one ctest entry.
-# Tests also see tests/testing (shared fakes), through ergobench_testing, and share its main.
+# ergobench_test(NAME SOURCES ... DEPS ... [LABELS ...] [PCH header...]): one gtest binary, one
+# ctest entry. Tests also see tests/testing (shared fakes), through ergobench_testing, and share its
+# main. Their own code compiles at -O0 (ERGOBENCH_TESTS_O0), and they precompile gtest and gmock
+# with the common headers, or with PCH's headers where given.
 function(ergobench_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS;PCH" ${ARGN})
   ergobench_executable(${name} SOURCES ${ARG_SOURCES}
     DEPS ${ARG_DEPS} ergobench_testing ergobench_gtest_main GTest::gtest GTest::gmock)
+  if(ERGOBENCH_TESTS_O0)
+    target_compile_options(${name} PRIVATE -O0)
+  endif()
+  if(NOT ARG_PCH)
+    set(ARG_PCH ${ERGOBENCH_COMMON_PCH})
+  endif()
+  ergobench_precompile(${name} ${ARG_PCH} <gtest/gtest.h> <gmock/gmock.h>)
   add_test(NAME ${name} COMMAND ${name})
   # tests/testing/gtest_main.cc exits 77 when a test skipped and none failed: ctest shows Skipped.
-  set_tests_properties(${name} PROPERTIES LABELS "unit;${ARG_LABELS}" TIMEOUT 120 SKIP_RETURN_CODE 77)
+  set_tests_properties(${name} PROPERTIES LABELS "unit;${ARG_LABELS}" TIMEOUT 300 SKIP_RETURN_CODE 77)
+endfunction()
+
+# ergobench_test_binary(NAME DIR dir DEPS ... [LABELS ...] [PCH header...] UNITS unit...): one gtest
+# binary of tests/DIR/<unit>_test.cc for each unit, one per library: every test binary links
+# its library (and libtorch, for the runner's), so fewer binaries link less.
+function(ergobench_test_binary name)
+  cmake_parse_arguments(ARG "" "DIR" "DEPS;LABELS;PCH;UNITS" ${ARGN})
+  set(sources "")
+  foreach(unit ${ARG_UNITS})
+    list(APPEND sources ${ARG_DIR}/${unit}_test.cc)
+  endforeach()
+  ergobench_test(${name} SOURCES ${sources} DEPS ${ARG_DEPS} LABELS ${ARG_LABELS} PCH ${ARG_PCH})
 endfunction()
 
 # ergobench_reuse_torch_pch(TARGET): TARGET includes libtorch's headers; reuse the runner's

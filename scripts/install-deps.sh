@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs ergobench's build and run dependencies from Debian's archive. Idempotent: it
 # asks apt only for what is missing, and refreshes the package lists at most once.
+# ccache and mold: a build that recompiles only what changed (also in a second clone on this
+# machine) and links in moments (cmake/ErgobenchCompiler.cmake).
 # libopenblas0-openmp: Debian's libtorch does its matrix products through the system BLAS,
 # and the reference one is 20-35x slower; the OpenMP build follows torch's thread count.
 # --tests adds what only the test suite needs: a browser that renders the report's charts,
@@ -11,7 +13,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache mold
   libtorch-dev libgloo-dev libopenblas0-openmp
   libopenmpi-dev openmpi-bin
   libcpprest-dev libboost-dev libjpeg62-turbo-dev nlohmann-json3-dev libyaml-cpp-dev prometheus-cpp-dev

@@ -1,23 +1,58 @@
 #!/usr/bin/env bash
 # Sets up ergobench and runs the whole test suite: unit tests, then integration tests that
-# drive the real binaries over gloo and OpenMPI, the operator on a real Kubernetes control
-# plane (built once from Debian's source package, cached outside the repository), the
-# container images (buildah, podman), the Helm chart and kustomize manifests (helm and
-# kubectl from npm, cached), and the Grafana dashboards on a real Prometheus.
+# drive the real binaries over gloo and OpenMPI, the operator on a real Kubernetes cluster
+# (built once from Debian's source package, cached outside the repository, and shared by every
+# suite that needs it), the container images (buildah, podman), the Helm chart and kustomize
+# manifests (helm and kubectl from npm, cached), and the Grafana dashboards on a real Prometheus.
 # Any skipped test fails the run unless ERGOBENCH_ALLOW_SKIPS=1. CI (.ci/run) runs exactly this.
+#
+# At the end it prints where the time went (tests/test_times.py): each phase, each suite, and
+# the ten slowest tests. Compiles go through ccache (cmake/ErgobenchCompiler.cmake), so a second
+# clone on the same machine recompiles nothing that did not change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh --tests
-scripts/configure.sh
-cmake --build build -j2
-tests/kube/build-kubernetes.sh >/dev/null
-scripts/install-kube-tools.sh --monitors >/dev/null
-cd build
+build=${ERGOBENCH_BUILD_DIR:-build}
+mkdir -p "$build"
+export ERGOBENCH_BUILD_DIR=$(cd "$build" && pwd)
+build=$ERGOBENCH_BUILD_DIR
+phases=$build/test-phases.txt
+export ERGOBENCH_TEST_TIMES=$build/test-times.jsonl
+: >"$phases"
+: >"$ERGOBENCH_TEST_TIMES"
+
+# phase NAME COMMAND...: runs COMMAND, writes its wall time in seconds to $phases and returns
+# its status.
+phase() {
+  local name=$1 start rc=0
+  shift
+  start=$(date +%s.%N)
+  "$@" || rc=$?
+  echo "$name $(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {printf "%.1f", e - s}')" >>"$phases"
+  return $rc
+}
+report() {
+  python3 tests/test_times.py --phases "$phases" --junit "$build/ctest-results.xml" --tests "$ERGOBENCH_TEST_TIMES"
+}
+# On the way out, however it ends: no job left behind, and where the time went.
+trap 'kill $(jobs -p) 2>/dev/null || true; report' EXIT
+
+phase packages scripts/install-deps.sh --tests
+# The images' base and package layers need no binaries: downloaded and unpacked beside the build.
+images_log=$build/images-prepare.log
+phase "images: base and packages (beside the build)" images/build.sh --prepare >"$images_log" 2>&1 &
+images=$!
+phase configure scripts/configure.sh
+phase build cmake --build "$build" -j2
+phase "images: the rest of their wait" wait $images || { cat "$images_log"; exit 1; }
+phase kubernetes tests/kube/build-kubernetes.sh >/dev/null
+phase "helm, kubectl" scripts/install-kube-tools.sh --monitors >/dev/null
 status=0
-ctest --output-on-failure --output-junit ctest-results.xml || status=$?
+# Unit tests two at a time (those that time things run alone: RUN_SERIAL), the integration
+# suites one at a time (RUN_SERIAL): they load both CPUs.
+phase tests ctest --test-dir "$build" -j2 --output-on-failure --output-junit "$build/ctest-results.xml" || status=$?
 # A suite that could not run is a failure here, not a pass; ERGOBENCH_ALLOW_SKIPS=1 allows skips
 # on a machine that lacks something on purpose.
 if [ "${ERGOBENCH_ALLOW_SKIPS:-0}" != 1 ]; then
-  python3 ../tests/check_no_skips.py ctest-results.xml || status=1
+  python3 tests/check_no_skips.py "$build/ctest-results.xml" || status=1
 fi
 exit "$status"

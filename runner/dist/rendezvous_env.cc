@@ -41,7 +41,7 @@ StatusOr<RendezvousOptions> RendezvousFromEnv(const EnvLookup& env) {
   ASSIGN_OR_RETURN(options.world_size, ParseInt(env, E::kWorldSize, 1, 1 << 20));
   ASSIGN_OR_RETURN(options.rank, ParseInt(env, E::kRank, 0, options.world_size - 1));
   std::optional<std::string> master = env(E::kMasterAddr);
-  if (!master || master->empty()) return Status::InvalidArgument(std::string(E::kMasterAddr) + " is not set");
+  if (!master || master->empty()) return Status::InvalidArgument(std::string(E::kMasterAddr).append(" is not set"));
   options.master_addr = *master;
   ASSIGN_OR_RETURN(options.master_port, ParseInt(env, E::kMasterPort, 1, 65535));
   return options;

@@ -1,7 +1,8 @@
-"""The test bed of the cluster suites: a real one-node cluster (tests/kube/cluster.py), the
-images of images/build.sh imported into its containerd, and the operator installed by its Helm
-chart, running in the cluster as its Deployment, as a user installs it."""
+"""The test bed of the cluster suites: one real one-node cluster (tests/kube/cluster.py) for
+them all, the images of images/build.sh imported into its containerd, and the operator
+installed by its Helm chart, running in the cluster as its Deployment, as a user installs it."""
 
+import atexit
 import json
 import os
 import shutil
@@ -9,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import urllib.request
 
@@ -16,9 +18,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
 sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
 
-from cluster import Cluster  # noqa: E402
+from cluster import NODE_NAME, Cluster  # noqa: E402
 from control_plane import HELM  # noqa: E402
-from harness import FakeRapl, build_images, ergobench_version  # noqa: E402
+from harness import FakeRapl, build_images, ergobench_version, record_time  # noqa: E402
 
 VERSION = ergobench_version()
 OPERATOR_NAMESPACE = "ergobench-system"
@@ -28,6 +30,12 @@ AGENT_SELECTOR = "app.kubernetes.io/name=ergobench-energy-agent"
 # The CI node has 2 CPUs and the operator asks for 50m of them: two workers of 900m fit beside
 # it, Guaranteed and one torch thread each (the runner takes its threads from the quota).
 WORKER_CPU = "900m"
+# The power of the node's RAPL package counter, for every suite: one counter for the whole run.
+NODE_WATTS = 100.0
+# The chart values of every suite's release: progress rounds of 1 s, so that rank 0 hands its
+# results over within a second of its run's end (at the chart's 10 s, a run's pods would stay up
+# to 10 s longer, and every test waits for them).
+BASE_VALUES = {"progressInterval": 1}
 
 
 def container_id(pod):
@@ -40,62 +48,165 @@ def container_states(pod):
     return [state for s in pod["status"].get("containerStatuses", []) for state in s.get("state", {})]
 
 
+def node_labels(cluster):
+    return cluster.get_json("node", NODE_NAME)["metadata"].get("labels", {})
+
+
+class SharedCluster:
+    """The one cluster of a test process, started by the first suite that needs it and stopped
+    as the process exits: the cluster suites run in one process (tests/CMakeLists.txt,
+    integration_kube) and share it, each in namespaces of its own. Its node has a RAPL package
+    counter advancing at NODE_WATTS (FakeRapl under `node_sysfs`), which every container reads as
+    its sysfs (runc_node_sysfs.py) and the chart's energy agent through its hostPath mounts.
+    Between suites, clean() leaves it as it started: no namespace of a test, the node's labels
+    restored. The operator's release is installed with each suite's values, and upgraded only
+    where they differ from the values it runs with."""
+
+    _instance = None
+
+    @classmethod
+    def get(cls):
+        if cls._instance is None:
+            shared = cls()
+            try:
+                shared.start()
+            except BaseException:
+                shared.stop()
+                raise
+            atexit.register(shared.stop)
+            cls._instance = shared
+        return cls._instance
+
+    def __init__(self):
+        self.tmp = tempfile.mkdtemp(prefix="ergobench-shared-cluster-")
+        self.node_sysfs = os.path.join(self.tmp, "node-sysfs")
+        self.rapl = self.cluster = None
+        self.release = None  # the values the operator's release runs with; None: no release
+
+    def start(self):
+        started = time.monotonic()
+        build_images()
+        record_time("cluster", "images/build.sh", time.monotonic() - started)
+        started = time.monotonic()
+        self.rapl = FakeRapl(self.node_sysfs, NODE_WATTS).__enter__()
+        # The agent mounts <hostSysfs>/class and <hostSysfs>/devices, as a real /sys has them.
+        os.makedirs(os.path.join(self.node_sysfs, "sys/devices"))
+        self.cluster = Cluster(os.path.join(self.tmp, "cluster"), self.node_sysfs)
+        self.cluster.start()
+        for image in ("operator", "runner"):
+            self.cluster.import_podman_image(f"ergobench-{image}:{VERSION}")
+        self.namespaces = self.namespace_names() | {OPERATOR_NAMESPACE}
+        self.labels = node_labels(self.cluster)
+        record_time("cluster", "start and import the images", time.monotonic() - started)
+
+    def stop(self):
+        if self.cluster:
+            self.cluster.stop()
+        if self.rapl:
+            self.rapl.__exit__()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def namespace_names(self):
+        return {n["metadata"]["name"] for n in self.cluster.get_json("namespaces")["items"]}
+
+    def clean(self, timeout=300):
+        """Deletes every namespace a test made and waits until they are gone (their pods with
+        them), and puts the node's labels back as they were at the start."""
+        started = time.monotonic()
+        leftover = self.namespace_names() - self.namespaces
+        for namespace in leftover:
+            self.cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+        self.cluster.wait_for(lambda: not (self.namespace_names() & leftover), timeout,
+                              f"the namespaces {sorted(leftover)} to go")
+        if leftover:
+            record_time("cluster", f"clean: {len(leftover)} namespaces deleted", time.monotonic() - started)
+        labels = node_labels(self.cluster)
+        changes = [f"{key}-" for key in labels if key not in self.labels] + \
+                  [f"{key}={value}" for key, value in self.labels.items() if labels.get(key) != value]
+        if changes:
+            self.cluster.kubectl("label", "node", NODE_NAME, "--overwrite", *changes)
+
+    def helm(self, *args, check=True):
+        result = subprocess.run([HELM, f"--kubeconfig={self.cluster.admin_kubeconfig}", *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if check and result.returncode != 0:
+            raise AssertionError(f"helm {' '.join(args)} failed ({result.returncode}): {result.stderr}")
+        return result
+
+    def install_operator(self, values):
+        """The operator's release with exactly `values` (chart defaults for the rest)."""
+        if self.release == values:
+            return
+        started = time.monotonic()
+        args = [arg for key, value in values.items() for arg in ("--set-json", f"{key}={json.dumps(value)}")]
+        self.release = None  # until the upgrade has rolled out
+        self.helm("upgrade", "--install", RELEASE, os.path.join(ROOT, "charts/ergobench"), "--namespace",
+                  OPERATOR_NAMESPACE, "--create-namespace", "--wait", "--timeout", "120s", *args)
+        self.release = values
+        record_time("cluster", f"install the operator: {json.dumps(values, sort_keys=True)}", time.monotonic() - started)
+
+    def remove_operator(self):
+        """No release of the chart, no CRD, no operator pod: the cluster as it was before any
+        install (the install suite's own releases included). The namespaces go with clean()."""
+        started = time.monotonic()
+        for release, namespace in ((RELEASE, OPERATOR_NAMESPACE), ("ergobench", "ergobench-helm")):
+            self.helm("uninstall", release, "--namespace", namespace, check=False)
+        crds = [c["metadata"]["name"] for c in self.cluster.get_json("crd")["items"]
+                if c["metadata"]["name"].endswith(".ergobench.io")]
+        if crds:
+            self.cluster.kubectl("delete", "crd", *crds, "--wait=true")
+        self.cluster.wait_for(lambda: not self.cluster.get_json("pods", "-A", "-l", OPERATOR_SELECTOR)["items"], 120,
+                              "the operator's pods to go")
+        self.release = None
+        record_time("cluster", "remove the operator", time.monotonic() - started)
+
+
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("buildah"),
                      "a cluster node needs root, and images need buildah (scripts/install-deps.sh --tests)")
 class ClusterSuite(unittest.TestCase):
-    """One cluster per suite class; `helm_values` go to the operator's release, installed
-    before the tests unless `install_at_start` is False. With `node_watts`, the node has a
-    RAPL package counter advancing at that power (FakeRapl under `cls.node_sysfs`), which
-    every container reads as its sysfs; with `energy_agent` too, the chart's node energy agent
-    reads it through its hostPath mounts, and the ranks read the agent."""
+    """A suite on the process's SharedCluster. `helm_values` (over BASE_VALUES) go to the
+    operator's release, installed before the tests unless `install_at_start` is False (then the
+    suite starts with no release and no CRD). With `energy_agent`, the chart's node energy agent
+    reads the node's counter and the ranks read the agent. The suite leaves the cluster clean
+    (SharedCluster.clean)."""
 
     helm_values = {}
     install_at_start = True
-    node_watts = None
     energy_agent = False
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix=f"ergobench-{cls.__name__.lower()}-")
-        build_images()
-        cls.node_sysfs = os.path.join(cls.tmp, "node-sysfs") if cls.node_watts else None
-        cls.rapl = FakeRapl(cls.node_sysfs, cls.node_watts).__enter__() if cls.node_sysfs else None
+        cls.shared = SharedCluster.get()
+        cls.cluster = cls.cp = cls.shared.cluster
+        cls.node_sysfs = cls.shared.node_sysfs
         if cls.energy_agent:
-            # The agent mounts <hostSysfs>/class and <hostSysfs>/devices, as a real /sys has them.
-            os.makedirs(os.path.join(cls.node_sysfs, "sys/devices"))
             cls.helm_values = {**cls.helm_values,
                                "energyAgent": {"enabled": True, "hostSysfs": os.path.join(cls.node_sysfs, "sys")}}
-        cls.cluster = cls.cp = Cluster(os.path.join(cls.tmp, "cluster"), cls.node_sysfs)
         try:
-            cls.cluster.start()
-            for image in ("operator", "runner"):
-                cls.cluster.import_podman_image(f"ergobench-{image}:{VERSION}")
+            cls.shared.clean()
             if cls.install_at_start:
                 cls.install_operator()
+            else:
+                cls.shared.remove_operator()
         except BaseException:
             cls.tearDownClass()
             raise
 
     @classmethod
     def tearDownClass(cls):
-        cls.cluster.stop()
-        if cls.rapl:
-            cls.rapl.__exit__()
+        if not cls.install_at_start:
+            cls.shared.remove_operator()
+        cls.shared.clean()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     @classmethod
     def helm(cls, *args, check=True):
-        result = subprocess.run([HELM, f"--kubeconfig={cls.cluster.admin_kubeconfig}", *args],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if check and result.returncode != 0:
-            raise AssertionError(f"helm {' '.join(args)} failed ({result.returncode}): {result.stderr}")
-        return result
+        return cls.shared.helm(*args, check=check)
 
     @classmethod
     def install_operator(cls, **values):
-        settings = {**cls.helm_values, **values}
-        args = [arg for key, value in settings.items() for arg in ("--set-json", f"{key}={json.dumps(value)}")]
-        cls.helm("upgrade", "--install", RELEASE, os.path.join(ROOT, "charts/ergobench"), "--namespace",
-                 OPERATOR_NAMESPACE, "--create-namespace", "--wait", "--timeout", "120s", *args)
+        cls.shared.install_operator({**BASE_VALUES, **cls.helm_values, **values})
         cls.wait_operator_rolled_out()
 
     @classmethod

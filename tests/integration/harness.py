@@ -36,6 +36,15 @@ def build_images():
     return build.stdout
 
 
+def record_time(suite, name, seconds):
+    """Appends one time to the file ERGOBENCH_TEST_TIMES names, if any, as a JSON line: what
+    tests/test_times.py reads to print where a test run's time went."""
+    path = os.environ.get("ERGOBENCH_TEST_TIMES")
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps({"suite": suite, "test": name, "seconds": round(seconds, 3)}) + "\n")
+
+
 def benchmark_yaml(name, workers=2, backend="gloo", task="0a", **hyperparameters):
     """A Benchmark document; hyperparameters default to a quick 80-size sweep."""
     hp = {"maxElements": 4096, "repetitions": 5, "warmup": 1}

@@ -1,22 +1,59 @@
-"""Runs one integration suite the way ctest must see it.
+"""Runs integration suites the way ctest must see them, in one process and in the order given
+(the cluster suites share one cluster: cluster_suite.SharedCluster).
 
 Exit 0 when every test ran and passed, 1 on a failure or when no test ran at all, and 77
 (ctest's SKIP_RETURN_CODE) when any test was skipped, so that a suite that could not run (no
 root, a tool or a data set missing) shows as Skipped instead of Passed. scripts/test.sh then
 fails on any skip unless ERGOBENCH_ALLOW_SKIPS=1.
 
-Usage: python3 run_suite.py test_module
+With ERGOBENCH_TEST_TIMES set to a file, each test's wall time is appended to it as a JSON
+line (tests/test_times.py reads them), and the set-up and tear-down between tests (a suite's
+setUpClass, say) as lines of their own, so that no second goes unaccounted.
+
+Usage: python3 run_suite.py test_module...
 """
 
 import sys
+import time
 import unittest
+
+from harness import record_time
 
 SKIPPED = 77
 
 
-def main(module):
-    suite = unittest.defaultTestLoader.loadTestsFromName(module)
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stderr).run(suite)
+class TimedResult(unittest.TextTestResult):
+    """Records each test's time, and the gaps between tests (setUpClass, tearDownClass): the
+    gap before a test goes to its suite, the one after the last to that of the last test."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.last_stop = time.monotonic()
+        self.started = None
+        self.module = "unittest"
+
+    def startTest(self, test):
+        now = time.monotonic()
+        self.module, name = test.id().split(".", 1)
+        self.gap(now, f"{name.split('.')[0]} (set-up)")
+        self.started = now
+        super().startTest(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        self.last_stop = time.monotonic()
+        record_time(self.module, test.id().split(".", 1)[1], self.last_stop - self.started)
+
+    def gap(self, now, name):
+        if now - self.last_stop >= 1.0:
+            record_time(self.module, name, now - self.last_stop)
+
+
+def main(modules):
+    suite = unittest.defaultTestLoader.loadTestsFromNames(modules)
+    runner = unittest.TextTestRunner(verbosity=2, stream=sys.stderr, resultclass=TimedResult)
+    result = runner.run(suite)
+    result.gap(time.monotonic(), "(tear-down)")
     if not result.wasSuccessful():
         return 1
     if result.skipped:  # first: a class skipped in setUpClass runs no test at all
@@ -24,10 +61,10 @@ def main(module):
             print(f"SKIPPED {test.id()}: {reason}", file=sys.stderr)
         return SKIPPED
     if result.testsRun == 0:
-        print(f"{module}: no test ran", file=sys.stderr)
+        print(f"{' '.join(modules)}: no test ran", file=sys.stderr)
         return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1:]))

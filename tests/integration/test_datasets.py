@@ -92,8 +92,6 @@ def task1a(name, ref, clean="All"):
 
 
 class DatasetTest(NamespacedClusterSuite):
-    helm_values = {"progressInterval": 1}
-    node_watts = 100.0
     energy_agent = True
 
     @classmethod

@@ -9,15 +9,14 @@ import re
 import unittest
 import urllib.request
 
-from cluster_suite import AGENT_SELECTOR, OPERATOR_NAMESPACE, OPERATOR_SELECTOR, NamespacedClusterSuite, WORKER_CPU
+from cluster_suite import (AGENT_SELECTOR, NODE_WATTS as WATTS, OPERATOR_NAMESPACE, OPERATOR_SELECTOR,
+                           NamespacedClusterSuite, WORKER_CPU)
 
-WATTS = 100.0
 AGENT_PORT = 9810
 INTERVAL_S = 0.1  # the chart's default energyAgent.interval
 
 
 class EnergyAgentTest(NamespacedClusterSuite):
-    node_watts = WATTS
     energy_agent = True
 
     def agent_get(self, path):

@@ -26,7 +26,6 @@ def benchmark(name, task, backend, workers=2, cpu=WORKER_CPU, **spec):
 
 
 class MpiTest(NamespacedClusterSuite):
-    helm_values = {"progressInterval": 1}
 
     def gang_state(self, name):
         """Each pod's phase and last log lines, and the Benchmark's status: what a failure shows."""

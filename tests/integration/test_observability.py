@@ -24,13 +24,12 @@ import urllib.request
 
 import yaml
 
-from cluster_suite import OPERATOR_NAMESPACE, RELEASE, ROOT, ClusterSuite
+from cluster_suite import NODE_WATTS as WATTS, OPERATOR_NAMESPACE, RELEASE, ROOT, ClusterSuite
 from control_plane import HELM, free_port
 from harness import ERGOBENCH, benchmark_yaml, free_port_block
 from test_language_model import gpt_yaml
 
 PROMETHEUS = "/usr/bin/prometheus"
-WATTS = 100.0
 NAMESPACE = "obs"
 RATE_INTERVAL = "5s"  # what Grafana's $__rate_interval is at a 1 s scrape interval
 # Three workers at once beside the operator's 50m, on 2 CPUs.
@@ -60,7 +59,6 @@ def selector(match_labels):
 
 @unittest.skipUnless(os.path.exists(PROMETHEUS), "needs Debian's prometheus (scripts/install-deps.sh --tests)")
 class ObservabilityTest(ClusterSuite):
-    node_watts = WATTS
 
     @classmethod
     def setUpClass(cls):

@@ -42,7 +42,6 @@ def fmnist(name, workers=2, run_policy=None, goal=None):
 
 
 class OperatorTest(NamespacedClusterSuite):
-    helm_values = {"progressInterval": 1}
 
     def wait_training(self, name):
         """Until status shows rank 0 past its first steps: the gang is training, not starting."""

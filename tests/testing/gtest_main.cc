@@ -1,10 +1,54 @@
-// The main of every gtest binary: gtest's, except that a run in which some test was skipped
-// and none failed exits 77, ctest's SKIP_RETURN_CODE. (ctest's SKIP_REGULAR_EXPRESSION would
-// mark a binary Skipped even when another of its tests failed.)
+// The main of every gtest binary: gtest's, except that
+// - a run in which some test was skipped and none failed exits 77, ctest's SKIP_RETURN_CODE
+//   (ctest's SKIP_REGULAR_EXPRESSION would mark a binary Skipped even when another of its
+//   tests failed);
+// - with ERGOBENCH_TEST_TIMES set to a file, each test's wall time is appended to it as a JSON
+//   line, as tests/integration/run_suite.py does for the Python suites (tests/test_times.py
+//   prints the slowest of them all).
 #include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+namespace {
+
+class TestTimes : public ::testing::EmptyTestEventListener {
+ public:
+  TestTimes(std::string path, std::string binary) : path_(std::move(path)), binary_(std::move(binary)) {}
+
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    // Test and suite names are C++ identifiers (parameterised ones add '/' and digits): no
+    // character needs escaping in JSON.
+    const std::string line = "{\"suite\": \"" + binary_ + "\", \"test\": \"" + info.test_suite_name() + "." +
+                             info.name() + "\", \"seconds\": " +
+                             std::to_string(static_cast<double>(info.result()->elapsed_time()) / 1000.0) + "}\n";
+    // One write per line in append mode, so that tests running side by side do not interleave.
+    if (std::FILE* f = std::fopen(path_.c_str(), "a")) {
+      std::fwrite(line.data(), 1, line.size(), f);
+      std::fclose(f);
+    }
+  }
+
+ private:
+  std::string path_;
+  std::string binary_;
+};
+
+std::string BaseName(const char* path) {
+  const std::string s(path);
+  const auto slash = s.rfind('/');
+  return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  if (const char* times = std::getenv("ERGOBENCH_TEST_TIMES"); times != nullptr && *times != '\0') {
+    ::testing::UnitTest::GetInstance()->listeners().Append(new TestTimes(times, BaseName(argv[0])));
+  }
   const int failed = RUN_ALL_TESTS();
   if (failed != 0) return failed;
   return ::testing::UnitTest::GetInstance()->skipped_test_count() > 0 ? 77 : 0;
