@@ -11,18 +11,21 @@
 #include <boost/beast/http.hpp>
 
 namespace ergobench {
+// What the server answers. Outside the anonymous namespace, so that MetricsServer::Impl may
+// hold it in a unity build too (GCC's -Wsubobject-linkage).
+struct MetricsServerRoutes {
+  std::function<std::string()> render_metrics;
+  std::function<bool()> ready;
+  ExtraRoutes extra;
+};
+
 namespace {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
-
-struct Routes {
-  std::function<std::string()> render_metrics;
-  std::function<bool()> ready;
-  ExtraRoutes extra;
-};
+using Routes = MetricsServerRoutes;
 
 http::response<http::string_body> Answer(const http::request<http::string_body>& request, const Routes& routes) {
   auto reply = [&request](http::status status, const char* content_type, std::string body) {

@@ -6,13 +6,13 @@
 #
 #   bench/build_levers.sh [VARIANT...]      # default: all of them, about an hour on 2 cores
 #
-# Variants: levers, no-pch, tests-O2, full-debug, bfd, warm-ccache. Build folders go under
+# Variants: levers, no-unity, no-pch, tests-O2, full-debug, bfd, warm-ccache. Build folders go under
 # $TMPDIR and are removed after; ccache is off except in warm-ccache, which fills a cache of
 # its own first (that fill is the cold build through ccache, also printed).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 variants=("$@")
-[ ${#variants[@]} -gt 0 ] || variants=(levers no-pch tests-O2 full-debug bfd warm-ccache)
+[ ${#variants[@]} -gt 0 ] || variants=(levers no-unity no-pch tests-O2 full-debug bfd warm-ccache)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -48,6 +48,7 @@ off=(-DERGOBENCH_CCACHE=OFF)
 for variant in "${variants[@]}"; do
   case $variant in
     levers) run levers "$work/clone" "${off[@]}" ;;
+    no-unity) run no-unity "$work/clone" "${off[@]}" -DERGOBENCH_UNITY=OFF ;;
     no-pch) run no-pch "$work/clone" "${off[@]}" -DERGOBENCH_PCH=OFF ;;
     tests-O2) run tests-O2 "$work/clone" "${off[@]}" -DERGOBENCH_TESTS_O0=OFF ;;
     full-debug) run full-debug "$work/clone" "${off[@]}" -DERGOBENCH_DEBUG_INFO=full ;;

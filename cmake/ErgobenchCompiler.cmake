@@ -11,12 +11,19 @@
 #   compile takes about a fifth less time than with full -g. ERGOBENCH_DEBUG_INFO=full for gdb.
 # - Tests compile at -O0: their own code is assertions and set-up, while what they test is
 #   built optimised in the libraries; -O0 halves a test file's compile time.
+# - Unity builds: each target's files compile in batches of 8, one translation unit a batch,
+#   so that the headers and the template code they share are compiled once a batch, not once a
+#   file (half the build's CPU time). A batch is one scope: tests/unity_names.py fails the
+#   tests where two files of a batch give a file-local function the same name.
 
 option(ERGOBENCH_CCACHE "Compile through ccache when it is installed" ON)
 set(ERGOBENCH_CCACHE_DIR "" CACHE PATH "ccache's folder (default: ~/.cache/ergobench/ccache, or under ERGOBENCH_CACHE_DIR)")
 set(ERGOBENCH_LINKER "auto" CACHE STRING "Linker: auto (mold where installed), mold, lld, gold or bfd")
 set(ERGOBENCH_DEBUG_INFO "lines" CACHE STRING "Debug information in RelWithDebInfo builds: lines (-g1) or full (-g)")
 option(ERGOBENCH_TESTS_O0 "Compile the tests' own code without optimisation" ON)
+option(ERGOBENCH_UNITY "Compile each target's files in batches (unity build)" ON)
+set(CMAKE_UNITY_BUILD ${ERGOBENCH_UNITY})
+set(CMAKE_UNITY_BUILD_BATCH_SIZE 8)
 
 if(ERGOBENCH_CCACHE)
   find_program(ERGOBENCH_CCACHE_PROGRAM ccache)

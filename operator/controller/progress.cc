@@ -34,7 +34,7 @@ namespace {
 
 // A count as an integer, if it is one a run can reach: converting a double beyond int64's
 // range is undefined, and a pod may serve any number.
-std::optional<int64_t> Count(std::optional<double> value) {
+std::optional<int64_t> AsCount(std::optional<double> value) {
   constexpr double kMax = 0x1p53;  // exact in a double, and far beyond any run
   if (!value || !(*value >= 0 && *value <= kMax)) return std::nullopt;
   return static_cast<int64_t>(*value);
@@ -43,11 +43,11 @@ std::optional<int64_t> Count(std::optional<double> value) {
 }  // namespace
 
 std::optional<Progress> ParseProgress(std::string_view exposition, const std::string& goal_metric) {
-  const auto epoch = Count(FindSample(exposition, "ergobench_epoch"));
+  const auto epoch = AsCount(FindSample(exposition, "ergobench_epoch"));
   if (!epoch) return std::nullopt;
   Progress progress;
   progress.epoch = *epoch;
-  progress.step = Count(FindSample(exposition, "ergobench_step_duration_seconds_count"));
+  progress.step = AsCount(FindSample(exposition, "ergobench_step_duration_seconds_count"));
   // Zero until the first evaluation: better absent than a false 0 % or a loss of 0.
   const char* sample = goal_metric == "accuracy" ? "ergobench_eval_accuracy_ratio"
                        : goal_metric == "loss"   ? "ergobench_eval_loss"

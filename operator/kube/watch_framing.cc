@@ -29,12 +29,12 @@ Status LineSplitter::Feed(std::string_view chunk, const std::function<Status(std
 }
 
 StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
-  const nlohmann::json json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object() || !json.contains("type") || !json["type"].is_string() || !json.contains("object") ||
-      !json["object"].is_object()) {
+  const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object() || !parsed.contains("type") || !parsed["type"].is_string() || !parsed.contains("object") ||
+      !parsed["object"].is_object()) {
     return Status::Internal("malformed watch event: " + std::string(line.substr(0, 200)));
   }
-  const std::string type = json["type"];
+  const std::string type = parsed["type"];
   WatchEvent event;
   if (type == "ADDED") {
     event.type = WatchEventType::kAdded;
@@ -49,7 +49,7 @@ StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
   } else {
     return Status::Internal("unknown watch event type \"" + type + "\"");
   }
-  event.object = json["object"];
+  event.object = parsed["object"];
   return event;
 }
 

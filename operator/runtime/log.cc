@@ -28,7 +28,7 @@ const char* LevelName(LogLevel level) {
 
 }  // namespace
 
-void SetLogFormat(bool json) { json_format = json; }
+void SetLogFormat(bool as_json) { json_format = as_json; }
 void SetMinLogLevel(LogLevel level) { min_level = static_cast<int>(level); }
 
 void Log(LogLevel level, const std::string& message, std::initializer_list<LogField> fields) {

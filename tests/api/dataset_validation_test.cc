@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-Dataset Decode(const std::string& yaml, FieldErrors* errors) {
+Dataset DecodeYaml(const std::string& yaml, FieldErrors* errors) {
   auto documents = ParseYamlDocuments(yaml, "test");
   EXPECT_TRUE(documents.ok()) << documents.status().ToString();
   return DecodeDataset((*documents)[0], errors);
@@ -18,7 +18,7 @@ Dataset Decode(const std::string& yaml, FieldErrors* errors) {
 
 std::string Errors(const std::string& yaml) {
   FieldErrors errors;
-  const Dataset dataset = Decode(yaml, &errors);
+  const Dataset dataset = DecodeYaml(yaml, &errors);
   errors.Append(ValidateDataset(dataset));
   return errors.ToString();
 }
@@ -31,7 +31,7 @@ TEST(DatasetValidationTest, AUrlWithItsSumAndStorageIsValidAndRoundTrips) {
                            "}\n  storage: {size: 1Gi, storageClassName: fast, accessModes: [ReadWriteMany]}\n";
   EXPECT_EQ(Errors(yaml), "");
   FieldErrors errors;
-  const Dataset dataset = Decode(yaml, &errors);
+  const Dataset dataset = DecodeYaml(yaml, &errors);
   EXPECT_EQ(dataset.spec.storage.access_modes, std::vector<std::string>{"ReadWriteMany"});
   EXPECT_EQ(EncodeDataset(dataset)["spec"],
             json::parse(R"({"source": {"url": "https://x.example/c.tgz", "sha256": ")" + kSha +

@@ -13,10 +13,10 @@ TEST(NodeEnergyTest, RoundTrips) {
   report.channels = {{"cpu0", "package", true, 8123.5}, {"cpu0", "core", false, 4000.25}};
   report.pods_known = true;
   report.pods = {{"bench", "task1a-worker-0", "task1a"}, {"web", "shop-0", ""}};
-  const nlohmann::json json = EncodeNodeEnergyReport(report);
-  EXPECT_EQ(json["channels"][0]["joules"], 8123.5);
-  EXPECT_EQ(json["pods"][1]["namespace"], "web");
-  auto decoded = DecodeNodeEnergyReport(json);
+  const nlohmann::json encoded = EncodeNodeEnergyReport(report);
+  EXPECT_EQ(encoded["channels"][0]["joules"], 8123.5);
+  EXPECT_EQ(encoded["pods"][1]["namespace"], "web");
+  auto decoded = DecodeNodeEnergyReport(encoded);
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(*decoded, report);
 }

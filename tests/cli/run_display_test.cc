@@ -7,7 +7,7 @@
 namespace ergobench {
 namespace {
 
-Benchmark Bench() {
+Benchmark ShownBenchmark() {
   Benchmark b;
   b.metadata.name = "task0a-k2";
   b.spec.task = "0a";
@@ -18,12 +18,12 @@ Benchmark Bench() {
 
 TEST(RunDisplayTest, ProgressLine) {
   ProgressEvent e;
-  EXPECT_EQ(FormatProgressLine(Bench(), e, 1.2), "task0a-k2 · 0a gloo k=2 · starting ranks · 0:01");
+  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, 1.2), "task0a-k2 · 0a gloo k=2 · starting ranks · 0:01");
   e.stage = "run";
   e.done = 34;
   e.total = 80;
   e.note = "64.0 KiB: median 120 us, busbw 1.10 GB/s";
-  EXPECT_EQ(FormatProgressLine(Bench(), e, 65),
+  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, 65),
             "task0a-k2 · 0a gloo k=2 · 34/80 · 64.0 KiB: median 120 us, busbw 1.10 GB/s · 1:05");
   ProgressEvent train;
   train.stage = "run";
@@ -31,12 +31,12 @@ TEST(RunDisplayTest, ProgressLine) {
   train.loss = 0.51234;
   train.metric = "accuracy";
   train.value = 0.8;
-  EXPECT_EQ(FormatProgressLine(Bench(), train, 5),
+  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), train, 5),
             "task0a-k2 · 0a gloo k=2 · epoch 3 · loss 0.5123 · accuracy 0.8000 · 0:05");
 }
 
 TEST(RunDisplayTest, ProgressLineOfALanguageModel) {
-  Benchmark b = Bench();
+  Benchmark b = ShownBenchmark();
   b.spec.task = "gpt";
   ProgressEvent e;
   e.stage = "run";
@@ -63,7 +63,7 @@ TEST(RunDisplayTest, AllreduceTable) {
 
 TEST(RunDisplayTest, ReportOfAFailure) {
   LocalRunReport report;
-  report.benchmark = Bench();
+  report.benchmark = ShownBenchmark();
   report.benchmark.status.workers.succeeded = 1;
   report.benchmark.status.workers.failed = 1;
   report.outcome = {"Failed", "RankFailed", "rank 1: metrics port 19601 is already in use", {}};
@@ -78,7 +78,7 @@ TEST(RunDisplayTest, ReportOfAFailure) {
 
 TEST(RunDisplayTest, EnergyAndCostRows) {
   LocalRunReport report;
-  report.benchmark = Bench();
+  report.benchmark = ShownBenchmark();
   report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
   BenchmarkResults& r = report.outcome.results;
   r.figures.energy_joules = 5400;
@@ -100,7 +100,7 @@ TEST(RunDisplayTest, EnergyAndCostRows) {
 // CARAML's figures for ResNet-50: images/Wh and Wh per ImageNet epoch.
 TEST(RunDisplayTest, ImagesPerWhAndEnergyPerReferenceEpoch) {
   LocalRunReport report;
-  report.benchmark = Bench();
+  report.benchmark = ShownBenchmark();
   report.benchmark.spec.task = "resnet50";
   report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
   BenchmarkResults& r = report.outcome.results;
@@ -115,7 +115,7 @@ TEST(RunDisplayTest, ImagesPerWhAndEnergyPerReferenceEpoch) {
 
 TEST(RunDisplayTest, LanguageModelRows) {
   LocalRunReport report;
-  report.benchmark = Bench();
+  report.benchmark = ShownBenchmark();
   report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
   BenchmarkResults& r = report.outcome.results;
   r.figures.energy_joules = 72;
@@ -135,7 +135,7 @@ TEST(RunDisplayTest, LanguageModelRows) {
 
 TEST(RunDisplayTest, MemoryRows) {
   LocalRunReport report;
-  report.benchmark = Bench();
+  report.benchmark = ShownBenchmark();
   report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
   report.outcome.results.figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20};
   const std::string text = FormatRunReport(report);

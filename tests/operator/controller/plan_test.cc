@@ -59,7 +59,7 @@ std::string ResultMessage(int rank, const std::string& status, double tta = 12.5
   return SerializeRankResult(r);
 }
 
-WorkerPod Ended(int rank, const std::string& phase, const std::string& message, int exit_code,
+WorkerPod EndedWorker(int rank, const std::string& phase, const std::string& message, int exit_code,
                 const std::string& finished_at, int attempt = 0) {
   WorkerPod pod = Pod(rank, phase, attempt);
   pod.exit_code = exit_code;
@@ -223,8 +223,8 @@ TEST(Plan, AllSucceededAggregatesResults) {
   b.status.phase = "Running";
   b.status.start_time = Rfc3339(kT0);
   ReconcilePlan plan = PlanReconcile(
-      b, {Ended(0, "Succeeded", ResultMessage(0, kRankSucceeded, 12.5), 0, "t1"),
-          Ended(1, "Succeeded", ResultMessage(1, kRankSucceeded, 12.0), 0, "t1")},
+      b, {EndedWorker(0, "Succeeded", ResultMessage(0, kRankSucceeded, 12.5), 0, "t1"),
+          EndedWorker(1, "Succeeded", ResultMessage(1, kRankSucceeded, 12.0), 0, "t1")},
       kT0 + seconds(30));
   EXPECT_EQ(plan.status.phase, "Succeeded");
   EXPECT_EQ(plan.status.completion_time, Rfc3339(kT0 + seconds(30)));
@@ -240,8 +240,8 @@ TEST(Plan, AFailedRankFailsTheBenchmarkWithoutBackoff) {
   Benchmark b = Bench();
   b.status.phase = "Running";
   ReconcilePlan plan = PlanReconcile(
-      b, {Ended(0, "Failed", "", 137, "2026-11-18T11:07:00Z"),
-          Ended(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:07:05Z")},
+      b, {EndedWorker(0, "Failed", "", 137, "2026-11-18T11:07:00Z"),
+          EndedWorker(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:07:05Z")},
       kT0);
   EXPECT_EQ(plan.status.phase, "Failed");
   const Condition* failed = FindCondition(plan.status.conditions, kConditionFailed);
@@ -260,15 +260,15 @@ TEST(Plan, ARankKilledWithoutAResultIsTheCauseOverItsPeersEcho) {
   Benchmark b = Bench();
   b.status.phase = "Running";
   ReconcilePlan plan = PlanReconcile(
-      b, {Ended(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:07:00Z"),
-          Ended(0, "Failed", "", 137, "2026-11-18T11:07:02Z")},
+      b, {EndedWorker(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:07:00Z"),
+          EndedWorker(0, "Failed", "", 137, "2026-11-18T11:07:02Z")},
       kT0);
   EXPECT_EQ(FindCondition(plan.status.conditions, kConditionFailed)->message,
             "rank 0 (pod b-worker-0) failed: pod b-worker-0 ended with exit code 137 without a result");
 
   ReconcilePlan later = PlanReconcile(
-      b, {Ended(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:07:00Z"),
-          Ended(0, "Failed", "", 137, "2026-11-18T11:08:00Z")},
+      b, {EndedWorker(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:07:00Z"),
+          EndedWorker(0, "Failed", "", 137, "2026-11-18T11:08:00Z")},
       kT0);
   EXPECT_EQ(FindCondition(later.status.conditions, kConditionFailed)->message.rfind("rank 1 (pod b-worker-1) failed", 0),
             0u);
@@ -281,7 +281,7 @@ TEST(Plan, ARankKilledWithoutAResultIsTheCauseOverItsPeersEcho) {
 TEST(Plan, APeersEchoWaitsForTheKilledRanksOwnFailure) {
   Benchmark b = Bench();
   b.status.phase = "Running";
-  const WorkerPod echo = Ended(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:06:40Z");  // kT0
+  const WorkerPod echo = EndedWorker(1, "Failed", ResultMessage(1, kRankFailed), 1, "2026-11-18T11:06:40Z");  // kT0
   ReconcilePlan waiting = PlanReconcile(b, {Pod(0, "Running"), echo}, kT0 + seconds(1));
   EXPECT_EQ(waiting.status.phase, "Running");
   EXPECT_EQ(FindCondition(waiting.status.conditions, kConditionFailed), nullptr);
@@ -289,7 +289,7 @@ TEST(Plan, APeersEchoWaitsForTheKilledRanksOwnFailure) {
   EXPECT_EQ(waiting.requeue_after, seconds(4));
 
   ReconcilePlan reported = PlanReconcile(
-      b, {Ended(0, "Failed", "", 137, "2026-11-18T11:06:42Z"), echo}, kT0 + seconds(2));
+      b, {EndedWorker(0, "Failed", "", 137, "2026-11-18T11:06:42Z"), echo}, kT0 + seconds(2));
   EXPECT_EQ(FindCondition(reported.status.conditions, kConditionFailed)->message.rfind("rank 0 (pod b-worker-0)", 0), 0u);
 
   // The window has passed and rank 0 still runs: rank 1's failure is the cause after all.
@@ -302,7 +302,7 @@ TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
   b.spec.run_policy.backoff_limit = 2;
   b.status.phase = "Running";
   SetCondition(&b.status.conditions, kConditionCreated, true, "WorkersCreated", "", 2, "t0");
-  ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), Ended(1, "Failed", "", 137, "t")}, kT0);
+  ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), EndedWorker(1, "Failed", "", 137, "t")}, kT0);
   EXPECT_EQ(plan.status.restarts, 1);
   EXPECT_EQ(plan.status.phase, "Pending");
   EXPECT_EQ(plan.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1"}));
@@ -311,7 +311,7 @@ TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
 
   // The old pods are terminating: their names are not free yet.
   b.status = plan.status;
-  WorkerPod old0 = Pod(0, "Running"), old1 = Ended(1, "Failed", "", 137, "t");
+  WorkerPod old0 = Pod(0, "Running"), old1 = EndedWorker(1, "Failed", "", 137, "t");
   old0.terminating = old1.terminating = true;
   ReconcilePlan waiting = PlanReconcile(b, {old0, old1}, kT0 + seconds(1));
   EXPECT_TRUE(waiting.create_ranks.empty());
@@ -330,7 +330,7 @@ TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
   // Attempt 1 fails too, and so does attempt 2: the limit is reached.
   b.status.restarts = 2;
   b.status.phase = "Running";
-  ReconcilePlan last = PlanReconcile(b, {Pod(0, "Running", 2), Ended(1, "Failed", "", 1, "t", 2)}, kT0 + seconds(90));
+  ReconcilePlan last = PlanReconcile(b, {Pod(0, "Running", 2), EndedWorker(1, "Failed", "", 1, "t", 2)}, kT0 + seconds(90));
   EXPECT_EQ(last.status.phase, "Failed");
   EXPECT_EQ(FindCondition(last.status.conditions, kConditionFailed)->reason, "BackoffLimitExceeded");
 }
@@ -341,7 +341,7 @@ std::vector<WorkerPod> SucceededRepeat(int repeat, double samples_per_second, do
   for (int rank = 0; rank < 2; ++rank) {
     RankResult r = *ParseRankResult(ResultMessage(rank, kRankSucceeded, tta));
     r.figures.samples_per_second = samples_per_second / 2;  // the ranks' throughputs add up
-    WorkerPod pod = Ended(rank, "Succeeded", SerializeRankResult(r), 0, "t");
+    WorkerPod pod = EndedWorker(rank, "Succeeded", SerializeRankResult(r), 0, "t");
     pod.repeat = repeat;
     pods.push_back(pod);
   }
@@ -494,7 +494,7 @@ TEST(Plan, CleanPodPolicyRunningKeepsEndedPods) {
   Benchmark b = Bench();
   b.spec.run_policy.clean_pod_policy = "Running";
   b.status.phase = "Failed";
-  ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), Ended(1, "Failed", "", 1, "t")}, kT0);
+  ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), EndedWorker(1, "Failed", "", 1, "t")}, kT0);
   EXPECT_EQ(plan.delete_pods, std::vector<std::string>{"b-worker-0"});
 }
 
@@ -600,8 +600,8 @@ TEST(Plan, AnMpiRunSucceedsWithItsWorkersResults) {
   b.status.observed_generation = 2;
   const ReconcilePlan plan = PlanReconcile(
       b,
-      {Ended(0, "Succeeded", ResultMessage(0, kRankSucceeded), 0, "2026-11-18T11:06:30Z"),
-       Ended(1, "Succeeded", ResultMessage(1, kRankSucceeded), 0, "2026-11-18T11:06:30Z"), Launcher("Running")},
+      {EndedWorker(0, "Succeeded", ResultMessage(0, kRankSucceeded), 0, "2026-11-18T11:06:30Z"),
+       EndedWorker(1, "Succeeded", ResultMessage(1, kRankSucceeded), 0, "2026-11-18T11:06:30Z"), Launcher("Running")},
       kT0);
   EXPECT_EQ(plan.status.phase, "Succeeded");
   ASSERT_TRUE(plan.status.results.has_value());
@@ -616,8 +616,8 @@ TEST(Plan, AnMpiRunWithEveryResultSucceedsWhateverItsLauncherDoes) {
   b.status.observed_generation = 2;
   const ReconcilePlan plan = PlanReconcile(
       b,
-      {Ended(0, "Succeeded", ResultMessage(0, kRankSucceeded), 0, "2026-11-18T11:06:30Z"),
-       Ended(1, "Succeeded", ResultMessage(1, kRankSucceeded), 0, "2026-11-18T11:06:30Z"),
+      {EndedWorker(0, "Succeeded", ResultMessage(0, kRankSucceeded), 0, "2026-11-18T11:06:30Z"),
+       EndedWorker(1, "Succeeded", ResultMessage(1, kRankSucceeded), 0, "2026-11-18T11:06:30Z"),
        EndedLauncher("ORTE has lost communication with a remote daemon.", 1, "2026-11-18T11:06:31Z")},
       kT0);
   EXPECT_EQ(plan.status.phase, "Succeeded");
@@ -636,7 +636,7 @@ TEST(Plan, AFailedWorkerIsTheCauseEvenIfTheLauncherEndedFirst) {
   ASSERT_TRUE(early.requeue_after.has_value());
   EXPECT_LE(*early.requeue_after, seconds(4));
 
-  const WorkerPod killed = Ended(1, "Failed", "the runner ended with signal 9 (Killed) before writing its result", 137,
+  const WorkerPod killed = EndedWorker(1, "Failed", "the runner ended with signal 9 (Killed) before writing its result", 137,
                                  "2026-11-18T11:06:40Z");
   const ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), killed, launcher}, kT0 + seconds(1));
   EXPECT_EQ(plan.status.phase, "Failed");

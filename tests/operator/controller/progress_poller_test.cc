@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-json BenchmarkObject(const std::string& name, const std::string& phase, int64_t restarts = 0) {
+json PolledBenchmark(const std::string& name, const std::string& phase, int64_t restarts = 0) {
   return {{"apiVersion", "ergobench.io/v1alpha1"},
           {"kind", "Benchmark"},
           {"metadata", {{"namespace", "ns"}, {"name", name}, {"uid", "uid-" + name}, {"generation", 1}}},
@@ -75,8 +75,8 @@ Progress At(int64_t step) { return Progress{1, step, "accuracy", 0.5}; }
 
 TEST(ProgressTargetsTest, RankZeroOfTheCurrentGangOfRunningBenchmarksOnly) {
   runtime::Store benchmarks;
-  Fill(&benchmarks, {BenchmarkObject("run", "Running", /*restarts=*/1), BenchmarkObject("wait", "Pending"),
-                     BenchmarkObject("done", "Succeeded")});
+  Fill(&benchmarks, {PolledBenchmark("run", "Running", /*restarts=*/1), PolledBenchmark("wait", "Pending"),
+                     PolledBenchmark("done", "Succeeded")});
   runtime::Store pods{WorkerPodOwnerKey};
   Fill(&pods, {
       Pod("run", 0, 0, "10.0.0.1"),           // the previous attempt
@@ -175,8 +175,8 @@ TEST(ArtifactCacheTest, KeptUntilForgottenOrTheBenchmarkIsNoLongerRunning) {
 
 TEST(RunningKeysTest, OnlyRunningBenchmarks) {
   runtime::Store benchmarks;
-  Fill(&benchmarks, {BenchmarkObject("run", "Running"), BenchmarkObject("wait", "Pending"),
-                     BenchmarkObject("done", "Succeeded")});
+  Fill(&benchmarks, {PolledBenchmark("run", "Running"), PolledBenchmark("wait", "Pending"),
+                     PolledBenchmark("done", "Succeeded")});
   EXPECT_EQ(RunningKeys(benchmarks), std::vector<std::string>{"ns/run"});
 }
 

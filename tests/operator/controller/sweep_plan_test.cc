@@ -10,7 +10,7 @@ namespace {
 
 using testing::ExpectGolden;
 
-const char kNow[] = "2026-11-24T10:00:00Z";
+const char kSweepNow[] = "2026-11-24T10:00:00Z";
 
 BenchmarkSweep Sweep(int64_t concurrency = 1, const std::string& failure_policy = kFailureContinue) {
   BenchmarkSweep s;
@@ -61,22 +61,22 @@ TEST(SweepPlan, ChildIsTheOwnedPointWithItsLabelsAndDigest) {
 TEST(SweepPlan, StartsPointsInOrderUpToTheConcurrencyLimit) {
   const BenchmarkSweep sweep = Sweep();
   const std::vector<SweepPoint> points = Points(sweep);
-  SweepPlan plan = PlanSweep(sweep, points, {}, kNow);
+  SweepPlan plan = PlanSweep(sweep, points, {}, kSweepNow);
   EXPECT_EQ(Created(plan), (std::vector<std::string>{"scale-0"}));
   EXPECT_EQ(plan.status.phase, "Running");
   EXPECT_EQ(plan.status.progress, "0/3");
-  EXPECT_EQ(plan.status.start_time, kNow);
+  EXPECT_EQ(plan.status.start_time, kSweepNow);
   EXPECT_EQ(plan.events.size(), 1u);
   EXPECT_EQ(plan.events[0].message, "point scale-0 (workers=1 backend=gloo)");
 
-  plan = PlanSweep(sweep, points, {Child(sweep, points[0], "Running")}, kNow);
+  plan = PlanSweep(sweep, points, {Child(sweep, points[0], "Running")}, kSweepNow);
   EXPECT_TRUE(plan.create.empty()) << "one point at a time";
-  plan = PlanSweep(sweep, points, {Child(sweep, points[0], "Succeeded", 100)}, kNow);
+  plan = PlanSweep(sweep, points, {Child(sweep, points[0], "Succeeded", 100)}, kSweepNow);
   EXPECT_EQ(Created(plan), (std::vector<std::string>{"scale-1"}));
   EXPECT_EQ(plan.status.progress, "1/3");
 
   const BenchmarkSweep wide = Sweep(2);
-  plan = PlanSweep(wide, Points(wide), {}, kNow);
+  plan = PlanSweep(wide, Points(wide), {}, kSweepNow);
   EXPECT_EQ(Created(plan), (std::vector<std::string>{"scale-0", "scale-1"}));
 }
 
@@ -86,23 +86,23 @@ TEST(SweepPlan, SucceedsWhenEveryPointDidWithTheBestPoint) {
   const std::vector<SweepChild> children = {Child(sweep, points[0], "Succeeded", 100),
                                             Child(sweep, points[1], "Succeeded", 170),
                                             Child(sweep, points[2], "Succeeded", 240)};
-  const SweepPlan plan = PlanSweep(sweep, points, children, kNow);
+  const SweepPlan plan = PlanSweep(sweep, points, children, kSweepNow);
   EXPECT_TRUE(plan.create.empty());
   EXPECT_EQ(plan.status.phase, "Succeeded");
-  EXPECT_EQ(plan.status.completion_time, kNow);
+  EXPECT_EQ(plan.status.completion_time, kSweepNow);
   EXPECT_EQ(plan.status.best, "scale-2 (240 samples/s)");
   EXPECT_DOUBLE_EQ(*plan.status.points[2].efficiency, 0.6);
   EXPECT_TRUE(IsConditionTrue(plan.status.conditions, "Succeeded"));
   ASSERT_EQ(plan.events.size(), 1u);
   EXPECT_EQ(plan.events[0].reason, "AllPointsSucceeded");
   sweep.status = plan.status;
-  EXPECT_TRUE(PlanSweep(sweep, points, children, kNow).events.empty()) << "said once";
+  EXPECT_TRUE(PlanSweep(sweep, points, children, kSweepNow).events.empty()) << "said once";
 }
 
 TEST(SweepPlan, AFailedPointDoesNotStopTheOthersUnlessAsked) {
   BenchmarkSweep sweep = Sweep();
   std::vector<SweepPoint> points = Points(sweep);
-  SweepPlan plan = PlanSweep(sweep, points, {Child(sweep, points[0], "Failed")}, kNow);
+  SweepPlan plan = PlanSweep(sweep, points, {Child(sweep, points[0], "Failed")}, kSweepNow);
   EXPECT_EQ(Created(plan), (std::vector<std::string>{"scale-1"}));
   EXPECT_EQ(plan.status.failed, 1);
   ASSERT_EQ(plan.events.size(), 2u);
@@ -112,14 +112,14 @@ TEST(SweepPlan, AFailedPointDoesNotStopTheOthersUnlessAsked) {
   plan = PlanSweep(sweep, points,
                    {Child(sweep, points[0], "Failed"), Child(sweep, points[1], "Succeeded", 90),
                     Child(sweep, points[2], "Succeeded", 150)},
-                   kNow);
+                   kSweepNow);
   EXPECT_EQ(plan.status.phase, "Failed");
   EXPECT_EQ(FindCondition(plan.status.conditions, "Failed")->reason, "PointsFailed");
   EXPECT_EQ(plan.status.points[2].baseline, "scale-1") << "the fewest workers that succeeded";
 
   sweep = Sweep(1, kFailureStop);
   points = Points(sweep);
-  plan = PlanSweep(sweep, points, {Child(sweep, points[0], "Failed")}, kNow);
+  plan = PlanSweep(sweep, points, {Child(sweep, points[0], "Failed")}, kSweepNow);
   EXPECT_TRUE(plan.create.empty());
   EXPECT_EQ(plan.status.phase, "Failed");
   EXPECT_EQ(plan.status.progress, "1/3");
@@ -136,7 +136,7 @@ TEST(SweepPlan, AnEditRunsOnlyThePointsItChanged) {
                                             Child(sweep, before[2], "Running")};
   sweep.metadata.generation = 2;
   sweep.spec.matrix.workers = {1, 3};  // point 1 changes, point 2 goes
-  const SweepPlan plan = PlanSweep(sweep, Points(sweep), children, kNow);
+  const SweepPlan plan = PlanSweep(sweep, Points(sweep), children, kSweepNow);
   EXPECT_EQ(plan.remove, (std::vector<std::pair<std::string, std::string>>{{"scale-1", "uid-1"}, {"scale-2", "uid-2"}}));
   EXPECT_TRUE(plan.create.empty()) << "not until the replaced children are gone";
   EXPECT_EQ(plan.status.points[0].phase, "Succeeded") << "an unchanged point keeps its result";
@@ -145,8 +145,8 @@ TEST(SweepPlan, AnEditRunsOnlyThePointsItChanged) {
 
   SweepChild gone = children[1];
   gone.deleting = true;
-  EXPECT_TRUE(PlanSweep(sweep, Points(sweep), {children[0], gone}, kNow).create.empty());
-  EXPECT_EQ(Created(PlanSweep(sweep, Points(sweep), {children[0]}, kNow)), (std::vector<std::string>{"scale-1"}));
+  EXPECT_TRUE(PlanSweep(sweep, Points(sweep), {children[0], gone}, kSweepNow).create.empty());
+  EXPECT_EQ(Created(PlanSweep(sweep, Points(sweep), {children[0]}, kSweepNow)), (std::vector<std::string>{"scale-1"}));
 }
 
 TEST(SweepPlan, ANamesakeItDoesNotOwnFailsItsPointAndIsLeftAlone) {
@@ -154,7 +154,7 @@ TEST(SweepPlan, ANamesakeItDoesNotOwnFailsItsPointAndIsLeftAlone) {
   const std::vector<SweepPoint> points = Points(sweep);
   SweepChild namesake = Child(sweep, points[0], "Succeeded", 5);
   namesake.controller_uid = "";
-  const SweepPlan plan = PlanSweep(sweep, points, {namesake}, kNow);
+  const SweepPlan plan = PlanSweep(sweep, points, {namesake}, kSweepNow);
   EXPECT_TRUE(plan.remove.empty());
   EXPECT_EQ(Created(plan), (std::vector<std::string>{"scale-1"}));
   EXPECT_EQ(plan.status.points[0].phase, "Failed");
@@ -162,7 +162,7 @@ TEST(SweepPlan, ANamesakeItDoesNotOwnFailsItsPointAndIsLeftAlone) {
 }
 
 TEST(SweepPlan, AnInvalidSweepFailsWithTheReason) {
-  const BenchmarkSweepStatus status = InvalidSweepStatus(Sweep(), "spec.order: must be one of ...", kNow);
+  const BenchmarkSweepStatus status = InvalidSweepStatus(Sweep(), "spec.order: must be one of ...", kSweepNow);
   EXPECT_EQ(status.phase, "Failed");
   EXPECT_EQ(FindCondition(status.conditions, "Failed")->reason, "Invalid");
   EXPECT_EQ(FindCondition(status.conditions, "Failed")->message, "spec.order: must be one of ...");

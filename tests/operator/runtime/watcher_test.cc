@@ -11,11 +11,11 @@ namespace {
 
 using nlohmann::json;
 
-json Obj(const std::string& name, const std::string& rv) {
+json WatchedObject(const std::string& name, const std::string& rv) {
   return {{"metadata", {{"name", name}, {"namespace", "ns"}, {"resourceVersion", rv}}}};
 }
 
-kube::WatchEvent Event(kube::WatchEventType type, json object) { return {type, std::move(object)}; }
+kube::WatchEvent WatchedEvent(kube::WatchEventType type, json object) { return {type, std::move(object)}; }
 
 // A script of list results and watch streams.
 class ScriptedListWatch : public ListWatch {
@@ -59,10 +59,10 @@ struct Recorder {
 
 TEST(Watcher, ListsThenWatchesFromTheListsVersion) {
   ScriptedListWatch source;
-  source.lists.push_back(kube::ObjectList{{Obj("a", "3"), Obj("b", "4")}, "10"});
-  source.watches.push_back({{Event(kube::WatchEventType::kAdded, Obj("c", "11")),
-                             Event(kube::WatchEventType::kModified, Obj("a", "12")),
-                             Event(kube::WatchEventType::kDeleted, Obj("b", "13"))}});
+  source.lists.push_back(kube::ObjectList{{WatchedObject("a", "3"), WatchedObject("b", "4")}, "10"});
+  source.watches.push_back({{WatchedEvent(kube::WatchEventType::kAdded, WatchedObject("c", "11")),
+                             WatchedEvent(kube::WatchEventType::kModified, WatchedObject("a", "12")),
+                             WatchedEvent(kube::WatchEventType::kDeleted, WatchedObject("b", "13"))}});
   Recorder recorder;
   Watcher watcher(&source, std::ref(recorder));
   EXPECT_EQ(watcher.state(), Watcher::State::kEmpty);
@@ -80,7 +80,7 @@ TEST(Watcher, ListsThenWatchesFromTheListsVersion) {
 TEST(Watcher, BookmarksMoveTheVersionSilently) {
   ScriptedListWatch source;
   source.lists.push_back(kube::ObjectList{{}, "10"});
-  source.watches.push_back({{Event(kube::WatchEventType::kBookmark, json{{"metadata", {{"resourceVersion", "50"}}}})}});
+  source.watches.push_back({{WatchedEvent(kube::WatchEventType::kBookmark, json{{"metadata", {{"resourceVersion", "50"}}}})}});
   source.watches.push_back({});
   Recorder recorder;
   Watcher watcher(&source, std::ref(recorder));
@@ -94,10 +94,10 @@ TEST(Watcher, BookmarksMoveTheVersionSilently) {
 TEST(Watcher, GoneRelistsAndErrorEventsSurface) {
   const json gone = {{"kind", "Status"}, {"code", 410}, {"reason", "Expired"}, {"message", "too old resource version"}};
   ScriptedListWatch source;
-  source.lists.push_back(kube::ObjectList{{Obj("a", "1")}, "10"});
-  source.lists.push_back(kube::ObjectList{{Obj("a", "1"), Obj("z", "90")}, "95"});
+  source.lists.push_back(kube::ObjectList{{WatchedObject("a", "1")}, "10"});
+  source.lists.push_back(kube::ObjectList{{WatchedObject("a", "1"), WatchedObject("z", "90")}, "95"});
   // A 410 as an ERROR event in the stream...
-  source.watches.push_back({{Event(kube::WatchEventType::kError, gone)}});
+  source.watches.push_back({{WatchedEvent(kube::WatchEventType::kError, gone)}});
   // ...or as the watch request's own answer.
   source.watches.push_back({{}, kube::ApiErrorFromObject(gone)});
   source.watches.push_back({{}, Status::Unavailable("connection reset")});
