@@ -21,7 +21,8 @@ trap 'rm -rf "$work"' EXIT
 build() {
   local name=$1 clone=$2 start end
   shift 2
-  cmake -S "$clone" -B "$clone/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DERGOBENCH_WERROR=ON "$@" >/dev/null
+  cmake -S "$clone" -B "$clone/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DERGOBENCH_WERROR=ON "$@" \
+    >"$work/$name.configure.log" 2>&1 || { tail -20 "$work/$name.configure.log" >&2; return 1; }
   start=$(date +%s.%N)
   /usr/bin/time -f "%U %S" -o "$work/$name.cpu" cmake --build "$clone/build" -j2 >"$work/$name.log" 2>&1 \
     || { tail -20 "$work/$name.log" >&2; return 1; }
@@ -32,9 +33,13 @@ build() {
 
 declare -A wall cpu
 run() {
-  local name=$1
+  local name=$1 figures
   shift
-  read -r wall[$name] cpu[$name] < <(build "$name" "$@")
+  if ! figures=$(build "$name" "$@"); then
+    echo "$name: the build failed (above)"
+    return
+  fi
+  read -r wall[$name] cpu[$name] <<<"$figures"
   printf '%-14s %6s s wall %6s s CPU' "$name" "${wall[$name]}" "${cpu[$name]}"
   [ -n "${wall[levers]:-}" ] && [ "$name" != levers ] && printf '   %+6d s wall against all levers' $((wall[$name] - wall[levers]))
   echo

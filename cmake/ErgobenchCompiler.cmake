@@ -46,6 +46,10 @@ if(ERGOBENCH_CCACHE)
     message(STATUS "ergobench: compiling through ccache, cache in ${cache_dir}")
   endif()
 endif()
+# __FILE__ relative to the clone (ERGOBENCH_CHECK's messages, gtest's): a unity batch includes
+# its files by absolute path, and a path in the compiled code would miss the cache in every
+# other clone. Tests find the clone through tests/testing/test_paths.h for the same reason.
+add_compile_options(-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=)
 
 if(ERGOBENCH_LINKER STREQUAL "auto")
   find_program(ERGOBENCH_MOLD mold)

@@ -42,18 +42,30 @@ function(ergobench_include_root root_name)
   set(${root_name}_DIR ${root} PARENT_SCOPE)
 endfunction()
 
-# Headers that most files of a library parse: precompiled once per library (ERGOBENCH_PCH), as
-# parsing them costs about 2 s a file.
+# Precompiled headers (ERGOBENCH_PCH). <torch/torch.h> costs about 30 s and 1.2 GB a translation
+# unit: every target that includes it precompiles it. Without unity builds (ERGOBENCH_UNITY=OFF,
+# quicker for edit-compile loops) each library and test binary also precompiles the headers
+# most of its files parse; in a unity build a batch parses those once anyway, and precompiling
+# them cost more than it saved (bench/RESULTS.md, "Build").
 set(ERGOBENCH_COMMON_PCH <algorithm> <chrono> <functional> <map> <memory> <optional> <string> <vector>
                          <nlohmann/json.hpp>)
 
-# ergobench_precompile(TARGET header...): TARGET's files start from these headers, parsed once.
+# ergobench_precompile(TARGET [TESTS] header...): TARGET's files start from `header...` and,
+# without unity builds, from the common headers (gtest's and gmock's too with TESTS), parsed once.
 # Only for targets of several files: for one file a precompiled header is pure overhead.
 function(ergobench_precompile target)
+  cmake_parse_arguments(ARG "TESTS" "" "" ${ARGN})
+  set(headers ${ARG_UNPARSED_ARGUMENTS})
+  if(NOT ERGOBENCH_UNITY)
+    list(APPEND headers ${ERGOBENCH_COMMON_PCH})
+    if(ARG_TESTS)
+      list(APPEND headers <gtest/gtest.h> <gmock/gmock.h>)
+    endif()
+  endif()
   get_target_property(sources ${target} SOURCES)
   list(LENGTH sources count)
-  if(ERGOBENCH_PCH AND count GREATER 2)
-    target_precompile_headers(${target} PRIVATE ${ARGN})
+  if(ERGOBENCH_PCH AND headers AND count GREATER 2)
+    target_precompile_headers(${target} PRIVATE ${headers})
   endif()
 endfunction()
 
@@ -68,7 +80,7 @@ function(ergobench_library name)
   ergobench_include_root(${name} ${ARG_PUBLISHES})
   target_include_directories(${name} PUBLIC ${${name}_DIR})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
-  ergobench_precompile(${name} ${ERGOBENCH_COMMON_PCH})
+  ergobench_precompile(${name})
 endfunction()
 
 # ergobench_executable(NAME SOURCES ... DEPS ...): sees only what its DEPS publish.
@@ -81,8 +93,8 @@ endfunction()
 
 # ergobench_test(NAME SOURCES ... DEPS ... [LABELS ...] [PCH header...]): one gtest binary, one
 # ctest entry. Tests also see tests/testing (shared fakes), through ergobench_testing, and share its
-# main. Their own code compiles at -O0 (ERGOBENCH_TESTS_O0), and they precompile gtest and gmock
-# with the common headers, or with PCH's headers where given.
+# main. Their own code compiles at -O0 (ERGOBENCH_TESTS_O0); PCH names headers to precompile
+# (ergobench_precompile).
 function(ergobench_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS;PCH" ${ARGN})
   ergobench_executable(${name} SOURCES ${ARG_SOURCES}
@@ -90,10 +102,7 @@ function(ergobench_test name)
   if(ERGOBENCH_TESTS_O0)
     target_compile_options(${name} PRIVATE -O0)
   endif()
-  if(NOT ARG_PCH)
-    set(ARG_PCH ${ERGOBENCH_COMMON_PCH})
-  endif()
-  ergobench_precompile(${name} ${ARG_PCH} <gtest/gtest.h> <gmock/gmock.h>)
+  ergobench_precompile(${name} TESTS ${ARG_PCH})
   add_test(NAME ${name} COMMAND ${name})
   # tests/testing/gtest_main.cc exits 77 when a test skipped and none failed: ctest shows Skipped.
   set_tests_properties(${name} PROPERTIES LABELS "unit;${ARG_LABELS}" TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -7,6 +7,7 @@
 #include "api/defaults.h"
 #include "api/load.h"
 #include "base/yaml_json.h"
+#include "test_paths.h"
 
 namespace ergobench {
 namespace {
@@ -278,7 +279,7 @@ TEST(ValidationTest, LongStringsAreRefusedAndQuotedShort) {
 
 // Each limit here is the CRD's: one number, two places that enforce it.
 TEST(ValidationTest, LimitsAreTheCrds) {
-  auto text = ReadFile(std::string(ERGOBENCH_SOURCE_DIR) + "/manifests/crd/benchmarks.ergobench.io.yaml");
+  auto text = ReadFile(std::string(testing::kSourceDir) + "/manifests/crd/benchmarks.ergobench.io.yaml");
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   auto docs = ParseYamlDocuments(*text, "crd");
   ASSERT_TRUE(docs.ok()) << docs.status().ToString();

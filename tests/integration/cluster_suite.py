@@ -110,12 +110,16 @@ class SharedCluster:
         return {n["metadata"]["name"] for n in self.cluster.get_json("namespaces")["items"]}
 
     def clean(self, timeout=300):
-        """Deletes every namespace a test made and waits until they are gone (their pods with
-        them), and puts the node's labels back as they were at the start."""
+        """Deletes every namespace a test made and waits until they are gone, and puts the
+        node's labels back as they were at the start. Their pods go at once (force, no grace
+        period), as on a node's loss: the kubelet kills what still runs, and the next suite does
+        not wait for a long run's graceful end."""
         started = time.monotonic()
         leftover = self.namespace_names() - self.namespaces
         for namespace in leftover:
             self.cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+            self.cluster.kubectl("delete", "pods", "--all", "-n", namespace, "--grace-period=0", "--force",
+                                 check=False)
         self.cluster.wait_for(lambda: not (self.namespace_names() & leftover), timeout,
                               f"the namespaces {sorted(leftover)} to go")
         if leftover:

@@ -42,7 +42,6 @@ def fmnist(name, workers=2, run_policy=None, goal=None):
 
 
 class OperatorTest(NamespacedClusterSuite):
-
     def wait_training(self, name):
         """Until status shows rank 0 past its first steps: the gang is training, not starting."""
         self.cp.wait_for(lambda: self.status(name).get("progress", {}).get("step", 0) > 0, 90, f"{name} to train")
@@ -442,7 +441,9 @@ class OperatorTest(NamespacedClusterSuite):
         self.apply(edited)
         self.wait_training("edited")
         old_uids = {p["metadata"]["uid"] for p in self.pods("edited")}
-        self.cp.kubectl("patch", "-n", self.ns, "benchmark", "edited", "--type=merge", "-p", '{"spec":{"workers":1}}')
+        # The new spec runs one epoch: enough to show whose spec ran.
+        self.cp.kubectl("patch", "-n", self.ns, "benchmark", "edited", "--type=merge", "-p",
+                        '{"spec":{"workers":1,"maxEpochs":1}}')
         status = self.wait_phase("edited", ["Succeeded", "Failed"], timeout=300)
         self.assertEqual(status["phase"], "Succeeded", status)
         self.assertEqual(status["observedGeneration"], 2)
@@ -455,7 +456,9 @@ class OperatorTest(NamespacedClusterSuite):
         pods = self.pods("edited")
         self.assertFalse(old_uids & {p["metadata"]["uid"] for p in pods})
         config = self.cp.get_json("-n", self.ns, "configmap", "edited-config")
-        self.assertEqual(json.loads(config["data"]["benchmark.json"])["spec"]["workers"], 1)
+        spec = json.loads(config["data"]["benchmark.json"])["spec"]
+        self.assertEqual((spec["workers"], spec["maxEpochs"]), (1, 1))
+        self.assertEqual(status["results"]["epochs"], 1)
         self.assertIn(("SpecChanged", "Normal"), self.events())
 
     def test_deadline_exceeded(self):

@@ -12,10 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_paths.h"
+
 namespace ergobench::testing {
 
 inline void ExpectGolden(const nlohmann::json& actual, const std::string& name) {
-  const std::string path = std::string(ERGOBENCH_SOURCE_DIR) + "/tests/operator/controller/testdata/" + name;
+  const std::string path = std::string(kSourceDir) + "/tests/operator/controller/testdata/" + name;
   if (std::getenv("ERGOBENCH_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(path) << actual.dump(2) << "\n";
   }

@@ -11,12 +11,13 @@
 #include "api/aggregate.h"
 #include "api/repeats.h"
 #include "cli/report/charts.h"
+#include "test_paths.h"
 
 namespace ergobench {
 namespace {
 
 std::vector<ReportRow> Fixtures() {
-  auto runs = LoadResultDirectories({std::string(ERGOBENCH_SOURCE_DIR) + "/tests/cli/report/testdata"});
+  auto runs = LoadResultDirectories({std::string(testing::kSourceDir) + "/tests/cli/report/testdata"});
   EXPECT_TRUE(runs.ok()) << runs.status().ToString();
   return runs.ok() ? BuildReport(*runs) : std::vector<ReportRow>{};
 }
@@ -313,7 +314,7 @@ struct Systems {
 
 Systems LoadSystems() {
   Systems s;
-  auto runs = LoadResultDirectories({std::string(ERGOBENCH_SOURCE_DIR) + "/tests/cli/report/testdata/systems"}, &s.tables);
+  auto runs = LoadResultDirectories({std::string(testing::kSourceDir) + "/tests/cli/report/testdata/systems"}, &s.tables);
   EXPECT_TRUE(runs.ok()) << runs.status().ToString();
   if (runs.ok()) s.runs = *runs;
   s.rows = BuildReport(s.runs);
@@ -367,7 +368,7 @@ TEST(ReportSystems, CostsCarbonAndStalePricesSideBySide) {
   EXPECT_NE(text->find("- gcp-n2-k1: stale price: n2-standard-16 in us-central1 is from 2024-01-01"), std::string::npos)
       << *text;
   // The whole table, pinned: regenerate with ERGOBENCH_UPDATE_GOLDEN=1 after an intended change.
-  const std::string golden = std::string(ERGOBENCH_SOURCE_DIR) + "/tests/cli/report/testdata/systems.txt";
+  const std::string golden = std::string(testing::kSourceDir) + "/tests/cli/report/testdata/systems.txt";
   if (std::getenv("ERGOBENCH_UPDATE_GOLDEN") != nullptr) std::ofstream(golden) << *text;
   std::ifstream in(golden);
   std::stringstream expected;

@@ -11,6 +11,7 @@
 
 #include "runner/energy/energy_meter.h"
 #include "runner/energy/energy_sampler.h"
+#include "test_paths.h"
 
 namespace ergobench {
 namespace {
@@ -219,7 +220,7 @@ TEST_F(FakeSysfs, HwmonAmdgpuAndGraceHopper) {
 }
 
 TEST(Nvml, AFakeLibraryWithCounterAndPowerOnlyGpus) {
-  auto meter = OpenNvmlMeter(FAKE_NVML_PATH);
+  auto meter = OpenNvmlMeter(testing::kFakeNvmlPath);
   ASSERT_TRUE(meter->info().available) << meter->info().reason;
   ASSERT_EQ(meter->info().channels.size(), 2u);
   EXPECT_EQ(meter->info().channels[1].device, "gpu1");
@@ -240,7 +241,7 @@ TEST(Nvml, AFakeLibraryWithCounterAndPowerOnlyGpus) {
 TEST(Nvml, NoLibraryOrNoInitIsUnavailable) {
   EXPECT_NE(OpenNvmlMeter("/nonexistent/libnvidia-ml.so.1")->info().reason.find("not loadable"), std::string::npos);
   setenv("FAKE_NVML_INIT_FAILS", "1", 1);
-  auto meter = OpenNvmlMeter(FAKE_NVML_PATH);
+  auto meter = OpenNvmlMeter(testing::kFakeNvmlPath);
   unsetenv("FAKE_NVML_INIT_FAILS");
   EXPECT_FALSE(meter->info().available);
   EXPECT_NE(meter->info().reason.find("nvmlInit failed"), std::string::npos);
