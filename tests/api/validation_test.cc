@@ -7,7 +7,7 @@
 #include "api/defaults.h"
 #include "api/load.h"
 #include "base/yaml_json.h"
-#include "test_paths.h"
+#include "tests/testing/test_paths.h"
 
 namespace ergobench {
 namespace {

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "test_paths.h"
+#include "tests/testing/test_paths.h"
 
 namespace ergobench::testing {
 

@@ -11,7 +11,7 @@
 #include "api/aggregate.h"
 #include "api/repeats.h"
 #include "cli/report/charts.h"
-#include "test_paths.h"
+#include "tests/testing/test_paths.h"
 
 namespace ergobench {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "runner/energy/energy_meter.h"
 #include "runner/energy/energy_sampler.h"
-#include "test_paths.h"
+#include "tests/testing/test_paths.h"
 
 namespace ergobench {
 namespace {
