@@ -29,6 +29,10 @@ json DatasetMetadata(const Dataset& dataset, const std::string& name) {
 
 std::string DatasetClaimName(const Dataset& d) { return d.metadata.name + "-data"; }
 std::string StagingJobName(const Dataset& d) { return d.metadata.name + "-stage"; }
+std::string StagingVerdictPath(const Dataset& d) {
+  return std::string(kStagingMountPath) + "/.ergobench-verdicts/" + d.metadata.uid + "." +
+         std::to_string(d.metadata.generation);
+}
 
 json BuildDatasetClaim(const Dataset& dataset) {
   const DatasetStorage& storage = dataset.spec.storage;
@@ -49,7 +53,7 @@ json BuildStagingJob(const Dataset& dataset, const std::string& image) {
       {"command", {"ergobench-stage"}},
       {"args",
        {"--url", dataset.spec.source.url, "--sha256", dataset.spec.source.sha256, "--into", kStagingMountPath,
-        "--verdict-file", std::string(kTmpMountPath) + "/verdict", "--result-file", kTerminationMessagePath}},
+        "--verdict-file", StagingVerdictPath(dataset), "--result-file", kTerminationMessagePath}},
       {"resources", {{"requests", amounts}, {"limits", amounts}}},
       {"securityContext", ContainerSecurityContext()},
       {"volumeMounts",
@@ -57,9 +61,11 @@ json BuildStagingJob(const Dataset& dataset, const std::string& image) {
       {"terminationMessagePath", kTerminationMessagePath},
       {"terminationMessagePolicy", "FallbackToLogsOnError"},
   };
-  // OnFailure: the kubelet restarts a failed try in the same pod, with the same emptyDir, where
-  // ergobench-stage keeps a verdict no retry mends (exit 2): the restart repeats it without
-  // fetching while the operator stops the Job. With Never the Job would start a new pod.
+  // OnFailure: the kubelet restarts a failed try in the same pod, where ergobench-stage finds
+  // the verdict no retry mends (exit 2) that the try kept on the claim, and repeats it without
+  // fetching while the operator stops the Job. Not in the pod's emptyDir: the restart can race
+  // the Job's deletion, which tears the emptyDir down under it (it then fetched again). With
+  // restartPolicy Never the Job would start a new pod for each try.
   json pod = {
       {"metadata", {{"labels", DatasetMetadata(dataset, "")["labels"]}}},
       {"spec", RestrictedPodSpec(container, "OnFailure")},

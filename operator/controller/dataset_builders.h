@@ -23,6 +23,9 @@ inline constexpr char kStagingMemory[] = "256Mi";
 
 std::string DatasetClaimName(const Dataset& dataset);  // "<name>-data"
 std::string StagingJobName(const Dataset& dataset);    // "<name>-stage"
+// Where a staging try keeps a verdict no retry mends, on the claim: one file per Dataset (uid)
+// and generation, so that an edited spec or a new Dataset of the same name starts afresh.
+std::string StagingVerdictPath(const Dataset& dataset);
 
 // `dataset` is valid and has a url source.
 nlohmann::json BuildDatasetClaim(const Dataset& dataset);

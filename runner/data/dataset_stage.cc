@@ -34,7 +34,11 @@ StageOutcome StageDataset(const StageOptions& options, const FetchLimits& limits
   StatusOr<std::string> data = FetchDataset(options.url, options.sha256, options.into, limits);
   if (data.ok()) return Staged(*data, options.into);
   if (data.status().code() != StatusCode::kInvalidArgument) return {kStagingExitRetry, data.status().message()};
-  if (!options.verdict_file.empty()) std::ofstream(options.verdict_file) << data.status().message();
+  if (!options.verdict_file.empty()) {
+    std::error_code ignored;  // without the verdict the next try only fetches again
+    fs::create_directories(fs::path(options.verdict_file).parent_path(), ignored);
+    std::ofstream(options.verdict_file) << data.status().message();
+  }
   return {kStagingExitPermanent, data.status().message()};
 }
 

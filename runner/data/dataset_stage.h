@@ -14,9 +14,10 @@ struct StageOptions {
   std::string url;
   std::string sha256;
   std::string into;  // the data lands in <into>/<sha256>/data
-  // Where a verdict no retry mends is kept (empty: nowhere). The kubelet restarts a failed try
-  // in the same pod and keeps its emptyDir, so a later try repeats the verdict at once
-  // instead of fetching the archive again before the operator stops the Job.
+  // Where a verdict no retry mends is kept (empty: nowhere), its folder made if need be. The
+  // operator names a file on the claim, which outlives the pod's restarts and its deletion, so
+  // a later try repeats the verdict at once instead of fetching the archive again before the
+  // operator stops the Job.
   std::string verdict_file;
 };
 

@@ -1,5 +1,7 @@
 #include "operator/controller/dataset_builders.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "tests/testing/golden.h"
@@ -25,6 +27,18 @@ TEST(DatasetBuildersTest, ClaimGolden) { testing::ExpectGolden(BuildDatasetClaim
 
 TEST(DatasetBuildersTest, StagingJobGolden) {
   testing::ExpectGolden(BuildStagingJob(Cifar(), "ergobench-runner:0.1.0"), "dataset-staging-job.json");
+}
+
+// A try's verdict no retry mends is kept on the claim, not in the pod: the kubelet may restart
+// the failed try just as the operator's deletion of the Job tears the pod's emptyDir down, and
+// the restart then found no verdict and fetched again (seen under load in CI). One file per
+// Dataset and generation, so that an edited spec or a new Dataset of the name starts afresh.
+TEST(DatasetBuildersTest, TheVerdictIsKeptOnTheClaimPerDatasetAndGeneration) {
+  const nlohmann::json job = BuildStagingJob(Cifar(), "ergobench-runner:0.1.0");
+  const nlohmann::json& args = job["spec"]["template"]["spec"]["containers"][0]["args"];
+  const auto flag = std::find(args.begin(), args.end(), "--verdict-file");
+  ASSERT_NE(flag, args.end());
+  EXPECT_EQ(*std::next(flag), "/dataset/.ergobench-verdicts/d-uid.2");
 }
 
 TEST(DatasetBuildersTest, AClassAndModesAreTheAuthors) {

@@ -71,5 +71,17 @@ TEST_F(DatasetStageTest, AVerdictNoRetryMendsIsKeptForTheNextTry) {
   EXPECT_EQ(again.result, first.result);
 }
 
+// On the claim the verdicts' folder is not there before the first one.
+TEST_F(DatasetStageTest, TheVerdictsFolderIsMadeForTheFirstVerdict) {
+  options_.sha256 = std::string(64, '0');
+  options_.verdict_file = (root_ / "claim/.ergobench-verdicts/uid.1").string();
+  const StageOutcome first = StageDataset(options_, limits_);
+  EXPECT_EQ(first.exit_code, kStagingExitPermanent);
+  fs::remove(Archive());
+  const StageOutcome again = StageDataset(options_, limits_);
+  EXPECT_EQ(again.exit_code, kStagingExitPermanent);
+  EXPECT_EQ(again.result, first.result);
+}
+
 }  // namespace
 }  // namespace ergobench
