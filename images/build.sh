@@ -3,11 +3,7 @@
 #   ergobench-operator:<version>   FROM scratch (Containerfile.operator)
 #   ergobench-runner:<version>     Debian bookworm + libtorch, gloo, OpenMPI (Containerfile.runner)
 #
-#   images/build.sh [--build-dir build] [--base IMAGE] [--prepare] [operator] [runner]
-#
-# --prepare builds only what needs no binaries, the base and each Containerfile's `packages`
-# stage, into buildah's layer cache: scripts/test.sh runs it while the build compiles, so that
-# the images' package downloads and unpacking overlap the compiler's work.
+#   images/build.sh [--build-dir build] [--base IMAGE] [operator] [runner]
 #
 # The binaries are the build tree's, so the image must be of the Debian release they were
 # built on: bookworm. With no --base, the base is a debootstrap of bookworm (minbase),
@@ -20,15 +16,13 @@ source "$repo/images/env.sh"
 
 build_dir=$repo/build
 base=""
-prepare=0
 images=()
 while [ $# -gt 0 ]; do
   case $1 in
     --build-dir) build_dir=$(cd "$2" && pwd); shift 2 ;;
     --base) base=$2; shift 2 ;;
-    --prepare) prepare=1; shift ;;
     operator|runner) images+=("$1"); shift ;;
-    *) echo "images/build.sh: unknown argument '$1' (expected --build-dir, --base, --prepare, operator, runner)" >&2; exit 2 ;;
+    *) echo "images/build.sh: unknown argument '$1' (expected --build-dir, --base, operator, runner)" >&2; exit 2 ;;
   esac
 done
 [ ${#images[@]} -gt 0 ] || images=(operator runner)
@@ -43,6 +37,7 @@ if [ "${VERSION_CODENAME:-}" != bookworm ]; then
 fi
 temporary=()
 trap 'rm -rf "${temporary[@]}"' EXIT
+version=$("$build_dir/bin/ergobench" version | awk '{print $2}')
 
 # The base: a minbase debootstrap of bookworm, made once.
 if [ -z "$base" ]; then
@@ -69,18 +64,7 @@ if [ -z "$base" ]; then
   fi
 fi
 
-if [ $prepare = 1 ]; then
-  empty=$(mktemp -d)
-  temporary+=("$empty")
-  for image in "${images[@]}"; do
-    buildah bud --quiet --layers --network host --build-arg "BASE_IMAGE=$base" --target packages \
-      -f "$repo/images/Containerfile.$image" "$empty" >/dev/null
-  done
-  exit 0
-fi
-
 # The context: the installed programs and the helper scripts, nothing else.
-version=$("$build_dir/bin/ergobench" version | awk '{print $2}')
 context=$(mktemp -d)
 temporary+=("$context")
 cmake --install "$build_dir" --prefix "$context" --strip >/dev/null

@@ -7,7 +7,7 @@
 # Any skipped test fails the run unless ERGOBENCH_ALLOW_SKIPS=1. CI (.ci/run) runs exactly this.
 #
 # At the end it prints where the time went (tests/test_times.py): each phase, each suite, and
-# the ten slowest tests. Compiles go through ccache (cmake/ErgobenchCompiler.cmake), so a second
+# the ten slowest tests, then every failure with its own words. Compiles go through ccache (cmake/ErgobenchCompiler.cmake), so a second
 # clone on the same machine recompiles nothing that did not change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,17 +33,12 @@ phase() {
 report() {
   python3 tests/test_times.py --phases "$phases" --junit "$build/ctest-results.xml" --tests "$ERGOBENCH_TEST_TIMES"
 }
-# On the way out, however it ends: no job left behind, and where the time went.
-trap 'kill $(jobs -p) 2>/dev/null || true; report' EXIT
+# On the way out, however it ends: where the time went, and what failed.
+trap report EXIT
 
 phase packages scripts/install-deps.sh --tests
-# The images' base and package layers need no binaries: downloaded and unpacked beside the build.
-images_log=$build/images-prepare.log
-phase "images: base and packages (beside the build)" images/build.sh --prepare >"$images_log" 2>&1 &
-images=$!
 phase configure scripts/configure.sh
 phase build cmake --build "$build" -j2
-phase "images: the rest of their wait" wait $images || { cat "$images_log"; exit 1; }
 phase kubernetes tests/kube/build-kubernetes.sh >/dev/null
 phase "helm, kubectl" scripts/install-kube-tools.sh --monitors >/dev/null
 status=0

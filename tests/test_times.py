@@ -1,11 +1,13 @@
 """Where a test run's time went: scripts/test.sh's phases, ctest's suites, and the ten slowest
-tests, printed at the end of every run.
+tests, printed at the end of every run; then every test that failed, with its assertion, last,
+where an excerpt of the run's tail (CI's) shows it.
 
   --phases FILE   lines "<name> <seconds>" that scripts/test.sh wrote, one per phase
   --junit FILE    ctest's JUnit report (--output-junit): one entry per ctest test (a gtest
                   binary, a Python suite)
-  --tests FILE    JSON lines {"suite", "test", "seconds"} that every gtest binary
-                  (tests/testing/gtest_main.cc) and Python suite (run_suite.py) appended
+  --tests FILE    JSON lines {"suite", "test", "seconds"[, "failure"]} that every gtest
+                  binary (tests/testing/gtest_main.cc) and Python suite (run_suite.py)
+                  appended; "failure" is what a failed test said
 
 Usage: python3 test_times.py [--phases FILE] [--junit FILE] [--tests FILE] [--slowest N]
 """
@@ -15,6 +17,9 @@ import json
 import os
 import sys
 import xml.etree.ElementTree as ElementTree
+
+
+FAILURE_LINES = 12  # of each failure's text, its end
 
 
 def minutes(seconds):
@@ -47,7 +52,7 @@ def read_tests(path):
         for number, line in enumerate(f, 1):
             try:
                 entry = json.loads(line)
-                tests.append((entry["suite"], entry["test"], float(entry["seconds"])))
+                tests.append((entry["suite"], entry["test"], float(entry["seconds"]), entry.get("failure")))
             except (ValueError, KeyError, TypeError):
                 print(f"test_times: {path}:{number}: not a time record, left out", file=sys.stderr)
     return tests
@@ -67,15 +72,25 @@ def report(phases, suites, tests, slowest, out):
         print(f"  {len(suites)} ctest tests, {sum(s for _, s, _ in suites):.1f} s in all", file=out)
     if tests:
         totals = {}
-        for suite, _, seconds in tests:
+        for suite, _, seconds, _ in tests:
             totals[suite] = totals.get(suite, 0.0) + seconds
         print("== suites (a gtest binary, a Python module, the shared cluster), of over 10 s", file=out)
         for suite, seconds in sorted(totals.items(), key=lambda t: -t[1]):
             if seconds >= 10:
                 print(f"  {suite:<40} {minutes(seconds)}", file=out)
         print(f"== the {min(slowest, len(tests))} slowest of {len(tests)} tests", file=out)
-        for suite, name, seconds in sorted(tests, key=lambda t: -t[2])[:slowest]:
+        for suite, name, seconds, _ in sorted(tests, key=lambda t: -t[2])[:slowest]:
             print(f"  {seconds:8.1f} s  {suite}: {name}", file=out)
+    failed = [(suite, name, failure) for suite, name, _, failure in tests if failure]
+    if failed:
+        print(f"== {len(failed)} failed", file=out)
+        for suite, name, failure in failed:
+            print(f"  {suite}: {name}", file=out)
+            lines = failure.rstrip("\n").split("\n")
+            if len(lines) > FAILURE_LINES:  # a traceback's end says what was asserted
+                lines = ["[...]"] + lines[-FAILURE_LINES:]
+            for line in lines:
+                print(f"    {line}", file=out)
 
 
 def main(argv):

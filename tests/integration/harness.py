@@ -36,13 +36,18 @@ def build_images():
     return build.stdout
 
 
-def record_time(suite, name, seconds):
+def record_time(suite, name, seconds, failure=None):
     """Appends one time to the file ERGOBENCH_TEST_TIMES names, if any, as a JSON line: what
-    tests/test_times.py reads to print where a test run's time went."""
+    tests/test_times.py reads to print where a test run's time went, and, with `failure` (the
+    traceback of a test that failed), what failed, at the end of the run where CI's excerpt
+    shows it."""
     path = os.environ.get("ERGOBENCH_TEST_TIMES")
     if path:
+        entry = {"suite": suite, "test": name, "seconds": round(seconds, 3)}
+        if failure:
+            entry["failure"] = failure
         with open(path, "a") as f:
-            f.write(json.dumps({"suite": suite, "test": name, "seconds": round(seconds, 3)}) + "\n")
+            f.write(json.dumps(entry) + "\n")
 
 
 def benchmark_yaml(name, workers=2, backend="gloo", task="0a", **hyperparameters):

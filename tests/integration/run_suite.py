@@ -8,7 +8,9 @@ fails on any skip unless ERGOBENCH_ALLOW_SKIPS=1.
 
 With ERGOBENCH_TEST_TIMES set to a file, each test's wall time is appended to it as a JSON
 line (tests/test_times.py reads them), and the set-up and tear-down between tests (a suite's
-setUpClass, say) as lines of their own, so that no second goes unaccounted.
+setUpClass, say) as lines of their own, so that no second goes unaccounted. A failure's
+traceback goes with its test's line, and to stderr at once, ahead of the logs a cluster
+suite prints when a test fails.
 
 Usage: python3 run_suite.py test_module...
 """
@@ -24,13 +26,16 @@ SKIPPED = 77
 
 class TimedResult(unittest.TextTestResult):
     """Records each test's time, and the gaps between tests (setUpClass, tearDownClass): the
-    gap before a test goes to its suite, the one after the last to that of the last test."""
+    gap before a test goes to its suite, the one after the last to that of the last test. A
+    failure's traceback is written at once and recorded with its test (or alone, for a failed
+    set-up or tear-down of a class or module)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.last_stop = time.monotonic()
         self.started = None
         self.module = "unittest"
+        self.tracebacks = []  # of the running test's failures (one, or one per failed subtest)
 
     def startTest(self, test):
         now = time.monotonic()
@@ -42,7 +47,30 @@ class TimedResult(unittest.TextTestResult):
     def stopTest(self, test):
         super().stopTest(test)
         self.last_stop = time.monotonic()
-        record_time(self.module, test.id().split(".", 1)[1], self.last_stop - self.started)
+        record_time(self.module, test.id().split(".", 1)[1], self.last_stop - self.started,
+                    "".join(self.tracebacks) or None)
+        self.tracebacks = []
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.report(test, self.failures[-1][1])
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.report(test, self.errors[-1][1])
+
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self.report(test, (self.failures if issubclass(err[0], test.failureException) else self.errors)[-1][1])
+
+    def report(self, test, traceback):
+        self.stream.write(traceback)
+        self.stream.flush()
+        if isinstance(test, unittest.TestCase):
+            self.tracebacks.append(traceback)
+        else:  # a class's or module's set-up or tear-down: no test runs around it
+            record_time(self.module, test.id(), 0.0, traceback)
 
     def gap(self, now, name):
         if now - self.last_stop >= 1.0:

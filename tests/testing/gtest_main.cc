@@ -3,14 +3,16 @@
 //   (ctest's SKIP_REGULAR_EXPRESSION would mark a binary Skipped even when another of its
 //   tests failed);
 // - with ERGOBENCH_TEST_TIMES set to a file, each test's wall time is appended to it as a JSON
-//   line, as tests/integration/run_suite.py does for the Python suites (tests/test_times.py
-//   prints the slowest of them all).
+//   line, with what a failed test said, as tests/integration/run_suite.py does for the Python
+//   suites (tests/test_times.py prints the slowest of them all, and every failure).
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <utility>
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -19,11 +21,19 @@ class TestTimes : public ::testing::EmptyTestEventListener {
   TestTimes(std::string path, std::string binary) : path_(std::move(path)), binary_(std::move(binary)) {}
 
   void OnTestEnd(const ::testing::TestInfo& info) override {
-    // Test and suite names are C++ identifiers (parameterised ones add '/' and digits): no
-    // character needs escaping in JSON.
-    const std::string line = "{\"suite\": \"" + binary_ + "\", \"test\": \"" + info.test_suite_name() + "." +
-                             info.name() + "\", \"seconds\": " +
-                             std::to_string(static_cast<double>(info.result()->elapsed_time()) / 1000.0) + "}\n";
+    const ::testing::TestResult& result = *info.result();
+    nlohmann::json entry = {{"suite", binary_},
+                            {"test", std::string(info.test_suite_name()) + "." + info.name()},
+                            {"seconds", static_cast<double>(result.elapsed_time()) / 1000.0}};
+    std::string failure;
+    for (int i = 0; i < result.total_part_count(); ++i) {
+      const ::testing::TestPartResult& part = result.GetTestPartResult(i);
+      if (!part.failed()) continue;
+      failure += std::string(part.file_name() ? part.file_name() : "?") + ":" + std::to_string(part.line_number()) +
+                 ": " + part.summary() + "\n";
+    }
+    if (!failure.empty()) entry["failure"] = failure;
+    const std::string line = entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     // One write per line in append mode, so that tests running side by side do not interleave.
     if (std::FILE* f = std::fopen(path_.c_str(), "a")) {
       std::fwrite(line.data(), 1, line.size(), f);
