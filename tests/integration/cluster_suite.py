@@ -147,7 +147,8 @@ class SharedCluster:
         self.helm("upgrade", "--install", RELEASE, os.path.join(ROOT, "charts/ergobench"), "--namespace",
                   OPERATOR_NAMESPACE, "--create-namespace", "--wait", "--timeout", "120s", *args)
         self.release = values
-        record_time("cluster", f"install the operator: {json.dumps(values, sort_keys=True)}", time.monotonic() - started)
+        record_time("cluster", f"install the operator: {json.dumps(values, sort_keys=True)}",
+                    time.monotonic() - started)
 
     def remove_operator(self):
         """No release of the chart, no CRD, no operator pod: the cluster as it was before any

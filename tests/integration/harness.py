@@ -36,11 +36,15 @@ def build_images():
     return build.stdout
 
 
+RECORDED = {"seconds": 0.0}  # all that record_time was given in this process
+
+
 def record_time(suite, name, seconds, failure=None):
     """Appends one time to the file ERGOBENCH_TEST_TIMES names, if any, as a JSON line: what
     tests/test_times.py reads to print where a test run's time went, and, with `failure` (the
     traceback of a test that failed), what failed, at the end of the run where CI's excerpt
     shows it."""
+    RECORDED["seconds"] += seconds
     path = os.environ.get("ERGOBENCH_TEST_TIMES")
     if path:
         entry = {"suite": suite, "test": name, "seconds": round(seconds, 3)}

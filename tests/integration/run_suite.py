@@ -19,16 +19,17 @@ import sys
 import time
 import unittest
 
-from harness import record_time
+from harness import RECORDED, record_time
 
 SKIPPED = 77
 
 
 class TimedResult(unittest.TextTestResult):
     """Records each test's time, and the gaps between tests (setUpClass, tearDownClass): the
-    gap before a test goes to its suite, the one after the last to that of the last test. A
-    failure's traceback is written at once and recorded with its test (or alone, for a failed
-    set-up or tear-down of a class or module)."""
+    gap before a test goes to its suite, the one after the last to that of the last test, less
+    what was recorded in the gap on its own (the shared cluster's start, say), so that no
+    second counts twice. A failure's traceback is written at once and recorded with its test
+    (or alone, for a failed set-up or tear-down of a class or module)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -36,6 +37,7 @@ class TimedResult(unittest.TextTestResult):
         self.started = None
         self.module = "unittest"
         self.tracebacks = []  # of the running test's failures (one, or one per failed subtest)
+        self.recorded = RECORDED["seconds"]  # at the last stop
 
     def startTest(self, test):
         now = time.monotonic()
@@ -50,6 +52,7 @@ class TimedResult(unittest.TextTestResult):
         record_time(self.module, test.id().split(".", 1)[1], self.last_stop - self.started,
                     "".join(self.tracebacks) or None)
         self.tracebacks = []
+        self.recorded = RECORDED["seconds"]
 
     def addFailure(self, test, err):
         super().addFailure(test, err)
@@ -73,8 +76,9 @@ class TimedResult(unittest.TextTestResult):
             record_time(self.module, test.id(), 0.0, traceback)
 
     def gap(self, now, name):
-        if now - self.last_stop >= 1.0:
-            record_time(self.module, name, now - self.last_stop)
+        own = now - self.last_stop - (RECORDED["seconds"] - self.recorded)
+        if own >= 1.0:
+            record_time(self.module, name, own)
 
 
 def main(modules):
