@@ -21,6 +21,7 @@ trap 'rm -rf "$work"' EXIT
 build() {
   local name=$1 clone=$2 start end
   shift 2
+  rm -rf "${clone:?}/build"  # nothing cached from the variant before, even one that failed
   cmake -S "$clone" -B "$clone/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DERGOBENCH_WERROR=ON "$@" \
     >"$work/$name.configure.log" 2>&1 || { tail -20 "$work/$name.configure.log" >&2; return 1; }
   start=$(date +%s.%N)

@@ -30,8 +30,14 @@ json DatasetMetadata(const Dataset& dataset, const std::string& name) {
 std::string DatasetClaimName(const Dataset& d) { return d.metadata.name + "-data"; }
 std::string StagingJobName(const Dataset& d) { return d.metadata.name + "-stage"; }
 std::string StagingVerdictPath(const Dataset& d) {
-  return std::string(kStagingMountPath) + "/.ergobench-verdicts/" + d.metadata.uid + "." +
-         std::to_string(d.metadata.generation);
+  // Appended, not a chain of operator+ on temporaries: GCC 12 warns falsely on that chain
+  // (-Warray-bounds) when the file is compiled alone with the precompiled headers.
+  std::string path = kStagingMountPath;
+  path += "/.ergobench-verdicts/";
+  path += d.metadata.uid;
+  path += '.';
+  path += std::to_string(d.metadata.generation);
+  return path;
 }
 
 json BuildDatasetClaim(const Dataset& dataset) {
