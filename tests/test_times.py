@@ -42,7 +42,8 @@ def read_junit(path):
     except ElementTree.ParseError as error:  # ctest stopped before it wrote the report
         print(f"test_times: {path}: {error}, left out", file=sys.stderr)
         return []
-    return [(case.get("name"), float(case.get("time") or 0), case.get("status") or "")
+    return [(case.get("name"), float(case.get("time") or 0), case.get("status") or "",
+             next((f.get("message") for f in case.iter("failure")), None))
             for case in root.iter("testcase")]
 
 
@@ -66,10 +67,10 @@ def report(phases, suites, tests, slowest, out):
         print(f"  {'total':<40} {minutes(sum(s for _, s in phases))}", file=out)
     if suites:
         print("== ctest, the suites of over 10 s", file=out)
-        for name, seconds, status in sorted(suites, key=lambda s: -s[1]):
+        for name, seconds, status, _ in sorted(suites, key=lambda s: -s[1]):
             if seconds >= 10:
                 print(f"  {name:<40} {minutes(seconds)}  {status}", file=out)
-        print(f"  {len(suites)} ctest tests, {sum(s for _, s, _ in suites):.1f} s in all", file=out)
+        print(f"  {len(suites)} ctest tests, {sum(s for _, s, _, _ in suites):.1f} s in all", file=out)
     if tests:
         totals = {}
         for suite, _, seconds, _ in tests:
@@ -81,12 +82,16 @@ def report(phases, suites, tests, slowest, out):
         print(f"== the {min(slowest, len(tests))} slowest of {len(tests)} tests", file=out)
         for suite, name, seconds, _ in sorted(tests, key=lambda t: -t[2])[:slowest]:
             print(f"  {seconds:8.1f} s  {suite}: {name}", file=out)
-    failed = [(suite, name, failure) for suite, name, _, failure in tests if failure]
+    # A ctest entry can fail with no test of its own saying so (a timeout, a crash, a check
+    # that is no gtest binary or Python suite): it is named, its output is above.
+    failed = [("ctest", f"{name} failed ({failure_message or status}; its output is above)", None)
+              for name, _, status, failure_message in suites if status == "fail"]
+    failed += [(suite, name, failure) for suite, name, _, failure in tests if failure]
     if failed:
         print(f"== {len(failed)} failed", file=out)
         for suite, name, failure in failed:
             print(f"  {suite}: {name}", file=out)
-            lines = failure.rstrip("\n").split("\n")
+            lines = failure.rstrip("\n").split("\n") if failure else []
             if len(lines) > FAILURE_LINES:  # a traceback's end says what was asserted
                 lines = ["[...]"] + lines[-FAILURE_LINES:]
             for line in lines:
