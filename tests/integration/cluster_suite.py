@@ -109,19 +109,24 @@ class SharedCluster:
     def namespace_names(self):
         return {n["metadata"]["name"] for n in self.cluster.get_json("namespaces")["items"]}
 
+    def pods_in(self, namespaces):
+        return [p for p in self.cluster.get_json("pods", "-A")["items"] if p["metadata"]["namespace"] in namespaces]
+
     def clean(self, timeout=300):
-        """Deletes every namespace a test made and waits until they are gone, and puts the
-        node's labels back as they were at the start. Their pods go at once (force, no grace
-        period), as on a node's loss: the kubelet kills what still runs, and the next suite does
-        not wait for a long run's graceful end."""
+        """Deletes every namespace a test made, and puts the node's labels back as they were at
+        the start. Their pods go at once (force, no grace period), as on a node's loss: the
+        kubelet kills what still runs, and the next suite does not wait for a long run's
+        graceful end. It waits for those pods to be gone, which is what the next suite needs
+        (the CPUs, and no stray pod in a listing across namespaces), not for the namespaces: the
+        namespace controller takes about 5 s more a namespace, in the background, and a
+        terminating namespace admits nothing new."""
         started = time.monotonic()
         leftover = self.namespace_names() - self.namespaces
         for namespace in leftover:
             self.cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
             self.cluster.kubectl("delete", "pods", "--all", "-n", namespace, "--grace-period=0", "--force",
                                  check=False)
-        self.cluster.wait_for(lambda: not (self.namespace_names() & leftover), timeout,
-                              f"the namespaces {sorted(leftover)} to go")
+        self.cluster.wait_for(lambda: not self.pods_in(leftover), timeout, f"the pods of {sorted(leftover)} to go")
         if leftover:
             record_time("cluster", f"clean: {len(leftover)} namespaces deleted", time.monotonic() - started)
         labels = node_labels(self.cluster)
@@ -160,6 +165,9 @@ class SharedCluster:
                 if c["metadata"]["name"].endswith(".ergobench.io")]
         if crds:
             self.cluster.kubectl("delete", "crd", *crds, "--wait=true")
+        # Uninstalled, its pods need no graceful end (the install suite tests that on its own).
+        self.cluster.kubectl("delete", "pods", "-A", "-l", OPERATOR_SELECTOR, "--grace-period=0", "--force",
+                             check=False)
         self.cluster.wait_for(lambda: not self.cluster.get_json("pods", "-A", "-l", OPERATOR_SELECTOR)["items"], 120,
                               "the operator's pods to go")
         self.release = None

@@ -201,8 +201,11 @@ class OperatorTest(NamespacedClusterSuite):
             lambda: (self.condition(self.status("same"), "Created") or {}).get("reason") == "WaitingForStaleChildren",
             60, "the wait for stale children in status")
         self.assertIn("same-workers", self.condition(self.status("same"), "Created")["message"])
-        for kind, name in (("service", "same-workers"), ("configmap", "same-config"), ("pod", "same-worker-0")):
+        # Gone at once (the pod forced: the kubelet's removal of a pod's object takes 10-60 s
+        # here, and the test is of the operator, not of the kubelet).
+        for kind, name in (("service", "same-workers"), ("configmap", "same-config")):
             self.cp.kubectl("delete", "-n", self.ns, kind, name, "--wait=true")
+        self.cp.kubectl("delete", "-n", self.ns, "pod", "same-worker-0", "--grace-period=0", "--force")
         status = self.wait_phase("same", ["Succeeded", "Failed"], timeout=300)
         self.assertEqual(status["phase"], "Succeeded", status)
         config = self.cp.get_json("-n", self.ns, "configmap", "same-config")
