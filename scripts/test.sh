@@ -7,8 +7,9 @@
 # Any skipped test fails the run unless ERGOBENCH_ALLOW_SKIPS=1. CI (.ci/run) runs exactly this.
 #
 # At the end it prints where the time went (tests/test_times.py): each phase, each suite, and
-# the ten slowest tests, then every failure with its own words. Compiles go through ccache (cmake/ErgobenchCompiler.cmake), so a second
-# clone on the same machine recompiles nothing that did not change.
+# the ten slowest tests, then every failure in its own words. Compiles go through ccache
+# (cmake/ErgobenchCompiler.cmake), so a second clone on the same machine recompiles nothing that
+# did not change.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${ERGOBENCH_BUILD_DIR:-build}

@@ -122,8 +122,9 @@ class SharedCluster:
         terminating namespace admits nothing new."""
         started = time.monotonic()
         leftover = self.namespace_names() - self.namespaces
+        if leftover:
+            self.cluster.kubectl("delete", "namespace", *sorted(leftover), "--wait=false", check=False)
         for namespace in leftover:
-            self.cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
             self.cluster.kubectl("delete", "pods", "--all", "-n", namespace, "--grace-period=0", "--force",
                                  check=False)
         self.cluster.wait_for(lambda: not self.pods_in(leftover), timeout, f"the pods of {sorted(leftover)} to go")
