@@ -77,7 +77,8 @@ StatusOr<std::optional<std::chrono::seconds>> DatasetReconciler::Reconcile(const
   const json status = EncodeDatasetStatus(plan.status);
   if (status != EncodeDatasetStatus(dataset.status)) RETURN_IF_ERROR(WriteStatus(*object, status));
   if (!plan.delete_job_uid.empty()) {
-    Status deleted = deps_.client->Delete(kube::Jobs(), dataset.metadata.namespace_name, StagingJobName(dataset), plan.delete_job_uid).status();
+    Status deleted = deps_.client->Delete(kube::Jobs(), dataset.metadata.namespace_name, StagingJobName(dataset),
+                                            kube::DeleteOptions(plan.delete_job_uid)).status();
     if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
   }
   if (deps_.record_event) {

@@ -150,7 +150,13 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
     // The UID the plan saw: a pod that has since been replaced under the name is not this one.
     const auto cached = deps_.pods->Get(ns + "/" + pod);
     const std::string uid = cached ? (*cached)["metadata"].value("uid", "") : "";
-    auto deleted = deps_.client->Delete(kube::Pods(), ns, pod, uid);
+    // A pod whose containers have all ended goes at once: none can run again, and a kubelet
+    // before v1.22 removes the object only once it has also removed the containers, which for
+    // a container that ended before the deletion waits for its garbage collection (each
+    // minute): the next gang would wait that long for the names.
+    kube::DeleteOptions options(uid);
+    if (cached && HasEnded(ReadWorkerPod(*cached))) options.grace_period_seconds = 0;
+    auto deleted = deps_.client->Delete(kube::Pods(), ns, pod, options);
     const bool gone = kube::IsNotFound(deleted.status()) || kube::IsConflict(deleted.status());
     if (!deleted.ok() && !gone) return deleted.status().WithContext("delete pod " + pod);
     // A graceful deletion answers with the pod marked: cache it, so the next look does not
@@ -375,7 +381,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
 
   if (plan.delete_benchmark) {
     runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed", {{"benchmark", key}});
-    Status deleted = deps_.client->Delete(kube::Benchmarks(), ns, name, benchmark.metadata.uid).status();
+    Status deleted = deps_.client->Delete(kube::Benchmarks(), ns, name, kube::DeleteOptions(benchmark.metadata.uid)).status();
     if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
     return std::optional<std::chrono::seconds>();
   }

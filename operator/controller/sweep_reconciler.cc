@@ -59,8 +59,8 @@ StatusOr<std::optional<std::chrono::seconds>> SweepReconciler::Reconcile(const s
     // In the foreground: the child stays until its pods are gone, and holds its point until then,
     // so that the point's next child does not meet its predecessor's pods.
     Status deleted = deps_.client
-                         ->Delete(kube::Benchmarks(), sweep.metadata.namespace_name, name, uid,
-                                  kube::KubeClient::Propagation::kForeground)
+                         ->Delete(kube::Benchmarks(), sweep.metadata.namespace_name, name,
+                                  kube::DeleteOptions(uid, kube::Propagation::kForeground))
                          .status();
     if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
   }

@@ -117,11 +117,12 @@ RankResult RankResultOf(const WorkerPod& pod, const Benchmark& benchmark) {
   return missing;
 }
 
+bool HasEnded(const WorkerPod& pod) { return pod.phase == kPodSucceeded || pod.phase == kPodFailed; }
+
 std::vector<std::string> ActivePodNames(const std::vector<WorkerPod>& pods) {
   std::vector<std::string> names;
   for (const WorkerPod& pod : pods) {
-    const bool ended = pod.phase == kPodSucceeded || pod.phase == kPodFailed;
-    if (!ended && !pod.terminating) names.push_back(pod.name);
+    if (!HasEnded(pod) && !pod.terminating) names.push_back(pod.name);
   }
   return names;
 }

@@ -62,6 +62,9 @@ std::vector<WorkerPod> OwnedWorkerPods(const Benchmark& benchmark, const runtime
 
 WorkerCounts CountWorkers(const std::vector<WorkerPod>& pods);
 
+// Succeeded or Failed: every container has ended, and none will run again.
+bool HasEnded(const WorkerPod& pod);
+
 // The pods that have not ended and are not already being deleted.
 std::vector<std::string> ActivePodNames(const std::vector<WorkerPod>& pods);
 

@@ -85,12 +85,13 @@ StatusOr<json> KubeClient::UpdateStatus(const ApiResource& resource, const json&
 }
 
 StatusOr<json> KubeClient::Delete(const ApiResource& resource, const std::string& ns, const std::string& name,
-                                  const std::string& uid, Propagation propagation) {
-  json options = {{"apiVersion", "v1"},
-                  {"kind", "DeleteOptions"},
-                  {"propagationPolicy", propagation == Propagation::kForeground ? "Foreground" : "Background"}};
-  if (!uid.empty()) options["preconditions"] = {{"uid", uid}};
-  return Exchange("delete", {"DELETE", ResourcePath(resource, ns, name), Encode(options)});
+                                  const DeleteOptions& options) {
+  json body = {{"apiVersion", "v1"},
+               {"kind", "DeleteOptions"},
+               {"propagationPolicy", options.propagation == Propagation::kForeground ? "Foreground" : "Background"}};
+  if (!options.uid.empty()) body["preconditions"] = {{"uid", options.uid}};
+  if (options.grace_period_seconds) body["gracePeriodSeconds"] = *options.grace_period_seconds;
+  return Exchange("delete", {"DELETE", ResourcePath(resource, ns, name), Encode(body)});
 }
 
 Status KubeClient::Watch(const ApiResource& resource, const std::string& ns, const ListOptions& options,

@@ -4,10 +4,13 @@
 // transport is; the cpprest one is.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +25,22 @@ namespace ergobench::kube {
 struct ObjectList {
   std::vector<nlohmann::json> items;
   std::string resource_version;  // where a watch continues from
+};
+
+enum class Propagation { kBackground, kForeground };
+
+struct DeleteOptions {
+  explicit DeleteOptions(std::string only_uid = "", Propagation dependents = Propagation::kBackground)
+      : uid(std::move(only_uid)), propagation(dependents) {}
+
+  // Only the object with this UID (unless empty): a newer namesake is left alone and the answer
+  // is a Conflict.
+  std::string uid;
+  // Dependents go in the background, or, in the foreground, before the object: it stays (with a
+  // deletionTimestamp) until they are gone.
+  Propagation propagation = Propagation::kBackground;
+  // 0: the object goes at once, without waiting for its kubelet to confirm; unset: its own.
+  std::optional<int64_t> grace_period_seconds;
 };
 
 class KubeClient {
@@ -39,13 +58,10 @@ class KubeClient {
   StatusOr<nlohmann::json> Replace(const ApiResource& resource, const std::string& ns, const std::string& name,
                                    const nlohmann::json& object, const std::string& subresource = "");
   StatusOr<nlohmann::json> UpdateStatus(const ApiResource& resource, const nlohmann::json& object);
-  // Deletes only the object whose UID is `uid` (unless empty): a newer namesake is left alone
-  // and the answer is a Conflict. A missing object is NotFound. Dependents go in the background,
-  // or, in the foreground, before the object: it stays (with a deletionTimestamp) until they are
-  // gone. The value is the server's answer: the object marked for deletion, or a Status.
-  enum class Propagation { kBackground, kForeground };
+  // A missing object is NotFound. The value is the server's answer: the object marked for
+  // deletion, or a Status.
   StatusOr<nlohmann::json> Delete(const ApiResource& resource, const std::string& ns, const std::string& name,
-                                  const std::string& uid = "", Propagation propagation = Propagation::kBackground);
+                                  const DeleteOptions& options = DeleteOptions());
 
   // Streams events to on_event until the server ends the stream (OK), on_event fails, or
   // the transport does. A non-200 answer is its API error (410 Gone included).

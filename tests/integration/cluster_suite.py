@@ -48,6 +48,12 @@ def container_states(pod):
     return [state for s in pod["status"].get("containerStatuses", []) for state in s.get("state", {})]
 
 
+def pod_state(pod):
+    """The pod's name, phase, whether it is being deleted and its containers' states."""
+    return (pod["metadata"]["name"], pod["status"].get("phase"), "deletionTimestamp" in pod["metadata"],
+            container_states(pod))
+
+
 def node_labels(cluster):
     return cluster.get_json("node", NODE_NAME)["metadata"].get("labels", {})
 
@@ -321,18 +327,21 @@ class NamespacedClusterSuite(ClusterSuite):
         return self.status(name)
 
     def wait_workers_stopped(self, name, timeout=60):
-        """Until every worker pod of `name` is deleted or being deleted with no container left
-        running: stopped, as the operator can make it. The kubelet removes a killed pod's object
-        only after it has reclaimed its volumes and cgroups, 10-30 s more on this node."""
+        """Until every worker pod of `name` is stopped (wait_pods_stopped)."""
+        self.wait_pods_stopped(f"ergobench.io/benchmark={name}", f"the workers of {name}", timeout)
+
+    def wait_pods_stopped(self, selector, what, timeout=60):
+        """Until every pod that `selector` picks is deleted or being deleted with no container
+        left running: stopped, as the operator (or the garbage collector) can make it. The
+        kubelet removes a killed pod's object only after it has reclaimed its volumes and cgroups,
+        10-60 s more on this node, which no test of ours is about."""
+        def pods():
+            return self.cp.get_json("-n", self.ns, "pods", "-l", selector)["items"]
+
         def stopped(pod):
             return "deletionTimestamp" in pod["metadata"] and "running" not in container_states(pod)
-        self.cp.wait_for(lambda: all(stopped(p) for p in self.pods(name)), timeout, f"the workers of {name} to stop",
-                         context=lambda: f"pods: {self.pod_states(name)}")
-
-    def pod_states(self, name):
-        """Each pod's name, phase, whether it is being deleted and its containers' states."""
-        return [(p["metadata"]["name"], p["status"].get("phase"), "deletionTimestamp" in p["metadata"],
-                 container_states(p)) for p in self.pods(name)]
+        self.cp.wait_for(lambda: all(stopped(p) for p in pods()), timeout, f"{what} to stop",
+                         context=lambda: f"pods: {[pod_state(p) for p in pods()]}")
 
     def pods(self, name):
         return self.cp.get_json("-n", self.ns, "pods", "-l", f"ergobench.io/benchmark={name}")["items"]

@@ -173,7 +173,7 @@ class DatasetTest(NamespacedClusterSuite):
         status = self.wait_phase(name, ("Succeeded", "Failed"), timeout=420)
         self.assertEqual(status["phase"], "Succeeded", status)
         # The artifacts outlive the pods.
-        self.cp.wait_for(lambda: self.pods(name) == [], 60, "the workers to be cleaned up")
+        self.wait_workers_stopped(name)
         kept = self.cp.get_json("-n", self.ns, "configmap", f"{name}-results")["data"]
         self.assertIn('"key":"run_stop"', kept["rank-0.mllog"])
         rank = json.loads(kept["rank-0.json"])
@@ -184,7 +184,8 @@ class DatasetTest(NamespacedClusterSuite):
         self.assertTrue(results["energyShared"])  # the operator's pod runs on the one node
 
         # The same file without a cluster, then both side by side.
-        local = subprocess.run([ERGOBENCH, "run", "-q", path], cwd=self.tmp, capture_output=True, text=True,
+        # Free metrics ports: a local suite may run beside this one (tests/integration/CMakeLists.txt).
+        local = subprocess.run([ERGOBENCH, "run", "-q", "--metrics-port", "0", path], cwd=self.tmp, capture_output=True, text=True,
                                timeout=600, env=dict(os.environ, ERGOBENCH_DATA_DIR=os.path.join(self.tmp, "cache")))
         self.assertEqual(local.returncode, 0, local.stdout + local.stderr)
         report = subprocess.run([ERGOBENCH, "report", os.path.join(self.tmp, "ergobench-results"), "--kubeconfig",
@@ -209,8 +210,7 @@ class DatasetTest(NamespacedClusterSuite):
         self.assertIn(f"has sha256 {self.sha256}, expected {'0' * 64}", ready["message"])
         # No retry can mend it: the Job is gone after one try, not four.
         self.cp.wait_for(lambda: not self.cp.get_json("-n", self.ns, "jobs")["items"], 30, "the staging Job to go")
-        self.cp.wait_for(lambda: not self.cp.get_json("-n", self.ns, "pods", "-l", "ergobench.io/dataset=wrong")["items"],
-                         60, "the staging pod to go")
+        self.wait_pods_stopped("ergobench.io/dataset=wrong", "the staging pod")
         self.assertEqual(self.server.gets - gets_before, 1)
 
 

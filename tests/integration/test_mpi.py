@@ -76,7 +76,7 @@ class MpiTest(NamespacedClusterSuite):
         self.assertEqual(ranks[0]["parameterDigest"], ranks[1]["parameterDigest"])
 
         # The launcher only launched: its pod is gone with the workers (cleanPodPolicy All).
-        self.cp.wait_for(lambda: not self.pods("fm-mpi"), 60, "fm-mpi's pods to go")
+        self.wait_workers_stopped("fm-mpi")
 
     def test_task_0a_k3_over_mpi_and_gloo_side_by_side(self):
         """The all-reduce sweep over both transports on the same node; the report puts their
@@ -119,7 +119,7 @@ class MpiTest(NamespacedClusterSuite):
         self.assertEqual(len(events), 1, events)
         self.assertIn("rank 1 (pod killed-worker-1) failed", events[0])
         self.assertIn("137", events[0])
-        self.cp.wait_for(lambda: not self.pods("killed"), 60, "the pods to go")
+        self.wait_workers_stopped("killed")
         self.assertFalse(first & {p["metadata"]["uid"] for p in self.pods("killed")})
         # No rank, daemon or sshd of either gang outlives its pod.
         self.cp.wait_for(lambda: not self.node_processes(), 30, "no MPI process on the node",

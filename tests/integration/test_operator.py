@@ -332,7 +332,7 @@ class OperatorTest(NamespacedClusterSuite):
         row = next(line for line in table.splitlines() if line.startswith("fmnist-k2"))
         self.assertIn(str(results["costUSD"])[:6], row, "the Cost column")
         # cleanPodPolicy All (the default): the workers go, their results stay in status.
-        self.cp.wait_for(lambda: self.pods("fmnist-k2") == [], 60, "the workers to be cleaned up")
+        self.wait_workers_stopped("fmnist-k2")
         self.assertTrue({("Created", "Normal"), ("Running", "Normal"), ("Succeeded", "Normal")} <= self.events())
         metrics = self.operator_metrics()
         tta = re.search(r'^ergobench_benchmark_time_to_accuracy_seconds\{[^}]*benchmark="fmnist-k2"[^}]*\} (\S+)$',
@@ -360,7 +360,7 @@ class OperatorTest(NamespacedClusterSuite):
                     "spec": spec})
         status = self.wait_phase("kept", ["Succeeded", "Failed"], timeout=180)
         self.assertEqual(status["phase"], "Succeeded", status)
-        self.cp.wait_for(lambda: self.pods("kept") == [], 60, "the workers to be cleaned up")
+        self.wait_workers_stopped("kept")
         data = self.cp.get_json("-n", self.ns, "configmap", "kept-results")["data"]
         self.assertTrue({"benchmark.json", "MANIFEST", "rank-0.json", "rank-1.json", "rank-0.summary", "rank-0.mllog",
                          "allreduce.csv", "allreduce.json"} <= set(data), sorted(data))
@@ -417,8 +417,19 @@ class OperatorTest(NamespacedClusterSuite):
     def test_killed_rank_restarts_the_gang_within_backoff_limit(self):
         self.apply(fmnist("retry", run_policy={"backoffLimit": 1}))
         self.wait_training("retry")
+        (killed,) = [p["metadata"]["uid"] for p in self.pods("retry") if p["metadata"]["name"] == "retry-worker-1"]
         self.kill_rank("retry", 1)
         self.cp.wait_for(lambda: self.status("retry").get("restarts") == 1, 60, "a gang restart")
+
+        def killed_pod():
+            return next((p for p in self.pods("retry") if p["metadata"]["uid"] == killed), None)
+
+        def deleted(pod):
+            return pod is None or "deletionTimestamp" in pod["metadata"]
+        self.cp.wait_for(lambda: deleted(killed_pod()), 30, "the killed rank's pod to be deleted")
+        # It had ended, so it went at once (grace 0), never seen terminating: the next gang need
+        # not wait up to a minute for the kubelet's container collection to free the name.
+        self.assertIsNone(killed_pod())
         self.cp.wait_for(lambda: {p["metadata"]["labels"]["ergobench.io/attempt"] for p in self.pods("retry")} == {"1"}
                          and len(self.pods("retry")) == 2, 90, "two pods of attempt 1", lambda: self.status("retry"))
         status = self.wait_phase("retry", ["Succeeded", "Failed"], timeout=300)
@@ -474,7 +485,7 @@ class OperatorTest(NamespacedClusterSuite):
         self.apply(fmnist("gone"))
         self.wait_phase("gone", ["Running"], timeout=60)
         self.cp.kubectl("delete", "-n", self.ns, "benchmark", "gone", "--wait=false")
-        self.cp.wait_for(lambda: self.pods("gone") == [], 90, "garbage collection of the pods")
+        self.wait_workers_stopped("gone", timeout=90)  # by the garbage collector
         for kind, name in (("service", "gone-workers"), ("configmap", "gone-config")):
             self.cp.wait_for(lambda: self.cp.kubectl("get", "-n", self.ns, kind, name, check=False).returncode != 0,
                              60, f"garbage collection of {kind}/{name}")

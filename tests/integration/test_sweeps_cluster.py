@@ -128,8 +128,7 @@ class SweepsClusterTest(NamespacedClusterSuite):
 
         self.cp.kubectl("delete", "-n", self.ns, "benchmarksweep", "ed")
         self.cp.wait_for(lambda: not self.children("ed"), 120, "the sweep's children to be deleted")
-        self.cp.wait_for(lambda: not self.cp.get_json("-n", self.ns, "pods", "-l", "ergobench.io/benchmark")["items"],
-                         120, "their pods to be deleted")
+        self.wait_pods_stopped("ergobench.io/benchmark", "their pods", timeout=120)
 
 
 if __name__ == "__main__":

@@ -559,6 +559,32 @@ TEST_F(ReconcilerTest, DeletesCarryTheUidTheyMean) {
   EXPECT_EQ(uids, (std::map<std::string, std::string>{{"/api/v1/namespaces/ns/pods/b-worker-0", "pod-uid-7"}}));
 }
 
+// A failed rank restarts the gang. Its pod has ended and goes at once (grace 0), so that its
+// name is free for the next gang without waiting for the kubelet's container collection; its
+// running peer is stopped gracefully.
+TEST_F(ReconcilerTest, AnEndedPodIsDeletedAtOnceARunningOneGracefully) {
+  const json spec = {{"task", "0a"}, {"workers", 2}, {"runPolicy", {{"backoffLimit", 1}}}};
+  std::vector<json> pods = StartGang(BenchmarkObject(spec));
+  ASSERT_EQ(pods.size(), 2u);
+  for (json& pod : pods) {
+    if (pod["metadata"]["labels"]["ergobench.io/rank"] != "1") continue;
+    pod["status"]["phase"] = "Failed";
+    pod["status"]["containerStatuses"] = {
+        {{"name", "runner"},
+         {"state", {{"terminated", {{"exitCode", 137}, {"reason", "Error"}, {"finishedAt", Rfc3339(kNow)}}}}}}};
+  }
+  pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
+  transport_.requests.clear();
+  ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, gang_status_)).ok());
+  EXPECT_EQ(LastStatusWrite()["restarts"], 1);
+  std::map<std::string, json> grace;
+  for (const auto& r : transport_.requests) {
+    if (r.method == "DELETE") grace[r.path] = json::parse(r.body).value("gracePeriodSeconds", json());
+  }
+  EXPECT_EQ(grace, (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
+                                                {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
+}
+
 TEST_F(ReconcilerTest, ABenchmarkBeingDeletedIsLeftAlone) {
   json object = BenchmarkObject({{"task", "0a"}, {"workers", 2}});
   object["metadata"]["deletionTimestamp"] = "2026-11-22T06:00:00Z";

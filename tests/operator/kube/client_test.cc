@@ -104,16 +104,27 @@ TEST(KubeClient, ADeleteCanNameTheUidItMeans) {
   FakeTransport transport;
   KubeClient client(&transport);
   transport.responses.push_back(Json(200, R"({"kind":"Status","status":"Success"})"));
-  ASSERT_TRUE(client.Delete(Pods(), "ns", "p", "uid-3").ok());
+  ASSERT_TRUE(client.Delete(Pods(), "ns", "p", DeleteOptions("uid-3")).ok());
   EXPECT_EQ(json::parse(transport.requests.at(0).body)["preconditions"], json({{"uid", "uid-3"}}));
   EXPECT_EQ(json::parse(transport.requests.at(0).body)["propagationPolicy"], "Background");
+  EXPECT_FALSE(json::parse(transport.requests.at(0).body).contains("gracePeriodSeconds")) << "the object's own";
+}
+
+TEST(KubeClient, ADeleteCanAskForNoGracePeriod) {
+  FakeTransport transport;
+  KubeClient client(&transport);
+  transport.responses.push_back(Json(200, R"({"kind":"Status","status":"Success"})"));
+  DeleteOptions options;
+  options.grace_period_seconds = 0;
+  ASSERT_TRUE(client.Delete(Pods(), "ns", "p", options).ok());
+  EXPECT_EQ(json::parse(transport.requests.at(0).body)["gracePeriodSeconds"], 0);
 }
 
 TEST(KubeClient, ADeleteInTheForegroundKeepsTheObjectUntilItsDependentsAreGone) {
   FakeTransport transport;
   KubeClient client(&transport);
   transport.responses.push_back(Json(200, R"({"metadata":{"name":"b","deletionTimestamp":"x"}})"));
-  ASSERT_TRUE(client.Delete(Benchmarks(), "ns", "b", "uid-1", KubeClient::Propagation::kForeground).ok());
+  ASSERT_TRUE(client.Delete(Benchmarks(), "ns", "b", DeleteOptions("uid-1", Propagation::kForeground)).ok());
   EXPECT_EQ(json::parse(transport.requests.at(0).body)["propagationPolicy"], "Foreground");
 }
 
