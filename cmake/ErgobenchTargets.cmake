@@ -105,7 +105,9 @@ function(ergobench_test name)
   ergobench_precompile(${name} TESTS ${ARG_PCH})
   add_test(NAME ${name} COMMAND ${name})
   # tests/testing/gtest_main.cc exits 77 when a test skipped and none failed: ctest shows Skipped.
-  set_tests_properties(${name} PROPERTIES LABELS "unit;${ARG_LABELS}" TIMEOUT 300 SKIP_RETURN_CODE 77)
+  # It holds the CPUs shared (ERGOBENCH_CPU_LOCK, tests/integration/cpu_lock.py).
+  set_tests_properties(${name} PROPERTIES LABELS "unit;${ARG_LABELS}" TIMEOUT 300 SKIP_RETURN_CODE 77
+                       ENVIRONMENT "ERGOBENCH_CPU_LOCK=${ERGOBENCH_CPU_LOCK}")
 endfunction()
 
 # ergobench_test_binary(NAME DIR dir DEPS ... [LABELS ...] [PCH header...] UNITS unit...): one gtest

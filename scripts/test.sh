@@ -43,8 +43,9 @@ phase build cmake --build "$build" -j2
 phase kubernetes tests/kube/build-kubernetes.sh >/dev/null
 phase "helm, kubectl" scripts/install-kube-tools.sh --monitors >/dev/null
 status=0
-# Unit tests two at a time (those that time things run alone: RUN_SERIAL), the integration
-# suites one at a time (RUN_SERIAL): they load both CPUs.
+# Two at a time: the cluster suites, which mostly wait on pods, beside the unit tests and the
+# local suites one after another; what times things runs alone (RUN_SERIAL, or cpu_lock.py for
+# a cluster test). tests/integration/CMakeLists.txt says which.
 phase tests ctest --test-dir "$build" -j2 --output-on-failure --output-junit "$build/ctest-results.xml" || status=$?
 # A suite that could not run is a failure here, not a pass; ERGOBENCH_ALLOW_SKIPS=1 allows skips
 # on a machine that lacks something on purpose.

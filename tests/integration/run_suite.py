@@ -12,6 +12,9 @@ setUpClass, say) as lines of their own, so that no second goes unaccounted. A fa
 traceback goes with its test's line, and to stderr at once, ahead of the logs a cluster
 suite prints when a test fails.
 
+The suites hold the CPUs shared while they run (cpu_lock.py): a test that compares the speed of
+runs waits for them, and has the CPUs to itself.
+
 Usage: python3 run_suite.py test_module...
 """
 
@@ -19,6 +22,7 @@ import sys
 import time
 import unittest
 
+import cpu_lock
 from harness import RECORDED, record_time
 
 SKIPPED = 77
@@ -82,6 +86,7 @@ class TimedResult(unittest.TextTestResult):
 
 
 def main(modules):
+    cpu_lock.share()
     suite = unittest.defaultTestLoader.loadTestsFromNames(modules)
     runner = unittest.TextTestRunner(verbosity=2, stream=sys.stderr, resultclass=TimedResult)
     result = runner.run(suite)

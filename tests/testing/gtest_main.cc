@@ -4,9 +4,16 @@
 //   tests failed);
 // - with ERGOBENCH_TEST_TIMES set to a file, each test's wall time is appended to it as a JSON
 //   line, with what a failed test said, as tests/integration/run_suite.py does for the Python
-//   suites (tests/test_times.py prints the slowest of them all, and every failure).
+//   suites (tests/test_times.py prints the slowest of them all, and every failure);
+// - with ERGOBENCH_CPU_LOCK set to a file, the binary holds that lock shared while it runs, as
+//   the Python suites do (tests/integration/cpu_lock.py): a test that compares the speed of runs
+//   waits for it, and has the CPUs to itself.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -46,6 +53,24 @@ class TestTimes : public ::testing::EmptyTestEventListener {
   std::string binary_;
 };
 
+[[noreturn]] void CpuLockFailed(const std::string& path) {
+  std::perror(("ERGOBENCH_CPU_LOCK " + path).c_str());
+  std::exit(1);
+}
+
+// cpu_lock.share(): through the turnstile, then the lock shared, held until the process exits.
+void ShareCpuLock(const std::string& path) {
+  const int turnstile = open((path + ".turnstile").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const int lock = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (turnstile < 0 || lock < 0) CpuLockFailed(path);
+  for (auto [fd, operation] : {std::pair{turnstile, LOCK_EX}, std::pair{lock, LOCK_SH}}) {
+    while (flock(fd, operation) != 0) {
+      if (errno != EINTR) CpuLockFailed(path);
+    }
+  }
+  close(turnstile);
+}
+
 std::string BaseName(const char* path) {
   const std::string s(path);
   const auto slash = s.rfind('/');
@@ -56,6 +81,7 @@ std::string BaseName(const char* path) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  if (const char* lock = std::getenv("ERGOBENCH_CPU_LOCK"); lock != nullptr && *lock != '\0') ShareCpuLock(lock);
   if (const char* times = std::getenv("ERGOBENCH_TEST_TIMES"); times != nullptr && *times != '\0') {
     ::testing::UnitTest::GetInstance()->listeners().Append(new TestTimes(times, BaseName(argv[0])));
   }
