@@ -1,10 +1,9 @@
 #include "api/dataset_validation.h"
 
-#include <regex>
-
 #include "api/field_checks.h"
 #include "api/quantity.h"
 #include "api/validation.h"
+#include "base/text_scan.h"
 
 namespace ergobench {
 namespace {
@@ -17,8 +16,7 @@ void ValidateUrlSource(const DatasetSource& source, FieldErrors* errors) {
   } else if (url.size() > 2048) {
     errors->Add("spec.source.url", "must be at most 2048 bytes, got " + std::to_string(url.size()));
   }
-  static const std::regex kSha256("[0-9a-f]{64}");
-  if (!std::regex_match(source.sha256, kSha256)) {
+  if (!AllOf(source.sha256, IsLowerHexDigit, 64)) {
     errors->Add("spec.source.sha256", "must be 64 lowercase hex digits (the archive's SHA-256), got " +
                                           Quote(source.sha256));
   }

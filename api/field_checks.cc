@@ -2,9 +2,9 @@
 
 #include <cmath>
 #include <filesystem>
-#include <regex>
 #include <sstream>
 
+#include "base/text_scan.h"
 #include "base/utf8.h"
 
 namespace ergobench {
@@ -61,13 +61,12 @@ void CheckRelativePath(const std::string& path, const std::string& value, FieldE
 }
 
 void CheckDnsLabel(const std::string& path, const std::string& value, size_t max_length, FieldErrors* errors) {
-  static const std::regex kDnsLabel("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   if (value.empty()) {
     errors->Add(path, "is required");
   } else if (value.size() > max_length) {
     errors->Add(path, "must be at most " + std::to_string(max_length) + " characters, got " +
                           std::to_string(value.size()));
-  } else if (!std::regex_match(value, kDnsLabel)) {
+  } else if (!IsDnsLabel(value)) {
     errors->Add(path, "must be lowercase letters, digits and '-', starting and ending with a letter or digit, got " +
                           Quote(value));
   }

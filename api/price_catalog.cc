@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <regex>
 #include <tuple>
 
 #include "api/load.h"
@@ -11,6 +10,7 @@
 #include "base/check.h"
 #include "base/json_reader.h"
 #include "base/rfc3339.h"
+#include "base/text_scan.h"
 #include "base/yaml_json.h"
 
 namespace ergobench {
@@ -18,12 +18,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// YYYY-MM-DD, a day of the calendar.
 bool IsDate(const std::string& text) {
-  static const std::regex kDate("([0-9]{4})-([0-9]{2})-([0-9]{2})");
-  std::smatch m;
-  if (!std::regex_match(text, m, kDate)) return false;
-  const std::chrono::year_month_day date{std::chrono::year(std::stoi(m[1])), std::chrono::month(std::stoul(m[2])),
-                                         std::chrono::day(std::stoul(m[3]))};
+  if (text.size() != 10 || text[4] != '-' || text[7] != '-') return false;
+  const std::string year = text.substr(0, 4), month = text.substr(5, 2), day = text.substr(8, 2);
+  if (!AllOf(year, IsAsciiDigit) || !AllOf(month, IsAsciiDigit) || !AllOf(day, IsAsciiDigit)) return false;
+  const std::chrono::year_month_day date{std::chrono::year(std::stoi(year)), std::chrono::month(std::stoul(month)),
+                                         std::chrono::day(std::stoul(day))};
   return date.ok();
 }
 
@@ -50,8 +51,7 @@ PriceEntry ReadPrice(const nlohmann::json& json, const std::string& path, const 
   if (e.kind != kPriceInstance && e.kind != kPriceAccelerator) {
     errors->Add(r.PathOf("kind"), "must be instance or accelerator, got \"" + e.kind + "\"");
   }
-  static const std::regex kCurrency("[A-Z]{3}");
-  if (!std::regex_match(e.currency, kCurrency)) {
+  if (!AllOf(e.currency, IsAsciiUpper, 3)) {
     errors->Add(r.PathOf("currency"), "must be a three-letter ISO 4217 code such as USD");
   }
   if (!(e.on_demand_hour > 0)) errors->Add(r.PathOf("onDemandHour"), "must be a positive price per hour");

@@ -2,11 +2,15 @@
 // spec.resources and for deriving thread counts from a CPU request.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "base/status.h"
 
 namespace ergobench {
+
+// Longer text is refused before it is parsed (and the CRD's maxLength says so too).
+inline constexpr size_t kMaxQuantityLength = 64;
 
 // The quantity's value in base units: ParseQuantity("500m") == 0.5, ("8Gi") == 8·2^30.
 StatusOr<double> ParseQuantity(const std::string& text);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 #include "api/benchmark_codec.h"
@@ -12,6 +13,18 @@
 
 namespace ergobench {
 namespace {
+
+// How many points the matrix has, counted before any is built (six axes of 20 values are 64
+// million points, tens of GB); nullopt past what an int64 holds.
+std::optional<int64_t> CountPoints(const SweepMatrix& m) {
+  std::vector<size_t> sizes = {m.systems.size(), m.backends.size(), m.workers.size()};
+  for (const auto& [name, values] : m.hyperparameters) sizes.push_back(values.size());
+  int64_t count = 1;
+  for (size_t size : sizes) {
+    if (size > 0 && __builtin_mul_overflow(count, static_cast<int64_t>(size), &count)) return std::nullopt;
+  }
+  return count;
+}
 
 // The matrix's points in listed order: systems outermost, then backends, hyperparameters (by
 // name) and workers innermost, so that a scaling series is a run of consecutive points.
@@ -86,6 +99,7 @@ void ShareGlobalBatch(SweepPoint* point, FieldErrors* errors) {
   }
   const nlohmann::json global = spec.hyperparameters.value("batchSize", batch->default_value);
   const int64_t k = spec.workers.value_or(1);
+  if (k < 1) return;  // spec.workers says what is wrong; no share of anything among no workers
   if (!global.is_number_integer() || global.get<int64_t>() % k != 0) {
     return errors->Add("spec.hyperparameters.batchSize", "strong scaling shares the global batch " + global.dump() +
                                                              " among " + std::to_string(k) +
@@ -138,8 +152,24 @@ FieldErrors ValidateSweepFields(const BenchmarkSweep& sweep) {
   return errors;
 }
 
-// A point's errors, each named by the point; an error every point has is the template's.
-void AddPointErrors(const std::vector<std::pair<std::string, FieldErrors>>& failed, size_t points, FieldErrors* errors) {
+// The sweep's field that set a point's `path` ("spec.workers"), for an error every point has:
+// the matrix's axis or the sweep's repeats where they set it, else the template's field.
+std::string SweepFieldOf(const std::string& path, const BenchmarkSweepSpec& spec) {
+  const std::string field = path.substr(std::string("spec.").size());
+  const std::string hyperparameters = "hyperparameters.";
+  if (field == "repeats" && spec.repeats) return "spec.repeats";
+  if (field == "workers" && !spec.matrix.workers.empty()) return "spec.matrix.workers";
+  if (field == "backend" && !spec.matrix.backends.empty()) return "spec.matrix.backend";
+  if (field.rfind(hyperparameters, 0) == 0) {
+    const std::string name = field.substr(hyperparameters.size());
+    if (spec.matrix.hyperparameters.count(name.substr(0, name.find('.'))) > 0) return "spec.matrix." + field;
+  }
+  return "spec.template." + field;
+}
+
+// A point's errors, each named by the point; an error every point has is the sweep's.
+void AddPointErrors(const std::vector<std::pair<std::string, FieldErrors>>& failed, size_t points,
+                    const BenchmarkSweepSpec& spec, FieldErrors* errors) {
   std::vector<std::pair<FieldError, std::vector<std::string>>> grouped;
   for (const auto& [where, point_errors] : failed) {
     for (const FieldError& e : point_errors.errors()) {
@@ -150,7 +180,7 @@ void AddPointErrors(const std::vector<std::pair<std::string, FieldErrors>>& fail
   }
   for (const auto& [e, wheres] : grouped) {
     if (wheres.size() == points && points > 1 && e.path.rfind("spec.", 0) == 0) {
-      errors->Add("spec.template." + e.path.substr(5), e.message);
+      errors->Add(SweepFieldOf(e.path, spec), e.message);
       continue;
     }
     for (const std::string& where : wheres) errors->Add(where + " " + e.path, e.message);
@@ -179,12 +209,12 @@ std::string DescribeParameters(const SweepParameters& p) {
 
 std::vector<SweepPoint> ExpandSweep(const BenchmarkSweep& sweep, FieldErrors* errors) {
   errors->Append(ValidateSweepFields(sweep));
-  const std::vector<SweepParameters> listed = ListPoints(sweep.spec);
-  if (static_cast<int64_t>(listed.size()) > kMaxSweepPoints) {
-    errors->Add("spec.matrix", "has " + std::to_string(listed.size()) + " points; at most " +
-                                   std::to_string(kMaxSweepPoints) + " run in one sweep");
+  if (const std::optional<int64_t> count = CountPoints(sweep.spec.matrix); !count || *count > kMaxSweepPoints) {
+    errors->Add("spec.matrix", "has " + (count ? std::to_string(*count) : std::string("over 2^63")) +
+                                   " points; at most " + std::to_string(kMaxSweepPoints) + " run in one sweep");
   }
   if (!errors->empty()) return {};
+  const std::vector<SweepParameters> listed = ListPoints(sweep.spec);
   std::vector<SweepPoint> points;
   std::vector<std::pair<std::string, FieldErrors>> failed;
   for (size_t i : RunOrder(listed.size(), sweep.spec.order, sweep.metadata.name)) {
@@ -206,7 +236,7 @@ std::vector<SweepPoint> ExpandSweep(const BenchmarkSweep& sweep, FieldErrors* er
     }
     points.push_back(std::move(point));
   }
-  AddPointErrors(failed, points.size(), errors);
+  AddPointErrors(failed, points.size(), sweep.spec, errors);
   if (!errors->empty()) return {};
   return points;
 }

@@ -93,6 +93,9 @@ struct SweepPointStatus {
   std::optional<double> speedup;
   std::optional<double> efficiency;  // speedup / (workers / the baseline's)
   std::string baseline;              // the point compared against
+  // SpecDigest of the point's spec: an ended point's phase and figures stand, once its child is
+  // gone, for as long as the sweep renders the point the same.
+  std::string spec_digest;
 };
 
 struct BenchmarkSweepStatus {

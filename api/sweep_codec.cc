@@ -66,6 +66,10 @@ BenchmarkSweepSpec DecodeSpec(const nlohmann::json* json, FieldErrors* errors) {
   const nlohmann::json template_spec = ObjectValue(&r, "template");
   if (template_spec.is_null()) {
     errors->Add("spec.template", "is required: the Benchmark spec every point starts from");
+  } else if (const auto h = template_spec.find("hyperparameters");
+             h != template_spec.end() && !h->is_null() && !h->is_object()) {
+    // Checked here, before a point sets its hyperparameters into it.
+    errors->Add("spec.template.hyperparameters", "must be an object (name: value), got " + JsonTypeName(*h));
   } else {
     spec.template_spec = template_spec;
   }
@@ -112,6 +116,7 @@ SweepPointStatus DecodePoint(const nlohmann::json& json, const std::string& path
   r.Number("speedup", &point.speedup);
   r.Number("efficiency", &point.efficiency);
   r.String("baseline", &point.baseline);
+  r.String("specDigest", &point.spec_digest);
   return point;
 }
 
@@ -157,6 +162,7 @@ nlohmann::json EncodePoint(const SweepPointStatus& point) {
   PutIf(&out, "speedup", point.speedup);
   PutIf(&out, "efficiency", point.efficiency);
   PutIfNotEmpty(&out, "baseline", point.baseline);
+  PutIfNotEmpty(&out, "specDigest", point.spec_digest);
   return out;
 }
 

@@ -34,21 +34,32 @@ std::string FailureMessage(const BenchmarkStatus& status) {
 using SeriesKey = std::tuple<std::string, std::string, std::string>;
 SeriesKey SeriesOf(const SweepParameters& p) { return {p.system, p.backend, p.hyperparameters.dump()}; }
 
+// The figures Speedup compares, from a point's summaries: the medians, which are a repeated
+// run's figures too (repeats.h), so that a point whose child is gone still counts.
+Figures MedianFigures(const std::map<std::string, Summary>& summaries) {
+  Figures f;
+  if (const auto tta = summaries.find("timeToAccuracySeconds"); tta != summaries.end()) {
+    f.goal_reached = true;  // a run has a time to accuracy only once it reached its goal
+    f.time_to_accuracy_seconds = tta->second.median;
+  }
+  if (const auto sps = summaries.find("samplesPerSecond"); sps != summaries.end()) f.samples_per_second = sps->second.median;
+  return f;
+}
+
 // Speedup and efficiency of each succeeded point over its series' succeeded point of fewest workers.
-void CompareWithSeriesBaseline(const std::vector<const Benchmark*>& children, std::vector<SweepPointStatus>* points) {
+void CompareWithSeriesBaseline(std::vector<SweepPointStatus>* points) {
   std::map<SeriesKey, size_t> baselines;
   for (size_t i = 0; i < points->size(); ++i) {
-    if (children[i] == nullptr || (*points)[i].phase != kPhaseSucceeded || !children[i]->status.results) continue;
+    if ((*points)[i].phase != kPhaseSucceeded || (*points)[i].figures.empty()) continue;
     auto [found, added] = baselines.try_emplace(SeriesOf((*points)[i].parameters), i);
     if (!added && (*points)[i].parameters.workers < (*points)[found->second].parameters.workers) found->second = i;
   }
-  for (size_t i = 0; i < points->size(); ++i) {
-    SweepPointStatus& point = (*points)[i];
+  for (SweepPointStatus& point : *points) {
     const auto base = baselines.find(SeriesOf(point.parameters));
-    if (base == baselines.end() || point.phase != kPhaseSucceeded || !children[i]->status.results) continue;
+    if (base == baselines.end() || point.phase != kPhaseSucceeded || point.figures.empty()) continue;
     const SweepPointStatus& base_point = (*points)[base->second];
     point.baseline = base_point.benchmark;
-    point.speedup = Speedup(children[i]->status.results->figures, children[base->second]->status.results->figures);
+    point.speedup = Speedup(MedianFigures(point.figures), MedianFigures(base_point.figures));
     if (point.speedup) {
       point.efficiency = ScalingEfficiency(*point.speedup, point.parameters.workers, base_point.parameters.workers);
     }
@@ -89,28 +100,36 @@ std::string BestPoint(const std::vector<SweepPointStatus>& points) {
 }  // namespace
 
 std::vector<SweepPointStatus> AggregatePoints(const std::vector<SweepPoint>& points,
-                                              const std::map<std::string, Benchmark>& children) {
+                                              const std::map<std::string, Benchmark>& children,
+                                              const std::vector<SweepPointStatus>& recorded) {
+  std::map<std::string, const SweepPointStatus*> recorded_of;
+  for (const SweepPointStatus& r : recorded) recorded_of[r.benchmark] = &r;
   std::vector<const SweepPoint*> by_index;
   for (const SweepPoint& p : points) by_index.push_back(&p);
   std::sort(by_index.begin(), by_index.end(), [](const SweepPoint* a, const SweepPoint* b) { return a->index < b->index; });
   std::vector<SweepPointStatus> out;
-  std::vector<const Benchmark*> child_of;
   for (const SweepPoint* p : by_index) {
     SweepPointStatus status;
     status.index = p->index;
     status.benchmark = p->benchmark.metadata.name;
     status.parameters = p->parameters;
+    status.spec_digest = SpecDigest(p->spec);
     const auto child = children.find(status.benchmark);
-    child_of.push_back(child == children.end() ? nullptr : &child->second);
+    const auto before = recorded_of.find(status.benchmark);
     if (child != children.end()) {
       const BenchmarkStatus& s = child->second.status;
       status.phase = s.phase.empty() ? kPhasePending : s.phase;
       if (s.phase == kPhaseFailed) status.message = FailureMessage(s);
       if (s.results && s.phase == kPhaseSucceeded) status.figures = FiguresOf(*s.results);
+    } else if (before != recorded_of.end() && IsFinished(before->second->phase) &&
+               before->second->spec_digest == status.spec_digest) {
+      status.phase = before->second->phase;
+      status.message = before->second->message;
+      status.figures = before->second->figures;
     }
     out.push_back(std::move(status));
   }
-  CompareWithSeriesBaseline(child_of, &out);
+  CompareWithSeriesBaseline(&out);
   return out;
 }
 

@@ -14,10 +14,13 @@
 
 namespace ergobench {
 
-// `children` by point name; a point without one has not been created. Points come in index
-// order. A series is the points of one system, backend and hyperparameters.
+// `children` by point name. A point without one has ended before if `recorded` (the sweep's
+// status) says so for the same spec (its child was deleted: by hand, or its
+// ttlSecondsAfterFinished), else it has not been created. Points come in index order. A series
+// is the points of one system, backend and hyperparameters.
 std::vector<SweepPointStatus> AggregatePoints(const std::vector<SweepPoint>& points,
-                                              const std::map<std::string, Benchmark>& children);
+                                              const std::map<std::string, Benchmark>& children,
+                                              const std::vector<SweepPointStatus>& recorded = {});
 
 // Fills total, succeeded, failed, running, progress ("ended/total") and best from `points`.
 // The best point is the succeeded one with the shortest time to accuracy, else the highest

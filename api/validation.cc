@@ -2,27 +2,33 @@
 
 #include <cmath>
 #include <functional>
-#include <regex>
+#include <string_view>
 
 #include "api/catalog.h"
 #include "api/field_checks.h"
+#include "api/image_reference.h"
 #include "api/quantity.h"
 #include "api/repeats.h"
 #include "api/benchmark_codec.h"
 #include "base/json_reader.h"
+#include "base/text_scan.h"
 #include "base/utf8.h"
 
 namespace ergobench {
 namespace {
 
 void ValidateMetadata(const Benchmark& b, FieldErrors* errors) {
-  static const std::regex kDnsLabel("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   const std::string& name = b.metadata.name;
   if (name.empty()) {
     errors->Add("metadata.name", "is required");
     return;
   }
-  if (!std::regex_match(name, kDnsLabel)) {
+  if (name.size() > kMaxDnsLabelLength) {
+    errors->Add("metadata.name", "must be at most " + std::to_string(kMaxDnsLabelLength) + " characters, got " +
+                                     std::to_string(name.size()));
+    return;
+  }
+  if (!IsDnsLabel(name)) {
     errors->Add("metadata.name",
                 "must be lowercase letters, digits and '-', starting and ending with a letter or "
                 "digit, got " + Quote(name));
@@ -128,7 +134,9 @@ void ValidateDatasetVolume(const nlohmann::json& volume, FieldErrors* errors) {
                                            "), got " + std::to_string(volume.size()));
     return;
   }
-  const auto& [type, source] = *volume.items().begin();
+  const auto only = volume.begin();  // not items(): its proxy's key would dangle
+  const std::string& type = only.key();
+  const nlohmann::json& source = only.value();
   if (!Contains(DatasetVolumeTypes(), type)) {
     errors->Add("spec.dataset.volume." + type, "is not a volume source for data; use one of " + OneOf(DatasetVolumeTypes()));
   } else if (!source.is_object()) {
@@ -154,8 +162,7 @@ void ValidateDataset(const DatasetSpec& d, FieldErrors* errors) {
   if (d.source == "path" && d.path.empty()) errors->Add("spec.dataset.path", "is required when source is path");
   if (d.source == "url") {
     if (d.url.empty()) errors->Add("spec.dataset.url", "is required when source is url");
-    static const std::regex kSha256("[0-9a-f]{64}");
-    if (!std::regex_match(d.sha256, kSha256)) {
+    if (!AllOf(d.sha256, IsLowerHexDigit, 64)) {
       errors->Add("spec.dataset.sha256", "must be 64 lowercase hex digits when source is url, got " + Quote(d.sha256));
     }
   }
@@ -217,21 +224,9 @@ void ValidateLimits(const Benchmark& b, FieldErrors* errors) {
   }
 }
 
-// The reference grammar of the distribution project (github.com/distribution/reference), which
-// the kubelet applies: [domain[:port]/]path[:tag][@digest]. Anything else would sit in
-// InvalidImageName.
 void ValidateImage(const std::string& image, FieldErrors* errors) {
-  // Each separator is non-empty, so the pattern has one way to match and std::regex does not
-  // backtrack over a long name.
-  static const std::regex kReference(
-      "(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*"
-      "(?::[0-9]+)?/)?"                                       // domain[:port]/, only before a '/'
-      "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"                 // first path component
-      "(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*"           // more path components
-      "(?::\\w[\\w.-]{0,127})?"                               // :tag
-      "(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?");  // @digest
   if (image.empty() || image.size() > 512) return;  // empty: the default; too long: the limit says so
-  if (!std::regex_match(image, kReference)) {
+  if (!IsImageReference(image)) {
     errors->Add("spec.image", "is not an image reference ([registry/]repository[:tag][@digest], lowercase "
                               "repository), got " + Quote(image));
   }
@@ -249,8 +244,7 @@ void ValidateScheduling(const Scheduling& s, FieldErrors* errors) {
 }
 
 void ValidatePricing(const Pricing& p, FieldErrors* errors) {
-  static const std::regex kCurrency("[A-Z]{3}");
-  if (!std::regex_match(p.currency, kCurrency)) {
+  if (!AllOf(p.currency, IsAsciiUpper, 3)) {
     errors->Add("spec.pricing.currency", "must be a three-letter ISO 4217 code such as USD, got " + Quote(p.currency));
   }
   for (auto [field, value] : {std::pair{"workerHour", &p.worker_hour},
@@ -314,6 +308,8 @@ const std::vector<SpecLimit>& SpecLimits() {
       {"spec.dataset.ref", "maxLength", 57},
       {"spec.hyperparameters", "maxProperties", 64},
       {"spec.image", "maxLength", 512},
+      {"spec.resources.cpu", "maxLength", static_cast<int64_t>(kMaxQuantityLength)},
+      {"spec.resources.memory", "maxLength", static_cast<int64_t>(kMaxQuantityLength)},
       {"spec.scheduling.nodeSelector", "maxProperties", 32},
       {"spec.scheduling.nodeSelector.*", "maxLength", 63},
       {"spec.scheduling.tolerations", "maxItems", 32},

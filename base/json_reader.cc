@@ -52,6 +52,11 @@ const nlohmann::json* ObjectReader::Find(const std::string& key) {
 }
 
 std::string ShowJson(const nlohmann::json& value, size_t max_bytes) {
+  // JSON has no infinity (dump() writes null); YAML reads a number of 400 digits as one.
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    const double v = value.get<double>();
+    return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+  }
   return AbbreviateUtf8(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), max_bytes);
 }
 

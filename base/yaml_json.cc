@@ -5,17 +5,19 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include "base/text_scan.h"
 #include "base/utf8.h"
 
 namespace ergobench {
@@ -28,18 +30,23 @@ std::string Where(const std::string& source, const YAML::Mark& mark) {
   return source + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
+bool IsOctalDigit(char c) { return c >= '0' && c <= '7'; }
+
+// YAML 1.2's core schema: [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+.
 std::optional<nlohmann::json> ParseInteger(const std::string& text) {
-  static const std::regex kDecimal("[-+]?[0-9]+");
-  static const std::regex kOctal("0o[0-7]+");
-  static const std::regex kHex("0x[0-9a-fA-F]+");
+  auto prefixed = [&text](std::string_view prefix, bool (*digit)(char)) {
+    return text.size() > 2 && text.rfind(prefix, 0) == 0 && AllOf(std::string_view(text).substr(2), digit);
+  };
+  TextScan decimal(text);
+  decimal.Sign();
   int base = 0;
   std::string digits = text;
-  if (std::regex_match(text, kDecimal)) {
+  if (decimal.While(IsAsciiDigit) > 0 && decimal.AtEnd()) {
     base = 10;
-  } else if (std::regex_match(text, kOctal)) {
+  } else if (prefixed("0o", IsOctalDigit)) {
     base = 8;
     digits = text.substr(2);
-  } else if (std::regex_match(text, kHex)) {
+  } else if (prefixed("0x", IsHexDigit)) {
     base = 16;
     digits = text.substr(2);
   } else {
@@ -236,23 +243,23 @@ Status CheckText(std::string_view text, const std::string& source) {
 }  // namespace
 
 nlohmann::json ResolvePlainScalar(const std::string& text) {
-  static const std::regex kNull("~|null|Null|NULL|");
-  static const std::regex kTrue("true|True|TRUE");
-  static const std::regex kFalse("false|False|FALSE");
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  static const std::regex kInf("[-+]?\\.(inf|Inf|INF)");
-  static const std::regex kNan("\\.(nan|NaN|NAN)");
-
-  if (std::regex_match(text, kNull)) return nullptr;
-  if (std::regex_match(text, kTrue)) return true;
-  if (std::regex_match(text, kFalse)) return false;
+  auto one_of = [&text](std::initializer_list<std::string_view> words) {
+    return std::find(words.begin(), words.end(), text) != words.end();
+  };
+  if (one_of({"~", "null", "Null", "NULL", ""})) return nullptr;
+  if (one_of({"true", "True", "TRUE"})) return true;
+  if (one_of({"false", "False", "FALSE"})) return false;
   if (auto integer = ParseInteger(text)) return *integer;
-  if (std::regex_match(text, kFloat)) return std::strtod(text.c_str(), nullptr);
-  if (std::regex_match(text, kInf)) {
-    return text[0] == '-' ? -std::numeric_limits<double>::infinity()
-                          : std::numeric_limits<double>::infinity();
+  // [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+  TextScan number(text);
+  number.Sign();
+  if (number.Decimal()) {
+    number.Exponent();
+    if (number.AtEnd()) return std::strtod(text.c_str(), nullptr);
   }
-  if (std::regex_match(text, kNan)) return std::numeric_limits<double>::quiet_NaN();
+  if (one_of({".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})) return std::numeric_limits<double>::infinity();
+  if (one_of({"-.inf", "-.Inf", "-.INF"})) return -std::numeric_limits<double>::infinity();
+  if (one_of({".nan", ".NaN", ".NAN"})) return std::numeric_limits<double>::quiet_NaN();
   return text;
 }
 

@@ -138,7 +138,7 @@ SweepPlan PlanSweep(const BenchmarkSweep& sweep, const std::vector<SweepPoint>& 
     current[name] = child.benchmark;
     if (!IsFinished(child.benchmark.status.phase)) ++active;
   }
-  std::vector<SweepPointStatus> statuses = AggregatePoints(points, current);
+  std::vector<SweepPointStatus> statuses = AggregatePoints(points, current, sweep.status.points);
   bool stopped = false;
   for (SweepPointStatus& p : statuses) {
     if (taken.count(p.benchmark)) {
@@ -148,13 +148,14 @@ SweepPlan PlanSweep(const BenchmarkSweep& sweep, const std::vector<SweepPoint>& 
     stopped = stopped || (p.phase == kPhaseFailed && sweep.spec.failure_policy == kFailureStop);
   }
 
-  // 2. Start the next points in run order while the concurrency limit allows.
+  // 2. Start the next points in run order while the concurrency limit allows. A point that
+  //    ended keeps its end when its child is deleted (sweep_status.h): it never runs again.
   std::map<std::string, SweepPointStatus*> status_of;
   for (SweepPointStatus& p : statuses) status_of[p.benchmark] = &p;
   for (const SweepPoint& p : points) {
     const std::string& name = p.benchmark.metadata.name;
     if (stopped || active >= sweep.spec.concurrency) break;
-    if (current.count(name) || held.count(name) || taken.count(name)) continue;
+    if (current.count(name) || held.count(name) || taken.count(name) || IsFinished(status_of[name]->phase)) continue;
     plan.create.push_back(BuildSweepChild(sweep, p));
     plan.events.push_back({"Normal", "PointStarted", "point " + name + " (" + DescribeParameters(p.parameters) + ")"});
     status_of[name]->phase = kPhasePending;

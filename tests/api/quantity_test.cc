@@ -25,7 +25,7 @@ TEST(QuantityTest, RejectsOtherText) {
 
 // "1e999" was read as infinity and accepted as a CPU count; a longer exponent overflowed atoi.
 TEST(QuantityTest, OutOfRangeIsAnErrorNotInfinity) {
-  for (const std::string& huge : {std::string("1e999"), std::string("1e99999999999999999999"), std::string(400, '9'),
+  for (const std::string& huge : {std::string("1e999"), std::string("1e99999999999999999999"), std::string(60, '9') + "e999",
                                   std::string("1E400")}) {
     auto q = ParseQuantity(huge);
     ASSERT_FALSE(q.ok()) << huge << " gave " << *q;
@@ -33,6 +33,29 @@ TEST(QuantityTest, OutOfRangeIsAnErrorNotInfinity) {
   }
   EXPECT_DOUBLE_EQ(*ParseQuantity("1e-999"), 0.0);
   EXPECT_DOUBLE_EQ(*ParseQuantity("2e18"), 2e18);
+}
+
+// The audit's crash: std::regex recursed once per character, and 100,000 digits in
+// resources.cpu overflowed the stack of `ergobench validate` and the operator alike. Text over
+// the limit is refused before it is parsed, quoted shortened.
+TEST(QuantityTest, TextLongerThanTheLimitIsRefusedUnparsed) {
+  auto q = ParseQuantity(std::string(100000, '1'));
+  ASSERT_FALSE(q.ok());
+  EXPECT_EQ(q.status().message(), "\"" + std::string(61, '1') + "...\" is not a quantity: longer than 64 characters");
+  const std::string longest = "1." + std::string(kMaxQuantityLength - 4, '5') + "Ki";
+  ASSERT_EQ(longest.size(), kMaxQuantityLength);
+  EXPECT_DOUBLE_EQ(*ParseQuantity(longest), 1.5555555555555556 * 1024);
+}
+
+TEST(QuantityTest, EverySuffixAndNoOther) {
+  EXPECT_DOUBLE_EQ(*ParseQuantity("1E"), 1e18);
+  EXPECT_DOUBLE_EQ(*ParseQuantity("1Ei"), 0x1p60);
+  EXPECT_DOUBLE_EQ(*ParseQuantity("-.5"), -0.5);
+  EXPECT_DOUBLE_EQ(*ParseQuantity("+2."), 2.0);
+  EXPECT_DOUBLE_EQ(*ParseQuantity("3e+2"), 300.0);
+  for (const char* bad : {"1e", "1e+", "1Kb", "1ki", "1mm", ".", "+", "1 ", " 1", "1e3m", "0x10"}) {
+    EXPECT_FALSE(ParseQuantity(bad).ok()) << bad;
+  }
 }
 
 }  // namespace

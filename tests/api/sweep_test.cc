@@ -164,6 +164,81 @@ TEST(Sweep, RefusesAMatrixOfMoreThanItsLimitAndAMissingTemplate) {
   EXPECT_EQ(errors.ToString(), "spec.matrix: has 400 points; at most 256 run in one sweep");
 }
 
+// The audit's crash: strong scaling divided the global batch by the template's workers before
+// validation said they were 0: SIGFPE, which the operator's reconcile loop cannot catch.
+TEST(Sweep, StrongScalingOverNoWorkersIsAnErrorNotADivisionByZero) {
+  FieldErrors errors;
+  BenchmarkSweep sweep = Parse(R"(
+kind: BenchmarkSweep
+metadata: {name: strong}
+spec:
+  template: {task: fmnist, workers: 0, hyperparameters: {batchSize: 64}}
+  scaling: strong
+)", &errors);
+  ASSERT_TRUE(errors.empty()) << errors.ToString();
+  EXPECT_TRUE(ExpandSweep(sweep, &errors).empty());
+  EXPECT_EQ(errors.ToString(), "point strong-0 (workers=0 backend=gloo) spec.workers: must be between 1 and 1024, got 0");
+  errors = FieldErrors();
+  sweep.spec.matrix.workers = {-1, 0};
+  EXPECT_TRUE(ExpandSweep(sweep, &errors).empty());
+  EXPECT_EQ(errors.ToString(), "point strong-0 (workers=-1 backend=gloo) spec.workers: must be between 1 and 1024, got -1\n"
+                               "point strong-1 (workers=0 backend=gloo) spec.workers: must be between 1 and 1024, got 0");
+}
+
+// The audit's OOM: six axes of 20 values were 64 million points, built whole (tens of GB)
+// before the limit was checked. The count comes first now, overflow and all.
+TEST(Sweep, AMatrixIsCountedBeforeAnyPointIsBuilt) {
+  FieldErrors errors;
+  BenchmarkSweep sweep = Parse("kind: BenchmarkSweep\nmetadata: {name: huge}\nspec: {template: {task: 0a}}\n", &errors);
+  for (const char* axis : {"a", "b", "c", "d", "e", "f"}) {
+    for (int i = 0; i < 20; ++i) sweep.spec.matrix.hyperparameters[axis].push_back(i);
+  }
+  EXPECT_TRUE(ExpandSweep(sweep, &errors).empty());
+  EXPECT_EQ(errors.ToString(), "spec.matrix: has 64000000 points; at most 256 run in one sweep");
+  for (const char* axis : {"g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r", "s", "t"}) {
+    for (int i = 0; i < 20; ++i) sweep.spec.matrix.hyperparameters[axis].push_back(i);
+  }
+  errors = FieldErrors();
+  EXPECT_TRUE(ExpandSweep(sweep, &errors).empty());
+  EXPECT_EQ(errors.ToString(), "spec.matrix: has over 2^63 points; at most 256 run in one sweep");
+}
+
+// The audit's abort: a template whose hyperparameters were a list met a hyperparameter axis,
+// and setting the point's value into the list threw out of the expansion.
+TEST(Sweep, ATemplatesHyperparametersMustBeAnObject) {
+  FieldErrors errors;
+  Parse(R"(
+kind: BenchmarkSweep
+metadata: {name: shape}
+spec:
+  template: {task: fmnist, hyperparameters: [1, 2]}
+  matrix: {hyperparameters: {batchSize: [32, 64]}}
+)", &errors);
+  EXPECT_EQ(errors.ToString(), "spec.template.hyperparameters: must be an object (name: value), got list");
+}
+
+// An error every point has is the sweep's, under the field that set it: spec.repeats is the
+// sweep's own, a matrix axis is the matrix's, the rest is the template's.
+TEST(Sweep, AnErrorEveryPointHasIsNamedByTheSweepsFieldThatSetIt) {
+  FieldErrors errors;
+  BenchmarkSweep sweep = Parse(R"(
+kind: BenchmarkSweep
+metadata: {name: paths}
+spec:
+  template: {task: fmnist, maxEpochs: 0}
+  matrix: {workers: [1, 2], hyperparameters: {momentum: [7]}}
+  repeats: 0
+)", &errors);
+  ASSERT_TRUE(errors.empty()) << errors.ToString();
+  ExpandSweep(sweep, &errors);
+  const std::string text = errors.ToString();
+  EXPECT_NE(text.find("spec.repeats: must be between 1 and"), std::string::npos) << text;
+  EXPECT_NE(text.find("spec.matrix.hyperparameters.momentum: "), std::string::npos) << text;
+  EXPECT_NE(text.find("spec.template.maxEpochs: "), std::string::npos) << text;
+  EXPECT_EQ(text.find("spec.template.repeats"), std::string::npos) << text;
+  EXPECT_EQ(text.find("point "), std::string::npos) << text;
+}
+
 TEST(Sweep, StatusRoundTripsThroughJson) {
   BenchmarkSweepStatus status;
   status.phase = "Running";
@@ -180,7 +255,8 @@ TEST(Sweep, StatusRoundTripsThroughJson) {
   point.speedup = 1;
   point.efficiency = 1;
   point.baseline = "s-0";
-  status.points = {point, SweepPointStatus{1, "s-1", {2, "gloo", "", {{"batchSize", 32}}}, "Running", "", {}, {}, {}, ""}};
+  point.spec_digest = "0123456789abcdef";
+  status.points = {point, SweepPointStatus{1, "s-1", {2, "gloo", "", {{"batchSize", 32}}}, "Running", "", {}, {}, {}, "", ""}};
   FieldErrors errors;
   const BenchmarkSweep decoded = DecodeSweep({{"kind", kSweepKind}, {"spec", {{"template", nlohmann::json::object()}}},
                                               {"status", EncodeSweepStatus(status)}},

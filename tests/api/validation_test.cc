@@ -57,6 +57,16 @@ TEST(ValidationTest, Name) {
   EXPECT_EQ(MaxNameLength(1024), 51u);
 }
 
+// The audit's crash: the name's std::regex recursed once per character, and a name of 100,000
+// overflowed the stack. Its length is checked first now, and the grammar takes a loop.
+TEST(ValidationTest, ANameOfAHundredThousandCharactersIsRefusedByItsLength) {
+  Benchmark b = Valid();
+  b.metadata.name = std::string(100000, 'a');
+  EXPECT_EQ(OnlyError(b), "metadata.name: must be at most 63 characters, got 100000");
+  b.metadata.name = std::string(100000, 'a') + "_";
+  EXPECT_EQ(OnlyError(b), "metadata.name: must be at most 63 characters, got 100001");
+}
+
 TEST(ValidationTest, Task) {
   Benchmark b = Valid();
   b.spec.task = "9z";

@@ -157,5 +157,38 @@ TEST(YamlJsonTest, HugeIntegersBecomeNumbers) {
   EXPECT_TRUE(ResolvePlainScalar("123456789012345678901234567890").is_number_float());
 }
 
+// The audit's crash: std::regex recursed once per character, and a plain scalar of 100,000
+// digits (`workers: 1111...`) overflowed the stack. Each form is now resolved by a loop.
+TEST(YamlJsonTest, PlainScalarsOfAHundredThousandCharactersResolve) {
+  const std::string digits(100000, '1');
+  auto docs = ParseYamlDocuments("workers: " + digits + "\n", "long.yaml");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+  const nlohmann::json& workers = (*docs)[0]["workers"];
+  ASSERT_TRUE(workers.is_number_float());
+  EXPECT_TRUE(std::isinf(workers.get<double>()));
+  EXPECT_TRUE(std::isinf(ResolvePlainScalar("0x" + std::string(100000, 'f')).get<double>()));
+  EXPECT_EQ(ResolvePlainScalar("0o" + std::string(100000, '8')), "0o" + std::string(100000, '8'));
+  EXPECT_TRUE(ResolvePlainScalar("." + digits + "e1").is_number_float());
+  EXPECT_EQ(ResolvePlainScalar(digits + "x"), digits + "x");
+  EXPECT_EQ(ResolvePlainScalar(std::string(100000, 'a')), std::string(100000, 'a'));
+}
+
+// Each form of the core schema, and the near misses that stay strings.
+TEST(YamlJsonTest, CoreSchemaFormsAndNearMisses) {
+  EXPECT_EQ(ResolvePlainScalar("-12"), -12);
+  EXPECT_EQ(ResolvePlainScalar("+12"), 12);
+  EXPECT_EQ(ResolvePlainScalar("0o17"), 15);
+  EXPECT_EQ(ResolvePlainScalar("0x1F"), 31);
+  EXPECT_EQ(ResolvePlainScalar("1.5e3"), 1500.0);
+  EXPECT_EQ(ResolvePlainScalar("-.5"), -0.5);
+  EXPECT_EQ(ResolvePlainScalar("7."), 7.0);
+  EXPECT_TRUE(std::isinf(ResolvePlainScalar("+.inf").get<double>()));
+  EXPECT_TRUE(ResolvePlainScalar("") == nullptr);
+  for (const char* text : {"-", "+", ".", "0o", "0x", "0o8", "0xg", "1e", "1e+", "--1", "1.2.3", ".e1", "TRUE1",
+                           "nul", ".Nan", "-.nan", "+-1", "0X1F"}) {
+    EXPECT_EQ(ResolvePlainScalar(text), text) << text;
+  }
+}
+
 }  // namespace
 }  // namespace ergobench

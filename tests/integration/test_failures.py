@@ -66,6 +66,34 @@ class BadInputTest(ErgobenchTestCase):
             run = self.ergobench("validate", os.path.join(examples, name), timeout=30)
             self.assertEqual(run.returncode, 0, name + ": " + run.stderr)
 
+    def assert_validate_refuses(self, name, document, expected):
+        path = self.write(name, document)
+        run = self.ergobench("validate", path, timeout=30)
+        self.assertEqual(run.returncode, 2, f"{name}: exit {run.returncode}, {run.stderr[-2000:]}")
+        self.assertIn(expected, run.stderr, name)
+
+    def test_hostile_files_are_refused_by_field_not_crashed(self):
+        """The audit's files, each of which ended `ergobench validate` (and the operator) in a
+        signal: 100,000 characters where a regex recursed once per character (SIGSEGV), strong
+        scaling over 0 workers (SIGFPE), a template's hyperparameters as a list (abort), and a
+        six-axis matrix of 64 million points (unbounded memory)."""
+        long = "1" * 100000
+        self.assert_validate_refuses("name.yaml", benchmark_yaml("a" * 100000),
+                                     "metadata.name: must be at most 63 characters, got 100000")
+        self.assert_validate_refuses("workers.yaml", benchmark_yaml("x", workers=long),
+                                     "spec.workers: must be an integer, got number inf")
+        self.assert_validate_refuses("cpu.yaml", benchmark_yaml("x") + f'  resources: {{cpu: "{long}"}}\n',
+                                     "spec.resources.cpu: must be at most 64 bytes, got 100000")
+        sweep = ("apiVersion: ergobench.io/v1alpha1\nkind: BenchmarkSweep\nmetadata: {name: s}\nspec:\n"
+                 "  template: {task: fmnist, workers: 0, hyperparameters: %s}\n  scaling: strong\n%s")
+        self.assert_validate_refuses("strong.yaml", sweep % ("{batchSize: 64}", ""),
+                                     "point s-0 (workers=0 backend=gloo) spec.workers: must be between 1 and 1024, got 0")
+        self.assert_validate_refuses("shape.yaml", sweep % ("[1, 2]", "  matrix: {hyperparameters: {momentum: [0.1]}}\n"),
+                                     "spec.template.hyperparameters: must be an object (name: value), got list")
+        axes = ", ".join(f"{axis}: [{', '.join(str(i) for i in range(20))}]" for axis in "abcdef")
+        self.assert_validate_refuses("matrix.yaml", sweep % ("{}", f"  matrix: {{hyperparameters: {{{axes}}}}}\n"),
+                                     "spec.matrix: has 64000000 points; at most 256 run in one sweep")
+
     def test_validate_prints_the_resolved_spec(self):
         path = self.write("ok.yaml", benchmark_yaml("ok"))
         run = self.ergobench("validate", path, timeout=30)

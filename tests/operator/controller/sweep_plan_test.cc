@@ -149,6 +149,45 @@ TEST(SweepPlan, AnEditRunsOnlyThePointsItChanged) {
   EXPECT_EQ(Created(PlanSweep(sweep, Points(sweep), {children[0]}, kSweepNow)), (std::vector<std::string>{"scale-1"}));
 }
 
+// The audit's endless rerun: a point's state came only from its live child, so a child deleted
+// after it ended (its ttlSecondsAfterFinished, or by hand) was created again, and again. The
+// sweep's status keeps each ended point, for the spec it ran, and counts it in the speedups.
+TEST(SweepPlan, AnEndedPointWhoseChildIsGoneNeverRunsAgain) {
+  BenchmarkSweep sweep = Sweep();
+  const std::vector<SweepPoint> points = Points(sweep);
+  SweepPlan plan = PlanSweep(sweep, points, {Child(sweep, points[0], "Succeeded", 100), Child(sweep, points[1], "Failed")},
+                             kSweepNow);
+  EXPECT_EQ(Created(plan), (std::vector<std::string>{"scale-2"}));
+  sweep.status = plan.status;
+
+  // Both ended children are gone; the third runs.
+  plan = PlanSweep(sweep, points, {Child(sweep, points[2], "Running")}, kSweepNow);
+  EXPECT_TRUE(plan.create.empty()) << Created(plan)[0];
+  EXPECT_EQ(plan.status.progress, "2/3");
+  EXPECT_EQ(plan.status.points[0].phase, "Succeeded");
+  EXPECT_EQ(plan.status.points[0].figures.at("samplesPerSecond").median, 100);
+  EXPECT_EQ(plan.status.points[1].message, "PodFailed: rank 0 exited with 1");
+  sweep.status = plan.status;
+
+  // The third ends and goes too: compared with the first, which no child holds any more.
+  plan = PlanSweep(sweep, points, {Child(sweep, points[2], "Succeeded", 240)}, kSweepNow);
+  EXPECT_EQ(plan.status.points[2].baseline, "scale-0");
+  EXPECT_DOUBLE_EQ(*plan.status.points[2].speedup, 2.4);
+  EXPECT_DOUBLE_EQ(*plan.status.points[2].efficiency, 0.6);
+  sweep.status = plan.status;
+  plan = PlanSweep(sweep, points, {}, kSweepNow);
+  EXPECT_TRUE(plan.create.empty());
+  EXPECT_EQ(plan.status.phase, "Failed");
+  EXPECT_EQ(plan.status.progress, "3/3");
+  EXPECT_EQ(plan.status.best, "scale-2 (240 samples/s)");
+
+  // An edit that changes a point runs it again, and only it.
+  sweep.status = plan.status;
+  sweep.metadata.generation = 2;
+  sweep.spec.matrix.workers = {1, 3, 4};
+  EXPECT_EQ(Created(PlanSweep(sweep, Points(sweep), {}, kSweepNow)), (std::vector<std::string>{"scale-1"}));
+}
+
 TEST(SweepPlan, ANamesakeItDoesNotOwnFailsItsPointAndIsLeftAlone) {
   const BenchmarkSweep sweep = Sweep();
   const std::vector<SweepPoint> points = Points(sweep);
