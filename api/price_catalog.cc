@@ -1,6 +1,7 @@
 #include "api/price_catalog.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <tuple>
@@ -54,8 +55,13 @@ PriceEntry ReadPrice(const nlohmann::json& json, const std::string& path, const 
   if (!AllOf(e.currency, IsAsciiUpper, 3)) {
     errors->Add(r.PathOf("currency"), "must be a three-letter ISO 4217 code such as USD");
   }
-  if (!(e.on_demand_hour > 0)) errors->Add(r.PathOf("onDemandHour"), "must be a positive price per hour");
-  if (e.spot_hour && !(*e.spot_hour > 0)) errors->Add(r.PathOf("spotHour"), "must be a positive price per hour");
+  // !(x > 0) holds for NaN too; infinity is no price.
+  if (!(e.on_demand_hour > 0) || std::isinf(e.on_demand_hour)) {
+    errors->Add(r.PathOf("onDemandHour"), "must be a positive price per hour");
+  }
+  if (e.spot_hour && (!(*e.spot_hour > 0) || std::isinf(*e.spot_hour))) {
+    errors->Add(r.PathOf("spotHour"), "must be a positive price per hour");
+  }
   if (!IsDate(e.effective_date)) {
     errors->Add(r.PathOf("effectiveDate"), "is required, as YYYY-MM-DD: when the figure was the price");
   }
@@ -190,7 +196,9 @@ std::optional<int64_t> PriceAgeDays(const PriceEntry& entry, std::chrono::system
   return std::chrono::duration_cast<std::chrono::hours>(now - *date).count() / 24;
 }
 
-PriceCatalogSource::PriceCatalogSource(std::string dir) : dir_(std::move(dir)) {}
+// Until the folder reads well, the built-in catalog: one unreadable at start must not price
+// every run at nothing.
+PriceCatalogSource::PriceCatalogSource(std::string dir) : dir_(std::move(dir)), catalog_(BuiltInPriceCatalog()) {}
 
 std::string PriceCatalogSource::Fingerprint() const {
   std::string out;

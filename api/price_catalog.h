@@ -76,8 +76,9 @@ const CarbonIntensity* FindCarbonIntensity(const PriceCatalog& catalog, std::str
 std::optional<int64_t> PriceAgeDays(const PriceEntry& entry, std::chrono::system_clock::time_point now);
 
 // A catalog folder that is re-read when one of its files changes (a ConfigMap volume swaps its
-// files when the ConfigMap is edited). A folder that fails to read keeps the last good catalog,
-// and error() says why. An empty path is the built-in catalog. Thread-safe.
+// files when the ConfigMap is edited). A folder that fails to read keeps the last good catalog
+// (at first, the built-in one), and error() says why. An empty path is the built-in catalog.
+// Thread-safe.
 class PriceCatalogSource {
  public:
   explicit PriceCatalogSource(std::string dir);

@@ -28,7 +28,11 @@ void ValidateMetadata(const Benchmark& b, FieldErrors* errors) {
                                      std::to_string(name.size()));
     return;
   }
-  if (!IsDnsLabel(name)) {
+  if (IsDnsLabel(name) && !IsAsciiLower(name.front())) {
+    // Its Service "<name>-workers" is a DNS-1035 label, which the API server refuses otherwise.
+    errors->Add("metadata.name", "must start with a letter (its Service " + Quote(name + "-workers") +
+                                     " is a DNS-1035 label), got " + Quote(name));
+  } else if (!IsDnsLabel(name)) {
     errors->Add("metadata.name",
                 "must be lowercase letters, digits and '-', starting and ending with a letter or "
                 "digit, got " + Quote(name));
@@ -280,6 +284,12 @@ void ValidateBaseline(const Baseline& b, FieldErrors* errors) {
   const int sources = !b.benchmark.empty() + !b.config_map.empty() + !b.path.empty();
   if (sources != 1) {
     errors->Add("spec.baseline", "needs exactly one of benchmark, configMap or path, got " + std::to_string(sources));
+  }
+  // Names in this namespace, read through the API: "other-team/x" is neither.
+  if (!b.benchmark.empty()) CheckDnsLabel("spec.baseline.benchmark", b.benchmark, kMaxDnsLabelLength, errors);
+  if (!b.config_map.empty() && !IsDnsSubdomain(b.config_map)) {
+    errors->Add("spec.baseline.configMap", "must be a ConfigMap's name in this namespace (lowercase letters, digits, "
+                                           "'-' and '.'), got " + Quote(b.config_map));
   }
   std::vector<std::string> known;
   for (const HeadlineFigure& f : HeadlineFigures()) known.push_back(f.name);

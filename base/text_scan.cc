@@ -74,4 +74,14 @@ bool IsDnsLabel(std::string_view text) {
   return !text.empty() && text.front() != '-' && text.back() != '-' && AllOf(text, label_char);
 }
 
+bool IsDnsSubdomain(std::string_view text) {
+  if (text.empty() || text.size() > 253) return false;
+  while (true) {
+    const size_t dot = text.find('.');
+    if (!IsDnsLabel(text.substr(0, dot))) return false;
+    if (dot == std::string_view::npos) return true;
+    text.remove_prefix(dot + 1);
+  }
+}
+
 }  // namespace ergobench

@@ -52,5 +52,7 @@ bool AllOf(std::string_view text, bool (*accept)(char), size_t length = std::str
 // caller to check: some names must leave room for a suffix).
 inline constexpr size_t kMaxDnsLabelLength = 63;
 bool IsDnsLabel(std::string_view text);
+// An RFC 1123 subdomain: DNS labels joined by '.', at most 253 characters (most objects' names).
+bool IsDnsSubdomain(std::string_view text);
 
 }  // namespace ergobench

@@ -232,6 +232,7 @@ std::unique_ptr<DatasetController> AddDatasetController(runtime::Manager& manage
 // BenchmarkSweeps: their own controller, fed by the Benchmarks that carry a sweep's label.
 struct SweepController {
   std::unique_ptr<controller::SweepReconciler> reconciler;
+  runtime::Store* sweeps = nullptr;
 };
 
 std::unique_ptr<SweepController> AddSweepController(runtime::Manager& manager, kube::KubeClient* client,
@@ -250,6 +251,7 @@ std::unique_ptr<SweepController> AddSweepController(runtime::Manager& manager, k
       {{queue, nullptr}});
   self->reconciler = std::make_unique<controller::SweepReconciler>(
       controller::SweepReconcilerDeps{client, sweeps, children, std::chrono::system_clock::now, record_event});
+  self->sweeps = sweeps;
   return controller;
 }
 
@@ -325,7 +327,7 @@ int Run(const Options& options) {
       {&client, benchmarks, pods, datasets->datasets, &progress, std::chrono::system_clock::now,
        [&](const Benchmark& b) { metrics.RecordFinished(b); }, options.runner_image, options.policy,
        record_event, &artifacts, options.energy_agent_port, controller::GenerateSshKey, &prices,
-       options.price_max_age_days});
+       options.price_max_age_days, sweeps->sweeps});
   manager.SetReconciler(
       [&](const std::string& key) { return reconciler.Reconcile(key); },
       {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {

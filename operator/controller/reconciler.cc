@@ -18,6 +18,7 @@
 #include "operator/controller/ownership.h"
 #include "operator/controller/plan.h"
 #include "operator/controller/results_config_map.h"
+#include "operator/controller/sweep_plan.h"
 #include "operator/kube/api_error.h"
 #include "operator/runtime/log.h"
 #include "operator/runtime/slow_start.h"
@@ -166,6 +167,19 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
     }
   }
   return Status::Ok();
+}
+
+bool BenchmarkReconciler::AwaitsItsSweep(const nlohmann::json& object, const Benchmark& benchmark) const {
+  const auto label = benchmark.metadata.labels.find(kSweepLabel);
+  if (deps_.sweeps == nullptr || label == benchmark.metadata.labels.end()) return false;
+  const std::optional<nlohmann::json> sweep = deps_.sweeps->Get(benchmark.metadata.namespace_name + "/" + label->second);
+  if (!SweepAwaitsItsEnd(object, sweep ? &*sweep : nullptr)) return false;
+  const auto finished = ParseRfc3339(benchmark.status.completion_time);
+  const int64_t ttl = benchmark.spec.run_policy.ttl_seconds_after_finished.value_or(0);
+  if (finished && deps_.now() < *finished + std::chrono::seconds(ttl) + kSweepReadGrace) return true;
+  runtime::Log(runtime::LogLevel::kWarning, "deleting a sweep's point its sweep has not read",
+               {{"benchmark", benchmark.metadata.namespace_name + "/" + benchmark.metadata.name}});
+  return false;
 }
 
 Status BenchmarkReconciler::KeepResults(const std::string& key, const Benchmark& finished,
@@ -379,6 +393,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.now());
   if (hold_new_pods) plan.create_ranks.clear();
 
+  if (plan.delete_benchmark && AwaitsItsSweep(*object, benchmark)) return std::optional(std::chrono::seconds(1));
   if (plan.delete_benchmark) {
     runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed", {{"benchmark", key}});
     Status deleted = deps_.client->Delete(kube::Benchmarks(), ns, name, kube::DeleteOptions(benchmark.metadata.uid)).status();

@@ -53,7 +53,14 @@ struct ReconcilerDeps {
   // What finished runs cost (cost.h): the catalog the chart mounts; null: the built-in one.
   PriceCatalogSource* prices = nullptr;
   int64_t price_max_age_days = kDefaultPriceMaxAgeDays;
+  // The BenchmarkSweeps: a sweep's point waits for its sweep to read how it ended before its
+  // ttlSecondsAfterFinished deletes it. Null: no waiting.
+  const runtime::Store* sweeps = nullptr;
 };
+
+// How long a finished sweep point waits past its ttlSecondsAfterFinished for its sweep to read
+// it: a sweep whose controller does not run must not keep its points forever.
+inline constexpr std::chrono::seconds kSweepReadGrace{60};
 
 // Reasons of the Failed condition of a Benchmark that was never admitted.
 inline constexpr char kReasonInvalid[] = "Invalid";
@@ -90,6 +97,9 @@ class BenchmarkReconciler {
                                                                   const Benchmark& benchmark, BenchmarkStatus status,
                                                                   const Status& error);
   Status DeletePods(const std::string& ns, const std::vector<std::string>& names);
+  // A sweep's point whose sweep has not read how it ended (SweepAwaitsItsEnd), for at most
+  // kSweepReadGrace past its ttlSecondsAfterFinished.
+  bool AwaitsItsSweep(const nlohmann::json& object, const Benchmark& benchmark) const;
   // Resolves spec.dataset.ref into `benchmark`; true while it must wait, the condition set in
   // its status (and, with `write`, the status written).
   StatusOr<bool> WaitForDataset(const nlohmann::json& object, Benchmark* benchmark, const BenchmarkStatus& stored,

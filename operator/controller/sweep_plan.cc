@@ -102,6 +102,19 @@ json BuildSweepChild(const BenchmarkSweep& sweep, const SweepPoint& point) {
   return {{"apiVersion", kApiVersion}, {"kind", "Benchmark"}, {"metadata", metadata}, {"spec", point.spec}};
 }
 
+bool SweepAwaitsItsEnd(const json& child, const json* sweep) {
+  if (sweep == nullptr || !sweep->is_object()) return false;
+  const json& metadata = sweep->value("metadata", json::object());
+  if (metadata.value("uid", "") != ControllerUid(child) || metadata.contains("deletionTimestamp")) return false;
+  const std::string name = child.value("metadata", json::object()).value("name", "");
+  const json points = sweep->value("status", json::object()).value("points", json::array());
+  if (!points.is_array()) return true;
+  for (const json& point : points) {
+    if (point.is_object() && point.value("benchmark", "") == name && IsFinished(point.value("phase", ""))) return false;
+  }
+  return true;
+}
+
 BenchmarkSweepStatus InvalidSweepStatus(const BenchmarkSweep& sweep, const std::string& message, const std::string& now) {
   BenchmarkSweepStatus status = sweep.status;
   status.observed_generation = sweep.metadata.generation;

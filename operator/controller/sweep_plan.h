@@ -44,6 +44,12 @@ SweepPlan PlanSweep(const BenchmarkSweep& sweep, const std::vector<SweepPoint>& 
 // The status of a sweep its spec makes invalid: Failed, with reason Invalid and every problem.
 BenchmarkSweepStatus InvalidSweepStatus(const BenchmarkSweep& sweep, const std::string& message, const std::string& now);
 
+// Whether the sweep must still read how `child` ended before the child may be deleted (its
+// ttlSecondsAfterFinished has passed): deleted first, its point would run again, as one never
+// run. `sweep` is the cached object of the sweep its label names, or null; only the sweep that
+// controls the child, and is not being deleted, waits for it.
+bool SweepAwaitsItsEnd(const nlohmann::json& child, const nlohmann::json* sweep);
+
 // The child Benchmark of `point`: the point's spec, labels naming the sweep and the point, the
 // spec's digest, and the sweep as its controlling owner (deleting the sweep deletes it).
 nlohmann::json BuildSweepChild(const BenchmarkSweep& sweep, const SweepPoint& point);

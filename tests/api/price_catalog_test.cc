@@ -85,6 +85,25 @@ TEST(PriceCatalogSource, ReReadsAChangedFileAndKeepsTheLastGoodOne) {
   EXPECT_NE(source.error().find("prices[0].onDemandHour"), std::string::npos) << source.error();
 }
 
+// The audit's Low: an unreadable folder at start left an empty catalog, so runs cost nothing.
+TEST(PriceCatalogSource, AFolderUnreadableFromTheStartGivesTheBuiltInCatalog) {
+  PriceCatalogSource source(::testing::TempDir() + "/no-such-catalog");
+  EXPECT_EQ(source.Current().prices.size(), BuiltInPriceCatalog().prices.size());
+  EXPECT_FALSE(source.Current().prices.empty());
+  EXPECT_NE(source.error(), "");
+}
+
+// The audit's Low: +Inf passed "must be positive".
+TEST(PriceCatalog, AnInfinitePriceIsNoPrice) {
+  for (const char* price : {".inf", ".nan"}) {
+    std::string text = kOne;
+    text.replace(text.find("0.192"), 5, price);
+    const Status bad = ParsePriceCatalog(text, "t.yaml").status();
+    EXPECT_NE(std::string(bad.message()).find("prices[0].onDemandHour: must be a positive price"), std::string::npos)
+        << price << ": " << bad.message();
+  }
+}
+
 TEST(BuiltInPriceCatalog, CoversTheThreeCloudsCpuAndGpuEachDatedAndSourced) {
   const PriceCatalog& catalog = BuiltInPriceCatalog();
   std::set<std::string> providers;

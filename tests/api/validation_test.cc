@@ -50,6 +50,10 @@ TEST(ValidationTest, Name) {
   EXPECT_EQ(OnlyError(b), "metadata.name: is required");
   b.metadata.name = "Bad_Name";
   EXPECT_NE(OnlyError(b).find("metadata.name: must be lowercase"), std::string::npos);
+  // The audit's Low: accepted, then the API server refused its Service.
+  b.metadata.name = "9lives";
+  EXPECT_EQ(OnlyError(b), "metadata.name: must start with a letter (its Service \"9lives-workers\" is a DNS-1035 "
+                          "label), got \"9lives\"");
   b.metadata.name = std::string(60, 'a');
   EXPECT_EQ(OnlyError(b), "metadata.name: must be at most 54 characters so that worker pod names fit in 63, got 60");
   EXPECT_EQ(MaxNameLength(1), 54u);
@@ -262,6 +266,20 @@ TEST(ValidationTest, Baseline) {
   b.spec.baseline = Baseline{"old", "", "", {{"communicationRatio", 150}}};
   EXPECT_EQ(OnlyError(b), "spec.baseline.tolerances.communicationRatio: must be between 0 and 100, got 150");
   b.spec.baseline = Baseline{"", "", "results/old", {{"runSeconds", 20}}};
+  EXPECT_TRUE(ValidateBenchmark(b).empty());
+}
+
+// The audit's Low: a baseline named "other-team/x" went into the API path as it was. A baseline
+// is read in the Benchmark's own namespace, by a name.
+TEST(ValidationTest, ABaselineIsANameInThisNamespace) {
+  Benchmark b = Valid();
+  b.spec.baseline = Baseline{"other-team/x", "", "", {}};
+  EXPECT_EQ(OnlyError(b), "spec.baseline.benchmark: must be lowercase letters, digits and '-', starting and ending "
+                          "with a letter or digit, got \"other-team/x\"");
+  b.spec.baseline = Baseline{"", "../secrets", "", {}};
+  EXPECT_EQ(OnlyError(b), "spec.baseline.configMap: must be a ConfigMap's name in this namespace (lowercase letters, "
+                          "digits, '-' and '.'), got \"../secrets\"");
+  b.spec.baseline = Baseline{"", "team.results-1", "", {}};
   EXPECT_TRUE(ValidateBenchmark(b).empty());
 }
 

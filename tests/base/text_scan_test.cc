@@ -43,6 +43,17 @@ TEST(TextScanTest, DnsLabels) {
   for (const char* bad : {"", "-a", "a-", "A", "a_b", "a.b", "a b", "é"}) EXPECT_FALSE(IsDnsLabel(bad)) << bad;
 }
 
+TEST(TextScanTest, DnsSubdomains) {
+  for (const char* good : {"a", "a.b", "team.results-1", "0.0"}) EXPECT_TRUE(IsDnsSubdomain(good)) << good;
+  for (const char* bad : {"", ".", "a.", ".a", "a..b", "../x", "a/b", "A.b", "a.-b"}) {
+    EXPECT_FALSE(IsDnsSubdomain(bad)) << bad;
+  }
+  EXPECT_TRUE(IsDnsSubdomain(std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
+                             std::string(61, 'd')));
+  EXPECT_FALSE(IsDnsSubdomain(std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
+                              std::string(62, 'd')));
+}
+
 TEST(TextScanTest, AllOfCountsWhenAskedTo) {
   EXPECT_TRUE(AllOf("00ff", IsLowerHexDigit, 4));
   EXPECT_FALSE(AllOf("00ff", IsLowerHexDigit, 5));

@@ -585,6 +585,51 @@ TEST_F(ReconcilerTest, AnEndedPodIsDeletedAtOnceARunningOneGracefully) {
                                                 {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
 }
 
+// A sweep's point whose ttlSecondsAfterFinished has passed waits for its sweep to read how it
+// ended: deleted first, the sweep would run the point again. A minute at most past the TTL.
+TEST_F(ReconcilerTest, ASweepsFinishedPointWaitsForItsSweepBeforeItsTtlDeletesIt) {
+  const json spec = {{"task", "0a"}, {"workers", 1}, {"runPolicy", {{"ttlSecondsAfterFinished", 0}}}};
+  const auto finished_ago = [&](std::chrono::seconds ago) {
+    json object = BenchmarkObject(spec, 1, {{"phase", "Succeeded"}, {"completionTime", Rfc3339(kNow - ago)}});
+    object["metadata"]["labels"] = {{"ergobench.io/sweep", "s"}};
+    object["metadata"]["ownerReferences"] = {{{"apiVersion", "ergobench.io/v1alpha1"}, {"kind", "BenchmarkSweep"},
+                                              {"name", "s"}, {"uid", "sweep-uid"}, {"controller", true}}};
+    benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {object}});
+  };
+  json sweep = {{"metadata", {{"name", "s"}, {"namespace", "ns"}, {"uid", "sweep-uid"}}},
+                {"status", {{"points", {{{"benchmark", "b"}, {"phase", "Running"}}}}}}};
+  runtime::Store sweeps;
+  ReconcilerDeps deps = FinishingDeps(nullptr);
+  deps.sweeps = &sweeps;
+  const auto deleted = [&] {
+    transport_.requests.clear();
+    auto requeue = BenchmarkReconciler(deps).Reconcile("ns/b");
+    EXPECT_TRUE(requeue.ok()) << requeue.status().ToString();
+    for (const auto& r : transport_.requests) {
+      if (r.method == "DELETE" && r.path == "/apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b") return true;
+    }
+    if (requeue.ok()) {
+      EXPECT_EQ(*requeue, std::chrono::seconds(1)) << "looks again soon";
+    }
+    return false;
+  };
+  sweeps.Apply({runtime::WatcherEvent::kRestarted, {sweep}});
+  finished_ago(std::chrono::seconds(5));
+  EXPECT_FALSE(deleted()) << "the sweep last saw it Running";
+  sweep["status"]["points"][0]["phase"] = "Succeeded";
+  sweeps.Apply({runtime::WatcherEvent::kRestarted, {sweep}});
+  EXPECT_TRUE(deleted()) << "the sweep has it";
+
+  sweep["status"]["points"][0]["phase"] = "Running";
+  sweeps.Apply({runtime::WatcherEvent::kRestarted, {sweep}});
+  finished_ago(std::chrono::seconds(61));
+  EXPECT_TRUE(deleted()) << "past the grace: a sweep that does not reconcile keeps no point";
+  finished_ago(std::chrono::seconds(5));
+  sweep["metadata"]["uid"] = "another-sweep";
+  sweeps.Apply({runtime::WatcherEvent::kRestarted, {sweep}});
+  EXPECT_TRUE(deleted()) << "a namesake sweep is not its sweep";
+}
+
 TEST_F(ReconcilerTest, ABenchmarkBeingDeletedIsLeftAlone) {
   json object = BenchmarkObject({{"task", "0a"}, {"workers", 2}});
   object["metadata"]["deletionTimestamp"] = "2026-11-22T06:00:00Z";

@@ -188,6 +188,25 @@ TEST(SweepPlan, AnEndedPointWhoseChildIsGoneNeverRunsAgain) {
   EXPECT_EQ(Created(PlanSweep(sweep, Points(sweep), {}, kSweepNow)), (std::vector<std::string>{"scale-1"}));
 }
 
+TEST(SweepPlan, ASweepAwaitsTheEndOfItsOwnPointsOnly) {
+  const BenchmarkSweep sweep = Sweep();
+  const std::vector<SweepPoint> points = Points(sweep);
+  const nlohmann::json child = BuildSweepChild(sweep, points[0]);
+  nlohmann::json object = {{"metadata", {{"name", "scale"}, {"uid", "sweep-uid"}}},
+                           {"status", {{"points", {{{"benchmark", "scale-0"}, {"phase", "Running"}}}}}}};
+  EXPECT_TRUE(SweepAwaitsItsEnd(child, &object));
+  object["status"]["points"][0]["phase"] = "Failed";
+  EXPECT_FALSE(SweepAwaitsItsEnd(child, &object)) << "read";
+  object["status"] = nlohmann::json::object();
+  EXPECT_TRUE(SweepAwaitsItsEnd(child, &object)) << "not yet in its status";
+  object["metadata"]["deletionTimestamp"] = kSweepNow;
+  EXPECT_FALSE(SweepAwaitsItsEnd(child, &object)) << "a sweep being deleted reads nothing more";
+  object["metadata"].erase("deletionTimestamp");
+  object["metadata"]["uid"] = "other";
+  EXPECT_FALSE(SweepAwaitsItsEnd(child, &object)) << "a namesake";
+  EXPECT_FALSE(SweepAwaitsItsEnd(child, nullptr)) << "gone";
+}
+
 TEST(SweepPlan, ANamesakeItDoesNotOwnFailsItsPointAndIsLeftAlone) {
   const BenchmarkSweep sweep = Sweep();
   const std::vector<SweepPoint> points = Points(sweep);
