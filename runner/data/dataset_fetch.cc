@@ -125,6 +125,25 @@ std::string RefusalOf(struct archive_entry* entry, const std::string& name) {
   }
 }
 
+// Each link checked alone can stay inside while a chain of them leads out ("s2" -> ".", then
+// "s1" -> "s2/..", "s3" -> "s1/.."): every link extracted must resolve inside `into`.
+Status CheckLinksResolveInside(const std::string& archive_path, const fs::path& into) {
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(into, error); !error && it != fs::recursive_directory_iterator();
+       it.increment(error)) {
+    if (!it->is_symlink(error)) continue;
+    const fs::path resolved = fs::weakly_canonical(it->path(), error);
+    const fs::path inside = resolved.lexically_relative(into);
+    if (error || inside.empty() || *inside.begin() == "..") {
+      return Status::InvalidArgument(archive_path + ": refusing link " + it->path().lexically_relative(into).string() +
+                                     " -> " + fs::read_symlink(it->path(), error).string() +
+                                     ": it leads outside the archive");
+    }
+  }
+  if (error) return Status::Unavailable(into.string() + ": cannot check the extracted links: " + error.message());
+  return Status::Ok();
+}
+
 // Extracts `archive_path` into `into`, entry by entry, within the limits' bytes and entries.
 Status Extract(const std::string& archive_path, const std::string& into, const FetchLimits& limits) {
   struct archive* in = archive_read_new();
@@ -187,6 +206,7 @@ Status Extract(const std::string& archive_path, const std::string& into, const F
   }
   archive_read_free(in);
   archive_write_free(out);
+  if (status.ok()) status = CheckLinksResolveInside(archive_path, into);
   return status;
 }
 
@@ -270,8 +290,11 @@ StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sh
   const fs::path data = entry / "data";
   if (fs::exists(entry / ".complete")) return data.string();
 
-  const std::string file_name = fs::path(url).filename().empty() ? "archive" : fs::path(url).filename().string();
-  const fs::path archive = entry / file_name;
+  // In a folder of its own: named by the url, it could otherwise be ".lock", ".complete" or "data".
+  std::string file_name = fs::path(url).filename().string();
+  if (file_name.empty() || file_name == "." || file_name == "..") file_name = "archive";
+  fs::create_directories(entry / "download", error);
+  const fs::path archive = entry / "download" / file_name;
   const bool cached = fs::exists(archive);
   bool resumed = false;
   if (!cached) RETURN_IF_ERROR(Download(url, archive.string(), limits, &resumed));
@@ -289,7 +312,10 @@ StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sh
   }
   fs::remove_all(data, error);
   fs::create_directories(data, error);
-  RETURN_IF_ERROR(Extract(archive.string(), data.string(), limits));
+  if (Status extracted = Extract(archive.string(), data.string(), limits); !extracted.ok()) {
+    fs::remove_all(data, error);  // what a refused archive left is never read
+    return extracted;
+  }
   std::ofstream(entry / ".complete") << url << "\n";
   return data.string();
 }

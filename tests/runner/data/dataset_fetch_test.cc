@@ -80,12 +80,12 @@ TEST_F(DatasetFetchTest, DownloadsChecksExtractsAndCaches) {
 
 TEST_F(DatasetFetchTest, DamagedCachedArchiveIsFetchedAgain) {
   const std::string sha = *Sha256OfFile(Archive().string());
-  fs::create_directories(fs::path(cache_) / sha);
-  std::ofstream(fs::path(cache_) / sha / "cifar-10-binary.tar.gz") << "half a download";
+  fs::create_directories(fs::path(cache_) / sha / "download");
+  std::ofstream(fs::path(cache_) / sha / "download/cifar-10-binary.tar.gz") << "half a download";
   auto data = FetchDataset(Url(), sha, cache_, Files());
   ASSERT_TRUE(data.ok()) << data.status().ToString();
   EXPECT_TRUE(FindDirectoryHolding(*data, "test_batch.bin").ok());
-  EXPECT_FALSE(fs::exists(fs::path(cache_) / sha / "cifar-10-binary.tar.gz.part"));
+  EXPECT_FALSE(fs::exists(fs::path(cache_) / sha / "download/cifar-10-binary.tar.gz.part"));
 }
 
 // An interrupted download is continued, not started over: the source's first half is
@@ -94,8 +94,8 @@ TEST_F(DatasetFetchTest, AnInterruptedDownloadIsContinuedWhereItStopped) {
   const std::string original = Read(Archive());
   const std::string sha = *Sha256OfFile(Archive().string());
   const size_t half = original.size() / 2;
-  fs::create_directories(fs::path(cache_) / sha);
-  std::ofstream(fs::path(cache_) / sha / "cifar-10-binary.tar.gz.part", std::ios::binary) << original.substr(0, half);
+  fs::create_directories(fs::path(cache_) / sha / "download");
+  std::ofstream(fs::path(cache_) / sha / "download/cifar-10-binary.tar.gz.part", std::ios::binary) << original.substr(0, half);
   std::ofstream(Archive(), std::ios::binary) << std::string(half, '\0') << original.substr(half);
   auto data = FetchDataset(Url(), sha, cache_, Files());
   ASSERT_TRUE(data.ok()) << data.status().ToString();
@@ -105,8 +105,8 @@ TEST_F(DatasetFetchTest, AnInterruptedDownloadIsContinuedWhereItStopped) {
 // A part that is not this file's start (another version, a damaged disk) is fetched afresh.
 TEST_F(DatasetFetchTest, AContinuedDownloadThatDoesNotMatchIsFetchedAfresh) {
   const std::string sha = *Sha256OfFile(Archive().string());
-  fs::create_directories(fs::path(cache_) / sha);
-  std::ofstream(fs::path(cache_) / sha / "cifar-10-binary.tar.gz.part") << "not the start of it";
+  fs::create_directories(fs::path(cache_) / sha / "download");
+  std::ofstream(fs::path(cache_) / sha / "download/cifar-10-binary.tar.gz.part") << "not the start of it";
   auto data = FetchDataset(Url(), sha, cache_, Files());
   ASSERT_TRUE(data.ok()) << data.status().ToString();
   EXPECT_TRUE(FindDirectoryHolding(*data, "test_batch.bin").ok());
@@ -119,7 +119,7 @@ TEST_F(DatasetFetchTest, ChecksumMismatchIsRefused) {
   EXPECT_NE(data.status().message().find("spec.dataset.sha256: " + Url() + " has sha256 "), std::string::npos)
       << data.status().message();
   EXPECT_NE(data.status().message().find("expected " + wrong), std::string::npos);
-  EXPECT_FALSE(fs::exists(fs::path(cache_) / wrong / "cifar-10-binary.tar.gz"));  // the bad download is gone
+  EXPECT_FALSE(fs::exists(fs::path(cache_) / wrong / "download/cifar-10-binary.tar.gz"));  // the bad download is gone
 }
 
 TEST_F(DatasetFetchTest, MissingSourceNamesTheUrl) {
@@ -185,6 +185,35 @@ TEST_F(DatasetFetchTest, OnlyFilesFoldersAndInsideLinksAreExtracted) {
   auto good = FetchFile(TarOf("good"), Files());
   ASSERT_TRUE(good.ok()) << good.status().ToString();
   EXPECT_EQ(Read(fs::path(*good) / "good/alias.bin"), "ok");
+}
+
+// The audit's Medium: each link checked alone stayed inside, while the chain led out: chain/s2
+// is chain itself, chain/s1 the data folder, chain/s3 the folder above it.
+TEST_F(DatasetFetchTest, AChainOfLinksCannotLeadOutside) {
+  fs::create_directories(root_ / "src/chain");
+  fs::create_symlink(".", root_ / "src/chain/s2");
+  fs::create_symlink("s2/..", root_ / "src/chain/s1");
+  fs::create_symlink("s1/..", root_ / "src/chain/s3");
+  const std::string archive = TarOf("chain");
+  auto chained = FetchFile(archive, Files());
+  ASSERT_FALSE(chained.ok());
+  EXPECT_EQ(chained.status().message(), (fs::canonical(cache_) / *Sha256OfFile(archive)).string() +
+                                            "/download/chain.tar.gz: refusing link chain/s3 -> s1/..: it leads outside "
+                                            "the archive");
+  EXPECT_FALSE(fs::exists(fs::path(cache_) / *Sha256OfFile(archive) / "data")) << "what it left is removed";
+}
+
+// The audit's Low: the archive took its file name from the url, so "…/.complete" marked a
+// data set staged before it was, and "…/data" was the folder it extracts into.
+TEST_F(DatasetFetchTest, AnArchiveNamedLikeTheCachesOwnFilesIsKeptApart) {
+  for (const char* name : {".complete", "data", ".lock"}) {
+    fs::remove_all(cache_);
+    const fs::path copy = root_ / name;
+    fs::copy_file(Archive(), copy, fs::copy_options::overwrite_existing);
+    auto data = FetchDataset("file://" + copy.string(), *Sha256OfFile(copy.string()), cache_, Files());
+    ASSERT_TRUE(data.ok()) << name << ": " << data.status().ToString();
+    EXPECT_TRUE(FindDirectoryHolding(*data, "test_batch.bin").ok()) << name;
+  }
 }
 
 TEST_F(DatasetFetchTest, ExtractionIsBoundedInBytesAndEntries) {
