@@ -305,7 +305,7 @@ int Run(const Options& options) {
   runtime::Store* pods = manager.AddCache(
       "pods",
       Watch(&client, options, kube::Pods(), controller::kBenchmarkLabel),
-      controller::WorkerPodOwnerKey);
+      controller::WorkerPodOwnerKey, {}, controller::TrimWorkerPod);
   runtime::EventRecorder events(&client);
   const auto record_event = [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); };
   const std::unique_ptr<DatasetController> datasets = AddDatasetController(manager, &client, options, benchmarks, record_event);

@@ -1,5 +1,6 @@
 #include "operator/controller/worker_pods.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "operator/controller/builders.h"
@@ -115,6 +116,20 @@ RankResult RankResultOf(const WorkerPod& pod, const Benchmark& benchmark) {
   missing.error += " without a result";
   if (!pod.termination_message.empty()) missing.error += "; last log lines:\n" + pod.termination_message;
   return missing;
+}
+
+bool TrimWorkerPod(nlohmann::json* pod) {
+  nlohmann::json& metadata = (*pod)["metadata"];
+  const nlohmann::json owners = metadata.value("ownerReferences", nlohmann::json::array());
+  if (!owners.is_array()) return false;
+  const bool controlled = std::any_of(owners.begin(), owners.end(), [](const nlohmann::json& owner) {
+    return owner.is_object() && owner.value("controller", false) && owner.value("kind", "") == "Benchmark" &&
+           owner.value("apiVersion", "").rfind("ergobench.io/", 0) == 0;
+  });
+  if (!controlled) return false;
+  metadata.erase("managedFields");
+  metadata.erase("annotations");
+  return true;
 }
 
 bool HasEnded(const WorkerPod& pod) { return pod.phase == kPodSucceeded || pod.phase == kPodFailed; }

@@ -51,6 +51,11 @@ inline bool InGang(const WorkerPod& pod, const Gang& gang) {
   return pod.generation == gang.generation && pod.attempt == gang.attempt && pod.repeat == gang.repeat;
 }
 
+// The pod cache's transform (runtime::Store::Transform): only a pod a Benchmark controls, which
+// its label alone does not prove (anyone who creates pods may set it), and without
+// managedFields and annotations, which no reconciler reads and a pod's author may make large.
+bool TrimWorkerPod(nlohmann::json* pod);
+
 // The Benchmark a pod belongs to by its label, "namespace/name" ("" for none): what a pod event
 // makes us reconcile, and the index of the pod cache.
 std::string WorkerPodOwnerKey(const nlohmann::json& pod);

@@ -6,8 +6,10 @@
 namespace ergobench::runtime {
 
 struct Manager::Cache {
-  Cache(std::string kind_, std::unique_ptr<ListWatch> source_, KeyOf key_of, std::vector<Route> routes_)
-      : kind(std::move(kind_)), source(std::move(source_)), store(std::move(key_of)), routes(std::move(routes_)) {}
+  Cache(std::string kind_, std::unique_ptr<ListWatch> source_, KeyOf key_of, std::vector<Route> routes_,
+        Store::Transform transform)
+      : kind(std::move(kind_)), source(std::move(source_)), store(std::move(key_of), std::move(transform)),
+        routes(std::move(routes_)) {}
 
   std::string kind;
   std::unique_ptr<ListWatch> source;
@@ -34,9 +36,11 @@ Manager::Manager(kube::KubeClient* client, const TimeSource* time, ManagerOption
 
 Manager::~Manager() = default;
 
-Store* Manager::AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of, std::vector<Route> routes) {
+Store* Manager::AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of, std::vector<Route> routes,
+                         Store::Transform transform) {
   if (routes.empty()) routes.push_back({&queue_, nullptr});
-  caches_.push_back(std::make_unique<Cache>(std::move(kind), std::move(source), std::move(key_of), std::move(routes)));
+  caches_.push_back(std::make_unique<Cache>(std::move(kind), std::move(source), std::move(key_of), std::move(routes),
+                                            std::move(transform)));
   return &caches_.back()->store;
 }
 

@@ -74,7 +74,8 @@ class Manager {
   // A cache filled by a watcher of `source`, indexed by `key_of` (Store::ByIndex). Each object
   // an event changes is mapped by `key_of` to a key ("" for none), which `routes` send to
   // their controllers; without routes, to the main controller's queue as it is. Before Run().
-  Store* AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of, std::vector<Route> routes = {});
+  Store* AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of, std::vector<Route> routes = {},
+                  Store::Transform transform = nullptr);
   // Another controller, with a queue of its own served by `workers` threads. Before Run().
   WorkQueue* AddController(std::string name, ReconcileFn reconcile, ReconcileObserver observer, int workers = 1);
   // `body` runs on a thread of its own from step 5 until the stop; it sleeps on the flag.

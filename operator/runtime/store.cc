@@ -40,6 +40,14 @@ std::vector<std::string> Store::Apply(WatcherEvent&& event) {
   }
   for (auto& object : event.objects) {
     const std::string key = ObjectKey(object);
+    if (event.kind != WatcherEvent::kDeleted && transform_ && !transform_(&object)) {
+      // Refused: one held before (its owner changed) goes, and its old index value hears of it.
+      if (const auto held = objects_.find(key); held != objects_.end()) {
+        changed.push_back(IndexValue(key, held->second));
+        Erase(key);
+      }
+      continue;
+    }
     if (event.kind != WatcherEvent::kDeleted && HoldsVersion(key, object)) continue;
     changed.push_back(IndexValue(key, object));
     if (event.kind == WatcherEvent::kDeleted) {
@@ -57,7 +65,9 @@ bool Store::HoldsVersion(const std::string& key, const nlohmann::json& object) c
   return held != objects_.end() && !version.empty() && held->second["metadata"].value("resourceVersion", "") == version;
 }
 
-void Store::ApplyOwnWrite(const nlohmann::json& object, const std::string& based_on) {
+void Store::ApplyOwnWrite(const nlohmann::json& written, const std::string& based_on) {
+  nlohmann::json object = written;
+  if (transform_ && !transform_(&object)) return;
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string key = ObjectKey(object);
   const auto it = objects_.find(key);

@@ -22,11 +22,15 @@ std::string ObjectKey(const nlohmann::json& object);  // "ns/name"
 class Store {
  public:
   using IndexOf = std::function<std::string(const nlohmann::json& object)>;
+  // Trims an object before it is cached, or refuses it (false), as client-go's TransformFunc:
+  // a cache holds only what its reconcilers read, whoever can set the label it watches by.
+  using Transform = std::function<bool(nlohmann::json* object)>;
 
   // `index_of` files each object under a value (a pod under its Benchmark's key; "" for
   // none), and ByIndex lists one value's objects without looking at the others, as
   // client-go's Indexer does: a reconcile costs its own pods, not every pod in the cluster.
-  explicit Store(IndexOf index_of = nullptr) : index_of_(std::move(index_of)) {}
+  explicit Store(IndexOf index_of = nullptr, Transform transform = nullptr)
+      : index_of_(std::move(index_of)), transform_(std::move(transform)) {}
 
   // Returns the index values (without an index: the keys) of the objects of `event` that
   // changed the cache: all but those it held already at the same resourceVersion (the watch
@@ -54,6 +58,7 @@ class Store {
   void Erase(const std::string& key);
 
   const IndexOf index_of_;
+  const Transform transform_;
   mutable std::mutex mutex_;
   std::map<std::string, nlohmann::json> objects_;
   std::map<std::string, std::set<std::string>> index_;  // value → keys

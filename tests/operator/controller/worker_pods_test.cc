@@ -19,6 +19,29 @@ const char kFailedPod[] = R"({
                  "exitCode": 137, "reason": "OOMKilled", "message": "Killed\n",
                  "finishedAt": "2026-11-22T05:59:00Z"}}}]}})";
 
+// The audit's Medium: the pod cache took any pod with the benchmark label, which anyone who
+// creates pods may set, annotations and managedFields included.
+TEST(WorkerPods, TheCacheKeepsOnlyPodsABenchmarkControlsTrimmed) {
+  nlohmann::json pod = {{"metadata",
+                         {{"name", "b-worker-0"},
+                          {"labels", {{"ergobench.io/benchmark", "b"}}},
+                          {"annotations", {{"a", std::string(100000, 'x')}}},
+                          {"managedFields", nlohmann::json::array({{{"manager", "kubectl"}}})}}}};
+  EXPECT_FALSE(TrimWorkerPod(&pod)) << "a label, no owner";
+  pod["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"}, {"kind", "Benchmark"}, {"controller", true}}};
+  EXPECT_FALSE(TrimWorkerPod(&pod)) << "another group's Benchmark";
+  pod["metadata"]["ownerReferences"] = {{{"apiVersion", "ergobench.io/v1alpha1"}, {"kind", "Benchmark"}}};
+  EXPECT_FALSE(TrimWorkerPod(&pod)) << "an owner, not the controller";
+  pod["metadata"]["ownerReferences"] = "not a list";
+  EXPECT_FALSE(TrimWorkerPod(&pod));
+  pod["metadata"]["ownerReferences"] = {{{"apiVersion", "ergobench.io/v1alpha1"}, {"kind", "Benchmark"},
+                                          {"name", "b"}, {"uid", "u"}, {"controller", true}}};
+  ASSERT_TRUE(TrimWorkerPod(&pod));
+  EXPECT_FALSE(pod["metadata"].contains("annotations"));
+  EXPECT_FALSE(pod["metadata"].contains("managedFields"));
+  EXPECT_EQ(pod["metadata"]["labels"]["ergobench.io/benchmark"], "b");
+}
+
 TEST(WorkerPods, ReadsStatusAndLabels) {
   const WorkerPod pod = ReadWorkerPod(json::parse(kFailedPod));
   EXPECT_EQ(pod.name, "b-worker-1");

@@ -27,6 +27,30 @@ TEST(Store, FollowsTheWatcher) {
   EXPECT_EQ(store.List([](const json& o) { return o["metadata"]["namespace"] == "c"; }).size(), 1u);
 }
 
+// A transform trims what is cached, or refuses it; an object it refuses after holding it (its
+// owner changed) goes, and its index value hears of it.
+TEST(Store, ATransformTrimsOrRefusesWhatIsCached) {
+  Store store([](const json& o) { return o["metadata"].value("namespace", ""); }, [](json* o) {
+    (*o)["metadata"].erase("annotations");
+    return (*o)["metadata"].value("name", "") != "refused";
+  });
+  json kept = Obj("a", "kept", "1");
+  kept["metadata"]["annotations"] = {{"big", std::string(1000, 'x')}};
+  EXPECT_EQ(store.Apply({WatcherEvent::kRestarted, {kept, Obj("b", "refused", "1")}}), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(store.Size(), 1u);
+  EXPECT_FALSE((*store.Get("a/kept"))["metadata"].contains("annotations"));
+  EXPECT_EQ(store.ByIndex("b").size(), 0u);
+
+  Store by_name([](const json& o) { return o["metadata"].value("namespace", ""); },
+                [](json* o) { return (*o)["metadata"].value("resourceVersion", "") != "2"; });
+  by_name.Apply({WatcherEvent::kRestarted, {Obj("a", "x", "1")}});
+  EXPECT_EQ(by_name.Apply({WatcherEvent::kApplied, {Obj("a", "x", "2")}}), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(by_name.Get("a/x"), std::nullopt);
+  EXPECT_TRUE(by_name.Apply({WatcherEvent::kApplied, {Obj("a", "y", "2")}}).empty()) << "never held";
+  by_name.ApplyOwnWrite(Obj("a", "z", "2"), "");
+  EXPECT_EQ(by_name.Get("a/z"), std::nullopt) << "our own writes pass the transform too";
+}
+
 TEST(Store, OwnWritesNeverHideNewerVersions) {
   Store store;
   store.Apply({WatcherEvent::kRestarted, {Obj("a", "x", "5")}});
