@@ -369,7 +369,7 @@ int main(int argc, char** argv) {
                "honour spec.scheduling.priorityClassName");
   app.add_flag("--allow-scheduler-name", options.policy.allow_scheduler_name, "honour spec.scheduling.schedulerName");
   app.add_option("--dataset-volume-type", options.policy.dataset_volume_types,
-                 "volume source type a spec.dataset.volume may be, repeatable (default: persistentVolumeClaim, nfs, csi)");
+                 "volume source type a spec.dataset.volume may be, repeatable (default: persistentVolumeClaim)");
   app.add_option("--energy-agent-port", options.energy_agent_port,
                  "hostPort of the node energy agent the ranks read their node's energy from; 0: none")
       ->check(CLI::Range(0, 65535));

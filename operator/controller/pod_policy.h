@@ -20,9 +20,10 @@ struct PodPolicy {
   bool allow_tolerations = false;
   bool allow_priority_class = false;
   bool allow_scheduler_name = false;
-  // Volume source types a spec.dataset.volume may be: shared storage, not the node's own
-  // files (hostPath) unless the platform team adds it.
-  std::vector<std::string> dataset_volume_types = {"persistentVolumeClaim", "nfs", "csi"};
+  // Volume source types a spec.dataset.volume may be: claims, which the platform team's
+  // StorageClasses and quotas govern. nfs and csi mount whatever server or driver an author
+  // names from the node, and hostPath the node's own files: only where the team adds them.
+  std::vector<std::string> dataset_volume_types = {"persistentVolumeClaim"};
 };
 
 // The patterns in force: the policy's, or those of the runner image's repository.

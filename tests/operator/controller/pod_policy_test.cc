@@ -30,6 +30,27 @@ TEST(PodPolicy, ByDefaultOnlyTheRunnerImagesRepository) {
   }
 }
 
+// The audit's Medium: nfs and csi were allowed by default, which gave any author node-level
+// mounts of any server. A claim only, unless the platform team adds a type.
+TEST(PodPolicy, ADatasetVolumeIsAClaimUnlessThePolicyAddsAType) {
+  PodPolicy policy;
+  const std::string runner = "ergobench-runner:0.1.0";
+  Benchmark b;
+  b.spec.dataset.volume = {{"persistentVolumeClaim", {{"claimName", "data"}}}};
+  EXPECT_TRUE(PolicyViolations(b, policy, runner).empty());
+  for (const char* type : {"nfs", "csi", "hostPath"}) {
+    b.spec.dataset.volume = {{type, nlohmann::json::object()}};
+    const FieldErrors errors = PolicyViolations(b, policy, runner);
+    ASSERT_EQ(errors.size(), 1u) << type;
+    EXPECT_EQ(errors.errors()[0].path, std::string("spec.dataset.volume.") + type);
+    EXPECT_EQ(errors.errors()[0].message, "is not allowed by the operator's policy (allowed: persistentVolumeClaim; "
+                                          "Helm value policy.datasetVolumeTypes)");
+  }
+  policy.dataset_volume_types.push_back("nfs");
+  b.spec.dataset.volume = {{"nfs", {{"server", "files.example"}, {"path", "/data"}}}};
+  EXPECT_TRUE(PolicyViolations(b, policy, runner).empty());
+}
+
 TEST(PodPolicy, PatternsWidenIt) {
   PodPolicy policy;
   policy.allowed_images = {"registry.example/team-*/*"};
