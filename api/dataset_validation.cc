@@ -9,13 +9,8 @@ namespace ergobench {
 namespace {
 
 void ValidateUrlSource(const DatasetSource& source, FieldErrors* errors) {
-  const std::string& url = source.url;
   // file:// would read the staging node's own files: never on a cluster.
-  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
-    errors->Add("spec.source.url", "must be an http:// or https:// URL, got " + Quote(url));
-  } else if (url.size() > 2048) {
-    errors->Add("spec.source.url", "must be at most 2048 bytes, got " + std::to_string(url.size()));
-  }
+  CheckFetchUrl("spec.source.url", source.url, /*allow_file=*/false, errors);
   if (!AllOf(source.sha256, IsLowerHexDigit, 64)) {
     errors->Add("spec.source.sha256", "must be 64 lowercase hex digits (the archive's SHA-256), got " +
                                           Quote(source.sha256));

@@ -60,6 +60,21 @@ void CheckRelativePath(const std::string& path, const std::string& value, FieldE
   }
 }
 
+void CheckFetchUrl(const std::string& path, const std::string& url, bool allow_file, FieldErrors* errors) {
+  const size_t scheme_end = url.find("://");
+  const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+  const std::string rest = scheme_end == std::string::npos ? url : url.substr(scheme_end + 3);
+  if (rest.substr(0, rest.find_first_of("/?#")).find('@') != std::string::npos) {
+    errors->Add(path, "must not hold credentials (user:password@ before the host): anyone who may read the object "
+                      "would read them");
+  } else if (scheme != "http" && scheme != "https" && !(allow_file && scheme == "file")) {
+    errors->Add(path, std::string("must be an http:// or https:// URL") + (allow_file ? " (or file:// for a local run)" : "") +
+                          ", got " + Quote(url));
+  } else if (url.size() > 2048) {
+    errors->Add(path, "must be at most 2048 bytes, got " + std::to_string(url.size()));
+  }
+}
+
 void CheckDnsLabel(const std::string& path, const std::string& value, size_t max_length, FieldErrors* errors) {
   if (value.empty()) {
     errors->Add(path, "is required");

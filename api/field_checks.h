@@ -21,6 +21,10 @@ void CheckEnum(const std::string& path, const std::string& value, const std::vec
                FieldErrors* errors);
 // A folder inside a volume: relative, and never climbing out of it with "..".
 void CheckRelativePath(const std::string& path, const std::string& value, FieldErrors* errors);
+// A URL a data set is fetched from: http:// or https:// (file:// too with `allow_file`: a local
+// run's own files), at most 2048 bytes, and without user:password@, which would sit in the
+// object for anyone who may read it; that one is refused without echoing the URL.
+void CheckFetchUrl(const std::string& path, const std::string& url, bool allow_file, FieldErrors* errors);
 // A Kubernetes object name (DNS-1123 label) of at most `max_length` characters.
 void CheckDnsLabel(const std::string& path, const std::string& value, size_t max_length, FieldErrors* errors);
 

@@ -165,7 +165,12 @@ void ValidateDataset(const DatasetSpec& d, FieldErrors* errors) {
   }
   if (d.source == "path" && d.path.empty()) errors->Add("spec.dataset.path", "is required when source is path");
   if (d.source == "url") {
-    if (d.url.empty()) errors->Add("spec.dataset.url", "is required when source is url");
+    if (d.url.empty()) {
+      errors->Add("spec.dataset.url", "is required when source is url");
+    } else {
+      // file:// for `ergobench run` (ERGOBENCH_ALLOW_FILE_URLS); the operator's policy refuses it.
+      CheckFetchUrl("spec.dataset.url", d.url, /*allow_file=*/true, errors);
+    }
     if (!AllOf(d.sha256, IsLowerHexDigit, 64)) {
       errors->Add("spec.dataset.sha256", "must be 64 lowercase hex digits when source is url, got " + Quote(d.sha256));
     }

@@ -50,6 +50,11 @@ FieldErrors PolicyViolations(const Benchmark& benchmark, const PodPolicy& policy
     errors.Add("spec.scheduling.schedulerName",
                "is not honoured by the operator's policy (Helm value policy.allowSchedulerName)");
   }
+  // A local run may read its own files; a pod would read its node's.
+  if (spec.dataset.source == "url" && spec.dataset.url.rfind("file:", 0) == 0) {
+    errors.Add("spec.dataset.url", "file:// reads the node's own files: on a cluster only http:// and https:// are "
+                                   "fetched (or stage the data with a Dataset)");
+  }
   const nlohmann::json& volume = spec.dataset.volume;
   if (volume.is_object() && volume.size() == 1) {
     const std::string type = volume.begin().key();

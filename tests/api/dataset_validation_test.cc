@@ -71,6 +71,19 @@ TEST(DatasetValidationTest, EachMistakeIsNamedByItsField) {
             "spec.source.uri: unknown field\nspec.source: is required: a url (with sha256) or a persistentVolumeClaim");
 }
 
+// The audit's Medium: user:password@ in a url sat in the object for anyone who may read it, and
+// errors echoed it. Refused, and never quoted.
+TEST(DatasetValidationTest, AUrlWithCredentialsIsRefusedWithoutEchoingThem) {
+  const std::string errors = Errors(std::string(kHead) + "spec: {source: {url: 'https://me:s3cret@files.example/c.tgz', "
+                                    "sha256: " + kSha + "}, storage: {size: 1Gi}}\n");
+  EXPECT_EQ(errors, "spec.source.url: must not hold credentials (user:password@ before the host): anyone who may read "
+                    "the object would read them");
+  EXPECT_EQ(errors.find("s3cret"), std::string::npos);
+  EXPECT_EQ(Errors(std::string(kHead) + "spec: {source: {url: 'https://files.example/a@b/c.tgz', sha256: " + kSha +
+                   "}, storage: {size: 1Gi}}\n"),
+            "") << "an @ in the path is no credential";
+}
+
 TEST(DatasetValidationTest, ANameLeavesRoomForItsChildren) {
   const std::string name(58, 'd');
   EXPECT_EQ(Errors("apiVersion: ergobench.io/v1alpha1\nkind: Dataset\nmetadata: {name: " + name +

@@ -190,6 +190,15 @@ TEST(ValidationTest, Dataset) {
   b.spec.dataset.sha256 = "abc";
   errors = ValidateBenchmark(b);
   EXPECT_NE(errors.ToString().find("spec.dataset.sha256: must be 64 lowercase hex digits"), std::string::npos);
+  // A Benchmark's own url gets a Dataset's checks (file:// aside, for a local run).
+  b.spec.dataset.url = "https://me:s3cret@example.org/x.tgz";
+  errors = ValidateBenchmark(b);
+  EXPECT_NE(errors.ToString().find("spec.dataset.url: must not hold credentials"), std::string::npos) << errors.ToString();
+  EXPECT_EQ(errors.ToString().find("s3cret"), std::string::npos);
+  b.spec.dataset.url = "gopher://example.org/x.tgz";
+  EXPECT_NE(ValidateBenchmark(b).ToString().find("spec.dataset.url: must be an http:// or https:// URL (or file:// for "
+                                                 "a local run), got \"gopher://example.org/x.tgz\""),
+            std::string::npos);
 }
 
 TEST(ValidationTest, Resources) {

@@ -51,6 +51,19 @@ TEST(PodPolicy, ADatasetVolumeIsAClaimUnlessThePolicyAddsAType) {
   EXPECT_TRUE(PolicyViolations(b, policy, runner).empty());
 }
 
+// The audit's Medium: a Benchmark's inline file:// url is for `ergobench run`; in a pod it would
+// read the node's files.
+TEST(PodPolicy, AFileUrlIsForALocalRunOnly) {
+  Benchmark b;
+  b.spec.dataset.source = "url";
+  b.spec.dataset.url = "file:///etc/kubernetes/admin.conf";
+  const FieldErrors errors = PolicyViolations(b, PodPolicy(), "ergobench-runner:0.1.0");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors.errors()[0].path, "spec.dataset.url");
+  b.spec.dataset.url = "https://files.example/cifar-10-binary.tar.gz";
+  EXPECT_TRUE(PolicyViolations(b, PodPolicy(), "ergobench-runner:0.1.0").empty());
+}
+
 TEST(PodPolicy, PatternsWidenIt) {
   PodPolicy policy;
   policy.allowed_images = {"registry.example/team-*/*"};
