@@ -81,7 +81,8 @@ json BuildStagingJob(const Dataset& dataset, const std::string& image) {
   return {{"apiVersion", "batch/v1"},
           {"kind", "Job"},
           {"metadata", DatasetMetadata(dataset, StagingJobName(dataset))},
-          {"spec", {{"backoffLimit", kStagingBackoffLimit}, {"template", pod}}}};
+          {"spec", {{"backoffLimit", kStagingBackoffLimit}, {"activeDeadlineSeconds", kStagingDeadlineSeconds},
+                    {"template", pod}}}};
 }
 
 }  // namespace ergobench::controller

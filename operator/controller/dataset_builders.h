@@ -4,6 +4,7 @@
 // image under the restricted profile. The same Dataset always gives the same JSON.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,10 @@ inline constexpr char kDatasetLabel[] = "ergobench.io/dataset";
 inline constexpr char kStagingMountPath[] = "/dataset";
 // Tries of the staging pod: a transient error (the network, a node) resumes the download.
 inline constexpr int kStagingBackoffLimit = 4;
+// How long staging may take in all, tries included: a server that trickles just above the
+// fetch's low-speed limit (dataset_fetch.h) must not hold a pod and a claim for days. ImageNet's
+// 150 GB fits at 4 MB/s.
+inline constexpr int64_t kStagingDeadlineSeconds = 12 * 3600;
 // What the staging container may use: fetching and extracting needs little, and requests
 // equal limits so that it never borrows a benchmark's CPU.
 inline constexpr char kStagingCpu[] = "250m";

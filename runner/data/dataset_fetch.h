@@ -25,8 +25,9 @@ struct FetchLimits {
   long max_redirects = 5;
   std::chrono::seconds connect_timeout{30};
   // A transfer slower than this many bytes per second for low_speed_time is abandoned, so a
-  // stalled server does not hold the other ranks waiting on the cache's lock.
-  long low_speed_bytes_per_second = 1024;
+  // stalled or trickling server does not hold the other ranks waiting on the cache's lock (on
+  // a cluster the staging Job's deadline bounds the whole, dataset_builders.h).
+  long low_speed_bytes_per_second = 32 * 1024;
   std::chrono::seconds low_speed_time{60};
 
   static FetchLimits FromEnv();

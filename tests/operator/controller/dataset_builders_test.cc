@@ -29,6 +29,11 @@ TEST(DatasetBuildersTest, StagingJobGolden) {
   testing::ExpectGolden(BuildStagingJob(Cifar(), "ergobench-runner:0.1.0"), "dataset-staging-job.json");
 }
 
+// Staging ends within its deadline, tries included, however slowly a server trickles.
+TEST(DatasetBuildersTest, StagingHasADeadline) {
+  EXPECT_EQ(BuildStagingJob(Cifar(), "ergobench-runner:0.1.0")["spec"]["activeDeadlineSeconds"], 12 * 3600);
+}
+
 // A try's verdict no retry mends is kept on the claim, not in the pod: the kubelet may restart
 // the failed try just as the operator's deletion of the Job tears the pod's emptyDir down, and
 // the restart then found no verdict and fetched again (seen under load in CI). One file per

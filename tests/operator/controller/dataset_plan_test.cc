@@ -98,6 +98,20 @@ TEST(DatasetPlanTest, AJobOutOfTriesFailsWithTheLastError) {
   EXPECT_EQ(plan.status.conditions.at(0).message, "connection refused (Job has reached the specified backoff limit)");
 }
 
+// The audit's Medium: a server trickling just above the low-speed limit held the staging pod and
+// its claim for as long as it liked. The Job's deadline ends it, and the Dataset says so.
+TEST(DatasetPlanTest, AJobPastItsDeadlineFailsSayingSo) {
+  const nlohmann::json job = {
+      {"metadata", {{"uid", "j-1"}, {"labels", {{"ergobench.io/generation", "1"}}}}},
+      {"status", {{"conditions", {{{"type", "Failed"}, {"status", "True"}, {"reason", "DeadlineExceeded"},
+                                   {"message", "Job was active longer than specified deadline"}}}}}}};
+  const DatasetPlan plan = PlanDataset(UrlDataset(), ReadStagingJob(job), {}, kNow);
+  EXPECT_EQ(plan.status.phase, kDatasetFailed);
+  EXPECT_EQ(plan.status.conditions.at(0).reason, "StagingFailed");
+  EXPECT_EQ(plan.status.conditions.at(0).message, "Job was active longer than specified deadline");
+  EXPECT_EQ(plan.delete_job_uid, "j-1");
+}
+
 // An edit stages the new generation from the start: the old Job goes first, the claim stays.
 TEST(DatasetPlanTest, AnEditReplacesTheOldGenerationsJob) {
   Dataset edited = UrlDataset(2);
