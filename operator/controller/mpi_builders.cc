@@ -1,5 +1,7 @@
 #include "operator/controller/mpi_builders.h"
 
+#include <initializer_list>
+
 #include "api/defaults.h"
 
 namespace ergobench::controller {
@@ -15,10 +17,15 @@ constexpr char kLauncherMemory[] = "256Mi";
 std::string SshFile(const char* name) { return std::string(kSshMountPath) + "/" + name; }
 std::string ConfigFile(const char* name) { return std::string(kConfigMountPath) + "/" + name; }
 
-json SshVolume(const Benchmark& benchmark) {
-  // Owned by root, readable by the pod's group (fsGroup): neither sshd nor ssh finds a key of
-  // another owner too open, and no process in the pod can change one.
-  return {{"name", "ssh"}, {"secret", {{"secretName", SshSecretName(benchmark)}, {"defaultMode", 0440}}}};
+// The Secret's files a role uses, and no other: a worker's sshd its host key and the key it lets
+// in, the launcher its client key and the host key it expects. A worker that held the client key
+// could log into its peers. Owned by root, readable by the pod's group (fsGroup): neither sshd
+// nor ssh finds a key of another owner too open, and no process in the pod can change one.
+json SshVolume(const Benchmark& benchmark, std::initializer_list<const char*> files) {
+  json items = json::array();
+  for (const char* file : files) items.push_back({{"key", file}, {"path", file}});
+  return {{"name", "ssh"},
+          {"secret", {{"secretName", SshSecretName(benchmark)}, {"defaultMode", 0440}, {"items", items}}}};
 }
 
 json SshMount() { return {{"name", "ssh"}, {"mountPath", kSshMountPath}, {"readOnly", true}}; }
@@ -124,7 +131,7 @@ void MakeMpiWorker(const Benchmark& benchmark, json* pod) {
   // sshd's log; the rank's /healthz comes only once mpirun starts it.
   container.erase("readinessProbe");
   container["volumeMounts"].push_back(SshMount());
-  (*pod)["spec"]["volumes"].push_back(SshVolume(benchmark));
+  (*pod)["spec"]["volumes"].push_back(SshVolume(benchmark, {"ssh_host_ed25519_key", "authorized_keys"}));
 }
 
 json BuildLauncherPod(const Benchmark& benchmark, const Gang& gang) {
@@ -154,7 +161,7 @@ json BuildLauncherPod(const Benchmark& benchmark, const Gang& gang) {
   };
   json pod_spec = RestrictedPodSpec(container, "Never");
   pod_spec["volumes"] = {{{"name", "config"}, {"configMap", {{"name", ConfigMapName(benchmark)}}}},
-                         SshVolume(benchmark),
+                         SshVolume(benchmark, {"id_ed25519", "known_hosts"}),
                          {{"name", "home"}, {"emptyDir", {{"sizeLimit", "64Mi"}}}},
                          {{"name", "tmp"}, {"emptyDir", {{"sizeLimit", kTmpSizeLimit}}}}};
   ApplyScheduling(benchmark, &pod_spec);  // the gang's scheduler too, should it place gangs whole

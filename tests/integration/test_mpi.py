@@ -175,6 +175,10 @@ class MpiTest(NamespacedClusterSuite):
             owner = subprocess.run(base + ["-o", "IdentitiesOnly=yes", "-i", ours, ip, "id", "-u"],
                                    capture_output=True, text=True, timeout=30)
             self.assertEqual((owner.returncode, owner.stdout.strip()), (0, "65532"), owner.stderr)
+            # A worker holds the keys its sshd uses, not the launcher's client key.
+            held = subprocess.run(base + ["-o", "IdentitiesOnly=yes", "-i", ours, ip, "ls", "/etc/ergobench-ssh"],
+                                  capture_output=True, text=True, timeout=30)
+            self.assertEqual(held.stdout.split(), ["authorized_keys", "ssh_host_ed25519_key"], held.stderr)
             with open(os.path.join(home, "known_hosts")) as f:  # the host key the Secret holds
                 self.assertIn(files["known_hosts"].split()[2], f.read())
         texts = [json.dumps(self.benchmark("keys")), json.dumps(self.cp.get_json("-n", self.ns, "events")),

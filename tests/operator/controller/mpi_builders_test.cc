@@ -94,6 +94,21 @@ TEST(MpiBuilders, TheLauncherRunsMpirunOverSshOnTheWorkers) {
   EXPECT_FALSE(pod["metadata"]["labels"].contains(kRankLabel));
 }
 
+// The audit's Low: every worker mounted the whole Secret, the launcher's client key included, and
+// could log into its peers. Each role mounts only the files it uses.
+TEST(MpiBuilders, EachRoleMountsOnlyTheKeysItUses) {
+  const auto files = [](const json& pod) {
+    std::vector<std::string> out;
+    for (const json& volume : pod["spec"]["volumes"]) {
+      if (volume["name"] != "ssh") continue;
+      for (const json& item : volume["secret"]["items"]) out.push_back(item["key"]);
+    }
+    return out;
+  };
+  EXPECT_EQ(files(BuildWorkerPod(Fmnist3(), 1, {1, 0})), (std::vector<std::string>{"ssh_host_ed25519_key", "authorized_keys"}));
+  EXPECT_EQ(files(BuildLauncherPod(Fmnist3(), {1, 0})), (std::vector<std::string>{"id_ed25519", "known_hosts"}));
+}
+
 // OpenSSH parses what we write: sshd's test mode checks every option and loads the host key,
 // as a user other than root, as in the pod (root's sshd wants its privilege separation
 // directory); ssh -G resolves the client's.
