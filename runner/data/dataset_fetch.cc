@@ -190,19 +190,27 @@ Status Extract(const std::string& archive_path, const std::string& into, const F
     size_t size = 0;
     la_int64_t offset = 0;
     int rb;
+    bool written = true;
     while ((rb = archive_read_data_block(in, &block, &size, &offset)) == ARCHIVE_OK) {
       // Count what the archive yields, not what it claims: a bomb's headers lie.
       bytes += size;
       if (bytes > limits.max_extracted_bytes) break;
-      if (archive_write_data_block(out, block, size, offset) != ARCHIVE_OK) break;
+      if (archive_write_data_block(out, block, size, offset) != ARCHIVE_OK) {
+        written = false;
+        break;
+      }
     }
+    // A full disk is this side's trouble, worth another try, not the archive's.
+    written = archive_write_finish_entry(out) == ARCHIVE_OK && written;
     if (bytes > limits.max_extracted_bytes) {
       status = Status::InvalidArgument(archive_path + ": extracts to more than " +
                                        std::to_string(limits.max_extracted_bytes) + " bytes");
+    } else if (!written) {
+      const char* why = archive_error_string(out);
+      status = Status::Unavailable(archive_path + ": cannot write " + name + ": " + (why ? why : "the write failed"));
     } else if (rb != ARCHIVE_EOF) {
       status = Status::InvalidArgument(archive_path + ": corrupt entry " + name);
     }
-    archive_write_finish_entry(out);
   }
   archive_read_free(in);
   archive_write_free(out);

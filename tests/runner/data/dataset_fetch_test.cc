@@ -2,7 +2,10 @@
 // whole path runs without a network.
 #include "runner/data/dataset_fetch.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
+
+#include <csignal>
 
 #include <cstdlib>
 #include <filesystem>
@@ -214,6 +217,28 @@ TEST_F(DatasetFetchTest, AnArchiveNamedLikeTheCachesOwnFilesIsKeptApart) {
     ASSERT_TRUE(data.ok()) << name << ": " << data.status().ToString();
     EXPECT_TRUE(FindDirectoryHolding(*data, "test_batch.bin").ok()) << name;
   }
+}
+
+// The audit's Low: a full disk was "corrupt entry", a verdict no retry mends. A file-size limit
+// makes the write fail here as a full disk does: the error names the write, and may be retried.
+TEST_F(DatasetFetchTest, AFailedWriteIsNotACorruptArchive) {
+  fs::create_directories(root_ / "src/big");
+  std::ofstream(root_ / "src/big/zeros.bin") << std::string(1 << 20, '\0');
+  const std::string archive = TarOf("big");  // about 1 KiB compressed
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &before), 0);
+  rlimit small = before;
+  small.rlim_cur = 64 << 10;
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG instead
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto fetched = FetchFile(archive, Files());
+  setrlimit(RLIMIT_FSIZE, &before);
+  std::signal(SIGXFSZ, old_handler);
+  ASSERT_FALSE(fetched.ok());
+  EXPECT_EQ(fetched.status().code(), StatusCode::kUnavailable) << fetched.status().ToString();
+  EXPECT_NE(fetched.status().message().find(": cannot write big/zeros.bin: "), std::string::npos)
+      << fetched.status().message();
+  EXPECT_EQ(fetched.status().message().find("corrupt"), std::string::npos);
 }
 
 TEST_F(DatasetFetchTest, ExtractionIsBoundedInBytesAndEntries) {
