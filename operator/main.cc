@@ -19,6 +19,7 @@
 #include "api/cost.h"
 #include "api/price_catalog.h"
 #include "api/benchmark_phase.h"
+#include "base/cidr.h"
 #include "base/http_get.h"
 #include "api/defaults.h"
 #include "operator/controller/builders.h"
@@ -225,7 +226,8 @@ std::unique_ptr<DatasetController> AddDatasetController(runtime::Manager& manage
        {&manager.queue(), [benchmarks](const std::string& key) { return controller::BenchmarksReading(*benchmarks, key); }}});
   self->reconciler = std::make_unique<controller::DatasetReconciler>(controller::DatasetReconcilerDeps{
       client, self->datasets, jobs, staging_pods, std::chrono::system_clock::now,
-      options.runner_image.empty() ? DefaultRunnerImage() : options.runner_image, record_event});
+      options.runner_image.empty() ? DefaultRunnerImage() : options.runner_image, record_event,
+      options.policy.dataset_allowed_networks});
   return controller;
 }
 
@@ -368,6 +370,15 @@ int main(int argc, char** argv) {
   app.add_flag("--allow-priority-class", options.policy.allow_priority_class,
                "honour spec.scheduling.priorityClassName");
   app.add_flag("--allow-scheduler-name", options.policy.allow_scheduler_name, "honour spec.scheduling.schedulerName");
+  app.add_option("--dataset-allowed-network", options.policy.dataset_allowed_networks,
+                 "CIDR of internal addresses a data set may still be fetched from (a mirror in the cluster), "
+                 "repeatable; every other loopback, link-local or private address is refused")
+      ->check(CLI::Validator(
+          [](std::string& network) {
+            const auto parsed = ergobench::ParseCidr(network);
+            return parsed.ok() ? std::string() : std::string(parsed.status().message());
+          },
+          "CIDR"));
   app.add_option("--dataset-volume-type", options.policy.dataset_volume_types,
                  "volume source type a spec.dataset.volume may be, repeatable (default: persistentVolumeClaim)");
   app.add_option("--energy-agent-port", options.energy_agent_port,

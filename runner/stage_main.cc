@@ -6,6 +6,8 @@
 // a retry may get past (the network). See runner/data/dataset_stage.h.
 #include <fstream>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -21,12 +23,25 @@ int main(int argc, char** argv) {
   app.add_option("--verdict-file", options.verdict_file,
                  "where an error no retry mends is kept, for a restarted try to repeat without fetching");
   app.add_option("--result-file", result_file, "where the JSON result (or the error) is also written");
+  ergobench::FetchLimits limits = ergobench::FetchLimits::FromEnv();
+  std::vector<std::string> allowed;
+  app.add_flag("--refuse-internal-networks", limits.refuse_internal_networks,
+               "connect to no loopback, link-local or private address (a cluster's own)");
+  app.add_option("--allow-network", allowed, "CIDR of internal addresses that may still be fetched from, repeatable");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : ergobench::kStagingExitPermanent;
   }
-  const ergobench::StageOutcome outcome = ergobench::StageDataset(options);
+  for (const std::string& network : allowed) {
+    auto parsed = ergobench::ParseCidr(network);
+    if (!parsed.ok()) {
+      std::cerr << "--allow-network: " << parsed.status().message() << "\n";
+      return ergobench::kStagingExitPermanent;
+    }
+    limits.allowed_networks.push_back(*parsed);
+  }
+  const ergobench::StageOutcome outcome = ergobench::StageDataset(options, limits);
   (outcome.exit_code == 0 ? std::cout : std::cerr) << outcome.result << "\n";
   if (!result_file.empty()) std::ofstream(result_file) << outcome.result;
   return outcome.exit_code;

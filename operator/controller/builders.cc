@@ -192,6 +192,15 @@ RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank) {
   return {static_cast<int>(rank), static_cast<int>(*benchmark.spec.workers), MasterAddress(benchmark), kRendezvousPort};
 }
 
+void RestrictFetches(const Benchmark& benchmark, const std::vector<std::string>& allowed_networks, json* pod) {
+  if (benchmark.spec.dataset.source != "url") return;
+  std::string allowed;
+  for (const std::string& network : allowed_networks) allowed += (allowed.empty() ? "" : ",") + network;
+  json& env = (*pod)["spec"]["containers"][0]["env"];
+  env.push_back(EnvVar("ERGOBENCH_FETCH_REFUSE_INTERNAL", "1"));
+  if (!allowed.empty()) env.push_back(EnvVar("ERGOBENCH_FETCH_ALLOWED_NETWORKS", allowed));
+}
+
 json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, int energy_agent_port) {
   const BenchmarkSpec& spec = benchmark.spec;
   json metadata = ChildMetadata(benchmark, WorkerPodName(benchmark, rank));

@@ -100,6 +100,11 @@ RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank);
 // `energy_agent_port`: the node energy agent's hostPort, which the rank reads its node's energy
 // from; 0: none, the rank reads what meters its pod can.
 nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, int energy_agent_port = 0);
+// The ranks of a Benchmark that fetch its data set themselves (spec.dataset.source url) fetch
+// it as a Dataset's staging does: no internal address outside `allowed_networks`
+// (runner/data/dataset_fetch.h; the chart's policy.datasetAllowedNetworks). Other pods are left
+// as they are.
+void RestrictFetches(const Benchmark& benchmark, const std::vector<std::string>& allowed_networks, nlohmann::json* pod);
 
 // spec.scheduling's nodeSelector, tolerations, schedulerName and priorityClassName, set on a
 // pod spec.

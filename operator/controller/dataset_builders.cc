@@ -51,7 +51,7 @@ json BuildDatasetClaim(const Dataset& dataset) {
   return {{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}, {"metadata", metadata}, {"spec", spec}};
 }
 
-json BuildStagingJob(const Dataset& dataset, const std::string& image) {
+json BuildStagingJob(const Dataset& dataset, const std::string& image, const std::vector<std::string>& allowed_networks) {
   const json amounts = {{"cpu", kStagingCpu}, {"memory", kStagingMemory}};
   json container = {
       {"name", "stage"},
@@ -59,7 +59,8 @@ json BuildStagingJob(const Dataset& dataset, const std::string& image) {
       {"command", {"ergobench-stage"}},
       {"args",
        {"--url", dataset.spec.source.url, "--sha256", dataset.spec.source.sha256, "--into", kStagingMountPath,
-        "--verdict-file", StagingVerdictPath(dataset), "--result-file", kTerminationMessagePath}},
+        "--verdict-file", StagingVerdictPath(dataset), "--result-file", kTerminationMessagePath,
+        "--refuse-internal-networks"}},
       {"resources", {{"requests", amounts}, {"limits", amounts}}},
       {"securityContext", ContainerSecurityContext()},
       {"volumeMounts",
@@ -67,6 +68,7 @@ json BuildStagingJob(const Dataset& dataset, const std::string& image) {
       {"terminationMessagePath", kTerminationMessagePath},
       {"terminationMessagePolicy", "FallbackToLogsOnError"},
   };
+  for (const std::string& network : allowed_networks) container["args"].push_back("--allow-network=" + network);
   // OnFailure: the kubelet restarts a failed try in the same pod, where ergobench-stage finds
   // the verdict no retry mends (exit 2) that the try kept on the claim, and repeats it without
   // fetching while the operator stops the Job. Not in the pod's emptyDir: the restart can race

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,8 @@ std::string StagingVerdictPath(const Dataset& dataset);
 
 // `dataset` is valid and has a url source.
 nlohmann::json BuildDatasetClaim(const Dataset& dataset);
-nlohmann::json BuildStagingJob(const Dataset& dataset, const std::string& image);
+// The Job connects to no internal address outside `allowed_networks` (PodPolicy).
+nlohmann::json BuildStagingJob(const Dataset& dataset, const std::string& image,
+                               const std::vector<std::string>& allowed_networks = {});
 
 }  // namespace ergobench::controller

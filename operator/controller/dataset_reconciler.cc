@@ -70,7 +70,7 @@ StatusOr<std::optional<std::chrono::seconds>> DatasetReconciler::Reconcile(const
 
   // 4. Create what is missing: the claim before the Job whose pod mounts it.
   if (plan.create_claim) RETURN_IF_ERROR(CreateOwned(*deps_.client, kube::PersistentVolumeClaims(), BuildDatasetClaim(dataset), dataset.metadata.uid).status());
-  if (plan.create_job) RETURN_IF_ERROR(CreateOwned(*deps_.client, kube::Jobs(), BuildStagingJob(dataset, deps_.image), dataset.metadata.uid).status());
+  if (plan.create_job) RETURN_IF_ERROR(CreateOwned(*deps_.client, kube::Jobs(), BuildStagingJob(dataset, deps_.image, deps_.allowed_networks), dataset.metadata.uid).status());
 
   // 5. Status, then the Job's deletion: a Job deleted first would take the pod whose result
   //    the status reads.

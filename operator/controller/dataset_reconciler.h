@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,8 @@ struct DatasetReconcilerDeps {
   std::function<std::chrono::system_clock::time_point()> now = std::chrono::system_clock::now;
   std::string image;  // the runner image, which holds ergobench-stage
   std::function<void(const std::string& ns, nlohmann::json event)> record_event;
+  // Internal networks the staging may still fetch from (PodPolicy::dataset_allowed_networks).
+  std::vector<std::string> allowed_networks;
 };
 
 class DatasetReconciler {

@@ -24,6 +24,9 @@ struct PodPolicy {
   // StorageClasses and quotas govern. nfs and csi mount whatever server or driver an author
   // names from the node, and hostPath the node's own files: only where the team adds them.
   std::vector<std::string> dataset_volume_types = {"persistentVolumeClaim"};
+  // Internal networks (CIDRs) a data set may still be fetched from, by a Dataset's staging or a
+  // Benchmark's ranks: a mirror inside the cluster. Every other internal address is refused.
+  std::vector<std::string> dataset_allowed_networks;
 };
 
 // The patterns in force: the policy's, or those of the runner image's repository.

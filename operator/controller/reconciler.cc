@@ -84,7 +84,9 @@ Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const Reco
   }
   const Gang gang = CurrentGang(plan.status);
   RETURN_IF_ERROR(runtime::SlowStartBatches(plan.create_ranks.size(), 1, [&](size_t i) {
-    return CreateChild(benchmark, kube::Pods(), BuildWorkerPod(benchmark, plan.create_ranks[i], gang, deps_.energy_agent_port));
+    json pod = BuildWorkerPod(benchmark, plan.create_ranks[i], gang, deps_.energy_agent_port);
+    RestrictFetches(benchmark, deps_.policy.dataset_allowed_networks, &pod);
+    return CreateChild(benchmark, kube::Pods(), pod);
   }));
   if (plan.create_launcher) RETURN_IF_ERROR(CreateChild(benchmark, kube::Pods(), BuildLauncherPod(benchmark, gang)));
   return Status::Ok();

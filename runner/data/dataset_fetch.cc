@@ -9,14 +9,17 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace ergobench {
 namespace {
@@ -26,6 +29,32 @@ namespace fs = std::filesystem;
 // Aborts a transfer past the size limit even when the server announced no length.
 int AbortPastLimit(void* limit, curl_off_t, curl_off_t downloaded, curl_off_t, curl_off_t) {
   return downloaded > static_cast<curl_off_t>(*static_cast<const uint64_t*>(limit)) ? 1 : 0;
+}
+
+// curl's CURLOPT_OPENSOCKETFUNCTION: each connection's address, redirects' included, checked
+// before the socket is made.
+struct ConnectCheck {
+  const FetchLimits* limits;
+  std::string refused;  // the first address refused, as a kind of address (never the address)
+};
+
+curl_socket_t OpenCheckedSocket(void* data, curlsocktype purpose, struct curl_sockaddr* address) {
+  auto* check = static_cast<ConnectCheck*>(data);
+  if (purpose == CURLSOCKTYPE_IPCXN && check->limits->refuse_internal_networks) {
+    const sockaddr* to = &address->addr;
+    const auto in = [to](const std::vector<Cidr>& networks) {
+      return std::any_of(networks.begin(), networks.end(), [to](const Cidr& n) { return Contains(n, to); });
+    };
+    if (in(InternalNetworks()) && !in(check->limits->allowed_networks)) {
+      if (check->refused.empty()) {
+        check->refused = "refusing to connect to an internal address (loopback, link-local or a private range): a "
+                         "mirror inside the cluster's networks needs its range in the operator's "
+                         "policy.datasetAllowedNetworks";
+      }
+      return CURL_SOCKET_BAD;
+    }
+  }
+  return socket(address->family, address->socktype, address->protocol);
 }
 
 // Writes to path.part and renames it into place only once complete, so that an interrupted
@@ -56,6 +85,9 @@ Status Download(const std::string& url, const std::string& path, const FetchLimi
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, limits.low_speed_bytes_per_second);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(limits.low_speed_time.count()));
   curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(remaining));
+  ConnectCheck check{&limits, ""};
+  curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, OpenCheckedSocket);
+  curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, &check);
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, AbortPastLimit);
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &remaining);
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
@@ -63,6 +95,10 @@ Status Download(const std::string& url, const std::string& path, const FetchLimi
   const CURLcode code = curl_easy_perform(curl);
   curl_easy_cleanup(curl);
   std::fclose(out);
+  if (code != CURLE_OK && !check.refused.empty()) {
+    fs::remove(partial);
+    return Status::InvalidArgument("spec.dataset.url: " + check.refused);  // no retry mends it
+  }
   if (code == CURLE_FILESIZE_EXCEEDED || code == CURLE_ABORTED_BY_CALLBACK) {
     fs::remove(partial);
     return Status::InvalidArgument("spec.dataset.url: " + url + " is larger than " +
@@ -245,8 +281,18 @@ class FileLock {
 
 FetchLimits FetchLimits::FromEnv() {
   FetchLimits limits;
-  const char* files = std::getenv("ERGOBENCH_ALLOW_FILE_URLS");
-  limits.allow_file_urls = files != nullptr && std::string(files) == "1";
+  const auto is_one = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && std::string(value) == "1";
+  };
+  limits.allow_file_urls = is_one("ERGOBENCH_ALLOW_FILE_URLS");
+  limits.refuse_internal_networks = is_one("ERGOBENCH_FETCH_REFUSE_INTERNAL");
+  if (const char* allowed = std::getenv("ERGOBENCH_FETCH_ALLOWED_NETWORKS")) {
+    std::stringstream list(allowed);
+    for (std::string network; std::getline(list, network, ',');) {
+      if (StatusOr<Cidr> parsed = ParseCidr(network); parsed.ok()) limits.allowed_networks.push_back(*parsed);
+    }
+  }
   return limits;
 }
 

@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "base/cidr.h"
 #include "base/status.h"
 
 namespace ergobench {
@@ -29,7 +31,15 @@ struct FetchLimits {
   // a cluster the staging Job's deadline bounds the whole, dataset_builders.h).
   long low_speed_bytes_per_second = 32 * 1024;
   std::chrono::seconds low_speed_time{60};
+  // On a cluster: refuse to connect to an internal address (InternalNetworks(): loopback, the
+  // cloud's metadata service, the cluster's private ranges) outside `allowed_networks`. Checked
+  // at each connection, so a redirect or a DNS answer that changes does not get past it.
+  bool refuse_internal_networks = false;
+  std::vector<Cidr> allowed_networks;
 
+  // ERGOBENCH_ALLOW_FILE_URLS=1; ERGOBENCH_FETCH_REFUSE_INTERNAL=1 and
+  // ERGOBENCH_FETCH_ALLOWED_NETWORKS (comma-separated), which the operator sets in its pods (it
+  // checks the networks at its start; one that does not parse here allows nothing).
   static FetchLimits FromEnv();
 };
 

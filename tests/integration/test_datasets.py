@@ -93,6 +93,8 @@ def task1a(name, ref, clean="All"):
 
 class DatasetTest(NamespacedClusterSuite):
     energy_agent = True
+    # The archive server listens on the node's bridge, a private address: allowed by name.
+    helm_values = {"policy": {"datasetAllowedNetworks": [f"{POD_GATEWAY}/32"]}}
 
     @classmethod
     def setUpClass(cls):
@@ -199,6 +201,16 @@ class DatasetTest(NamespacedClusterSuite):
         text = subprocess.run([ERGOBENCH, "report", os.path.join(self.tmp, "ergobench-results"), "--kubeconfig",
                                self.cp.admin_kubeconfig, "--namespace", self.ns], capture_output=True, text=True)
         print(text.stdout)
+
+    def test_an_internal_address_is_refused_at_its_connection(self):
+        """The cloud's metadata service, at a link-local address, as any internal address the
+        chart's policy.datasetAllowedNetworks does not name: the staging Job never connects."""
+        self.apply(dataset("metadata", "http://169.254.169.254/latest/meta-data/x.tgz", "0" * 64))
+        failed = self.wait_dataset("metadata", ("Ready", "Failed"))
+        self.assertEqual(failed["phase"], "Failed")
+        ready = self.condition(failed, "Ready")
+        self.assertEqual(ready["reason"], "StagingFailed")
+        self.assertIn("spec.dataset.url: refusing to connect to an internal address", ready["message"])
 
     def test_a_wrong_checksum_fails_once_with_the_reason(self):
         gets_before = self.server.gets

@@ -47,6 +47,22 @@ TEST(Builders, Names) {
   EXPECT_EQ(MasterAddress(b), "task1a-k4-worker-0.task1a-k4-workers");
 }
 
+// The audit's SSRF: ranks that fetch their own data set (source url) refuse internal addresses
+// as a Dataset's staging does; other pods are left as they were.
+TEST(Builders, RanksThatFetchRefuseInternalAddresses) {
+  Benchmark b = Task1a();
+  json pod = BuildWorkerPod(b, 0, {1, 0});
+  const json before = pod;
+  RestrictFetches(b, {"10.20.0.0/16"}, &pod);
+  EXPECT_EQ(pod, before) << "synthetic data: nothing fetched";
+  b.spec.dataset.source = "url";
+  b.spec.dataset.url = "https://files.example/cifar-10-binary.tar.gz";
+  RestrictFetches(b, {"10.20.0.0/16", "fd00::/8"}, &pod);
+  const json& env = pod["spec"]["containers"][0]["env"];
+  EXPECT_EQ(env[env.size() - 2], json({{"name", "ERGOBENCH_FETCH_REFUSE_INTERNAL"}, {"value", "1"}}));
+  EXPECT_EQ(env.back(), json({{"name", "ERGOBENCH_FETCH_ALLOWED_NETWORKS"}, {"value", "10.20.0.0/16,fd00::/8"}}));
+}
+
 TEST(Builders, HeadlessService) { ExpectGolden(BuildWorkerService(Task1a()), "service.json"); }
 
 TEST(Builders, ConfigMapHoldsTheResolvedSpec) {

@@ -29,6 +29,15 @@ TEST(DatasetBuildersTest, StagingJobGolden) {
   testing::ExpectGolden(BuildStagingJob(Cifar(), "ergobench-runner:0.1.0"), "dataset-staging-job.json");
 }
 
+// The audit's SSRF: staging connects to no internal address but the platform team's mirrors.
+TEST(DatasetBuildersTest, StagingRefusesInternalAddressesButTheAllowedOnes) {
+  const nlohmann::json args = BuildStagingJob(Cifar(), "r", {"10.20.0.0/16", "fd00::/8"})["spec"]["template"]["spec"]
+                                             ["containers"][0]["args"];
+  const std::vector<std::string> tail(args.end() - 3, args.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"--refuse-internal-networks", "--allow-network=10.20.0.0/16",
+                                            "--allow-network=fd00::/8"}));
+}
+
 // Staging ends within its deadline, tries included, however slowly a server trickles.
 TEST(DatasetBuildersTest, StagingHasADeadline) {
   EXPECT_EQ(BuildStagingJob(Cifar(), "ergobench-runner:0.1.0")["spec"]["activeDeadlineSeconds"], 12 * 3600);

@@ -1,18 +1,24 @@
-// Fetching goes through the real libcurl, OpenSSL and libarchive, on file:// URLs, so the
-// whole path runs without a network.
+// Fetching goes through the real libcurl, OpenSSL and libarchive, on file:// URLs (and, for
+// the connections' checks, a one-answer HTTP server on loopback), so the whole path runs
+// without a network.
 #include "runner/data/dataset_fetch.h"
 
+#include <netinet/in.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <csignal>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
+
+#include "base/free_port.h"
 
 namespace ergobench {
 namespace {
@@ -25,6 +31,47 @@ std::string Read(const fs::path& path) {
   text << in.rdbuf();
   return text.str();
 }
+
+// Answers one connection on 127.0.0.1 with `answer`, whatever was asked.
+class OneAnswerServer {
+ public:
+  explicit OneAnswerServer(std::string answer) : answer_(std::move(answer)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    listen(fd_, 4);
+    socklen_t length = sizeof addr;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &length);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] {
+      const int client = accept(fd_, nullptr, nullptr);
+      if (client < 0) return;
+      char buffer[4096];
+      std::string request;
+      while (request.find("\r\n\r\n") == std::string::npos) {
+        const ssize_t n = read(client, buffer, sizeof buffer);
+        if (n <= 0) break;
+        request.append(buffer, static_cast<size_t>(n));
+      }
+      (void)!write(client, answer_.data(), answer_.size());
+      close(client);
+    });
+  }
+  ~OneAnswerServer() {
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+  int port() const { return port_; }
+
+ private:
+  std::string answer_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::thread thread_;
+};
 
 class DatasetFetchTest : public ::testing::Test {
  protected:
@@ -239,6 +286,49 @@ TEST_F(DatasetFetchTest, AFailedWriteIsNotACorruptArchive) {
   EXPECT_NE(fetched.status().message().find(": cannot write big/zeros.bin: "), std::string::npos)
       << fetched.status().message();
   EXPECT_EQ(fetched.status().message().find("corrupt"), std::string::npos);
+}
+
+// The audit's SSRF: a Dataset's url reached the cloud's metadata service, loopback and the
+// cluster's services, redirects included. On a cluster each connection's address is checked.
+TEST_F(DatasetFetchTest, OnAClusterNoConnectionReachesAnInternalAddress) {
+  FetchLimits cluster;
+  cluster.refuse_internal_networks = true;
+  const std::string sha(64, 'a');
+  const std::string nothing = "http://127.0.0.1:" + std::to_string(*FreePort()) + "/x.tgz";
+  auto refused = FetchDataset(nothing, sha, cache_, cluster);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << "no retry mends it";
+  EXPECT_EQ(refused.status().message(),
+            "spec.dataset.url: refusing to connect to an internal address (loopback, link-local or a private range): a "
+            "mirror inside the cluster's networks needs its range in the operator's policy.datasetAllowedNetworks");
+
+  // Allowed, the connection is tried (and fails: nothing listens there).
+  cluster.allowed_networks = {*ParseCidr("127.0.0.1/32")};
+  auto tried = FetchDataset(nothing, sha, cache_, cluster);
+  ASSERT_FALSE(tried.ok());
+  EXPECT_EQ(tried.status().code(), StatusCode::kUnavailable) << tried.status().ToString();
+
+  // An allowed server's redirect to another internal address is refused at its connection.
+  const int elsewhere = *FreePort();
+  OneAnswerServer redirect("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.2:" + std::to_string(elsewhere) +
+                           "/x.tgz\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  auto redirected = FetchDataset("http://127.0.0.1:" + std::to_string(redirect.port()) + "/x.tgz", sha, cache_, cluster);
+  ASSERT_FALSE(redirected.ok());
+  EXPECT_NE(redirected.status().message().find("refusing to connect to an internal address"), std::string::npos)
+      << redirected.status().message();
+}
+
+TEST(FetchLimitsTest, TheOperatorsPodsSayWhatIsRefusedAndAllowed) {
+  setenv("ERGOBENCH_FETCH_REFUSE_INTERNAL", "1", 1);
+  setenv("ERGOBENCH_FETCH_ALLOWED_NETWORKS", "10.20.0.0/16,not-a-network,fd00::/8", 1);
+  const FetchLimits limits = FetchLimits::FromEnv();
+  unsetenv("ERGOBENCH_FETCH_REFUSE_INTERNAL");
+  unsetenv("ERGOBENCH_FETCH_ALLOWED_NETWORKS");
+  EXPECT_TRUE(limits.refuse_internal_networks);
+  ASSERT_EQ(limits.allowed_networks.size(), 2u) << "what does not parse allows nothing";
+  EXPECT_EQ(limits.allowed_networks[0].text, "10.20.0.0/16");
+  EXPECT_EQ(limits.allowed_networks[1].text, "fd00::/8");
+  EXPECT_FALSE(FetchLimits::FromEnv().refuse_internal_networks) << "a local run fetches from anywhere";
 }
 
 TEST_F(DatasetFetchTest, ExtractionIsBoundedInBytesAndEntries) {
