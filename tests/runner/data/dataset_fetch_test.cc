@@ -3,22 +3,19 @@
 // without a network.
 #include "runner/data/dataset_fetch.h"
 
-#include <netinet/in.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "base/free_port.h"
+#include "tests/testing/canned_server.h"
 
 namespace ergobench {
 namespace {
@@ -31,47 +28,6 @@ std::string Read(const fs::path& path) {
   text << in.rdbuf();
   return text.str();
 }
-
-// Answers one connection on 127.0.0.1 with `answer`, whatever was asked.
-class OneAnswerServer {
- public:
-  explicit OneAnswerServer(std::string answer) : answer_(std::move(answer)) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    listen(fd_, 4);
-    socklen_t length = sizeof addr;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &length);
-    port_ = ntohs(addr.sin_port);
-    thread_ = std::thread([this] {
-      const int client = accept(fd_, nullptr, nullptr);
-      if (client < 0) return;
-      char buffer[4096];
-      std::string request;
-      while (request.find("\r\n\r\n") == std::string::npos) {
-        const ssize_t n = read(client, buffer, sizeof buffer);
-        if (n <= 0) break;
-        request.append(buffer, static_cast<size_t>(n));
-      }
-      (void)!write(client, answer_.data(), answer_.size());
-      close(client);
-    });
-  }
-  ~OneAnswerServer() {
-    shutdown(fd_, SHUT_RDWR);
-    close(fd_);
-    thread_.join();
-  }
-  int port() const { return port_; }
-
- private:
-  std::string answer_;
-  int fd_ = -1;
-  int port_ = 0;
-  std::thread thread_;
-};
 
 class DatasetFetchTest : public ::testing::Test {
  protected:
@@ -310,8 +266,9 @@ TEST_F(DatasetFetchTest, OnAClusterNoConnectionReachesAnInternalAddress) {
 
   // An allowed server's redirect to another internal address is refused at its connection.
   const int elsewhere = *FreePort();
-  OneAnswerServer redirect("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.2:" + std::to_string(elsewhere) +
-                           "/x.tgz\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  testing::CannedServer redirect("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.2:" + std::to_string(elsewhere) +
+                                     "/x.tgz\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                                 /*after_request=*/true);
   auto redirected = FetchDataset("http://127.0.0.1:" + std::to_string(redirect.port()) + "/x.tgz", sha, cache_, cluster);
   ASSERT_FALSE(redirected.ok());
   EXPECT_NE(redirected.status().message().find("refusing to connect to an internal address"), std::string::npos)

@@ -1,57 +1,17 @@
 #include "runner/mpi/mpi_launch.h"
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <thread>
+
+#include "tests/testing/canned_server.h"
 
 namespace ergobench::mpi {
 namespace {
 
 using std::chrono::milliseconds;
-
-// A TCP server on a free port of 127.0.0.1 that greets each client with `greeting`.
-class Greeter {
- public:
-  explicit Greeter(std::string greeting) : greeting_(std::move(greeting)) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    socklen_t length = sizeof address;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
-    listen(fd_, 8);
-    thread_ = std::thread([this] {
-      while (true) {
-        const int client = accept(fd_, nullptr, nullptr);
-        if (client < 0 || stop_) break;
-        [[maybe_unused]] ssize_t n = write(client, greeting_.data(), greeting_.size());
-        close(client);
-      }
-    });
-  }
-  ~Greeter() {
-    stop_ = true;
-    shutdown(fd_, SHUT_RDWR);
-    close(fd_);
-    thread_.join();
-  }
-  int port() const { return port_; }
-
- private:
-  std::string greeting_;
-  int fd_ = -1;
-  int port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
 
 TEST(MpiLaunch, ReadHostfileGivesTheHostsInRankOrder) {
   const std::string path = std::filesystem::temp_directory_path() / ("hostfile." + std::to_string(getpid()));
@@ -66,12 +26,12 @@ TEST(MpiLaunch, ReadHostfileGivesTheHostsInRankOrder) {
 }
 
 TEST(MpiLaunch, AnSshServerAnswers) {
-  Greeter sshd("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u6\r\n");
+  testing::CannedServer sshd("SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u6\r\n");
   EXPECT_TRUE(WaitForSshd({"127.0.0.1", "localhost"}, sshd.port(), milliseconds(5000)).ok());
 }
 
 TEST(MpiLaunch, AnotherServerOnThePortIsNotTakenForSshd) {
-  Greeter web("HTTP/1.1 400 Bad Request\r\n\r\n");
+  testing::CannedServer web("HTTP/1.1 400 Bad Request\r\n\r\n");
   const Status waited = WaitForSshd({"127.0.0.1"}, web.port(), milliseconds(1200));
   ASSERT_EQ(waited.code(), StatusCode::kDeadlineExceeded);
   EXPECT_NE(waited.message().find("rank 0's worker 127.0.0.1"), std::string::npos) << waited.message();
@@ -79,10 +39,10 @@ TEST(MpiLaunch, AnotherServerOnThePortIsNotTakenForSshd) {
 }
 
 TEST(MpiLaunch, AWorkerThatNeverAnswersEndsTheWaitNamingItsRank) {
-  Greeter sshd("SSH-2.0-test\r\n");
+  testing::CannedServer sshd("SSH-2.0-test\r\n");
   int closed_port = 0;
   {
-    Greeter gone("");
+    testing::CannedServer gone("");
     closed_port = gone.port();
   }
   const auto started = std::chrono::steady_clock::now();
@@ -97,7 +57,7 @@ TEST(MpiLaunch, AWorkerThatNeverAnswersEndsTheWaitNamingItsRank) {
 TEST(MpiLaunch, TheLaunchEndsAsMpirunDoesOrSaysWhyItDidNotStart) {
   const auto dir = std::filesystem::temp_directory_path() / ("mpi_launch_test." + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  Greeter sshd("SSH-2.0-test\r\n");
+  testing::CannedServer sshd("SSH-2.0-test\r\n");
   std::ofstream(dir / "hostfile") << "127.0.0.1 slots=1\n";
   MpiLaunchOptions options;
   options.hostfile = (dir / "hostfile").string();
