@@ -1,6 +1,8 @@
 #include "base/metrics_server.h"
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -17,6 +19,37 @@ struct MetricsServerRoutes {
   std::function<std::string()> render_metrics;
   std::function<bool()> ready;
   ExtraRoutes extra;
+};
+
+// The open connections, in all and by peer address, within HttpServerLimits.
+// Outside the anonymous namespace too: MetricsServer::Impl holds one.
+class MetricsServerConnections {
+ public:
+  explicit MetricsServerConnections(const HttpServerLimits& limits) : limits_(limits) {}
+
+  // Counts a connection from `peer` in, unless a limit is reached.
+  bool TryOpen(const boost::asio::ip::address& peer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int& from_peer = by_peer_[peer];
+    if (open_ >= limits_.max_connections || from_peer >= limits_.max_connections_per_peer) {
+      if (from_peer == 0) by_peer_.erase(peer);
+      return false;
+    }
+    ++open_;
+    ++from_peer;
+    return true;
+  }
+  void Close(const boost::asio::ip::address& peer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --open_;
+    if (--by_peer_[peer] == 0) by_peer_.erase(peer);
+  }
+
+ private:
+  const HttpServerLimits& limits_;
+  std::mutex mutex_;
+  int open_ = 0;
+  std::map<boost::asio::ip::address, int> by_peer_;
 };
 
 namespace {
@@ -64,11 +97,11 @@ http::response<http::string_body> Answer(const http::request<http::string_body>&
 // holds its own connection.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, const Routes& routes, const HttpServerLimits& limits, std::atomic<int>* open)
-      : stream_(std::move(socket)), routes_(routes), limits_(limits), open_(open) {
-    ++*open_;
-  }
-  ~Session() { --*open_; }
+  // `counts` has counted the connection in; the session counts it out.
+  Session(tcp::socket socket, asio::ip::address peer, const Routes& routes, const HttpServerLimits& limits,
+          MetricsServerConnections* counts)
+      : stream_(std::move(socket)), routes_(routes), limits_(limits), peer_(std::move(peer)), counts_(counts) {}
+  ~Session() { counts_->Close(peer_); }
 
   void ReadRequest() {
     parser_.emplace();
@@ -146,7 +179,8 @@ class Session : public std::enable_shared_from_this<Session> {
   char discard_[4096];
   const Routes& routes_;
   const HttpServerLimits& limits_;
-  std::atomic<int>* open_;
+  asio::ip::address peer_;
+  MetricsServerConnections* counts_;
 };
 
 }  // namespace
@@ -161,7 +195,7 @@ struct MetricsServer::Impl {
   // the last session.
   Routes routes;
   HttpServerLimits limits;
-  std::atomic<int> open{0};
+  MetricsServerConnections counts{limits};
   asio::io_context io{kThreads};
   tcp::acceptor acceptor{io};
   std::vector<std::thread> threads;
@@ -179,8 +213,10 @@ struct MetricsServer::Impl {
   void Accept() {
     acceptor.async_accept(asio::make_strand(io), [this](beast::error_code error, tcp::socket socket) {
       if (error == asio::error::operation_aborted) return;
-      if (!error && open.load() < limits.max_connections) {
-        std::make_shared<Session>(std::move(socket), routes, limits, &open)->ReadRequest();
+      beast::error_code no_peer;
+      const asio::ip::address peer = error ? asio::ip::address() : socket.remote_endpoint(no_peer).address();
+      if (!error && !no_peer && counts.TryOpen(peer)) {
+        std::make_shared<Session>(std::move(socket), peer, routes, limits, &counts)->ReadRequest();
       }
       Accept();  // a refused or failed connection is closed when `socket` goes out of scope
     });

@@ -26,6 +26,9 @@ struct HttpServerLimits {
   size_t max_header_bytes = 8192;  // over it: 431
   size_t max_body_bytes = 4096;    // over it: 413 (every route is GET)
   int max_connections = 256;       // more are closed at once
+  // Of those, from one address: one client cannot take them all from Prometheus, the kubelet's
+  // probes and the operator.
+  int max_connections_per_peer = 64;
 };
 
 // An answer of a route beyond /metrics and the probes.

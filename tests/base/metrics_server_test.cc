@@ -25,8 +25,16 @@ constexpr int kProbeBoundMs = 1000;
 constexpr int kProbeBoundMs = 100;
 #endif
 
-int Connect(int port) {
+// A connection to the server on 127.0.0.1, from `source` (any loopback address).
+int Connect(int port, const char* source = "127.0.0.1") {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  inet_pton(AF_INET, source, &from.sin_addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) {
+    close(fd);
+    return -1;
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -39,8 +47,8 @@ int Connect(int port) {
 }
 
 // Sends `request` to loopback: the whole response, headers included.
-std::string Http(int port, const std::string& request) {
-  const int fd = Connect(port);
+std::string Http(int port, const std::string& request, const char* source = "127.0.0.1") {
+  const int fd = Connect(port, source);
   if (fd < 0) return "";
   EXPECT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
   std::string response;
@@ -50,8 +58,8 @@ std::string Http(int port, const std::string& request) {
   return response;
 }
 
-std::string HttpGet(int port, const std::string& path) {
-  return Http(port, "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n");
+std::string HttpGet(int port, const std::string& path, const char* source = "127.0.0.1") {
+  return Http(port, "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n", source);
 }
 
 TEST(MetricsServerTest, ServesMetricsAndHealth) {
@@ -116,6 +124,31 @@ TEST(MetricsServerTest, AClientThatSaysNothingIsDroppedAndOthersAreServed) {
   ASSERT_GE(silent, 0);
   EXPECT_NE(HttpGet((*server)->port(), "/healthz").find("200 OK"), std::string::npos);
   close(silent);
+}
+
+// The audit's Low: the cap on connections was the server's, not a peer's, so one client holding
+// them all shut out Prometheus, the kubelet's probes and the operator. It is per address too.
+TEST(MetricsServerTest, OneAddressCannotTakeEveryConnection) {
+  HttpServerLimits limits;
+  limits.max_connections_per_peer = 4;
+  auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); }, nullptr, limits);
+  ASSERT_TRUE(server.ok());
+  const int port = (*server)->port();
+  std::vector<int> held;
+  for (int i = 0; i < 4; ++i) held.push_back(Connect(port, "127.0.0.3"));
+  for (int fd : held) ASSERT_GE(fd, 0);
+  EXPECT_EQ(HttpGet(port, "/healthz", "127.0.0.3"), "") << "a fifth from the same address is closed at once";
+  EXPECT_NE(HttpGet(port, "/healthz", "127.0.0.2").find("200 OK"), std::string::npos) << "another address is served";
+  close(held.back());
+  held.pop_back();
+  // The server counts the closed one out once it reads the end of it.
+  std::string answer;
+  for (int i = 0; i < 50 && answer.empty(); ++i) {
+    answer = HttpGet(port, "/healthz", "127.0.0.3");
+    if (answer.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_NE(answer.find("200 OK"), std::string::npos);
+  for (int fd : held) close(fd);
 }
 
 using Clock = std::chrono::steady_clock;
@@ -217,7 +250,9 @@ TEST(MetricsServerTest, AClientThatNeverReadsHoldsNothingUp) {
 TEST(MetricsServerTest, TwoHundredConcurrentScrapesAndAProbe) {
   std::string page;
   for (int i = 0; i < 2000; ++i) page += "ergobench_phase_seconds_total{phase=\"data\",rank=\"" + std::to_string(i) + "\"} 1.5\n";
-  auto server = MetricsServer::Start("127.0.0.1", 0, [&page] { return page; });
+  HttpServerLimits limits;
+  limits.max_connections_per_peer = limits.max_connections;  // all 200 come from loopback
+  auto server = MetricsServer::Start("127.0.0.1", 0, [&page] { return page; }, nullptr, limits);
   ASSERT_TRUE(server.ok());
   const int port = (*server)->port();
   std::atomic<int> whole{0};
