@@ -11,17 +11,19 @@
 namespace ergobench {
 
 StatusOr<double> ParseQuantity(const std::string& text) {
-  const std::string quoted = "\"" + AbbreviateUtf8(text, 64) + "\"";
+  // Quoted shortened, and only for an error: most text parses.
+  const auto invalid = [&text](const std::string& why) {
+    return Status::InvalidArgument("\"" + AbbreviateUtf8(text, 64) + "\"" + why);
+  };
   // Kubernetes' longest quantities (a byte count in Ei with a fraction) are far shorter.
   if (text.size() > kMaxQuantityLength) {
-    return Status::InvalidArgument(quoted + " is not a quantity: longer than " + std::to_string(kMaxQuantityLength) +
-                                   " characters");
+    return invalid(" is not a quantity: longer than " + std::to_string(kMaxQuantityLength) + " characters");
   }
   // The grammar of k8s.io/apimachinery resource.Quantity: a signed decimal number and a
   // binary suffix (Ki..Ei), a decimal suffix (n..E) or a decimal exponent (e3).
   TextScan scan(text);
   scan.Sign();
-  if (!scan.Decimal()) return Status::InvalidArgument(quoted + " is not a quantity (examples: 500m, 2, 8Gi)");
+  if (!scan.Decimal()) return invalid(" is not a quantity (examples: 500m, 2, 8Gi)");
   const std::string number = text.substr(0, text.size() - scan.rest().size());
   const std::string suffix(scan.rest());
   double value = std::strtod(number.c_str(), nullptr);
@@ -39,9 +41,9 @@ StatusOr<double> ParseQuantity(const std::string& text) {
     // strtod saturates where atoi overflowed: an exponent of a thousand digits is just large.
     factor = std::pow(10.0, std::strtod(suffix.c_str() + 1, nullptr));
   }
-  if (!factor) return Status::InvalidArgument(quoted + " is not a quantity (examples: 500m, 2, 8Gi)");
+  if (!factor) return invalid(" is not a quantity (examples: 500m, 2, 8Gi)");
   const double quantity = value * *factor;
-  if (!std::isfinite(quantity)) return Status::InvalidArgument(quoted + " is out of range");
+  if (!std::isfinite(quantity)) return invalid(" is out of range");
   return quantity;
 }
 

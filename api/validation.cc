@@ -19,23 +19,12 @@ namespace {
 
 void ValidateMetadata(const Benchmark& b, FieldErrors* errors) {
   const std::string& name = b.metadata.name;
-  if (name.empty()) {
-    errors->Add("metadata.name", "is required");
-    return;
-  }
-  if (name.size() > kMaxDnsLabelLength) {
-    errors->Add("metadata.name", "must be at most " + std::to_string(kMaxDnsLabelLength) + " characters, got " +
-                                     std::to_string(name.size()));
-    return;
-  }
+  CheckDnsLabel("metadata.name", name, kMaxDnsLabelLength, errors);
+  if (name.empty() || name.size() > kMaxDnsLabelLength) return;
   if (IsDnsLabel(name) && !IsAsciiLower(name.front())) {
     // Its Service "<name>-workers" is a DNS-1035 label, which the API server refuses otherwise.
     errors->Add("metadata.name", "must start with a letter (its Service " + Quote(name + "-workers") +
                                      " is a DNS-1035 label), got " + Quote(name));
-  } else if (!IsDnsLabel(name)) {
-    errors->Add("metadata.name",
-                "must be lowercase letters, digits and '-', starting and ending with a letter or "
-                "digit, got " + Quote(name));
   }
   const int64_t workers = b.spec.workers.value_or(1);
   if (workers >= 1 && workers <= kMaxWorkers && name.size() > MaxNameLength(workers)) {

@@ -1,5 +1,5 @@
 // Scanners for the short grammars that user input must match (numbers, DNS labels, hex digests,
-// YAML's plain scalars), in place of std::regex: libstdc++'s matcher recurses once per character,
+// YAML's plain scalars), in place of regular expressions: libstdc++'s matcher recurses once per character,
 // so a value of 100,000 characters overflows the stack, in the CLI and the operator alike. Each
 // is a loop over the text: time linear in its length, constant stack.
 #pragma once

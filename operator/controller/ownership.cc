@@ -15,12 +15,18 @@ std::string LabelOwnerKey(const json& object, const char* label) {
   return name.empty() ? "" : metadata->value("namespace", "") + "/" + name;
 }
 
-std::string ControllerUid(const json& object) {
-  const json& metadata = object.value("metadata", json::object());
-  for (const json& reference : metadata.value("ownerReferences", json::array())) {
-    if (reference.value("controller", false)) return reference.value("uid", "");
+std::optional<json> ControllerReference(const json& object) {
+  const json references = object.value("metadata", json::object()).value("ownerReferences", json::array());
+  if (!references.is_array()) return std::nullopt;
+  for (const json& reference : references) {
+    if (reference.is_object() && reference.value("controller", false)) return reference;
   }
-  return "";
+  return std::nullopt;
+}
+
+std::string ControllerUid(const json& object) {
+  const std::optional<json> controller = ControllerReference(object);
+  return controller ? controller->value("uid", "") : "";
 }
 
 StatusOr<json> CreateOwned(kube::KubeClient& client, const kube::ApiResource& resource, const json& desired,

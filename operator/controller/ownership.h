@@ -2,6 +2,7 @@
 // own earlier create: what every reconciler needs to tell its children from a namesake's.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,9 @@ namespace ergobench::controller {
 // index of the caches of pods, Jobs and child Benchmarks.
 std::string LabelOwnerKey(const nlohmann::json& object, const char* label);
 
+// The object's controller ownerReference; nullopt when it has none (or its references are
+// not a list of objects).
+std::optional<nlohmann::json> ControllerReference(const nlohmann::json& object);
 // The UID in the object's controller ownerReference; empty when it has none.
 std::string ControllerUid(const nlohmann::json& object);
 

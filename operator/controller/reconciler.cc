@@ -172,9 +172,9 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
 }
 
 bool BenchmarkReconciler::AwaitsItsSweep(const nlohmann::json& object, const Benchmark& benchmark) const {
-  const auto label = benchmark.metadata.labels.find(kSweepLabel);
-  if (deps_.sweeps == nullptr || label == benchmark.metadata.labels.end()) return false;
-  const std::optional<nlohmann::json> sweep = deps_.sweeps->Get(benchmark.metadata.namespace_name + "/" + label->second);
+  const std::string sweep_key = LabelOwnerKey(object, kSweepLabel);
+  if (deps_.sweeps == nullptr || sweep_key.empty()) return false;
+  const std::optional<nlohmann::json> sweep = deps_.sweeps->Get(sweep_key);
   if (!SweepAwaitsItsEnd(object, sweep ? &*sweep : nullptr)) return false;
   const auto finished = ParseRfc3339(benchmark.status.completion_time);
   const int64_t ttl = benchmark.spec.run_policy.ttl_seconds_after_finished.value_or(0);

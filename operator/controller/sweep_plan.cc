@@ -107,10 +107,9 @@ bool SweepAwaitsItsEnd(const json& child, const json* sweep) {
   const json& metadata = sweep->value("metadata", json::object());
   if (metadata.value("uid", "") != ControllerUid(child) || metadata.contains("deletionTimestamp")) return false;
   const std::string name = child.value("metadata", json::object()).value("name", "");
-  const json points = sweep->value("status", json::object()).value("points", json::array());
-  if (!points.is_array()) return true;
-  for (const json& point : points) {
-    if (point.is_object() && point.value("benchmark", "") == name && IsFinished(point.value("phase", ""))) return false;
+  FieldErrors ignored;  // what is unreadable of the status records nothing
+  for (const SweepPointStatus& point : DecodeSweep(*sweep, &ignored, &ignored).status.points) {
+    if (point.benchmark == name && IsFinished(point.phase)) return false;
   }
   return true;
 }

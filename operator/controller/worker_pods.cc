@@ -119,16 +119,12 @@ RankResult RankResultOf(const WorkerPod& pod, const Benchmark& benchmark) {
 }
 
 bool TrimWorkerPod(nlohmann::json* pod) {
-  nlohmann::json& metadata = (*pod)["metadata"];
-  const nlohmann::json owners = metadata.value("ownerReferences", nlohmann::json::array());
-  if (!owners.is_array()) return false;
-  const bool controlled = std::any_of(owners.begin(), owners.end(), [](const nlohmann::json& owner) {
-    return owner.is_object() && owner.value("controller", false) && owner.value("kind", "") == "Benchmark" &&
-           owner.value("apiVersion", "").rfind("ergobench.io/", 0) == 0;
-  });
-  if (!controlled) return false;
-  metadata.erase("managedFields");
-  metadata.erase("annotations");
+  const std::optional<nlohmann::json> owner = ControllerReference(*pod);
+  if (!owner || owner->value("kind", "") != "Benchmark" || owner->value("apiVersion", "").rfind("ergobench.io/", 0) != 0) {
+    return false;
+  }
+  (*pod)["metadata"].erase("managedFields");
+  (*pod)["metadata"].erase("annotations");
   return true;
 }
 

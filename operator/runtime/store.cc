@@ -72,10 +72,10 @@ void Store::ApplyOwnWrite(const nlohmann::json& written, const std::string& base
   const std::string key = ObjectKey(object);
   const auto it = objects_.find(key);
   if (it == objects_.end()) {
-    if (based_on.empty()) Put(key, object);
+    if (based_on.empty()) Put(key, std::move(object));
     return;
   }
-  if (!based_on.empty() && it->second["metadata"].value("resourceVersion", "") == based_on) Put(key, object);
+  if (!based_on.empty() && it->second["metadata"].value("resourceVersion", "") == based_on) Put(key, std::move(object));
 }
 
 std::optional<nlohmann::json> Store::Get(const std::string& key) const {
