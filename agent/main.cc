@@ -71,10 +71,12 @@ int Run(const Options& options) {
   std::thread watch([&] { WatchNodePods(&client, options.node, pods, stop); });
   auto server = MetricsServer::Start(
       options.bind, options.port, [&agent] { return agent.RenderMetrics(); }, nullptr, {},
-      [&](std::string_view method, std::string_view path) -> std::optional<HttpReply> {
-        if (method != "GET" || path != "/energy") return std::nullopt;
+      [&](const RouteRequest& request) -> std::optional<HttpReply> {
+        if (request.method != "GET" || request.path != "/energy") return std::nullopt;
+        const StatusOr<std::optional<EnergyQuery>> query = ParseEnergyQuery(request.query);
+        if (!query.ok()) return HttpReply{400, "text/plain", query.status().message() + "\n"};
         const auto known = pods.Synced() ? std::optional(pods.List()) : std::nullopt;
-        return HttpReply{200, "application/json", EncodeNodeEnergyReport(agent.Report(known)).dump()};
+        return HttpReply{200, "application/json", EncodeNodeEnergyReport(agent.Report(known, *query)).dump()};
       });
   int received = 0;
   if (server.ok()) {

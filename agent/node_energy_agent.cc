@@ -1,11 +1,18 @@
 #include "agent/node_energy_agent.h"
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
+#include <array>
+
 #include "api/benchmark.h"
+#include "base/text_scan.h"
 
 namespace ergobench {
 
@@ -19,15 +26,54 @@ std::optional<NodePod> WorkloadPod(const json& pod) {
   for (const json& owner : metadata.value("ownerReferences", json::array())) {
     if (owner.value("kind", "") == "DaemonSet" && owner.value("controller", false)) return std::nullopt;
   }
-  return NodePod{metadata.value("namespace", ""), metadata.value("name", ""),
+  return NodePod{metadata.value("namespace", ""), metadata.value("name", ""), metadata.value("uid", ""),
                  metadata.value("labels", json::object()).value(kBenchmarkLabel, "")};
 }
 
+StatusOr<std::optional<EnergyQuery>> ParseEnergyQuery(std::string_view query) {
+  if (query.empty()) return std::optional<EnergyQuery>();
+  EnergyQuery parsed;
+  bool has_namespace = false, has_benchmark = false;
+  while (!query.empty()) {
+    const std::string_view pair = query.substr(0, query.find('&'));
+    query.remove_prefix(std::min(query.size(), pair.size() + 1));
+    const size_t equals = pair.find('=');
+    const std::string_view key = pair.substr(0, equals);
+    const std::string value(equals == std::string_view::npos ? "" : pair.substr(equals + 1));
+    if (!IsDnsLabel(value)) {
+      return Status::InvalidArgument("/energy?" + std::string(key) + "=: want a DNS label (a namespace or a Benchmark's name)");
+    }
+    if (key == "namespace" && !has_namespace) {
+      parsed.namespace_name = value;
+      has_namespace = true;
+    } else if (key == "benchmark" && !has_benchmark) {
+      parsed.benchmark = value;
+      has_benchmark = true;
+    } else {
+      return Status::InvalidArgument("/energy: want ?namespace=<ns>&benchmark=<name>, each once");
+    }
+  }
+  if (!has_namespace || !has_benchmark) return Status::InvalidArgument("/energy: want ?namespace=<ns>&benchmark=<name>");
+  return std::optional<EnergyQuery>(std::move(parsed));
+}
+
+std::string OpaquePodName(const std::string& key, const std::string& uid) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
+  unsigned int size = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(uid.data()),
+       uid.size(), mac.data(), &size);
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string name = kOtherPodPrefix;
+  for (int i = 0; i < 8; ++i) name += {kDigits[mac[i] >> 4], kDigits[mac[i] & 15]};
+  return name;
+}
+
 NodeEnergyAgent::NodeEnergyAgent(std::string node, std::unique_ptr<EnergySampler> sampler,
-                                 std::chrono::milliseconds interval)
+                                 std::chrono::milliseconds interval, std::string pod_key)
     : node_(std::move(node)),
       sampler_(std::move(sampler)),
       interval_(interval),
+      pod_key_(std::move(pod_key)),
       registry_(std::make_shared<prometheus::Registry>()),
       energy_(&prometheus::BuildCounter()
                    .Name("ergobench_node_energy_joules_total")
@@ -36,7 +82,13 @@ NodeEnergyAgent::NodeEnergyAgent(std::string node, std::unique_ptr<EnergySampler
       power_(&prometheus::BuildGauge()
                   .Name("ergobench_node_power_watts")
                   .Help("The node's power over the last sampling interval, by device (summed domains)")
-                  .Register(*registry_)) {}
+                  .Register(*registry_)) {
+  if (pod_key_.empty()) {
+    pod_key_.resize(32);
+    // Without randomness the names could be guessed from a uid: then they are not given at all.
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(pod_key_.data()), 32) != 1) pod_key_.clear();
+  }
+}
 
 NodeEnergyAgent::~NodeEnergyAgent() { Stop(); }
 
@@ -54,7 +106,8 @@ void NodeEnergyAgent::Export(const std::vector<ChannelEnergy>& channels) {
   for (const auto& [device, watts] : PowerByDevice(channels)) power_->Add({{"node", node_}, {"device", device}}).Set(watts);
 }
 
-NodeEnergyReport NodeEnergyAgent::Report(const std::optional<std::vector<json>>& pods) const {
+NodeEnergyReport NodeEnergyAgent::Report(const std::optional<std::vector<json>>& pods,
+                                         const std::optional<EnergyQuery>& query) const {
   NodeEnergyReport report;
   report.node = node_;
   report.interval_ms = interval_.count();
@@ -62,10 +115,16 @@ NodeEnergyReport NodeEnergyAgent::Report(const std::optional<std::vector<json>>&
   for (const ChannelEnergy& c : sampler_->Channels()) {
     report.channels.push_back({c.channel.device, c.channel.domain, c.channel.in_total, c.joules});
   }
-  report.pods_known = pods.has_value();
-  for (const json& pod : pods.value_or(std::vector<json>{})) {
-    if (auto workload = WorkloadPod(pod)) report.pods.push_back(*workload);
+  report.pods_known = pods.has_value() && query.has_value() && !pod_key_.empty();
+  if (!report.pods_known) return report;
+  for (const json& pod : *pods) {
+    const std::optional<NodePod> workload = WorkloadPod(pod);
+    if (!workload || (workload->namespace_name == query->namespace_name && workload->benchmark == query->benchmark)) {
+      continue;
+    }
+    report.other_pods.push_back(OpaquePodName(pod_key_, workload->uid));
   }
+  std::sort(report.other_pods.begin(), report.other_pods.end());  // says nothing of the watch's order
   return report;
 }
 

@@ -4,18 +4,20 @@
 // ergobench_node_energy_joules_total{node,device,domain} and
 // ergobench_node_power_watts{node,device} for Prometheus. The pods on the node come from a
 // watch of the API server (field selector spec.nodeName), so a rank can tell whether the
-// node was its Benchmark's alone.
+// node was its Benchmark's alone; the report names none of them (api/node_energy.h).
 #pragma once
 
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "api/node_energy.h"
+#include "base/status.h"
 #include "runner/energy/energy_sampler.h"
 
 namespace prometheus {
@@ -28,21 +30,45 @@ class Gauge;
 
 namespace ergobench {
 
+struct NodePod {
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+  std::string benchmark;  // its ergobench.io/benchmark label, "" for none
+  bool operator==(const NodePod&) const = default;
+};
+
 // A pod that counts as the node's workload: one that has not ended, and not a DaemonSet's
 // or a static (mirror) pod, which every node runs whatever is scheduled there.
 std::optional<NodePod> WorkloadPod(const nlohmann::json& pod);
 
+// The Benchmark a request for /energy asks about: `namespace=<ns>&benchmark=<name>`, both DNS
+// labels. Nothing for an empty query; an error for anything else.
+struct EnergyQuery {
+  std::string namespace_name;
+  std::string benchmark;
+};
+StatusOr<std::optional<EnergyQuery>> ParseEnergyQuery(std::string_view query);
+
+// A pod as otherPods names it: kOtherPodPrefix and the first 16 hex digits of
+// HMAC-SHA256(`key`, its uid).
+std::string OpaquePodName(const std::string& key, const std::string& uid);
+
 class NodeEnergyAgent {
  public:
-  NodeEnergyAgent(std::string node, std::unique_ptr<EnergySampler> sampler, std::chrono::milliseconds interval);
+  // `pod_key`: what OpaquePodName hides the pods' uids under; empty: 32 random bytes.
+  NodeEnergyAgent(std::string node, std::unique_ptr<EnergySampler> sampler, std::chrono::milliseconds interval,
+                  std::string pod_key = "");
   ~NodeEnergyAgent();
 
   bool measuring() const { return sampler_->measuring(); }
   void Start();
   void Stop();
 
-  // `pods`: the node's pods as the watch holds them; nothing until it has listed them.
-  NodeEnergyReport Report(const std::optional<std::vector<nlohmann::json>>& pods) const;
+  // `pods`: the node's pods as the watch holds them; nothing until it has listed them. Without a
+  // query, the report says nothing of them.
+  NodeEnergyReport Report(const std::optional<std::vector<nlohmann::json>>& pods,
+                          const std::optional<EnergyQuery>& query) const;
   std::string RenderMetrics() const;
 
  private:
@@ -51,6 +77,7 @@ class NodeEnergyAgent {
   std::string node_;
   std::unique_ptr<EnergySampler> sampler_;
   std::chrono::milliseconds interval_;
+  std::string pod_key_;
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>* energy_;
   prometheus::Family<prometheus::Gauge>* power_;

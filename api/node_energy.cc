@@ -9,12 +9,8 @@ nlohmann::json EncodeNodeEnergyReport(const NodeEnergyReport& report) {
   for (const NodeEnergyChannel& c : report.channels) {
     channels.push_back({{"device", c.device}, {"domain", c.domain}, {"inTotal", c.in_total}, {"joules", c.joules}});
   }
-  nlohmann::json pods = nlohmann::json::array();
-  for (const NodePod& p : report.pods) {
-    pods.push_back({{"namespace", p.namespace_name}, {"name", p.name}, {"benchmark", p.benchmark}});
-  }
-  return {{"node", report.node},       {"intervalMs", report.interval_ms}, {"meters", report.meters},
-          {"channels", channels},      {"podsKnown", report.pods_known},   {"pods", pods}};
+  return {{"node", report.node},  {"intervalMs", report.interval_ms}, {"meters", report.meters},
+          {"channels", channels}, {"podsKnown", report.pods_known},   {"otherPods", report.other_pods}};
 }
 
 namespace {
@@ -54,13 +50,7 @@ StatusOr<NodeEnergyReport> DecodeNodeEnergyReport(const nlohmann::json& json) {
       return channel;
     });
     r.Bool("podsKnown", &report.pods_known);
-    report.pods = ReadList<NodePod>(&r, "pods", [](ObjectReader& p) {
-      NodePod pod;
-      p.String("namespace", &pod.namespace_name);
-      p.String("name", &pod.name);
-      p.String("benchmark", &pod.benchmark);
-      return pod;
-    });
+    r.Strings("otherPods", &report.other_pods);
   }
   if (!errors.empty()) return Status::InvalidArgument("node energy report: " + errors.Joined());
   return report;

@@ -3,14 +3,18 @@
 //
 //   {"node": "n1", "intervalMs": 100, "meters": [...as a rank's energyMeters...],
 //    "channels": [{"device": "cpu0", "domain": "package", "inTotal": true, "joules": 8123.5}],
-//    "podsKnown": true,
-//    "pods": [{"namespace": "ns", "name": "p", "benchmark": "b"}]}
+//    "podsKnown": true, "otherPods": ["pod 3f9c0a1b2d4e5f60"]}
 //
 // Every channel's joules count up from the agent's start (counter wraps undone, power
-// integrated), so a difference of two reports is the energy between them. `pods` are the
-// node's workload pods (not DaemonSet or static pods, which every node runs) that have not
-// ended; `benchmark` is a pod's ergobench.io/benchmark label ("" for none). podsKnown is false
-// until the agent's pod watch has listed them.
+// integrated), so a difference of two reports is the energy between them. `otherPods` answers
+// a rank's one question about the node's pods, whether its Benchmark had the node alone,
+// without saying whose they are: the node's workload pods (not DaemonSet or static pods, which
+// every node runs) that have not ended and are not the Benchmark's the request names
+// (GET /energy?namespace=<ns>&benchmark=<name>), each as an opaque name that stays the same
+// across requests and tells nothing of its namespace or name (kOtherPodPrefix and 16 hex
+// digits: an HMAC of the pod's uid under a key the agent makes at its start). Anyone on the
+// network reaches the agent's port: it names no tenant's pods. podsKnown is false until the
+// agent's pod watch has listed them, and for a request that names no Benchmark.
 #pragma once
 
 #include <cstdint>
@@ -31,12 +35,7 @@ struct NodeEnergyChannel {
   bool operator==(const NodeEnergyChannel&) const = default;
 };
 
-struct NodePod {
-  std::string namespace_name;
-  std::string name;
-  std::string benchmark;
-  bool operator==(const NodePod&) const = default;
-};
+inline constexpr char kOtherPodPrefix[] = "pod ";
 
 struct NodeEnergyReport {
   std::string node;
@@ -44,7 +43,7 @@ struct NodeEnergyReport {
   nlohmann::json meters = nlohmann::json::array();
   std::vector<NodeEnergyChannel> channels;
   bool pods_known = false;
-  std::vector<NodePod> pods;
+  std::vector<std::string> other_pods;
   bool operator==(const NodeEnergyReport&) const = default;
 };
 

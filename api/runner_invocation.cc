@@ -52,6 +52,9 @@ const std::vector<RunnerFlag>& RunnerFlags() {
        "after the run, seconds to serve --output-dir on the metrics port (GET /artifacts) until POST "
        "/artifacts/release; 0: exit at once",
        &I::artifact_linger_seconds, Check::kNonNegative},
+      {"--artifact-token-file", nullptr,
+       "a file holding the token (Authorization: Bearer) that /artifacts and /artifacts/release require",
+       &I::artifact_token_file},
       {"--energy-interval", nullptr, "milliseconds between energy samples; 0 lists the meters but reads none",
        &I::energy_interval_ms, Check::kNonNegative},
       {"--sysfs-root", "ERGOBENCH_SYSFS_ROOT", "prefix of /sys for the energy meters (testing)", &I::sysfs_root},

@@ -48,6 +48,9 @@ struct RunnerInvocation {
   // After the run, how long rank 0 offers its --output-dir to the operator (ArtifactBundle)
   // before it exits unreleased: on Kubernetes the directory goes with the pod.
   double artifact_linger_seconds = 0;
+  // A file holding the token a request for those files must carry (the operator's, from a
+  // Secret); none: they are served to whoever asks.
+  std::string artifact_token_file;
   int energy_interval_ms = 100;  // 0: list the energy meters but read none
   std::string sysfs_root;        // prefix of /sys for the energy meters (tests)
   // HOST:PORT of the node energy agent (a cluster node): the node's energy comes from it, not

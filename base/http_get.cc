@@ -21,14 +21,15 @@ using tcp = asio::ip::tcp;
 class Exchange {
  public:
   Exchange(const tcp::endpoint& endpoint, http::verb method, const std::string& host, const std::string& path,
-           const HttpGetLimits& limits)
+           const HttpGetOptions& options)
       : stream_(io_), endpoint_(endpoint) {
     request_ = {method, path, 11};
     request_.set(http::field::host, host);
     request_.set(http::field::user_agent, "ergobench-operator");
     request_.set(http::field::connection, "close");
-    parser_.body_limit(limits.max_body_bytes);
-    stream_.expires_after(limits.deadline);
+    if (!options.bearer_token.empty()) request_.set(http::field::authorization, "Bearer " + options.bearer_token);
+    parser_.body_limit(options.max_body_bytes);
+    stream_.expires_after(options.deadline);
   }
 
   beast::error_code Run() {
@@ -68,12 +69,12 @@ class Exchange {
 
 }  // namespace
 
-StatusOr<std::string> HttpGet(const std::string& host, int port, const std::string& path, HttpGetLimits limits) {
-  return HttpRequest("GET", host, port, path, limits);
+StatusOr<std::string> HttpGet(const std::string& host, int port, const std::string& path, HttpGetOptions options) {
+  return HttpRequest("GET", host, port, path, options);
 }
 
 StatusOr<std::string> HttpRequest(const std::string& method, const std::string& host, int port,
-                                  const std::string& path, HttpGetLimits limits) {
+                                  const std::string& path, HttpGetOptions options) {
   const std::string url = method + " http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) +
                           ":" + std::to_string(port) + path;
   const http::verb verb = http::string_to_verb(method);
@@ -81,14 +82,14 @@ StatusOr<std::string> HttpRequest(const std::string& method, const std::string& 
   beast::error_code error;
   const asio::ip::address address = asio::ip::make_address(host, error);
   if (error) return Status::InvalidArgument(url + ": \"" + host + "\" is not an IP address");
-  Exchange exchange(tcp::endpoint(address, static_cast<uint16_t>(port)), verb, host, path, limits);
+  Exchange exchange(tcp::endpoint(address, static_cast<uint16_t>(port)), verb, host, path, options);
   error = exchange.Run();
   if (error == beast::error::timeout) {
-    return Status::DeadlineExceeded(url + ": no whole answer within " + std::to_string(limits.deadline.count()) +
+    return Status::DeadlineExceeded(url + ": no whole answer within " + std::to_string(options.deadline.count()) +
                                     " ms");
   }
   if (error == http::error::body_limit) {
-    return Status::OutOfRange(url + ": the answer is larger than " + std::to_string(limits.max_body_bytes) +
+    return Status::OutOfRange(url + ": the answer is larger than " + std::to_string(options.max_body_bytes) +
                               " bytes");
   }
   if (error) return Status::Unavailable(url + ": " + error.message());

@@ -10,16 +10,17 @@
 
 namespace ergobench {
 
-struct HttpGetLimits {
+struct HttpGetOptions {
   std::chrono::milliseconds deadline{2000};
   size_t max_body_bytes = 4 << 20;
+  std::string bearer_token{};  // sent as "Authorization: Bearer <token>" when set
 };
 
 // GET http://host:port/path. `host` is an IP address (v4, or v6 without brackets). A non-200
 // answer, a body over the cap and a missed deadline are errors that say which.
-StatusOr<std::string> HttpGet(const std::string& host, int port, const std::string& path, HttpGetLimits limits = {});
+StatusOr<std::string> HttpGet(const std::string& host, int port, const std::string& path, HttpGetOptions options = {});
 // The same for any method ("POST": an empty body), e.g. to tell a rank it may exit.
 StatusOr<std::string> HttpRequest(const std::string& method, const std::string& host, int port,
-                                  const std::string& path, HttpGetLimits limits = {});
+                                  const std::string& path, HttpGetOptions options = {});
 
 }  // namespace ergobench

@@ -73,8 +73,15 @@ http::response<http::string_body> Answer(const http::request<http::string_body>&
   const beast::string_view path = target.substr(0, target.find('?'));
   if (routes.extra) {
     const beast::string_view method = request.method_string();
-    if (std::optional<HttpReply> answer = routes.extra({method.data(), method.size()}, {path.data(), path.size()})) {
-      return reply(static_cast<http::status>(answer->status), answer->content_type.c_str(), std::move(answer->body));
+    const beast::string_view authorization = request[http::field::authorization];
+    const beast::string_view query = path.size() < target.size() ? target.substr(path.size() + 1) : "";
+    const RouteRequest route{{method.data(), method.size()}, {path.data(), path.size()},
+                             {authorization.data(), authorization.size()}, {query.data(), query.size()}};
+    if (std::optional<HttpReply> answer = routes.extra(route)) {
+      auto response =
+          reply(static_cast<http::status>(answer->status), answer->content_type.c_str(), std::move(answer->body));
+      for (const auto& [field, value] : answer->headers) response.set(field, value);
+      return response;
     }
   }
   const auto method = request.method();

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 
@@ -33,14 +35,29 @@ struct HttpServerLimits {
 
 // An answer of a route beyond /metrics and the probes.
 struct HttpReply {
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  HttpReply() = default;
+  HttpReply(int status_code, std::string type, std::string text, Headers more = {})
+      : status(status_code), content_type(std::move(type)), body(std::move(text)), headers(std::move(more)) {}
+
   int status = 200;
   std::string content_type = "text/plain";
   std::string body;
+  Headers headers;  // fields beyond Content-Type: WWW-Authenticate on a 401
 };
 
-// Routes beyond /metrics and the probes: the answer to a method ("GET", "POST", ...) on a
-// path (without the query), or nothing for 404. Called on the server's threads.
-using ExtraRoutes = std::function<std::optional<HttpReply>(std::string_view method, std::string_view path)>;
+// What a route sees of a request: its method ("GET", "POST", ...), its path, its query (after
+// the '?', "" when none) and its Authorization header ("" when it has none).
+struct RouteRequest {
+  std::string_view method;
+  std::string_view path;
+  std::string_view authorization;
+  std::string_view query{};
+};
+
+// Routes beyond /metrics and the probes: the answer to a request, or nothing for 404. Called
+// on the server's threads.
+using ExtraRoutes = std::function<std::optional<HttpReply>(const RouteRequest& request)>;
 
 class MetricsServer {
  public:

@@ -22,6 +22,7 @@
 #include "base/cidr.h"
 #include "base/http_get.h"
 #include "api/defaults.h"
+#include "operator/controller/artifact_token.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/dataset_builders.h"
 #include "operator/controller/dataset_reconciler.h"
@@ -58,6 +59,10 @@ struct Options {
   controller::PodPolicy policy;
   int energy_agent_port = 0;
   std::string price_catalog_dir;  // empty: the built-in catalog
+  // The Secret of the key that rank 0's artifact tokens derive from (artifact_token.h), in
+  // the operator's own namespace unless another is named.
+  std::string artifact_key_secret = controller::kDefaultArtifactKeySecret;
+  std::string artifact_key_namespace;
   int64_t price_max_age_days = kDefaultPriceMaxAgeDays;
 };
 
@@ -85,6 +90,8 @@ void WatchPriceCatalog(runtime::StopFlag& stop, PriceCatalogSource& source) {
 
 class HttpRankZeroClient final : public controller::RankZeroClient {
  public:
+  explicit HttpRankZeroClient(controller::ArtifactKeySource* key) : key_(key) {}
+
   std::optional<controller::RankZeroState> Read(const std::string& pod_ip, int port, const std::string& metric) override {
     // One deadline for the whole scrape and a cap on the page: a rank that trickles or floods
     // its answer costs the poller two seconds, never more.
@@ -92,14 +99,21 @@ class HttpRankZeroClient final : public controller::RankZeroClient {
     if (!text.ok()) return std::nullopt;
     return controller::ParseRankZeroState(*text, metric);
   }
-  StatusOr<ArtifactBundle> FetchArtifacts(const std::string& pod_ip, int port) override {
+  StatusOr<ArtifactBundle> FetchArtifacts(const std::string& pod_ip, int port, const std::string& uid) override {
+    ASSIGN_OR_RETURN(std::string token, key_->TokenFor(uid));
     // Rank 0 serves at most 4 MiB of text; JSON's escapes may double it.
-    ASSIGN_OR_RETURN(const std::string text, HttpGet(pod_ip, port, kArtifactsPath, {std::chrono::seconds(10), 16 << 20}));
+    ASSIGN_OR_RETURN(const std::string text, HttpGet(pod_ip, port, kArtifactsPath,
+                                                     {std::chrono::seconds(10), 16 << 20, std::move(token)}));
     return DecodeArtifactBundle(text);
   }
-  Status ReleaseArtifacts(const std::string& pod_ip, int port) override {
-    return HttpRequest("POST", pod_ip, port, kArtifactsReleasePath, {std::chrono::seconds(2), 4096}).status();
+  Status ReleaseArtifacts(const std::string& pod_ip, int port, const std::string& uid) override {
+    ASSIGN_OR_RETURN(std::string token, key_->TokenFor(uid));
+    return HttpRequest("POST", pod_ip, port, kArtifactsReleasePath, {std::chrono::seconds(2), 4096, std::move(token)})
+        .status();
   }
+
+ private:
+  controller::ArtifactKeySource* const key_;
 };
 
 std::string Identity() {
@@ -317,7 +331,10 @@ int Run(const Options& options) {
 
   PriceCatalogSource prices(options.price_catalog_dir);
   manager.AddRunnable([&prices](runtime::StopFlag& stop) { WatchPriceCatalog(stop, prices); });
-  HttpRankZeroClient rank_zero;
+  controller::ArtifactKeySource artifact_key(
+      &client, options.artifact_key_namespace.empty() ? config->namespace_name : options.artifact_key_namespace,
+      options.artifact_key_secret);
+  HttpRankZeroClient rank_zero(&artifact_key);
   controller::ProgressCache progress;
   controller::ArtifactCache artifacts;
   manager.AddRunnable([&](runtime::StopFlag& stop) {
@@ -329,7 +346,8 @@ int Run(const Options& options) {
       {&client, benchmarks, pods, datasets->datasets, &progress, std::chrono::system_clock::now,
        [&](const Benchmark& b) { metrics.RecordFinished(b); }, options.runner_image, options.policy,
        record_event, &artifacts, options.energy_agent_port, controller::GenerateSshKey, &prices,
-       options.price_max_age_days, sweeps->sweeps});
+       options.price_max_age_days, sweeps->sweeps,
+       [&artifact_key](const std::string& uid) { return artifact_key.TokenFor(uid); }});
   manager.SetReconciler(
       [&](const std::string& key) { return reconciler.Reconcile(key); },
       {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {
@@ -394,6 +412,11 @@ int main(int argc, char** argv) {
   app.add_flag("--leader-elect", options.leader_elect, "elect a leader through a Lease, for replicas > 1");
   app.add_option("--leader-election-namespace", options.leader_election_namespace, "namespace of the Lease");
   app.add_option("--leader-election-id", options.leader_election_id, "name of the Lease");
+  app.add_option("--artifact-key-secret", options.artifact_key_secret,
+                 "the Secret (made if missing) of the key that guards rank 0's files")
+      ->capture_default_str();
+  app.add_option("--artifact-key-namespace", options.artifact_key_namespace,
+                 "namespace of that Secret (default: the operator's own)");
   app.add_option("--log-format", options.log_format, "json | text")->check(CLI::IsMember({"json", "text"}));
   app.add_option("--log-level", options.log_level, "info | debug")->check(CLI::IsMember({"info", "debug"}));
   app.add_option("--watch-timeout", options.watch_timeout_seconds, "server-side watch timeout in seconds")

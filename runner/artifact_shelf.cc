@@ -1,6 +1,9 @@
 #include "runner/artifact_shelf.h"
 
+#include <openssl/crypto.h>
+
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -23,6 +26,25 @@ std::optional<std::string> ReadWhole(const fs::path& path) {
 }
 
 }  // namespace
+
+StatusOr<std::string> ReadArtifactToken(const std::string& path) {
+  if (path.empty()) return std::string();
+  constexpr size_t kMaxTokenBytes = 4096;
+  std::ifstream in(path, std::ios::binary);
+  std::string token(kMaxTokenBytes + 3, '\0');  // the token, a line end, and one byte too many
+  in.read(token.data(), static_cast<std::streamsize>(token.size()));
+  if (in.bad() || (!in && !in.eof())) return Status::InvalidArgument("--artifact-token-file " + path + ": cannot read it");
+  token.resize(static_cast<size_t>(in.gcount()));
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+  if (token.size() > kMaxTokenBytes) {
+    return Status::InvalidArgument("--artifact-token-file " + path + ": over " + std::to_string(kMaxTokenBytes) + " bytes");
+  }
+  if (token.empty()) return Status::InvalidArgument("--artifact-token-file " + path + ": empty");
+  for (const char c : token) {
+    if (c <= ' ' || c > '~') return Status::InvalidArgument("--artifact-token-file " + path + ": not printable ASCII");
+  }
+  return token;
+}
 
 ArtifactBundle ReadArtifactDir(const std::string& dir, int64_t max_bytes) {
   ArtifactBundle bundle;
@@ -63,10 +85,27 @@ ArtifactBundle ReadArtifactDir(const std::string& dir, int64_t max_bytes) {
   return bundle;
 }
 
-std::optional<HttpReply> ArtifactShelf::Answer(std::string_view method, std::string_view path) {
+bool ArtifactShelf::Authorized(std::string_view authorization) const {
+  if (token_.empty()) return true;
+  // RFC 7235: the scheme is case-insensitive; one space, then the token as issued.
+  constexpr std::string_view kScheme = "bearer ";
+  if (authorization.size() != kScheme.size() + token_.size()) return false;
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != kScheme[i]) return false;
+  }
+  // In constant time: how long a wrong guess took says nothing of the token.
+  return CRYPTO_memcmp(authorization.data() + kScheme.size(), token_.data(), token_.size()) == 0;
+}
+
+std::optional<HttpReply> ArtifactShelf::Answer(const RouteRequest& request) {
+  const std::string_view method = request.method, path = request.path;
   const bool fetch = path == kArtifactsPath && (method == "GET" || method == "HEAD");
   const bool release = path == kArtifactsReleasePath && method == "POST";
   if (path != kArtifactsPath && path != kArtifactsReleasePath) return std::nullopt;
+  if (!Authorized(request.authorization)) {
+    return HttpReply{401, "text/plain", "the Benchmark's artifact token is required\n",
+                     {{"WWW-Authenticate", "Bearer realm=\"ergobench artifacts\""}}};
+  }
   if (!fetch && !release) return HttpReply{405, "text/plain", "GET " + std::string(kArtifactsPath) + ", POST " +
                                                                   kArtifactsReleasePath + "\n"};
   std::lock_guard<std::mutex> lock(mutex_);

@@ -22,16 +22,23 @@ namespace ergobench {
 // hold is skipped, with the reason. A directory that does not exist gives an empty bundle.
 ArtifactBundle ReadArtifactDir(const std::string& dir, int64_t max_bytes);
 
+// The token of --artifact-token-file (a Secret's file on Kubernetes), without the line end.
+// No path: no token (a local run serves no one but its own host). A file that cannot be read,
+// is empty, over 4 KiB or not printable ASCII is an error naming the flag.
+StatusOr<std::string> ReadArtifactToken(const std::string& path);
+
 class ArtifactShelf {
  public:
   // What the operator fetches in one answer, at most (it reads up to 16 MiB of JSON).
   static constexpr int64_t kMaxBytes = 4 << 20;
 
-  explicit ArtifactShelf(std::string dir) : dir_(std::move(dir)) {}
+  // With a `token`, only a request that carries it (Authorization: Bearer <token>) is served:
+  // on a cluster any pod can reach rank 0's port, and its files are another tenant's results.
+  explicit ArtifactShelf(std::string dir, std::string token = "") : dir_(std::move(dir)), token_(std::move(token)) {}
 
-  // The routes for MetricsServer: GET kArtifactsPath, POST kArtifactsReleasePath; both 409
-  // until Offer().
-  std::optional<HttpReply> Answer(std::string_view method, std::string_view path);
+  // The routes for MetricsServer: GET kArtifactsPath, POST kArtifactsReleasePath; both 401
+  // without the token, then 409 until Offer().
+  std::optional<HttpReply> Answer(const RouteRequest& request);
 
   // Reads the directory, once the run has written everything, and serves it from now on.
   void Offer();
@@ -41,7 +48,10 @@ class ArtifactShelf {
   std::string WaitForRelease(std::chrono::milliseconds linger, const std::function<bool()>& stopped);
 
  private:
+  bool Authorized(std::string_view authorization) const;
+
   const std::string dir_;
+  const std::string token_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::optional<std::string> bundle_;  // encoded, once offered

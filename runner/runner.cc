@@ -312,12 +312,13 @@ int RunRunner(const RunnerInvocation& options) {
   report.Update([&](RankResult& r) { r.environment = environment; });
   energy.Start(std::chrono::milliseconds(options.energy_interval_ms));
   mllog.SetObserver([&energy](const std::string& type, const std::string& key) { energy.OnEvent(type, key); });
-  ArtifactShelf shelf(options.output_dir);
+  StatusOr<std::string> artifact_token = ReadArtifactToken(options.artifact_token_file);
+  if (!artifact_token.ok()) return report.Fail(artifact_token.status(), kExitBadConfig);
+  ArtifactShelf shelf(options.output_dir, *std::move(artifact_token));
   const bool offers_artifacts = options.artifact_linger_seconds > 0 && !options.output_dir.empty();
   StatusOr<std::unique_ptr<MetricsServer>> server = StartMetrics(
       options, launch_rank, metrics,
-      offers_artifacts ? ExtraRoutes([&shelf](std::string_view m, std::string_view p) { return shelf.Answer(m, p); })
-                       : nullptr);
+      offers_artifacts ? ExtraRoutes([&shelf](const RouteRequest& request) { return shelf.Answer(request); }) : nullptr);
   if (!server.ok()) return report.Fail(server.status(), kExitBadConfig);
   const auto linger = [&](int exit_code) {
     return offers_artifacts && *server ? OfferArtifacts(shelf, metrics, options, exit_code) : exit_code;

@@ -5,6 +5,7 @@
 #include "api/benchmark_codec.h"
 #include "api/defaults.h"
 #include "base/utf8.h"
+#include "operator/controller/artifact_token.h"
 #include "operator/controller/mpi_builders.h"
 
 namespace ergobench::controller {
@@ -201,7 +202,7 @@ void RestrictFetches(const Benchmark& benchmark, const std::vector<std::string>&
   if (!allowed.empty()) env.push_back(EnvVar("ERGOBENCH_FETCH_ALLOWED_NETWORKS", allowed));
 }
 
-json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, int energy_agent_port) {
+json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, const WorkerPodOptions& options) {
   const BenchmarkSpec& spec = benchmark.spec;
   json metadata = ChildMetadata(benchmark, WorkerPodName(benchmark, rank));
   metadata["labels"][kRankLabel] = std::to_string(rank);
@@ -218,10 +219,14 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
   env.push_back({{"name", kNodeNameEnv}, {"valueFrom", {{"fieldRef", {{"fieldPath", "spec.nodeName"}}}}}});
   RunnerInvocation invocation = WorkerInvocation(benchmark, rank);
   invocation.repeat = static_cast<int>(gang.repeat);
-  if (energy_agent_port > 0) {
+  if (options.energy_agent_port > 0) {
     // The agent listens on a hostPort: the node's IP, which the kubelet expands into the flag.
     env.push_back({{"name", kNodeIpEnv}, {"valueFrom", {{"fieldRef", {{"fieldPath", "status.hostIP"}}}}}});
-    invocation.energy_agent = "$(" + std::string(kNodeIpEnv) + "):" + std::to_string(energy_agent_port);
+    invocation.energy_agent = "$(" + std::string(kNodeIpEnv) + "):" + std::to_string(options.energy_agent_port);
+  }
+  const bool guards_artifacts = rank == 0 && !options.artifact_token_secret.empty();
+  if (guards_artifacts) {
+    invocation.artifact_token_file = std::string(kArtifactTokenMountPath) + "/" + kArtifactTokenFile;
   }
   json container = {
       {"name", "runner"},
@@ -247,6 +252,10 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
   if (!spec.dataset.volume.empty()) {
     container["volumeMounts"].push_back({{"name", "dataset"}, {"mountPath", kDatasetMountPath}, {"readOnly", true}});
   }
+  if (guards_artifacts) {
+    container["volumeMounts"].push_back(
+        {{"name", "artifact-token"}, {"mountPath", kArtifactTokenMountPath}, {"readOnly", true}});
+  }
   // The operator restarts the whole gang (runPolicy.backoffLimit): a rank restarted alone
   // could never rejoin its peers' collective. Ranks never call the Kubernetes API.
   json pod_spec = RestrictedPodSpec(container, "Never");
@@ -259,6 +268,14 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
     json volume = ReadOnlyVolume(spec.dataset.volume);
     volume["name"] = "dataset";
     pod_spec["volumes"].push_back(volume);
+  }
+  if (guards_artifacts) {
+    // Root's file, readable by the pod's group (fsGroup): the runner's user reads it, no one
+    // else in the pod could write it.
+    pod_spec["volumes"].push_back(
+        {{"name", "artifact-token"},
+         {"secret", {{"secretName", options.artifact_token_secret}, {"defaultMode", 0440},
+                     {"items", {{{"key", kArtifactTokenFile}, {"path", kArtifactTokenFile}}}}}}});
   }
   pod_spec["affinity"] = Placement(benchmark, rank, gang);
   ApplyScheduling(benchmark, &pod_spec);

@@ -96,10 +96,18 @@ nlohmann::json BuildConfigMap(const Benchmark& benchmark);
 // How the runner in rank `rank`'s pod is started.
 RunnerInvocation WorkerInvocation(const Benchmark& benchmark, int64_t rank);
 RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank);
+// What the operator adds to every worker pod, beside the Benchmark's own.
+struct WorkerPodOptions {
+  // The node energy agent's hostPort, which the rank reads its node's energy from; 0: none, the
+  // rank reads what meters its pod can.
+  int energy_agent_port = 0;
+  // The Secret of rank 0's artifact token (artifact_token.h), which rank 0 mounts and requires
+  // of whoever fetches its files; empty: rank 0 serves them to anyone.
+  std::string artifact_token_secret{};
+};
 // Rank `rank`'s pod of gang `gang`, labelled with it.
-// `energy_agent_port`: the node energy agent's hostPort, which the rank reads its node's energy
-// from; 0: none, the rank reads what meters its pod can.
-nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, int energy_agent_port = 0);
+nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang,
+                              const WorkerPodOptions& options = {});
 // The ranks of a Benchmark that fetch its data set themselves (spec.dataset.source url) fetch
 // it as a Dataset's staging does: no internal address outside `allowed_networks`
 // (runner/data/dataset_fetch.h; the chart's policy.datasetAllowedNetworks). Other pods are left

@@ -77,7 +77,8 @@ std::string SshConfig(const Benchmark& benchmark) {
 
 }  // namespace
 
-std::string SshSecretName(const Benchmark& b) { return b.metadata.name + "-ssh"; }
+// The uid in the name: a namesake's Secret is another, so one of this name is this Benchmark's.
+std::string SshSecretName(const Benchmark& b) { return b.metadata.name + "-ssh-" + b.metadata.uid; }
 std::string LauncherPodName(const Benchmark& b) { return b.metadata.name + "-launcher"; }
 
 json BuildSshSecret(const Benchmark& benchmark, const SshKeyPair& user_key, const SshKeyPair& host_key) {

@@ -4,11 +4,11 @@
 // a per-Benchmark Secret of ssh keys that the operator makes (ssh_keys.h) and nothing else
 // holds. Pure, as builders.h: the same Benchmark and keys give the same JSON.
 //
-//   Secret <name>-ssh     id_ed25519, authorized_keys: the launcher's key, the workers' only one
-//                         ssh_host_ed25519_key, known_hosts: the workers' host key, which the
-//                         launcher checks (StrictHostKeyChecking)
-//   ConfigMap additions   hostfile (rank i on line i, slots=1), sshd_config, ssh_config
-//   Pod <name>-launcher   ergobench-mpi launch ... -- mpirun ... ergobench-mpi rank
+//   Secret <name>-ssh-<uid>  id_ed25519, authorized_keys: the launcher's key, the workers' only
+//                            one; ssh_host_ed25519_key, known_hosts: the workers' host key,
+//                            which the launcher checks (StrictHostKeyChecking)
+//   ConfigMap additions      hostfile (rank i on line i, slots=1), sshd_config, ssh_config
+//   Pod <name>-launcher      ergobench-mpi launch ... -- mpirun ... ergobench-mpi rank
 #pragma once
 
 #include <string>

@@ -33,9 +33,11 @@ class RankZeroClient {
   virtual ~RankZeroClient() = default;
   // Nothing when the rank does not answer.
   virtual std::optional<RankZeroState> Read(const std::string& pod_ip, int port, const std::string& goal_metric) = 0;
-  virtual StatusOr<ArtifactBundle> FetchArtifacts(const std::string& pod_ip, int port) = 0;
+  // Rank 0's files, with the token of the Benchmark of uid `benchmark_uid` (artifact_token.h).
+  virtual StatusOr<ArtifactBundle> FetchArtifacts(const std::string& pod_ip, int port,
+                                                  const std::string& benchmark_uid) = 0;
   // Lets rank 0 exit: the operator holds its files.
-  virtual Status ReleaseArtifacts(const std::string& pod_ip, int port) = 0;
+  virtual Status ReleaseArtifacts(const std::string& pod_ip, int port, const std::string& benchmark_uid) = 0;
 };
 
 }  // namespace ergobench::controller

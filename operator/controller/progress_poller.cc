@@ -26,7 +26,7 @@ bool IsRunning(const nlohmann::json& benchmark) {
 bool TakeArtifacts(const ProgressTarget& target, RankZeroClient& client, ArtifactCache& artifacts) {
   bool taken = false;
   if (!artifacts.Has(target.key, target.gang)) {
-    StatusOr<ArtifactBundle> bundle = client.FetchArtifacts(target.pod_ip, kMetricsPort);
+    StatusOr<ArtifactBundle> bundle = client.FetchArtifacts(target.pod_ip, kMetricsPort, target.uid);
     if (!bundle.ok()) {
       runtime::Log(runtime::LogLevel::kWarning, "cannot take rank 0's files; trying again next round",
                    {{"benchmark", target.key}, {"error", bundle.status().ToString()}});
@@ -35,7 +35,7 @@ bool TakeArtifacts(const ProgressTarget& target, RankZeroClient& client, Artifac
     artifacts.Put(target.key, target.gang, std::move(bundle).value());
     taken = true;
   }
-  if (Status released = client.ReleaseArtifacts(target.pod_ip, kMetricsPort); !released.ok()) {
+  if (Status released = client.ReleaseArtifacts(target.pod_ip, kMetricsPort, target.uid); !released.ok()) {
     runtime::Log(runtime::LogLevel::kWarning, "cannot release rank 0; it exits when its linger time is up",
                  {{"benchmark", target.key}, {"error", released.ToString()}});
   }
@@ -110,7 +110,7 @@ std::vector<ProgressTarget> ProgressTargets(const runtime::Store& benchmarks, co
     for (const WorkerPod& pod : OwnedWorkerPods(benchmark, pods)) {
       if (pod.rank != 0 || !InGang(pod, gang) || pod.pod_ip.empty()) continue;
       targets.push_back({runtime::ObjectKey(object), gang, pod.pod_ip,
-                         benchmark.spec.goal ? benchmark.spec.goal->metric : ""});
+                         benchmark.spec.goal ? benchmark.spec.goal->metric : "", benchmark.metadata.uid});
     }
   }
   return targets;

@@ -70,6 +70,7 @@ struct ProgressTarget {
   Gang gang;
   std::string pod_ip;
   std::string goal_metric;  // what Progress::value reports; empty for throughput-only runs
+  std::string uid{};        // the Benchmark's: its artifact token is derived from it
 };
 
 // The targets of the Running Benchmarks in the caches whose rank 0 has an address.

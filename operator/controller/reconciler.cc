@@ -10,6 +10,7 @@
 #include "api/regression.h"
 #include "api/validation.h"
 #include "base/rfc3339.h"
+#include "operator/controller/artifact_token.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/conditions.h"
 #include "operator/controller/dataset_ref.h"
@@ -80,11 +81,14 @@ Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const Reco
         [&] { return CreateChild(benchmark, kube::ConfigMaps(), BuildConfigMap(benchmark)); },
     };
     if (IsMpi(benchmark)) creates.push_back([&] { return CreateSshSecret(benchmark); });
+    if (deps_.artifact_token) creates.push_back([&] { return CreateArtifactTokenSecret(benchmark); });
     RETURN_IF_ERROR(runtime::RunConcurrently(creates));
   }
   const Gang gang = CurrentGang(plan.status);
+  const WorkerPodOptions pod_options{deps_.energy_agent_port,
+                                     deps_.artifact_token ? ArtifactTokenSecretName(benchmark) : ""};
   RETURN_IF_ERROR(runtime::SlowStartBatches(plan.create_ranks.size(), 1, [&](size_t i) {
-    json pod = BuildWorkerPod(benchmark, plan.create_ranks[i], gang, deps_.energy_agent_port);
+    json pod = BuildWorkerPod(benchmark, plan.create_ranks[i], gang, pod_options);
     RestrictFetches(benchmark, deps_.policy.dataset_allowed_networks, &pod);
     return CreateChild(benchmark, kube::Pods(), pod);
   }));
@@ -99,7 +103,22 @@ Status BenchmarkReconciler::CreateSshSecret(const Benchmark& benchmark) {
   if (!user_key.ok()) return user_key.status().WithContext("make the ssh key of the launcher");
   auto host_key = deps_.ssh_keys("ergobench workers of " + owner);
   if (!host_key.ok()) return host_key.status().WithContext("make the ssh host key of the workers");
-  return CreateChild(benchmark, kube::Secrets(), BuildSshSecret(benchmark, *user_key, *host_key));
+  return CreateOwnSecret(BuildSshSecret(benchmark, *user_key, *host_key));
+}
+
+Status BenchmarkReconciler::CreateArtifactTokenSecret(const Benchmark& benchmark) {
+  // Derived, never read back: the same token whenever the operator needs it (artifact_token.h).
+  auto token = deps_.artifact_token(benchmark.metadata.uid);
+  if (!token.ok()) return token.status().WithContext("derive the artifact token");
+  return CreateOwnSecret(BuildArtifactTokenSecret(benchmark, *token));
+}
+
+Status BenchmarkReconciler::CreateOwnSecret(const json& secret) {
+  const std::string& ns = secret["metadata"]["namespace"].get_ref<const std::string&>();
+  const std::string& name = secret["metadata"]["name"].get_ref<const std::string&>();
+  auto created = deps_.client->Create(kube::Secrets(), ns, secret);
+  if (kube::IsAlreadyExists(created.status())) return Status::Ok();
+  return created.status().WithContext("create Secret " + name);
 }
 
 StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::AfterCreateFailed(const json& object,

@@ -56,6 +56,9 @@ struct ReconcilerDeps {
   // The BenchmarkSweeps: a sweep's point waits for its sweep to read how it ended before its
   // ttlSecondsAfterFinished deletes it. Null: no waiting.
   const runtime::Store* sweeps = nullptr;
+  // A Benchmark's artifact token (ArtifactKeySource::TokenFor, by the Benchmark's uid), which
+  // its rank 0 requires of whoever fetches its files. Empty: rank 0 serves them to anyone.
+  std::function<StatusOr<std::string>(const std::string& benchmark_uid)> artifact_token = nullptr;
 };
 
 // How long a finished sweep point waits past its ttlSecondsAfterFinished for its sweep to read
@@ -84,6 +87,10 @@ class BenchmarkReconciler {
                 const std::string& message, bool already_failed, const std::string& now);
   Status CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan);
   Status CreateSshSecret(const Benchmark& benchmark);
+  Status CreateArtifactTokenSecret(const Benchmark& benchmark);
+  // A Secret whose name holds the Benchmark's uid: one that exists is this Benchmark's, made by
+  // an earlier round, and is not read (the operator has no get on tenants' Secrets).
+  Status CreateOwnSecret(const nlohmann::json& secret);
   // The system the ranks ran on, read from their nodes, and what the run cost.
   Status DescribeAndPrice(const Benchmark& benchmark, BenchmarkResults* results);
   // spec.baseline's verdicts in the plan's results, and the Regressed condition (and Event);

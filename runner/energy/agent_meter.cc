@@ -52,7 +52,9 @@ class AgentMeter final : public EnergyMeter {
  private:
   StatusOr<NodeEnergyReport> Fetch() const {
     const std::string where = "node energy agent at " + address_.host + ":" + std::to_string(address_.port);
-    StatusOr<std::string> body = HttpGet(address_.host, address_.port, "/energy");
+    // Names are DNS labels (validated): nothing in them needs escaping in a query.
+    const std::string path = "/energy?namespace=" + own_namespace_ + "&benchmark=" + own_benchmark_;
+    StatusOr<std::string> body = HttpGet(address_.host, address_.port, path);
     if (!body.ok()) return Status::Unavailable(where + ": " + body.status().message());
     const nlohmann::json json = nlohmann::json::parse(*body, nullptr, false);
     if (json.is_discarded()) return Status::Unavailable(where + ": GET /energy is not JSON");
@@ -61,15 +63,13 @@ class AgentMeter final : public EnergyMeter {
     return report;
   }
 
-  // Keeps the pods outside this rank's Benchmark: every one seen while the meter sampled.
+  // Keeps the pods outside this rank's Benchmark, by the agent's opaque names: every one seen
+  // while the meter sampled.
   void Note(const NodeEnergyReport& report) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!report.pods_known) return;
     pods_known_ = true;
-    for (const NodePod& pod : report.pods) {
-      if (pod.namespace_name == own_namespace_ && pod.benchmark == own_benchmark_) continue;
-      others_.insert(pod.namespace_name + "/" + pod.name);
-    }
+    others_.insert(report.other_pods.begin(), report.other_pods.end());
   }
 
   AgentAddress address_;

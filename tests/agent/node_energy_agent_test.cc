@@ -1,5 +1,6 @@
 // The agent on a fake sysfs (a RAPL package counter): its report and its Prometheus counters
-// carry the counter's energy since the agent started, and only the node's workload pods.
+// carry the counter's energy since the agent started, and of the node's workload pods only
+// those outside the asking Benchmark, by opaque names.
 #include "agent/node_energy_agent.h"
 
 #include <filesystem>
@@ -35,14 +36,14 @@ class NodeEnergyAgentTest : public ::testing::Test {
 };
 
 json Pod(const std::string& ns, const std::string& name, const std::string& phase = "Running") {
-  return {{"metadata", {{"namespace", ns}, {"name", name}}}, {"status", {{"phase", phase}}}};
+  return {{"metadata", {{"namespace", ns}, {"name", name}, {"uid", "uid-" + name}}}, {"status", {{"phase", phase}}}};
 }
 
 TEST(WorkloadPodTest, DaemonSetsStaticPodsAndEndedPodsAreNotTheNodesWorkload) {
   json worker = Pod("bench", "task1a-worker-0");
   worker["metadata"]["labels"] = {{"ergobench.io/benchmark", "task1a"}};
-  EXPECT_EQ(WorkloadPod(worker), (NodePod{"bench", "task1a-worker-0", "task1a"}));
-  EXPECT_EQ(WorkloadPod(Pod("web", "shop-0", "Pending")), (NodePod{"web", "shop-0", ""}));
+  EXPECT_EQ(WorkloadPod(worker), (NodePod{"bench", "task1a-worker-0", "uid-task1a-worker-0", "task1a"}));
+  EXPECT_EQ(WorkloadPod(Pod("web", "shop-0", "Pending")), (NodePod{"web", "shop-0", "uid-shop-0", ""}));
   json daemon = Pod("kube-system", "kube-proxy-x");
   daemon["metadata"]["ownerReferences"] = {{{"kind", "DaemonSet"}, {"name", "kube-proxy"}, {"controller", true}}};
   EXPECT_FALSE(WorkloadPod(daemon).has_value());
@@ -54,11 +55,11 @@ TEST(WorkloadPodTest, DaemonSetsStaticPodsAndEndedPodsAreNotTheNodesWorkload) {
 }
 
 TEST_F(NodeEnergyAgentTest, ReportsItsChannelsAndTheWorkloadPods) {
-  NodeEnergyAgent agent("node-1", Sampler(), std::chrono::milliseconds(10));
+  NodeEnergyAgent agent("node-1", Sampler(), std::chrono::milliseconds(10), "agent-key");
   ASSERT_TRUE(agent.measuring());
   agent.Start();
   agent.Stop();
-  NodeEnergyReport report = agent.Report(std::nullopt);
+  NodeEnergyReport report = agent.Report(std::nullopt, EnergyQuery{"bench", "task1a"});
   EXPECT_EQ(report.node, "node-1");
   EXPECT_EQ(report.interval_ms, 10);
   EXPECT_FALSE(report.pods_known);
@@ -68,20 +69,50 @@ TEST_F(NodeEnergyAgentTest, ReportsItsChannelsAndTheWorkloadPods) {
   EXPECT_EQ(report.meters[0]["name"], "rapl");
   json daemon = Pod("kube-system", "kube-proxy-x");
   daemon["metadata"]["ownerReferences"] = {{{"kind", "DaemonSet"}, {"controller", true}}};
-  report = agent.Report(std::vector<json>{Pod("web", "shop-0"), daemon});
+  json own = Pod("bench", "task1a-worker-1");
+  own["metadata"]["labels"] = {{"ergobench.io/benchmark", "task1a"}};
+  json namesake = Pod("other", "task1a-worker-0");  // the same Benchmark name, another namespace
+  namesake["metadata"]["labels"] = {{"ergobench.io/benchmark", "task1a"}};
+  namesake["metadata"]["uid"] = "uid-other";
+  const std::vector<json> pods = {Pod("web", "shop"), daemon, own, namesake};
+  report = agent.Report(pods, EnergyQuery{"bench", "task1a"});
   EXPECT_TRUE(report.pods_known);
-  EXPECT_EQ(report.pods, (std::vector<NodePod>{{"web", "shop-0", ""}}));
+  // HMAC-SHA256 under the agent's key, from OpenSSL's command line:
+  //   printf uid-shop | openssl dgst -sha256 -hmac agent-key   (c89e7f5b90b49d56...), uid-other (27107f09...)
+  EXPECT_EQ(report.other_pods, (std::vector<std::string>{"pod 27107f091b45d387", "pod c89e7f5b90b49d56"}));
+  EXPECT_EQ(EncodeNodeEnergyReport(report).dump().find("shop"), std::string::npos) << "no pod's name";
+  EXPECT_EQ(EncodeNodeEnergyReport(report).dump().find("web"), std::string::npos) << "no pod's namespace";
+
+  // Without a question, nothing of the pods.
+  report = agent.Report(pods, std::nullopt);
+  EXPECT_FALSE(report.pods_known);
+  EXPECT_TRUE(report.other_pods.empty());
+}
+
+TEST(EnergyQueryTest, ABenchmarkIsNamedByItsNamespaceAndNameOrNotAtAll) {
+  EXPECT_FALSE(ParseEnergyQuery("")->has_value());
+  const auto query = ParseEnergyQuery("namespace=team-a&benchmark=fmnist-k2");
+  ASSERT_TRUE(query.ok() && query->has_value()) << query.status().ToString();
+  EXPECT_EQ((*query)->namespace_name, "team-a");
+  EXPECT_EQ((*query)->benchmark, "fmnist-k2");
+  EXPECT_EQ(ParseEnergyQuery("benchmark=b&namespace=n").value()->namespace_name, "n");
+  for (const char* bad : {"namespace=a", "benchmark=b", "namespace=a&benchmark=b&namespace=c", "namespace=a&benchmark=",
+                          "namespace=A&benchmark=b", "namespace=a%2Fb&benchmark=b", "x=1&namespace=a&benchmark=b",
+                          "namespace=a&&benchmark=b", "&"}) {
+    EXPECT_EQ(ParseEnergyQuery(bad).status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+  EXPECT_EQ(ParseEnergyQuery(std::string(100000, 'n')).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST_F(NodeEnergyAgentTest, ExportsTheNodesCounterForPrometheus) {
   NodeEnergyAgent agent("node-1", Sampler(), std::chrono::milliseconds(10));
   agent.Start();
   SetCounter(5'000'000 + 42'000'000);
-  for (int i = 0; i < 200 && agent.Report(std::nullopt).channels[0].joules < 42.0; ++i) {
+  for (int i = 0; i < 200 && agent.Report(std::nullopt, std::nullopt).channels[0].joules < 42.0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   agent.Stop();
-  EXPECT_DOUBLE_EQ(agent.Report(std::nullopt).channels[0].joules, 42.0);
+  EXPECT_DOUBLE_EQ(agent.Report(std::nullopt, std::nullopt).channels[0].joules, 42.0);
   EXPECT_NE(agent.RenderMetrics().find(
                 R"(ergobench_node_energy_joules_total{device="cpu0",domain="package",node="node-1"} 42)"),
             std::string::npos)

@@ -83,9 +83,9 @@ TEST(HttpGet, PostsAndReadsTheRefusalsFirstLine) {
   std::string method;
   auto server = MetricsServer::Start(
       "127.0.0.1", 0, [] { return std::string(); }, nullptr, {},
-      [&method](std::string_view m, std::string_view path) -> std::optional<HttpReply> {
-        method = std::string(m);
-        if (path == "/release") return HttpReply{200, "text/plain", "released\n"};
+      [&method](const RouteRequest& request) -> std::optional<HttpReply> {
+        method = std::string(request.method);
+        if (request.path == "/release") return HttpReply{200, "text/plain", "released\n"};
         return HttpReply{409, "text/plain", "not yet: still running\nsecond line\n"};
       });
   ASSERT_TRUE(server.ok());

@@ -97,11 +97,12 @@ TEST(MetricsServerTest, UnknownPathsMethodsAndHead) {
 }
 
 TEST(MetricsServerTest, ExtraRoutesAnswerTheirMethodAndPathAndTheRestStays) {
-  std::string seen;
-  const ExtraRoutes extra = [&seen](std::string_view method, std::string_view path) -> std::optional<HttpReply> {
-    if (path != "/things") return std::nullopt;
-    seen = std::string(method);
-    if (method == "POST") return HttpReply{202, "text/plain", "taken\n"};
+  std::string seen, authorization;
+  const ExtraRoutes extra = [&](const RouteRequest& request) -> std::optional<HttpReply> {
+    if (request.path != "/things") return std::nullopt;
+    seen = std::string(request.method);
+    authorization = std::string(request.authorization);
+    if (request.method == "POST") return HttpReply{202, "text/plain", "taken\n", {{"WWW-Authenticate", "Bearer"}}};
     return HttpReply{200, "application/json", "{\"things\":1}"};
   };
   auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); }, nullptr, {}, extra);
@@ -111,8 +112,12 @@ TEST(MetricsServerTest, ExtraRoutesAnswerTheirMethodAndPathAndTheRestStays) {
   EXPECT_NE(got.find("200 OK"), std::string::npos) << got;
   EXPECT_NE(got.find("application/json"), std::string::npos) << got;
   EXPECT_NE(got.find("\r\n\r\n{\"things\":1}"), std::string::npos) << got;
-  EXPECT_NE(Http(port, "POST /things HTTP/1.0\r\n\r\n").find("202 Accepted\r\n"), std::string::npos);
+  EXPECT_EQ(authorization, "") << "none sent";
+  const std::string posted = Http(port, "POST /things HTTP/1.0\r\nAuthorization: Bearer abc\r\n\r\n");
+  EXPECT_NE(posted.find("202 Accepted\r\n"), std::string::npos) << posted;
+  EXPECT_NE(posted.find("\r\nWWW-Authenticate: Bearer\r\n"), std::string::npos) << "a route's own header" << posted;
   EXPECT_EQ(seen, "POST");
+  EXPECT_EQ(authorization, "Bearer abc");
   EXPECT_NE(HttpGet(port, "/metrics").find("\r\n\r\nx 1\n"), std::string::npos);
   EXPECT_NE(HttpGet(port, "/nope").find("404 Not Found"), std::string::npos);
 }

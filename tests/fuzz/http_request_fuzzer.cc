@@ -1,5 +1,6 @@
-// Requests to the /metrics, /healthz and /readyz server, sent over a real socket: any bytes,
-// then the end of input. The server must answer or close, and go on serving.
+// Requests to the /metrics, /healthz and /readyz server, with rank 0's token-guarded
+// /artifacts routes (runner/artifact_shelf.h), sent over a real socket: any bytes, then the end
+// of input. The server must answer or close, and go on serving.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "base/metrics_server.h"
+#include "runner/artifact_shelf.h"
 
 namespace {
 
@@ -35,11 +37,14 @@ int Connect(int port) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static ergobench::ArtifactShelf shelf("/nonexistent", "fuzz-token");
   static std::unique_ptr<ergobench::MetricsServer> server = [] {
     ergobench::HttpServerLimits limits;
     limits.request_timeout = std::chrono::milliseconds(2000);
-    auto started = ergobench::MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); },
-                                                   [] { return true; }, limits);
+    shelf.Offer();
+    auto started = ergobench::MetricsServer::Start(
+        "127.0.0.1", 0, [] { return std::string("x 1\n"); }, [] { return true; }, limits,
+        [](const ergobench::RouteRequest& request) { return shelf.Answer(request); });
     if (!started.ok()) std::abort();
     return std::move(started).value();
   }();

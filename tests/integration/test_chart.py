@@ -287,6 +287,10 @@ class ChartTest(unittest.TestCase):
             self.assertEqual(sorted(v["hostPath"]["path"] for v in spec["volumes"]), ["/sys/class", "/sys/devices"])
             self.assertEqual(find(docs, "ClusterRole", "ergobench-energy-agent")["rules"],
                              [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list", "watch"]}])
+            self.assertNotIn("NVIDIA_VISIBLE_DEVICES", [e["name"] for e in agent["env"]], "no GPU unless asked for")
+        gpus = find(helm_template("--set", "energyAgent.enabled=true", "--set", "energyAgent.gpus=true"), "DaemonSet")
+        self.assertIn({"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
+                      gpus["spec"]["template"]["spec"]["containers"][0]["env"])
         # The agent's pods are not the operator's: neither its Deployment nor its Service selects them.
         labels = find(chart, "DaemonSet")["spec"]["template"]["metadata"]["labels"]
         selector = find(chart, "Deployment")["spec"]["selector"]["matchLabels"]

@@ -147,7 +147,9 @@ class MpiTest(NamespacedClusterSuite):
                 metrics = r.read().decode()
             rank = pod["metadata"]["labels"]["ergobench.io/rank"]
             self.assertRegex(metrics, rf'ergobench_samples_total{{[^}}]*backend="mpi"[^}}]*rank="{rank}"')
-        secret = self.cp.get_json("-n", self.ns, "secret", "keys-ssh")
+        # Named by the Benchmark's uid: the operator never reads it back (no get on Secrets).
+        ssh_secret = f"keys-ssh-{self.benchmark('keys')['metadata']['uid']}"
+        secret = self.cp.get_json("-n", self.ns, "secret", ssh_secret)
         self.assertEqual(secret["metadata"]["ownerReferences"][0]["name"], "keys")
         self.assertTrue(secret["immutable"])
         files = {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}
@@ -189,7 +191,7 @@ class MpiTest(NamespacedClusterSuite):
             for text in texts:
                 self.assertNotIn(line, text)
         self.cp.kubectl("delete", "-n", self.ns, "benchmark", "keys", "--wait=true")
-        self.cp.wait_for(lambda: self.cp.kubectl("get", "-n", self.ns, "secret", "keys-ssh", check=False).returncode != 0,
+        self.cp.wait_for(lambda: self.cp.kubectl("get", "-n", self.ns, "secret", ssh_secret, check=False).returncode != 0,
                          60, "the Secret to go with its Benchmark")
 
 

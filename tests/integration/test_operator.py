@@ -4,6 +4,8 @@ installed by its Helm chart: the operator and the runners run as containers of t
 images/build.sh makes, under the chart's ServiceAccount and RBAC."""
 
 import base64
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -12,11 +14,12 @@ import subprocess
 import sys
 import time
 import unittest
+import urllib.error
 import urllib.request
 
 import yaml
 
-from cluster_suite import OPERATOR_NAMESPACE, RELEASE, WORKER_CPU, NamespacedClusterSuite, container_id
+from cluster_suite import OPERATOR_NAMESPACE, RELEASE, VERSION, WORKER_CPU, NamespacedClusterSuite, container_id
 from control_plane import free_port
 from harness import BIN_DIR
 
@@ -62,7 +65,12 @@ class OperatorTest(NamespacedClusterSuite):
         self.assertEqual(can("update", "benchmarks.ergobench.io", "--subresource=status", "-n", self.ns), "yes")
         self.assertEqual(can("list", "secrets", "-n", self.ns), "no")
         self.assertEqual(can("watch", "secrets", "-n", self.ns), "no")
-        self.assertEqual(can("create", "secrets", "-n", self.ns), "yes")  # an MPI run's ssh keys
+        self.assertEqual(can("create", "secrets", "-n", self.ns), "yes")  # ssh keys, artifact tokens
+        self.assertEqual(can("get", "secrets", "-n", self.ns), "no")  # never read back: named by uid
+        # In its own namespace, the one Secret it reads: its artifact key.
+        self.assertEqual(can("get", "secret/ergobench-artifact-key", "-n", OPERATOR_NAMESPACE), "yes")
+        self.assertEqual(can("get", "secret/ergobench-token", "-n", OPERATOR_NAMESPACE), "no")
+        self.assertEqual(can("list", "secrets", "-n", OPERATOR_NAMESPACE), "no")
         self.assertEqual(can("update", "benchmarks.ergobench.io", "-n", self.ns), "no")
         self.assertEqual(can("delete", "services", "-n", self.ns), "no")
         self.assertEqual(can("update", "leases", "-n", self.ns), "no")
@@ -161,9 +169,12 @@ class OperatorTest(NamespacedClusterSuite):
             self.assertEqual(container["resources"]["requests"], container["resources"]["limits"])
         self.assertEqual(pod["status"].get("qosClass"), "Guaranteed")
         for volume in spec["volumes"]:
-            self.assertTrue({"configMap", "emptyDir"} & set(volume), volume)
+            # Of the restricted profile's volume types, these; the Secret is rank 0's artifact token.
+            self.assertTrue({"configMap", "emptyDir", "secret"} & set(volume), volume)
             if "emptyDir" in volume:
                 self.assertIn("sizeLimit", volume["emptyDir"])
+            if "secret" in volume:
+                self.assertEqual(volume["secret"]["secretName"], f"restricted-artifacts-{pod['metadata']['ownerReferences'][0]['uid']}")
 
     def test_a_refused_create_is_shown_and_retried(self):
         """A quota refuses the second worker (403): the Benchmark says so in the API's words, and
@@ -384,6 +395,50 @@ class OperatorTest(NamespacedClusterSuite):
             self.assertEqual(report.returncode, 0, report.stderr)
             row = json.loads(report.stdout)[0]
             self.assertEqual((row["benchmark"], row["phase"], row["workers"]), ("kept", "Succeeded", 2), source)
+
+    def test_another_namespaces_pod_cannot_take_or_release_rank_zeros_files(self):
+        """Any pod can reach rank 0's metrics port (this cluster's bridge CNI enforces no
+        NetworkPolicy): a pod of another namespace gets neither rank 0's files nor its release
+        without the Benchmark's token, which is HMAC-SHA256(the operator's key, the uid), in a
+        Secret only rank 0 mounts. The operator, which derives it, still takes the files."""
+        self.apply(fmnist("guarded", workers=1, run_policy={"keepResults": True}))
+        self.wait_training("guarded")
+        (rank0,) = self.pods("guarded")
+        uid = self.benchmark("guarded")["metadata"]["uid"]
+        args = rank0["spec"]["containers"][0]["args"]
+        self.assertEqual(args[args.index("--artifact-token-file") + 1], "/var/run/ergobench/artifacts/token")
+        secret = self.cp.get_json("-n", self.ns, "secret", f"guarded-artifacts-{uid}")
+        key = self.cp.get_json("-n", OPERATOR_NAMESPACE, "secret", "ergobench-artifact-key")
+        key = base64.b64decode(key["data"]["key"])
+        token = hmac.new(key, f"ergobench artifacts\n{uid}".encode(), hashlib.sha256).hexdigest()
+        self.assertEqual(base64.b64decode(secret["data"]["token"]).decode(), token)
+
+        ip = rank0["status"]["podIP"]
+        intruder = f"{self.ns}-intruder"
+        self.cp.kubectl("create", "namespace", intruder)
+        probe = " ".join(
+            f'exec 3<>/dev/tcp/{ip}/9400; printf "{method} {path} HTTP/1.0\\r\\n\\r\\n" >&3; head -n 1 <&3; exec 3<&-;'
+            for method, path in (("GET", "/artifacts"), ("POST", "/artifacts/release"), ("GET", "/metrics")))
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "probe", "namespace": intruder},
+               "spec": {"restartPolicy": "Never", "containers": [{
+                   "name": "probe", "image": f"ergobench-runner:{VERSION}", "command": ["bash", "-c", probe],
+                   "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}}]}}
+        self.cp.kubectl("apply", "-f", "-", input=json.dumps(pod))
+        self.cp.wait_for(lambda: self.cp.get_json("-n", intruder, "pod", "probe")["status"].get("phase") == "Succeeded",
+                         60, "the probe pod to end")
+        answers = self.cp.kubectl("logs", "-n", intruder, "probe").stdout.split("\n")
+        self.assertEqual([a.strip() for a in answers if a.strip()],
+                         ["HTTP/1.0 401 Unauthorized", "HTTP/1.0 401 Unauthorized", "HTTP/1.0 200 OK"])
+        # The token is what rank 0 takes: with it, the answer is that the run goes on.
+        request = urllib.request.Request(f"http://{ip}:9400/artifacts", headers={"Authorization": f"Bearer {token}"})
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=5)
+        self.assertEqual(refused.exception.code, 409)
+
+        status = self.wait_phase("guarded", ["Succeeded", "Failed"], timeout=300)
+        self.assertEqual(status["phase"], "Succeeded", status)
+        data = self.cp.get_json("-n", self.ns, "configmap", "guarded-results")["data"]
+        self.assertIn('"key":"run_stop"', data["rank-0.mllog"])
 
     def test_a_gang_short_of_nodes_waits_pending_and_says_why(self):
         """One worker per node (the default) and two workers on one node: rank 1 is placed, rank

@@ -64,7 +64,7 @@ TEST_F(ArtifactShelfTest, ServedOverHttpOnceOfferedAndReleasedByAPost) {
   ArtifactShelf shelf(dir_.string());
   auto server = MetricsServer::Start(
       "127.0.0.1", 0, [] { return std::string(); }, nullptr, {},
-      [&shelf](std::string_view method, std::string_view path) { return shelf.Answer(method, path); });
+      [&shelf](const RouteRequest& request) { return shelf.Answer(request); });
   ASSERT_TRUE(server.ok()) << server.status().ToString();
   const int port = (*server)->port();
 
@@ -88,6 +88,81 @@ TEST_F(ArtifactShelfTest, ServedOverHttpOnceOfferedAndReleasedByAPost) {
   ASSERT_TRUE(HttpRequest("POST", "127.0.0.1", port, kArtifactsReleasePath).ok());
   ASSERT_EQ(waited.wait_for(std::chrono::seconds(5)), std::future_status::ready);
   EXPECT_EQ(waited.get(), "released");
+}
+
+// On a cluster any pod reaches rank 0's port: with a token, nothing is served or released to
+// a request without it, whatever the state of the run, and a wrong guess takes no longer to
+// refuse than a right one takes to serve (CRYPTO_memcmp).
+TEST_F(ArtifactShelfTest, WithATokenOnlyABearerOfItIsServedOrMayRelease) {
+  Write("rank-0.summary", "rank 0 succeeded\n");
+  ArtifactShelf shelf(dir_.string(), "s3cr3t-t0ken");
+  auto server = MetricsServer::Start(
+      "127.0.0.1", 0, [] { return std::string("ergobench_up 1\n"); }, nullptr, {},
+      [&shelf](const RouteRequest& request) { return shelf.Answer(request); });
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const int port = (*server)->port();
+  const auto with = [](std::string token) { return HttpGetOptions{std::chrono::seconds(2), 1 << 20, std::move(token)}; };
+
+  // Refused before anything else is said: not even whether the run has ended.
+  EXPECT_NE(HttpGet("127.0.0.1", port, kArtifactsPath).status().message().find(
+                "HTTP 401 the Benchmark's artifact token is required"),
+            std::string::npos);
+  EXPECT_NE(HttpGet("127.0.0.1", port, kArtifactsPath, with("s3cr3t-t0ke")).status().message().find("HTTP 401"),
+            std::string::npos);
+  EXPECT_NE(HttpGet("127.0.0.1", port, kArtifactsPath, with("s3cr3t-t0ken")).status().message().find("HTTP 409"),
+            std::string::npos);
+  EXPECT_TRUE(HttpGet("127.0.0.1", port, "/metrics").ok()) << "Prometheus needs no token";
+
+  shelf.Offer();
+  for (const char* wrong : {"", "s3cr3t-t0kem", "s3cr3t-t0ken2", "S3CR3T-T0KEN"}) {
+    EXPECT_NE(HttpGet("127.0.0.1", port, kArtifactsPath, with(wrong)).status().message().find("HTTP 401"),
+              std::string::npos) << wrong;
+    EXPECT_NE(HttpRequest("POST", "127.0.0.1", port, kArtifactsReleasePath, with(wrong)).status().message().find("HTTP 401"),
+              std::string::npos) << wrong;
+  }
+  const auto served = HttpGet("127.0.0.1", port, kArtifactsPath, with("s3cr3t-t0ken"));
+  ASSERT_TRUE(served.ok()) << served.status().ToString();
+  EXPECT_EQ(DecodeArtifactBundle(*served)->files.at("rank-0.summary"), "rank 0 succeeded\n");
+
+  // The scheme is case-insensitive (RFC 7235), the token is not; the refusal names the scheme.
+  const std::optional<HttpReply> lower = shelf.Answer({"GET", kArtifactsPath, "bearer s3cr3t-t0ken"});
+  ASSERT_TRUE(lower.has_value());
+  EXPECT_EQ(lower->status, 200);
+  for (const char* wrong : {"Basic s3cr3t-t0ken", "Bearer  s3cr3t-t0ken", "Bearers3cr3t-t0ken", "s3cr3t-t0ken"}) {
+    const std::optional<HttpReply> refused = shelf.Answer({"GET", kArtifactsPath, wrong});
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_EQ(refused->status, 401) << wrong;
+    EXPECT_EQ(refused->headers, (std::vector<std::pair<std::string, std::string>>{
+                                    {"WWW-Authenticate", "Bearer realm=\"ergobench artifacts\""}}));
+  }
+  EXPECT_EQ(shelf.Answer({"GET", "/metrics", ""}), std::nullopt) << "other routes are not the shelf's";
+
+  auto waited = std::async(std::launch::async, [&shelf] {
+    return shelf.WaitForRelease(std::chrono::seconds(30), [] { return false; });
+  });
+  ASSERT_TRUE(HttpRequest("POST", "127.0.0.1", port, kArtifactsReleasePath, with("s3cr3t-t0ken")).ok());
+  ASSERT_EQ(waited.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_EQ(waited.get(), "released");
+}
+
+TEST_F(ArtifactShelfTest, TheTokenFileIsReadWithoutItsLineEndAndABadOneNamesTheFlag) {
+  EXPECT_EQ(*ReadArtifactToken(""), "") << "no file: no token";
+  Write("token", "abc-123\n");
+  EXPECT_EQ(*ReadArtifactToken((dir_ / "token").string()), "abc-123");
+  const auto error = [&](const std::string& content) {
+    Write("bad", content);
+    return ReadArtifactToken((dir_ / "bad").string()).status().message();
+  };
+  const std::string bad = "--artifact-token-file " + (dir_ / "bad").string() + ": ";
+  EXPECT_EQ(error(""), bad + "empty");
+  EXPECT_EQ(error("\n"), bad + "empty");
+  EXPECT_EQ(error("two words"), bad + "not printable ASCII");
+  EXPECT_EQ(error("t\xc3\xb6ken"), bad + "not printable ASCII");
+  EXPECT_EQ(error(std::string(4097, 'x')), bad + "over 4096 bytes");
+  Write("longest", std::string(4096, 'y') + "\n");
+  EXPECT_EQ(ReadArtifactToken((dir_ / "longest").string())->size(), 4096u);
+  EXPECT_EQ(ReadArtifactToken((dir_ / "missing").string()).status().message(),
+            "--artifact-token-file " + (dir_ / "missing").string() + ": cannot read it");
 }
 
 TEST_F(ArtifactShelfTest, TheWaitEndsWhenTheLingerTimeIsUpOrAStopComes) {

@@ -164,7 +164,7 @@ TEST(Builders, RanksSharingANodeShareItsEnergy) {
 // With a node energy agent, a rank reads its node's energy from the agent at its node's IP,
 // which the kubelet puts into the flag; without one the pod is as before.
 TEST(Builders, RanksReadTheirNodesEnergyAgent) {
-  const json container = BuildWorkerPod(Task1a(), 1, Gang{3, 0}, 9810)["spec"]["containers"][0];
+  const json container = BuildWorkerPod(Task1a(), 1, Gang{3, 0}, {9810})["spec"]["containers"][0];
   const json& env = container["env"];
   const auto node_ip = std::find_if(env.begin(), env.end(), [](const json& e) { return e["name"] == "ERGOBENCH_NODE_IP"; });
   ASSERT_NE(node_ip, env.end()) << env.dump();

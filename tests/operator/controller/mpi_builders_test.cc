@@ -50,7 +50,7 @@ std::pair<int, std::string> Shell(const std::string& command) {
 }
 
 TEST(MpiBuilders, Names) {
-  EXPECT_EQ(SshSecretName(Fmnist3()), "mnist-ssh");
+  EXPECT_EQ(SshSecretName(Fmnist3()), "mnist-ssh-6c1f0d2e-8a3b-4f5c-9d7e-0a1b2c3d4e5f");
   EXPECT_EQ(LauncherPodName(Fmnist3()), "mnist-launcher");
 }
 

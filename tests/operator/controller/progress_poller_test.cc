@@ -49,13 +49,13 @@ class ScriptedReader : public RankZeroClient {
     if (it == answers.end()) return RankZeroState{std::nullopt, offered.contains(pod_ip)};
     return RankZeroState{it->second, offered.contains(pod_ip)};
   }
-  StatusOr<ArtifactBundle> FetchArtifacts(const std::string& pod_ip, int port) override {
-    calls.push_back("fetch " + pod_ip + ":" + std::to_string(port));
+  StatusOr<ArtifactBundle> FetchArtifacts(const std::string& pod_ip, int port, const std::string& uid) override {
+    calls.push_back("fetch " + pod_ip + ":" + std::to_string(port) + " " + uid);
     if (fetch_fails) return Status::Unavailable("connection refused");
     return offered.at(pod_ip);
   }
-  Status ReleaseArtifacts(const std::string& pod_ip, int port) override {
-    calls.push_back("release " + pod_ip + ":" + std::to_string(port));
+  Status ReleaseArtifacts(const std::string& pod_ip, int port, const std::string& uid) override {
+    calls.push_back("release " + pod_ip + ":" + std::to_string(port) + " " + uid);
     return Status::Ok();
   }
   std::map<std::string, Progress> answers;
@@ -92,6 +92,7 @@ TEST(ProgressTargetsTest, RankZeroOfTheCurrentGangOfRunningBenchmarksOnly) {
   EXPECT_EQ(targets[0].gang, (Gang{1, 1}));
   EXPECT_EQ(targets[0].pod_ip, "10.0.0.2");
   EXPECT_EQ(targets[0].goal_metric, "accuracy");  // the catalog's goal for fmnist
+  EXPECT_EQ(targets[0].uid, "uid-run");           // whose artifact token rank 0 asks for
 }
 
 TEST(PollProgressOnceTest, QueuesABenchmarkOnlyWhenItsProgressMoves) {
@@ -131,20 +132,20 @@ TEST(PollRankZeroOnceTest, TakesOfferedFilesOnceThenReleasesRankZero) {
   ArtifactBundle bundle;
   bundle.files["rank-0.mllog"] = ":::MLLOG {}\n";
   client.answers["10.0.0.1"] = At(10);
-  const std::vector<ProgressTarget> targets = {{"ns/a", {1, 0}, "10.0.0.1", ""}};
+  const std::vector<ProgressTarget> targets = {{"ns/a", {1, 0}, "10.0.0.1", "", "uid-a"}};
   PollRankZeroOnce(targets, client, {&progress, &artifacts});
   EXPECT_TRUE(client.calls.empty()) << "nothing is offered while the run goes on";
 
   client.offered["10.0.0.1"] = bundle;
   EXPECT_EQ(PollRankZeroOnce(targets, client, {&progress, &artifacts}), std::vector<std::string>{"ns/a"});
-  EXPECT_EQ(client.calls, (std::vector<std::string>{"fetch 10.0.0.1:9400", "release 10.0.0.1:9400"}));
+  EXPECT_EQ(client.calls, (std::vector<std::string>{"fetch 10.0.0.1:9400 uid-a", "release 10.0.0.1:9400 uid-a"}));
   EXPECT_EQ(artifacts.Get("ns/a", {1, 0}), bundle);
   EXPECT_FALSE(artifacts.Get("ns/a", {1, 1}).has_value()) << "another gang's files are not these";
 
   // A release that did not reach it is sent again, without a second fetch.
   client.calls.clear();
   EXPECT_TRUE(PollRankZeroOnce(targets, client, {&progress, &artifacts}).empty());
-  EXPECT_EQ(client.calls, (std::vector<std::string>{"release 10.0.0.1:9400"}));
+  EXPECT_EQ(client.calls, (std::vector<std::string>{"release 10.0.0.1:9400 uid-a"}));
 }
 
 TEST(PollRankZeroOnceTest, AFailedFetchKeepsRankZeroWaitingForTheNextRound) {
@@ -155,7 +156,7 @@ TEST(PollRankZeroOnceTest, AFailedFetchKeepsRankZeroWaitingForTheNextRound) {
   client.fetch_fails = true;
   const std::vector<ProgressTarget> targets = {{"ns/a", {1, 0}, "10.0.0.1", ""}};
   EXPECT_TRUE(PollRankZeroOnce(targets, client, {&progress, &artifacts}).empty());
-  EXPECT_EQ(client.calls, std::vector<std::string>{"fetch 10.0.0.1:9400"});
+  EXPECT_EQ(client.calls, std::vector<std::string>{"fetch 10.0.0.1:9400 "});
   EXPECT_FALSE(artifacts.Has("ns/a", {1, 0}));
   client.fetch_fails = false;
   EXPECT_EQ(PollRankZeroOnce(targets, client, {&progress, &artifacts}), std::vector<std::string>{"ns/a"});

@@ -88,11 +88,12 @@ class ReconcilerTest : public ::testing::Test {
   StatusOr<std::optional<std::chrono::seconds>> Reconcile(const json& object, const std::string& runner_image = "",
                                                           PodPolicy policy = {}) {
     benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {object}});
-    BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &datasets_, nullptr, [] { return kNow; }, nullptr, runner_image,
-                                    std::move(policy), [this](const std::string& ns, json event) {
-                                      ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok());
-                                    }});
-    return reconciler.Reconcile("ns/b");
+    ReconcilerDeps deps{&client_, &benchmarks_, &pods_, &datasets_, nullptr, [] { return kNow; }, nullptr, runner_image,
+                        std::move(policy), [this](const std::string& ns, json event) {
+                          ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok());
+                        }};
+    deps.artifact_token = artifact_token_;
+    return BenchmarkReconciler(std::move(deps)).Reconcile("ns/b");
   }
 
   // The Service's and the ConfigMap's requests go out concurrently: they come first, in any
@@ -113,6 +114,15 @@ class ReconcilerTest : public ::testing::Test {
       if (r.method == "POST" && r.path == path) return json::parse(r.body);
     }
     return json();
+  }
+
+  // Answers `method` on `path` with `code` and `body`; every other request is echoed as before.
+  void Refuse(const std::string& method, const std::string& path, int code, const std::string& body) {
+    auto echo = transport_.handler;
+    transport_.handler = [=](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
+      if (r.method == method && r.path == path) return kube::HttpResponse{code, body};
+      return echo(r);
+    };
   }
 
   // Pod creates get `code` and `body`; every other request is echoed as before.
@@ -184,6 +194,7 @@ class ReconcilerTest : public ::testing::Test {
   kube::KubeClient client_;
   runtime::Store benchmarks_, pods_{WorkerPodOwnerKey}, datasets_;
   json gang_status_;
+  std::function<StatusOr<std::string>(const std::string&)> artifact_token_;  // empty: rank 0's files unguarded
 };
 
 TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
@@ -416,7 +427,7 @@ TEST_F(ReconcilerTest, AnMpiRunGetsItsKeysItsWorkersThenItsLauncher) {
                             "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
                         }));
   const json secret = PostedBody("/api/v1/namespaces/ns/secrets");
-  EXPECT_EQ(secret["metadata"]["name"], "b-ssh");
+  EXPECT_EQ(secret["metadata"]["name"], "b-ssh-u-1");
   EXPECT_EQ(secret["metadata"]["ownerReferences"][0]["uid"], object["metadata"]["uid"]);
   const std::string private_key = secret["stringData"]["id_ed25519"];
   EXPECT_EQ(private_key.rfind("-----BEGIN OPENSSH PRIVATE KEY-----", 0), 0u);
@@ -434,6 +445,59 @@ TEST_F(ReconcilerTest, AnMpiRunGetsItsKeysItsWorkersThenItsLauncher) {
       EXPECT_EQ(r.body.find(body), std::string::npos) << r.path;
     }
   }
+}
+
+// Rank 0's files are guarded by the Benchmark's token: a Secret the operator derives and sends
+// with the Service and ConfigMap, which rank 0 alone mounts and names to the runner. The Secret
+// is never read: its name holds the Benchmark's uid, so one that exists is this Benchmark's
+// (the operator has no get on tenants' Secrets).
+TEST_F(ReconcilerTest, RankZerosFilesAreGuardedByATokenSecretThatOnlyRankZeroMounts) {
+  artifact_token_ = [](const std::string& uid) { return StatusOr<std::string>("token-of-" + uid); };
+  const json object = BenchmarkObject({{"task", "0a"}, {"workers", 2}});
+  ASSERT_TRUE(Reconcile(object).ok());
+  EXPECT_EQ(Requests(), (std::vector<std::string>{
+                            "POST /api/v1/namespaces/ns/configmaps",
+                            "POST /api/v1/namespaces/ns/secrets",
+                            "POST /api/v1/namespaces/ns/services",
+                            "POST /api/v1/namespaces/ns/pods",
+                            "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
+                        }));
+  const json secret = PostedBody("/api/v1/namespaces/ns/secrets");
+  EXPECT_EQ(secret["metadata"]["name"], "b-artifacts-u-1");
+  EXPECT_EQ(secret["stringData"], (json{{"token", "token-of-u-1"}}));
+  EXPECT_EQ(secret["metadata"]["ownerReferences"][0]["uid"], "u-1");
+
+  for (const json& pod : StartGang(object)) {
+    const json& spec = pod["spec"];
+    const json& args = spec["containers"][0]["args"];
+    const bool mounted = spec["volumes"].dump().find("b-artifacts-u-1") != std::string::npos;
+    const auto flag = std::find(args.begin(), args.end(), "--artifact-token-file");
+    if (pod["metadata"]["labels"][kRankLabel] == "0") {
+      EXPECT_TRUE(mounted);
+      ASSERT_NE(flag, args.end());
+      EXPECT_EQ(*std::next(flag), "/var/run/ergobench/artifacts/token");
+      EXPECT_NE(spec["containers"][0]["volumeMounts"].dump().find("/var/run/ergobench/artifacts"), std::string::npos);
+    } else {
+      EXPECT_FALSE(mounted) << "rank 1 has no use for the token";
+      EXPECT_EQ(flag, args.end());
+    }
+  }
+
+  // Already there (an earlier round made it, the cache not yet showing the pods): not read.
+  pods_.Apply({runtime::WatcherEvent::kRestarted, {}});
+  transport_.requests.clear();
+  Refuse("POST", "/api/v1/namespaces/ns/secrets", 409,
+         R"({"kind":"Status","code":409,"reason":"AlreadyExists","message":"exists"})");
+  ASSERT_TRUE(Reconcile(object).ok());
+  for (const std::string& request : Requests()) EXPECT_NE(request.rfind("GET", 0), 0u) << request;
+}
+
+TEST_F(ReconcilerTest, ATokenThatCannotBeDerivedCreatesNoPodAndIsRetried) {
+  artifact_token_ = [](const std::string&) { return StatusOr<std::string>(Status::Unavailable("connection refused")); };
+  const auto result = Reconcile(BenchmarkObject({{"task", "0a"}, {"workers", 2}}));
+  EXPECT_EQ(result.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(result.status().message().find("derive the artifact token"), std::string::npos) << result.status().ToString();
+  for (const std::string& request : Requests()) EXPECT_EQ(request.find("/pods"), std::string::npos) << request;
 }
 
 // A refusal the API will repeat (RBAC, a quota, Pod Security admission) is shown in status with

@@ -1,5 +1,5 @@
 // The agent's client against a real HTTP server (MetricsServer) that answers GET /energy as
-// the agent does: the channels, their joules, and the pods on the node.
+// the agent does: the channels, their joules, and the opaque names of the node's other pods.
 #include "runner/energy/agent_meter.h"
 
 #include <atomic>
@@ -21,11 +21,11 @@ class AgentMeterTest : public ::testing::Test {
     report_.interval_ms = 100;
     report_.channels = {{"cpu0", "package", true, 1000.0}, {"cpu0", "core", false, 400.0}};
     report_.pods_known = true;
-    report_.pods = {{"bench", "task1a-worker-0", "task1a"}, {"bench", "task1a-worker-1", "task1a"}};
     auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string(); }, nullptr, {},
-                                       [this](std::string_view, std::string_view path) -> std::optional<HttpReply> {
-                                         if (path != "/energy") return std::nullopt;
+                                       [this](const RouteRequest& request) -> std::optional<HttpReply> {
+                                         if (request.path != "/energy") return std::nullopt;
                                          std::lock_guard<std::mutex> lock(mutex_);
+                                         queries_.emplace_back(request.query);
                                          return HttpReply{200, "application/json", EncodeNodeEnergyReport(report_).dump()};
                                        });
     ASSERT_TRUE(server.ok()) << server.status().ToString();
@@ -39,6 +39,7 @@ class AgentMeterTest : public ::testing::Test {
 
   std::mutex mutex_;
   NodeEnergyReport report_;
+  std::vector<std::string> queries_;
   std::unique_ptr<MetricsServer> server_;
 };
 
@@ -67,17 +68,19 @@ TEST_F(AgentMeterTest, TheEnergyBetweenTwoReadingsIsTheirDifference) {
   EXPECT_DOUBLE_EQ(*sampler.JoulesBetween(t0, t0 + std::chrono::seconds(3)), 300.0);  // core is inside package
 }
 
-TEST_F(AgentMeterTest, OtherPodsSeenOnTheNodeAreKeptAndTheGangIsNot) {
+// The rank asks about its own Benchmark; the agent answers with the other pods' opaque names,
+// and every one seen while the meter sampled is kept.
+TEST_F(AgentMeterTest, OtherPodsSeenOnTheNodeAreKeptByTheirOpaqueNames) {
   auto meter = OpenAgentMeter(Address(), "bench", "task1a");
   EXPECT_EQ(meter->OthersOnNode(), std::vector<std::string>{});  // the node is the gang's alone
-  Update([](NodeEnergyReport& r) {
-    r.pods.push_back({"web", "shop-0", ""});
-    r.pods.push_back({"other", "task1a-worker-0", "task1a"});  // a namesake in another namespace
-  });
+  Update([](NodeEnergyReport& r) { r.other_pods = {"pod 27107f091b45d387", "pod c89e7f5b90b49d56"}; });
   meter->Sample();
-  Update([](NodeEnergyReport& r) { r.pods.resize(2); });  // they ended; they still ran there
+  Update([](NodeEnergyReport& r) { r.other_pods.clear(); });  // they ended; they still ran there
   meter->Sample();
-  EXPECT_EQ(meter->OthersOnNode(), (std::vector<std::string>{"other/task1a-worker-0", "web/shop-0"}));
+  EXPECT_EQ(meter->OthersOnNode(), (std::vector<std::string>{"pod 27107f091b45d387", "pod c89e7f5b90b49d56"}));
+  std::lock_guard<std::mutex> lock(mutex_);
+  ASSERT_FALSE(queries_.empty());
+  for (const std::string& query : queries_) EXPECT_EQ(query, "namespace=bench&benchmark=task1a");
 }
 
 TEST_F(AgentMeterTest, PodsNotYetListedLeaveTheSharingUnknown) {

@@ -1,0 +1,108 @@
+#include "operator/controller/artifact_token.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include <array>
+
+#include "operator/controller/builders.h"
+#include "operator/kube/api_error.h"
+#include "operator/kube/kube_config.h"
+#include "operator/kube/resource.h"
+
+namespace ergobench::controller {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kKeyHexDigits = 64;
+constexpr char kKeyField[] = "key";
+
+std::string Hex(const unsigned char* bytes, size_t size) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * size);
+  for (size_t i = 0; i < size; ++i) {
+    hex.push_back(kDigits[bytes[i] >> 4]);
+    hex.push_back(kDigits[bytes[i] & 15]);
+  }
+  return hex;
+}
+
+bool IsKey(const std::string& key) {
+  return key.size() == kKeyHexDigits &&
+         key.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+}  // namespace
+
+std::string ArtifactTokenSecretName(const Benchmark& benchmark) {
+  return benchmark.metadata.name + "-artifacts-" + benchmark.metadata.uid;
+}
+
+std::string ArtifactToken(std::string_view key, std::string_view benchmark_uid) {
+  // Domain-separated, should the key ever sign anything else.
+  const std::string message = "ergobench artifacts\n" + std::string(benchmark_uid);
+  std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
+  unsigned int size = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
+       message.size(), mac.data(), &size);
+  return Hex(mac.data(), size);
+}
+
+json BuildArtifactTokenSecret(const Benchmark& benchmark, const std::string& token) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"metadata", ChildMetadata(benchmark, ArtifactTokenSecretName(benchmark))},
+          {"type", "Opaque"},
+          {"immutable", true},
+          {"stringData", {{kArtifactTokenFile, token}}}};
+}
+
+StatusOr<std::string> ArtifactKeySource::Key() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!key_) {
+    ASSIGN_OR_RETURN(std::string key, ReadOrMake());
+    key_ = std::move(key);
+  }
+  return *key_;
+}
+
+StatusOr<std::string> ArtifactKeySource::TokenFor(const std::string& benchmark_uid) {
+  ASSIGN_OR_RETURN(const std::string key, Key());
+  return ArtifactToken(key, benchmark_uid);
+}
+
+StatusOr<std::string> ArtifactKeySource::ReadOrMake() {
+  const std::string where = "the artifact key Secret " + ns_ + "/" + name_;
+  auto existing = client_->Get(kube::Secrets(), ns_, name_);
+  if (kube::IsNotFound(existing.status())) {
+    std::array<unsigned char, kKeyHexDigits / 2> bytes{};
+    if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+      return Status::Internal("no randomness for " + where);
+    }
+    const json secret = {{"apiVersion", "v1"},
+                         {"kind", "Secret"},
+                         {"metadata", {{"name", name_}, {"namespace", ns_}, {"labels", {{"app.kubernetes.io/name", "ergobench-operator"}}}}},
+                         {"type", "Opaque"},
+                         {"immutable", true},
+                         {"stringData", {{kKeyField, Hex(bytes.data(), bytes.size())}}}};
+    auto created = client_->Create(kube::Secrets(), ns_, secret);
+    // Another replica made it first: theirs is the key.
+    existing = kube::IsAlreadyExists(created.status()) ? client_->Get(kube::Secrets(), ns_, name_) : created;
+  }
+  if (!existing.ok()) return existing.status().WithContext("read " + where);
+  const json& data = (*existing)["data"];
+  if (!data.is_object() || !data.contains(kKeyField) || !data[kKeyField].is_string()) {
+    return Status::FailedPrecondition(where + " has no data." + kKeyField);
+  }
+  StatusOr<std::string> key = kube::DecodeBase64(data[kKeyField].get<std::string>());
+  if (!key.ok() || !IsKey(*key)) {
+    return Status::FailedPrecondition(where + ": data." + kKeyField + " is not " + std::to_string(kKeyHexDigits) +
+                                      " lowercase hex digits");
+  }
+  return key;
+}
+
+}  // namespace ergobench::controller
