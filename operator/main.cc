@@ -63,6 +63,10 @@ struct Options {
   // the operator's own namespace unless another is named.
   std::string artifact_key_secret = controller::kDefaultArtifactKeySecret;
   std::string artifact_key_namespace;
+  // A NetworkPolicy per gang, and who besides the gang may reach its metrics port (a JSON list
+  // of NetworkPolicyPeers; empty: the operator's own namespace).
+  bool network_policy = false;
+  std::string network_policy_metrics_from;
   int64_t price_max_age_days = kDefaultPriceMaxAgeDays;
 };
 
@@ -86,6 +90,17 @@ void WatchPriceCatalog(runtime::StopFlag& stop, PriceCatalogSource& source) {
            {"carbonIntensities", std::to_string(catalog.carbon.size())}});
     }
   }
+}
+
+// Who may reach a gang's metrics port, or nothing for no NetworkPolicy (--network-policy): by
+// default the operator's own namespace.
+std::optional<nlohmann::json> NetworkPolicyPeers(const Options& options, const std::string& own_namespace) {
+  if (!options.network_policy) return std::nullopt;
+  if (!options.network_policy_metrics_from.empty()) {
+    const StatusOr<nlohmann::json> peers = controller::ParseNetworkPolicyPeers(options.network_policy_metrics_from);
+    if (peers.ok()) return *peers;  // checked as the flag was parsed
+  }
+  return controller::NamespacePeers(own_namespace);
 }
 
 class HttpRankZeroClient final : public controller::RankZeroClient {
@@ -347,7 +362,8 @@ int Run(const Options& options) {
        [&](const Benchmark& b) { metrics.RecordFinished(b); }, options.runner_image, options.policy,
        record_event, &artifacts, options.energy_agent_port, controller::GenerateSshKey, &prices,
        options.price_max_age_days, sweeps->sweeps,
-       [&artifact_key](const std::string& uid) { return artifact_key.TokenFor(uid); }});
+       [&artifact_key](const std::string& uid) { return artifact_key.TokenFor(uid); },
+       NetworkPolicyPeers(options, config->namespace_name)});
   manager.SetReconciler(
       [&](const std::string& key) { return reconciler.Reconcile(key); },
       {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {
@@ -417,6 +433,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--artifact-key-namespace", options.artifact_key_namespace,
                  "namespace of that Secret (default: the operator's own)");
+  app.add_flag("--network-policy", options.network_policy,
+               "a NetworkPolicy per gang: its pods reach each other, the metrics port only the peers below");
+  app.add_option("--network-policy-metrics-from", options.network_policy_metrics_from,
+                 "JSON list of the NetworkPolicyPeers that may reach a gang's metrics port (default: the "
+                 "operator's namespace)")
+      ->check([](const std::string& text) -> std::string {
+        const auto peers = ergobench::controller::ParseNetworkPolicyPeers(text);
+        return peers.ok() ? std::string() : peers.status().message();
+      });
   app.add_option("--log-format", options.log_format, "json | text")->check(CLI::IsMember({"json", "text"}));
   app.add_option("--log-level", options.log_level, "info | debug")->check(CLI::IsMember({"info", "debug"}));
   app.add_option("--watch-timeout", options.watch_timeout_seconds, "server-side watch timeout in seconds")

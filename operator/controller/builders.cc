@@ -174,6 +174,42 @@ json BuildConfigMap(const Benchmark& benchmark) {
           {"data", data}};
 }
 
+std::string GangNetworkPolicyName(const Benchmark& benchmark) { return benchmark.metadata.name + "-gang"; }
+
+StatusOr<json> ParseNetworkPolicyPeers(const std::string& text) {
+  const json peers = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!peers.is_array()) return Status::InvalidArgument("want a JSON list of NetworkPolicyPeers");
+  for (size_t i = 0; i < peers.size(); ++i) {
+    const std::string where = "[" + std::to_string(i) + "]";
+    if (!peers[i].is_object() || peers[i].empty()) return Status::InvalidArgument(where + ": want a NetworkPolicyPeer object");
+    for (const auto& [key, value] : peers[i].items()) {
+      if (key != "podSelector" && key != "namespaceSelector" && key != "ipBlock") {
+        return Status::InvalidArgument(where + "." + key + ": want podSelector, namespaceSelector or ipBlock");
+      }
+      if (!value.is_object()) return Status::InvalidArgument(where + "." + key + ": want an object");
+    }
+  }
+  return peers;
+}
+
+json NamespacePeers(const std::string& ns) {
+  json peer = {{"namespaceSelector", {{"matchLabels", {{"kubernetes.io/metadata.name", ns}}}}}};
+  return json::array({peer});
+}
+
+json BuildGangNetworkPolicy(const Benchmark& benchmark, const json& metrics_peers) {
+  const json gang = {{"podSelector", {{"matchLabels", {{kBenchmarkLabel, benchmark.metadata.name}}}}}};
+  return {{"apiVersion", "networking.k8s.io/v1"},
+          {"kind", "NetworkPolicy"},
+          {"metadata", ChildMetadata(benchmark, GangNetworkPolicyName(benchmark))},
+          {"spec",
+           {{"podSelector", gang["podSelector"]},
+            {"policyTypes", {"Ingress"}},
+            {"ingress",
+             {{{"from", {gang}}},
+              {{"from", metrics_peers}, {"ports", {{{"protocol", "TCP"}, {"port", kMetricsPort}}}}}}}}}};
+}
+
 RunnerInvocation WorkerInvocation(const Benchmark& benchmark, int64_t rank) {
   RunnerInvocation invocation;
   invocation.config_path = std::string(kConfigMountPath) + "/benchmark.json";

@@ -105,6 +105,20 @@ struct WorkerPodOptions {
   // of whoever fetches its files; empty: rank 0 serves them to anyone.
   std::string artifact_token_secret{};
 };
+// Who may reach a gang's pods, where the cluster enforces NetworkPolicies (the chart's
+// policy.networkPolicy): the gang's own pods, on any port (the rendezvous, gloo's and MPI's
+// connections, ssh), and `metrics_peers` (NetworkPolicyPeers: the operator and Prometheus) on
+// the metrics port, which rank 0's token guards as well. Egress is left open (data sets, the
+// node energy agent). `<name>-gang`, owned by the Benchmark.
+std::string GangNetworkPolicyName(const Benchmark& benchmark);
+// The operator's --network-policy-metrics-from: a JSON list of NetworkPolicyPeers (objects of
+// podSelector, namespaceSelector or ipBlock). An error says what is wrong.
+StatusOr<nlohmann::json> ParseNetworkPolicyPeers(const std::string& text);
+// The peers of namespace `ns`, by the label every namespace has from Kubernetes v1.21
+// (kubernetes.io/metadata.name; on v1.20 the namespace must be given it).
+nlohmann::json NamespacePeers(const std::string& ns);
+nlohmann::json BuildGangNetworkPolicy(const Benchmark& benchmark, const nlohmann::json& metrics_peers);
+
 // Rank `rank`'s pod of gang `gang`, labelled with it.
 nlohmann::json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang,
                               const WorkerPodOptions& options = {});

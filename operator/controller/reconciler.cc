@@ -82,6 +82,12 @@ Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const Reco
     };
     if (IsMpi(benchmark)) creates.push_back([&] { return CreateSshSecret(benchmark); });
     if (deps_.artifact_token) creates.push_back([&] { return CreateArtifactTokenSecret(benchmark); });
+    if (deps_.network_policy_metrics_peers) {
+      creates.push_back([&] {
+        return CreateChild(benchmark, kube::NetworkPolicies(),
+                           BuildGangNetworkPolicy(benchmark, *deps_.network_policy_metrics_peers));
+      });
+    }
     RETURN_IF_ERROR(runtime::RunConcurrently(creates));
   }
   const Gang gang = CurrentGang(plan.status);

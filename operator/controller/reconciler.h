@@ -59,6 +59,9 @@ struct ReconcilerDeps {
   // A Benchmark's artifact token (ArtifactKeySource::TokenFor, by the Benchmark's uid), which
   // its rank 0 requires of whoever fetches its files. Empty: rank 0 serves them to anyone.
   std::function<StatusOr<std::string>(const std::string& benchmark_uid)> artifact_token = nullptr;
+  // The NetworkPolicyPeers that may reach a gang's metrics port (BuildGangNetworkPolicy), or
+  // nothing: no NetworkPolicy.
+  std::optional<nlohmann::json> network_policy_metrics_peers = std::nullopt;
 };
 
 // How long a finished sweep point waits past its ttlSecondsAfterFinished for its sweep to read

@@ -54,6 +54,11 @@ const ApiResource& Jobs() {
   return r;
 }
 
+const ApiResource& NetworkPolicies() {
+  static const ApiResource r{"networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true};
+  return r;
+}
+
 std::string ResourcePath(const ApiResource& resource, const std::string& namespace_name, const std::string& name,
                          const std::string& subresource) {
   std::string path = resource.group.empty() ? "/api/" + resource.version

@@ -28,6 +28,7 @@ const ApiResource& Datasets();
 const ApiResource& BenchmarkSweeps();
 const ApiResource& PersistentVolumeClaims();
 const ApiResource& Jobs();
+const ApiResource& NetworkPolicies();
 const ApiResource& Nodes();
 
 struct ListOptions {

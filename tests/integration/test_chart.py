@@ -175,6 +175,24 @@ class ChartTest(unittest.TestCase):
         self.assertNotEqual(refused.returncode, 0)
         self.assertIn("allowEverything", refused.stderr)
 
+    def test_network_policies_are_off_by_default_and_take_their_verbs_with_them(self):
+        chart = helm_template()
+        args = find(chart, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+        self.assertFalse([a for a in args if a.startswith("--network-policy")])
+        self.assertNotIn("networkpolicies", json.dumps(find(chart, "ClusterRole", "ergobench")["rules"]))
+        peers = [{"namespaceSelector": {"matchLabels": {"team": "monitoring"}}}]
+        chart = helm_template("--set", "policy.networkPolicy.enabled=true",
+                              "--set-json", f"policy.networkPolicy.metricsFrom={json.dumps(peers)}")
+        args = find(chart, "Deployment")["spec"]["template"]["spec"]["containers"][0]["args"]
+        self.assertEqual([a for a in args if a.startswith("--network-policy")],
+                         ["--network-policy", "--network-policy-metrics-from=" + json.dumps(peers, separators=(",", ":"))])
+        self.assertIn({"apiGroups": ["networking.k8s.io"], "resources": ["networkpolicies"], "verbs": ["get", "create"]},
+                      find(chart, "ClusterRole", "ergobench")["rules"])
+        refused = run(HELM, "template", "ergobench", CHART, "--set", "policy.networkPolicy.enabled=true",
+                      "--set-json", 'policy.networkPolicy.metricsFrom=[{"ports": {}}]')
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn("ports", refused.stderr)
+
     def test_chart_and_kustomize_deploy_the_same_hardened_operator(self):
         chart = find(helm_template(), "Deployment")["spec"]["template"]["spec"]
         base = find(kustomize("base"), "Deployment")["spec"]["template"]["spec"]

@@ -18,7 +18,7 @@ import threading
 
 import yaml
 
-from cluster_suite import ROOT, WORKER_CPU, NamespacedClusterSuite
+from cluster_suite import OPERATOR_NAMESPACE, ROOT, WORKER_CPU, NamespacedClusterSuite
 from cluster import POD_GATEWAY  # noqa: E402 (cluster_suite puts tests/kube on the path)
 from harness import ERGOBENCH
 
@@ -93,8 +93,10 @@ def task1a(name, ref, clean="All"):
 
 class DatasetTest(NamespacedClusterSuite):
     energy_agent = True
-    # The archive server listens on the node's bridge, a private address: allowed by name.
-    helm_values = {"policy": {"datasetAllowedNetworks": [f"{POD_GATEWAY}/32"]}}
+    # The archive server listens on the node's bridge, a private address: allowed by name. A
+    # NetworkPolicy per gang: the API server takes them, and the runs go on (this cluster's
+    # bridge CNI enforces none; egress, the data's way in, is left open by them anyway).
+    helm_values = {"policy": {"datasetAllowedNetworks": [f"{POD_GATEWAY}/32"], "networkPolicy": {"enabled": True}}}
 
     @classmethod
     def setUpClass(cls):
@@ -146,6 +148,11 @@ class DatasetTest(NamespacedClusterSuite):
         self.assertEqual(volume["persistentVolumeClaim"], {"claimName": "cifar10-data", "readOnly": True})
         mount = next(m for m in pod["spec"]["containers"][0]["volumeMounts"] if m["name"] == "dataset")
         self.assertEqual((mount["mountPath"], mount["readOnly"]), ("/data", True))
+        policy = self.cp.get_json("-n", self.ns, "networkpolicy", "first-gang")
+        self.assertEqual(policy["metadata"]["ownerReferences"][0]["uid"], self.benchmark("first")["metadata"]["uid"])
+        self.assertEqual(policy["spec"]["podSelector"], {"matchLabels": {"ergobench.io/benchmark": "first"}})
+        self.assertEqual(policy["spec"]["ingress"][1]["from"],
+                         [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": OPERATOR_NAMESPACE}}}])
         config = json.loads(self.cp.get_json("-n", self.ns, "configmap", "first-config")["data"]["benchmark.json"])
         self.assertEqual(config["spec"]["dataset"]["path"], f"/data/{self.sha256}/data/cifar-10-batches-bin")
 

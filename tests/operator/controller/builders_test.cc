@@ -212,6 +212,30 @@ TEST(Builders, WorkersKnowTheirNode) {
 // Pod Security Standards, "restricted" profile, field by field: what a namespace labelled
 // pod-security.kubernetes.io/enforce=restricted admits. And no API token in a pod that never
 // calls the API.
+// The gang reaches itself on any port; the metrics port only the peers given; no egress rule.
+TEST(Builders, AGangsNetworkPolicyAdmitsTheGangAndTheMetricsPeers) {
+  ExpectGolden(BuildGangNetworkPolicy(Task1a(), NamespacePeers("ergobench-system")), "networkpolicy.json");
+}
+
+TEST(Builders, NetworkPolicyPeersAreAJsonListOfPeerObjects) {
+  const auto peers = ParseNetworkPolicyPeers(R"([{"namespaceSelector": {"matchLabels": {"team": "monitoring"}},
+                                                 "podSelector": {"matchLabels": {"app": "prometheus"}}},
+                                                {"ipBlock": {"cidr": "10.0.0.0/8"}}])");
+  ASSERT_TRUE(peers.ok()) << peers.status().ToString();
+  EXPECT_EQ(peers->size(), 2u);
+  EXPECT_EQ(NamespacePeers("ops"), json::parse(R"([{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "ops"}}}])"));
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"", "want a JSON list of NetworkPolicyPeers"},
+      {"{}", "want a JSON list of NetworkPolicyPeers"},
+      {"[1]", "[0]: want a NetworkPolicyPeer object"},
+      {"[{}]", "[0]: want a NetworkPolicyPeer object"},
+      {R"([{"ipBlock": {}}, {"ports": {}}])", "[1].ports: want podSelector, namespaceSelector or ipBlock"},
+      {R"([{"podSelector": "app=x"}])", "[0].podSelector: want an object"},
+      {std::string(100000, '['), "want a JSON list of NetworkPolicyPeers"},
+  };
+  for (const auto& [text, message] : bad) EXPECT_EQ(ParseNetworkPolicyPeers(text).status().message(), message) << text.substr(0, 40);
+}
+
 TEST(Builders, WorkerPodsMeetTheRestrictedProfile) {
   const json pod = BuildWorkerPod(Task1a(), 0, Gang{1, 0})["spec"];
   EXPECT_EQ(pod["automountServiceAccountToken"], false);

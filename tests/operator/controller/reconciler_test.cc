@@ -93,6 +93,7 @@ class ReconcilerTest : public ::testing::Test {
                           ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok());
                         }};
     deps.artifact_token = artifact_token_;
+    deps.network_policy_metrics_peers = network_policy_peers_;
     return BenchmarkReconciler(std::move(deps)).Reconcile("ns/b");
   }
 
@@ -103,7 +104,7 @@ class ReconcilerTest : public ::testing::Test {
     for (const auto& r : transport_.requests) out.push_back(r.method + " " + r.path);
     auto children_end = std::find_if_not(out.begin(), out.end(), [](const std::string& r) {
       return r.find("/services") != std::string::npos || r.find("/configmaps") != std::string::npos ||
-             r.find("/secrets") != std::string::npos;
+             r.find("/secrets") != std::string::npos || r.find("/networkpolicies") != std::string::npos;
     });
     std::sort(out.begin(), children_end);
     return out;
@@ -195,6 +196,7 @@ class ReconcilerTest : public ::testing::Test {
   runtime::Store benchmarks_, pods_{WorkerPodOwnerKey}, datasets_;
   json gang_status_;
   std::function<StatusOr<std::string>(const std::string&)> artifact_token_;  // empty: rank 0's files unguarded
+  std::optional<json> network_policy_peers_;                                 // empty: no NetworkPolicy
 };
 
 TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
@@ -490,6 +492,27 @@ TEST_F(ReconcilerTest, RankZerosFilesAreGuardedByATokenSecretThatOnlyRankZeroMou
          R"({"kind":"Status","code":409,"reason":"AlreadyExists","message":"exists"})");
   ASSERT_TRUE(Reconcile(object).ok());
   for (const std::string& request : Requests()) EXPECT_NE(request.rfind("GET", 0), 0u) << request;
+}
+
+TEST_F(ReconcilerTest, WithNetworkPoliciesOnAGangGetsItsOwnWithItsOtherChildren) {
+  const json object = BenchmarkObject({{"task", "0a"}, {"workers", 2}});
+  ASSERT_TRUE(Reconcile(object).ok());
+  for (const std::string& request : Requests()) EXPECT_EQ(request.find("networkpolicies"), std::string::npos) << "off by default";
+
+  transport_.requests.clear();
+  pods_.Apply({runtime::WatcherEvent::kRestarted, {}});
+  network_policy_peers_ = NamespacePeers("ergobench-system");
+  ASSERT_TRUE(Reconcile(object).ok());
+  EXPECT_EQ(Requests(), (std::vector<std::string>{
+                            "POST /api/v1/namespaces/ns/configmaps",
+                            "POST /api/v1/namespaces/ns/services",
+                            "POST /apis/networking.k8s.io/v1/namespaces/ns/networkpolicies",
+                            "POST /api/v1/namespaces/ns/pods",
+                            "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
+                        }));
+  const json policy = PostedBody("/apis/networking.k8s.io/v1/namespaces/ns/networkpolicies");
+  FieldErrors errors;
+  EXPECT_EQ(policy, BuildGangNetworkPolicy(DecodeBenchmark(object, &errors), NamespacePeers("ergobench-system")));
 }
 
 TEST_F(ReconcilerTest, ATokenThatCannotBeDerivedCreatesNoPodAndIsRetried) {
