@@ -92,6 +92,25 @@ class InstallTest(ClusterSuite):
                                             check=False).stdout.strip()
         self.assertEqual(can("create", "pods", "-n", "benchmarks"), "yes")
         self.assertEqual(can("create", "pods", "-n", "default"), "no")
+        self.assertEqual(can("get", "secrets", "-n", "benchmarks"), "no")
+
+        # It runs the namespace's Benchmarks to their results under that grant (the token that
+        # guards rank 0's files included), and nobody else's.
+        self.cp.kubectl("rollout", "status", "-n", "ergobench-helm", "deployment/ergobench", "--timeout=120s")
+        self.cp.kubectl("create", "namespace", "install-elsewhere")
+        benchmark = {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": "tenant"},
+                     "spec": {"task": "0a", "workers": 1, "resources": {"cpu": "500m"},
+                              "hyperparameters": {"maxElements": 4096, "repetitions": 3, "warmup": 1}}}
+        for namespace in ("install-elsewhere", "benchmarks"):
+            self.cp.kubectl("apply", "-n", namespace, "-f", "-", input=json.dumps(benchmark))
+        phase = lambda ns: self.cp.get_json("-n", ns, "benchmark", "tenant").get("status", {}).get("phase")
+        self.cp.wait_for(lambda: phase("benchmarks") in ("Succeeded", "Failed"), 180, "the watched namespace's run")
+        self.assertEqual(phase("benchmarks"), "Succeeded")
+        data = self.cp.get_json("-n", "benchmarks", "configmap", "tenant-results")["data"]
+        self.assertIn('"key":"run_stop"', data["rank-0.mllog"])
+        self.cp.get_json("-n", "ergobench-helm", "secret", "ergobench-artifact-key")
+        self.assertIsNone(phase("install-elsewhere"), "another namespace's Benchmark is not this operator's")
+        self.assertEqual(self.cp.get_json("-n", "install-elsewhere", "pods")["items"], [])
 
 
 if __name__ == "__main__":
