@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
   app.add_option("--node", options.node, "this node's name (default $NODE_NAME)");
   app.add_option("--sysfs-root", options.sysfs_root, "where the host's /sys folders are mounted (<root>/sys/class/...)");
   app.add_option("--nvml-library", options.nvml_library, "the NVML library to load");
-  app.add_option("--interval", options.interval_ms, "milliseconds between samples")->check(CLI::Range(10, 60000));
+  app.add_option("--interval", options.interval_ms, "milliseconds between samples")
+      ->check(CLI::Range(ergobench::kMinAgentIntervalMs, 60000));
   app.add_option("--bind", options.bind, "address to serve on");
   app.add_option("--port", options.port, "port to serve /energy, /metrics and the probes on")->check(CLI::Range(1, 65535));
   app.add_option("--kubeconfig", options.kubeconfig, "kubeconfig (default: in-cluster)");

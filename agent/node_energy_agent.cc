@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "api/benchmark.h"
 #include "base/text_scan.h"
@@ -98,12 +99,21 @@ void NodeEnergyAgent::Start() {
 
 void NodeEnergyAgent::Stop() { sampler_->Stop(); }
 
+namespace {
+
+double Served(double joules) { return std::floor(joules / kServedJoulesStep) * kServedJoulesStep; }
+
+}  // namespace
+
 void NodeEnergyAgent::Export(const std::vector<ChannelEnergy>& channels) {
   for (const ChannelEnergy& c : channels) {
     prometheus::Counter& counter = energy_->Add({{"node", node_}, {"device", c.channel.device}, {"domain", c.channel.domain}});
-    if (c.joules > counter.Value()) counter.Increment(c.joules - counter.Value());
+    const double served = Served(c.joules);
+    if (served > counter.Value()) counter.Increment(served - counter.Value());
   }
-  for (const auto& [device, watts] : PowerByDevice(channels)) power_->Add({{"node", node_}, {"device", device}}).Set(watts);
+  for (const auto& [device, watts] : PowerByDevice(channels)) {
+    power_->Add({{"node", node_}, {"device", device}}).Set(std::round(watts));  // whole watts, as the joules
+  }
 }
 
 NodeEnergyReport NodeEnergyAgent::Report(const std::optional<std::vector<json>>& pods,
@@ -113,7 +123,7 @@ NodeEnergyReport NodeEnergyAgent::Report(const std::optional<std::vector<json>>&
   report.interval_ms = interval_.count();
   report.meters = sampler_->Describe();
   for (const ChannelEnergy& c : sampler_->Channels()) {
-    report.channels.push_back({c.channel.device, c.channel.domain, c.channel.in_total, c.joules});
+    report.channels.push_back({c.channel.device, c.channel.domain, c.channel.in_total, Served(c.joules)});
   }
   report.pods_known = pods.has_value() && query.has_value() && !pod_key_.empty();
   if (!report.pods_known) return report;

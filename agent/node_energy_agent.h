@@ -54,6 +54,13 @@ StatusOr<std::optional<EnergyQuery>> ParseEnergyQuery(std::string_view query);
 // HMAC-SHA256(`key`, its uid).
 std::string OpaquePodName(const std::string& key, const std::string& uid);
 
+// What the agent serves is coarser than the meters: RAPL counts in microjoules every
+// millisecond, fine enough to tell instructions apart by their power (CVE-2020-8694, why RAPL is
+// root-only), while a rank's energy over a run needs neither. Samples come at least
+// kMinAgentIntervalMs apart, and the joules served are whole (floored).
+inline constexpr int kMinAgentIntervalMs = 100;
+inline constexpr double kServedJoulesStep = 1.0;
+
 class NodeEnergyAgent {
  public:
   // `pod_key`: what OpaquePodName hides the pods' uids under; empty: 32 random bytes.

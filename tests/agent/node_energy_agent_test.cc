@@ -104,10 +104,11 @@ TEST(EnergyQueryTest, ABenchmarkIsNamedByItsNamespaceAndNameOrNotAtAll) {
   EXPECT_EQ(ParseEnergyQuery(std::string(100000, 'n')).status().code(), StatusCode::kInvalidArgument);
 }
 
-TEST_F(NodeEnergyAgentTest, ExportsTheNodesCounterForPrometheus) {
+// 42.7 J since the start, served as 42: whole joules, to ranks and to Prometheus alike.
+TEST_F(NodeEnergyAgentTest, ExportsTheNodesCounterForPrometheusInWholeJoules) {
   NodeEnergyAgent agent("node-1", Sampler(), std::chrono::milliseconds(10));
   agent.Start();
-  SetCounter(5'000'000 + 42'000'000);
+  SetCounter(5'000'000 + 42'700'000);
   for (int i = 0; i < 200 && agent.Report(std::nullopt, std::nullopt).channels[0].joules < 42.0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

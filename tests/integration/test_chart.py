@@ -306,6 +306,11 @@ class ChartTest(unittest.TestCase):
             self.assertEqual(find(docs, "ClusterRole", "ergobench-energy-agent")["rules"],
                              [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list", "watch"]}])
             self.assertNotIn("NVIDIA_VISIBLE_DEVICES", [e["name"] for e in agent["env"]], "no GPU unless asked for")
+        # No finer than 100 ms: what it serves is for runs, not for telling instructions apart.
+        refused = run(HELM, "template", "ergobench", CHART, "--set", "energyAgent.enabled=true",
+                      "--set", "energyAgent.interval=50")
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn("interval", refused.stderr)
         gpus = find(helm_template("--set", "energyAgent.enabled=true", "--set", "energyAgent.gpus=true"), "DaemonSet")
         self.assertIn({"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
                       gpus["spec"]["template"]["spec"]["containers"][0]["env"])
