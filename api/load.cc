@@ -11,6 +11,7 @@
 #include "api/dataset_validation.h"
 #include "api/defaults.h"
 #include "api/validation.h"
+#include "base/json_reader.h"
 #include "base/yaml_json.h"
 
 namespace ergobench {
@@ -74,7 +75,7 @@ StatusOr<LoadedDocuments> LoadDocuments(std::string_view text, const std::string
   std::string failures;
   for (size_t i = 0; i < documents.size(); ++i) {
     std::string where = documents.size() == 1 ? source : source + ", document " + std::to_string(i + 1);
-    const std::string kind = documents[i].is_object() ? documents[i].value("kind", "") : "";
+    const std::string kind = StringField(documents[i], "kind");  // a wrong one is the codec's to report
     Status status;
     if (kind == kDatasetKind) {
       StatusOr<Dataset> dataset = ResolveDatasetDocument(documents[i], where);

@@ -41,8 +41,8 @@ std::vector<SweepParameters> ListPoints(const BenchmarkSweepSpec& spec) {
   };
   expand(m.systems.size(), [&](SweepParameters* p, size_t i) { p->system = m.systems[i].name; });
   expand(m.backends.size(), [&](SweepParameters* p, size_t i) { p->backend = m.backends[i]; });
-  for (const auto& [name, values] : m.hyperparameters) {
-    expand(values.size(), [&](SweepParameters* p, size_t i) { p->hyperparameters[name] = values[i]; });
+  for (const auto& axis : m.hyperparameters) {  // not a structured binding: clang 14 cannot capture one
+    expand(axis.second.size(), [&](SweepParameters* p, size_t i) { p->hyperparameters[axis.first] = axis.second[i]; });
   }
   expand(m.workers.size(), [&](SweepParameters* p, size_t i) { p->workers = m.workers[i]; });
   return points;

@@ -57,7 +57,7 @@ SystemIdentity DescribeSystem(const std::vector<NodeFacts>& nodes, const nlohman
   s.zone = Joined(nodes, &NodeFacts::zone);
   s.capacity_type = Joined(nodes, &NodeFacts::capacity_type);
   s.accelerator_model = Joined(nodes, &NodeFacts::accelerator_model);
-  if (environment.is_object()) s.cpu_model = environment.value("cpuModel", "");
+  s.cpu_model = StringField(environment, "cpuModel");
   for (const NodeFacts& node : nodes) {
     if (std::find(s.nodes.begin(), s.nodes.end(), node.name) == s.nodes.end()) s.nodes.push_back(node.name);
     s.node_cpus = std::max(s.node_cpus, node.cpus);

@@ -51,6 +51,12 @@ const nlohmann::json* ObjectReader::Find(const std::string& key) {
   return &*it;
 }
 
+std::string StringField(const nlohmann::json& object, const std::string& key, const std::string& fallback) {
+  if (!object.is_object()) return fallback;
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 std::string ShowJson(const nlohmann::json& value, size_t max_bytes) {
   // JSON has no infinity (dump() writes null); YAML reads a number of 400 digits as one.
   if (value.is_number_float() && !std::isfinite(value.get<double>())) {

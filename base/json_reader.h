@@ -23,6 +23,11 @@ std::string JsonTypeName(const nlohmann::json& value);
 // invalid UTF-8 shown as U+FFFD. Never throws.
 std::string ShowJson(const nlohmann::json& value, size_t max_bytes = 40);
 
+// `object[key]` when `object` is an object holding a string there, else `fallback`. Never
+// throws, where nlohmann's value() throws on a key that holds another type (even null): for
+// reading a field of untrusted JSON that another check reports.
+std::string StringField(const nlohmann::json& object, const std::string& key, const std::string& fallback = "");
+
 class ObjectReader {
  public:
   // `object` may be null (absent), which reads as an empty object; any other non-object

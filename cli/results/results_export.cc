@@ -6,13 +6,14 @@
 
 #include "api/artifact_bundle.h"
 #include "api/benchmark_codec.h"
+#include "base/json_reader.h"
 
 namespace ergobench {
 
 namespace fs = std::filesystem;
 
 StatusOr<std::vector<std::string>> WriteResultsFolder(const nlohmann::json& config_map, const std::string& dir) {
-  const std::string name = config_map.value("metadata", nlohmann::json::object()).value("name", "");
+  const std::string name = StringField(config_map.value("metadata", nlohmann::json::object()), "name");
   const nlohmann::json data = config_map.value("data", nlohmann::json::object());
   if (!data.is_object() || !data.contains("benchmark.json")) {
     return Status::InvalidArgument("ConfigMap " + name + " holds no benchmark.json: not the results of a Benchmark");
@@ -32,7 +33,7 @@ StatusOr<std::vector<std::string>> WriteResultsFolder(const nlohmann::json& conf
     if (!out) return Status::FailedPrecondition("cannot write " + (fs::path(dir) / key).string());
   }
   std::vector<std::string> left_out;
-  std::istringstream manifest(data.value("MANIFEST", ""));
+  std::istringstream manifest(StringField(data, "MANIFEST"));
   for (std::string line; std::getline(manifest, line);) {
     if (line.rfind("left-out\t", 0) == 0) left_out.push_back(line);
   }

@@ -13,6 +13,18 @@ namespace {
 
 using nlohmann::json;
 
+// Rank 0's artifact token (artifact_token.h) as a file of the runner's container. Root's file,
+// readable by the pod's group (fsGroup): the runner's user reads it, nothing in the pod can
+// write it.
+void MountArtifactToken(const std::string& secret, json* pod_spec) {
+  (*pod_spec)["containers"][0]["volumeMounts"].push_back(
+      {{"name", "artifact-token"}, {"mountPath", kArtifactTokenMountPath}, {"readOnly", true}});
+  (*pod_spec)["volumes"].push_back(
+      {{"name", "artifact-token"},
+       {"secret", {{"secretName", secret}, {"defaultMode", 0440},
+                   {"items", {{{"key", kArtifactTokenFile}, {"path", kArtifactTokenFile}}}}}}});
+}
+
 json OwnerReference(const Benchmark& benchmark) {
   return {{"apiVersion", kApiVersion},        {"kind", kKind},
           {"name", benchmark.metadata.name},  {"uid", benchmark.metadata.uid},
@@ -288,10 +300,6 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
   if (!spec.dataset.volume.empty()) {
     container["volumeMounts"].push_back({{"name", "dataset"}, {"mountPath", kDatasetMountPath}, {"readOnly", true}});
   }
-  if (guards_artifacts) {
-    container["volumeMounts"].push_back(
-        {{"name", "artifact-token"}, {"mountPath", kArtifactTokenMountPath}, {"readOnly", true}});
-  }
   // The operator restarts the whole gang (runPolicy.backoffLimit): a rank restarted alone
   // could never rejoin its peers' collective. Ranks never call the Kubernetes API.
   json pod_spec = RestrictedPodSpec(container, "Never");
@@ -305,14 +313,7 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
     volume["name"] = "dataset";
     pod_spec["volumes"].push_back(volume);
   }
-  if (guards_artifacts) {
-    // Root's file, readable by the pod's group (fsGroup): the runner's user reads it, no one
-    // else in the pod could write it.
-    pod_spec["volumes"].push_back(
-        {{"name", "artifact-token"},
-         {"secret", {{"secretName", options.artifact_token_secret}, {"defaultMode", 0440},
-                     {"items", {{{"key", kArtifactTokenFile}, {"path", kArtifactTokenFile}}}}}}});
-  }
+  if (guards_artifacts) MountArtifactToken(options.artifact_token_secret, &pod_spec);
   pod_spec["affinity"] = Placement(benchmark, rank, gang);
   ApplyScheduling(benchmark, &pod_spec);
 

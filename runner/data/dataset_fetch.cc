@@ -140,6 +140,12 @@ bool IsInsideLink(const std::string& name, const std::string& target) {
   return true;
 }
 
+// libarchive's last error, which it may not have set (NULL).
+std::string ArchiveError(struct archive* archive, const char* otherwise) {
+  const char* error = archive_error_string(archive);
+  return error != nullptr ? error : otherwise;
+}
+
 // Why the archive's entry `name` may not be extracted, or empty.
 std::string RefusalOf(struct archive_entry* entry, const std::string& name) {
   if (!IsSafeEntryName(name)) return "refusing entry \"" + name + "\" outside the archive's folder";
@@ -192,7 +198,7 @@ Status Extract(const std::string& archive_path, const std::string& into, const F
                                           ARCHIVE_EXTRACT_SECURE_SYMLINKS);
   Status status = Status::Ok();
   if (archive_read_open_filename(in, archive_path.c_str(), 1 << 16) != ARCHIVE_OK) {
-    status = Status::InvalidArgument(archive_path + ": not an archive: " + archive_error_string(in));
+    status = Status::InvalidArgument(archive_path + ": not an archive: " + ArchiveError(in, "unreadable"));
   }
   struct archive_entry* entry = nullptr;
   uint64_t entries = 0, bytes = 0;
@@ -200,11 +206,16 @@ Status Extract(const std::string& archive_path, const std::string& into, const F
     const int r = archive_read_next_header(in, &entry);
     if (r == ARCHIVE_EOF) break;
     if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-      status = Status::InvalidArgument(archive_path + ": " + archive_error_string(in));
+      status = Status::InvalidArgument(archive_path + ": " + ArchiveError(in, "an unreadable entry"));
+      break;
+    }
+    const char* pathname = archive_entry_pathname(entry);
+    if (pathname == nullptr) {
+      status = Status::InvalidArgument(archive_path + ": an entry without a name");
       break;
     }
     // The raw format names its one entry "data"; keep the archive's own name instead.
-    std::string name = archive_entry_pathname(entry);
+    std::string name = pathname;
     if (name == "data" && archive_format(in) == ARCHIVE_FORMAT_RAW) {
       name = fs::path(archive_path).stem().string();
     }
@@ -219,7 +230,7 @@ Status Extract(const std::string& archive_path, const std::string& into, const F
     archive_entry_set_pathname(entry, (fs::path(into) / name).c_str());
     if (const char* link = archive_entry_hardlink(entry)) archive_entry_set_hardlink(entry, (fs::path(into) / link).c_str());
     if (archive_write_header(out, entry) != ARCHIVE_OK) {
-      status = Status::Unavailable(archive_path + ": cannot extract " + name + ": " + archive_error_string(out));
+      status = Status::Unavailable(archive_path + ": cannot extract " + name + ": " + ArchiveError(out, "refused"));
       break;
     }
     const void* block = nullptr;
@@ -242,8 +253,7 @@ Status Extract(const std::string& archive_path, const std::string& into, const F
       status = Status::InvalidArgument(archive_path + ": extracts to more than " +
                                        std::to_string(limits.max_extracted_bytes) + " bytes");
     } else if (!written) {
-      const char* why = archive_error_string(out);
-      status = Status::Unavailable(archive_path + ": cannot write " + name + ": " + (why ? why : "the write failed"));
+      status = Status::Unavailable(archive_path + ": cannot write " + name + ": " + ArchiveError(out, "the write failed"));
     } else if (rb != ARCHIVE_EOF) {
       status = Status::InvalidArgument(archive_path + ": corrupt entry " + name);
     }

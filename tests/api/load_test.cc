@@ -42,6 +42,19 @@ TEST(LoadTest, ReportsEveryInvalidDocumentWithItsErrors) {
   EXPECT_NE(m.find("  spec.workers: must be between 1 and 1024, got 0"), std::string::npos) << m;
 }
 
+// Found by the sweep fuzzer: a `kind` that is not a string (null here) aborted `ergobench
+// validate` with nlohmann's type_error; it is a field error like any other wrong kind.
+TEST(LoadTest, AKindThatIsNotAStringIsAFieldError) {
+  for (const char* kind : {"", "null", "7", "[Benchmark]", "{a: b}"}) {
+    const std::string text = std::string("apiVersion: ergobench.io/v1alpha1\nkind: ") + kind +
+                             "\nmetadata: {name: c}\nspec: {task: 0a, workers: 1}\n";
+    auto benchmarks = LoadBenchmarks(text, "kind.yaml");
+    ASSERT_FALSE(benchmarks.ok()) << kind;
+    EXPECT_NE(benchmarks.status().message().find("  kind: must be Benchmark, got "), std::string::npos)
+        << kind << ": " << benchmarks.status().message();
+  }
+}
+
 TEST(LoadTest, EmptyInputIsAnError) {
   auto benchmarks = LoadBenchmarks("---\n", "empty.yaml");
   ASSERT_FALSE(benchmarks.ok());

@@ -9,6 +9,14 @@ namespace ergobench {
 namespace {
 
 // A YAML number of 100,000 digits is infinite; JSON would write it "null".
+TEST(JsonReaderTest, StringFieldIsTheStringOrTheFallbackAndNeverThrows) {
+  const nlohmann::json object = nlohmann::json::parse(R"({"kind": "Benchmark", "n": null, "i": 7, "o": {}})");
+  EXPECT_EQ(StringField(object, "kind"), "Benchmark");
+  for (const char* key : {"n", "i", "o", "absent"}) EXPECT_EQ(StringField(object, key, "none"), "none") << key;
+  EXPECT_EQ(StringField(nlohmann::json::array({"kind"}), "kind"), "");
+  EXPECT_EQ(StringField(nlohmann::json(), "kind"), "");
+}
+
 TEST(JsonReaderTest, ANumberPastDoubleIsShownAsInfinity) {
   EXPECT_EQ(ShowJson(std::numeric_limits<double>::infinity()), "inf");
   EXPECT_EQ(ShowJson(-std::numeric_limits<double>::infinity()), "-inf");

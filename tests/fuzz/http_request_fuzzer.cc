@@ -3,6 +3,7 @@
 // of input. The server must answer or close, and go on serving.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,8 +27,18 @@ int Connect(int port) {
   addr.sin_port = htons(static_cast<uint16_t>(port));
   inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    std::fprintf(stderr, "connect: %s\n", std::strerror(errno));
-    std::abort();  // the server stopped accepting
+    int error = errno;
+    if (error == EINTR) {
+      // libFuzzer's timer signal interrupted it; the connection goes on being made.
+      pollfd writable{fd, POLLOUT, 0};
+      socklen_t length = sizeof error;
+      error = poll(&writable, 1, 5000) == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 ? error
+                                                                                                          : ETIMEDOUT;
+    }
+    if (error != 0) {
+      std::fprintf(stderr, "connect: %s\n", std::strerror(error));
+      std::abort();  // the server stopped accepting
+    }
   }
   timeval timeout{5, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
