@@ -382,10 +382,19 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   // 1. Get. Gone from the cache: deleted, and garbage collection removes the children.
   const std::optional<json> object = deps_.benchmarks->Get(key);
   if (!object) return std::optional<std::chrono::seconds>();
-  // Being deleted (foreground deletion waits for the children): create nothing more.
-  if (object->at("metadata").contains("deletionTimestamp")) return std::optional<std::chrono::seconds>();
   FieldErrors errors;
   Benchmark benchmark = DecodeBenchmark(*object, &errors);
+  // Being deleted: create nothing more, and stop the gang now. Foreground deletion (a sweep
+  // replacing an edited point) waits for the children, which would otherwise run on to the
+  // end of their run and then wait for the garbage collector's pass.
+  if (object->at("metadata").contains("deletionTimestamp")) {
+    std::vector<std::string> gang;  // the launcher too; ended pods as well, which go at once
+    for (const WorkerPod& pod : OwnedWorkerPods(benchmark, *deps_.pods)) {
+      if (!pod.terminating) gang.push_back(pod.name);
+    }
+    RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, gang));
+    return std::optional<std::chrono::seconds>();
+  }
   const BenchmarkStatus stored = benchmark.status;
   const std::string now = Rfc3339(deps_.now());
 

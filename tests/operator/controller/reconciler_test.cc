@@ -672,6 +672,32 @@ TEST_F(ReconcilerTest, AnEndedPodIsDeletedAtOnceARunningOneGracefully) {
                                                 {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
 }
 
+// A Benchmark being deleted in the foreground (a sweep replacing an edited point) stops its gang
+// at once: left to run, it held the deletion, and the sweep's next point, for the rest of the
+// run and then for the garbage collector's pass. Ended pods go at once, running ones
+// gracefully; nothing is created.
+TEST_F(ReconcilerTest, ABenchmarkBeingDeletedStopsItsGangAtOnce) {
+  const json spec = {{"task", "0a"}, {"workers", 2}};
+  std::vector<json> pods = StartGang(BenchmarkObject(spec));
+  ASSERT_EQ(pods.size(), 2u);
+  for (json& pod : pods) {
+    if (pod["metadata"]["labels"]["ergobench.io/rank"] == "1") pod["status"]["phase"] = "Succeeded";
+  }
+  pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
+  json deleting = BenchmarkObject(spec, 1, gang_status_);
+  deleting["metadata"]["deletionTimestamp"] = Rfc3339(kNow);
+  deleting["metadata"]["finalizers"] = {"foregroundDeletion"};
+  transport_.requests.clear();
+  ASSERT_TRUE(Reconcile(deleting).ok());
+  std::map<std::string, json> grace;
+  for (const auto& r : transport_.requests) {
+    EXPECT_EQ(r.method, "DELETE") << r.method << " " << r.path;
+    if (r.method == "DELETE") grace[r.path] = json::parse(r.body).value("gracePeriodSeconds", json());
+  }
+  EXPECT_EQ(grace, (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
+                                                {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
+}
+
 // A sweep's point whose ttlSecondsAfterFinished has passed waits for its sweep to read how it
 // ended: deleted first, the sweep would run the point again. A minute at most past the TTL.
 TEST_F(ReconcilerTest, ASweepsFinishedPointWaitsForItsSweepBeforeItsTtlDeletesIt) {
