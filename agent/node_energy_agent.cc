@@ -1,7 +1,5 @@
 #include "agent/node_energy_agent.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -9,10 +7,10 @@
 #include <prometheus/text_serializer.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "api/benchmark.h"
+#include "base/hmac_sha256.h"
 #include "base/text_scan.h"
 
 namespace ergobench {
@@ -59,14 +57,7 @@ StatusOr<std::optional<EnergyQuery>> ParseEnergyQuery(std::string_view query) {
 }
 
 std::string OpaquePodName(const std::string& key, const std::string& uid) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
-  unsigned int size = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(uid.data()),
-       uid.size(), mac.data(), &size);
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string name = kOtherPodPrefix;
-  for (int i = 0; i < 8; ++i) name += {kDigits[mac[i] >> 4], kDigits[mac[i] & 15]};
-  return name;
+  return kOtherPodPrefix + HmacSha256Hex(key, uid).substr(0, 16);
 }
 
 NodeEnergyAgent::NodeEnergyAgent(std::string node, std::unique_ptr<EnergySampler> sampler,

@@ -222,15 +222,17 @@ StatusOr<Benchmark> LoadOneBenchmark(const std::string& path, int repeat) {
   return std::move(loaded.front());
 }
 
-// /metrics and /healthz, unless metrics are off (port -1).
+// /metrics and /healthz, unless metrics are off (port -1); `shelf`'s routes too, if given.
 StatusOr<std::unique_ptr<MetricsServer>> StartMetrics(const RunnerInvocation& options, int launch_rank,
-                                                      RunnerMetrics& metrics, ExtraRoutes extra) {
+                                                      RunnerMetrics& metrics, ArtifactShelf* shelf) {
   if (options.metrics_port < 0) return std::unique_ptr<MetricsServer>();
   const int port = options.metrics_port_per_rank && options.metrics_port > 0 ? options.metrics_port + launch_rank
                                                                              : options.metrics_port;
+  ExtraRoutes routes;
+  if (shelf != nullptr) routes = [shelf](const RouteRequest& request) { return shelf->Answer(request); };
   ASSIGN_OR_RETURN(std::unique_ptr<MetricsServer> server,
                    MetricsServer::Start(options.metrics_bind, port, [&metrics] { return metrics.Render(); }, nullptr,
-                                        {}, std::move(extra)));
+                                        {}, std::move(routes)));
   Log(launch_rank, "metrics on http://" + options.metrics_bind + ":" + std::to_string(server->port()) + "/metrics");
   return server;
 }
@@ -316,9 +318,8 @@ int RunRunner(const RunnerInvocation& options) {
   if (!artifact_token.ok()) return report.Fail(artifact_token.status(), kExitBadConfig);
   ArtifactShelf shelf(options.output_dir, *std::move(artifact_token));
   const bool offers_artifacts = options.artifact_linger_seconds > 0 && !options.output_dir.empty();
-  StatusOr<std::unique_ptr<MetricsServer>> server = StartMetrics(
-      options, launch_rank, metrics,
-      offers_artifacts ? ExtraRoutes([&shelf](const RouteRequest& request) { return shelf.Answer(request); }) : nullptr);
+  StatusOr<std::unique_ptr<MetricsServer>> server =
+      StartMetrics(options, launch_rank, metrics, offers_artifacts ? &shelf : nullptr);
   if (!server.ok()) return report.Fail(server.status(), kExitBadConfig);
   const auto linger = [&](int exit_code) {
     return offers_artifacts && *server ? OfferArtifacts(shelf, metrics, options, exit_code) : exit_code;

@@ -1,11 +1,11 @@
 #include "operator/controller/artifact_token.h"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 #include <array>
 
+#include "base/hmac_sha256.h"
+#include "base/text_scan.h"
 #include "operator/controller/builders.h"
 #include "operator/kube/api_error.h"
 #include "operator/kube/kube_config.h"
@@ -19,21 +19,7 @@ using nlohmann::json;
 constexpr size_t kKeyHexDigits = 64;
 constexpr char kKeyField[] = "key";
 
-std::string Hex(const unsigned char* bytes, size_t size) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(2 * size);
-  for (size_t i = 0; i < size; ++i) {
-    hex.push_back(kDigits[bytes[i] >> 4]);
-    hex.push_back(kDigits[bytes[i] & 15]);
-  }
-  return hex;
-}
-
-bool IsKey(const std::string& key) {
-  return key.size() == kKeyHexDigits &&
-         key.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
+bool IsKey(const std::string& key) { return key.size() == kKeyHexDigits && AllOf(key, IsLowerHexDigit); }
 
 }  // namespace
 
@@ -43,12 +29,7 @@ std::string ArtifactTokenSecretName(const Benchmark& benchmark) {
 
 std::string ArtifactToken(std::string_view key, std::string_view benchmark_uid) {
   // Domain-separated, should the key ever sign anything else.
-  const std::string message = "ergobench artifacts\n" + std::string(benchmark_uid);
-  std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
-  unsigned int size = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
-       message.size(), mac.data(), &size);
-  return Hex(mac.data(), size);
+  return HmacSha256Hex(key, "ergobench artifacts\n" + std::string(benchmark_uid));
 }
 
 json BuildArtifactTokenSecret(const Benchmark& benchmark, const std::string& token) {
@@ -87,7 +68,7 @@ StatusOr<std::string> ArtifactKeySource::ReadOrMake() {
                          {"metadata", {{"name", name_}, {"namespace", ns_}, {"labels", {{"app.kubernetes.io/name", "ergobench-operator"}}}}},
                          {"type", "Opaque"},
                          {"immutable", true},
-                         {"stringData", {{kKeyField, Hex(bytes.data(), bytes.size())}}}};
+                         {"stringData", {{kKeyField, LowerHex(bytes.data(), bytes.size())}}}};
     auto created = client_->Create(kube::Secrets(), ns_, secret);
     // Another replica made it first: theirs is the key.
     existing = kube::IsAlreadyExists(created.status()) ? client_->Get(kube::Secrets(), ns_, name_) : created;

@@ -196,6 +196,23 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
   return Status::Ok();
 }
 
+Status BenchmarkReconciler::StopGang(const Benchmark& benchmark) {
+  std::vector<std::string> gang;  // the launcher too; ended pods as well, which go at once
+  for (const WorkerPod& pod : OwnedWorkerPods(benchmark, *deps_.pods)) {
+    if (!pod.terminating) gang.push_back(pod.name);
+  }
+  return DeletePods(benchmark.metadata.namespace_name, gang);
+}
+
+Status BenchmarkReconciler::DeleteAfterTtl(const std::string& key, const Benchmark& benchmark) {
+  runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed", {{"benchmark", key}});
+  const Status deleted = deps_.client
+                             ->Delete(kube::Benchmarks(), benchmark.metadata.namespace_name, benchmark.metadata.name,
+                                      kube::DeleteOptions(benchmark.metadata.uid))
+                             .status();
+  return deleted.ok() || kube::IsNotFound(deleted) || kube::IsConflict(deleted) ? Status::Ok() : deleted;
+}
+
 bool BenchmarkReconciler::AwaitsItsSweep(const nlohmann::json& object, const Benchmark& benchmark) const {
   const std::string sweep_key = LabelOwnerKey(object, kSweepLabel);
   if (deps_.sweeps == nullptr || sweep_key.empty()) return false;
@@ -388,11 +405,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   // replacing an edited point) waits for the children, which would otherwise run on to the
   // end of their run and then wait for the garbage collector's pass.
   if (object->at("metadata").contains("deletionTimestamp")) {
-    std::vector<std::string> gang;  // the launcher too; ended pods as well, which go at once
-    for (const WorkerPod& pod : OwnedWorkerPods(benchmark, *deps_.pods)) {
-      if (!pod.terminating) gang.push_back(pod.name);
-    }
-    RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, gang));
+    RETURN_IF_ERROR(StopGang(benchmark));
     return std::optional<std::chrono::seconds>();
   }
   const BenchmarkStatus stored = benchmark.status;
@@ -413,9 +426,6 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
     return std::optional<std::chrono::seconds>();
   }
 
-  const std::string& ns = benchmark.metadata.namespace_name;
-  const std::string& name = benchmark.metadata.name;
-
   // 3. The Dataset it reads, mounted once Ready. Until then it waits, Pending, saying why; a
   //    gang already running keeps its mount and is followed, but gets no new pod.
   const std::vector<WorkerPod> pods = OwnedWorkerPods(benchmark, *deps_.pods);
@@ -431,9 +441,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
 
   if (plan.delete_benchmark && AwaitsItsSweep(*object, benchmark)) return std::optional(std::chrono::seconds(1));
   if (plan.delete_benchmark) {
-    runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed", {{"benchmark", key}});
-    Status deleted = deps_.client->Delete(kube::Benchmarks(), ns, name, kube::DeleteOptions(benchmark.metadata.uid)).status();
-    if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
+    RETURN_IF_ERROR(DeleteAfterTtl(key, benchmark));
     return std::optional<std::chrono::seconds>();
   }
 
@@ -463,7 +471,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   }
 
   // 9. Deletions after the status holds the results the pods' termination messages gave.
-  RETURN_IF_ERROR(DeletePods(ns, plan.delete_pods));
+  RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, plan.delete_pods));
   for (const PlannedEvent& event : plan.events) RecordEvent(benchmark, event.type, event.reason, event.message);
   if (finishes) OnFinished(key, finished);
   return plan.requeue_after;

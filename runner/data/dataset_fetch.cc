@@ -2,6 +2,7 @@
 
 #include "api/benchmark.h"
 #include "api/runner_invocation.h"
+#include "base/hmac_sha256.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -326,13 +327,7 @@ StatusOr<std::string> Sha256OfFile(const std::string& path) {
   unsigned int length = 0;
   EVP_DigestFinal_ex(ctx, digest, &length);
   EVP_MD_CTX_free(ctx);
-  std::string hex;
-  char pair[3];
-  for (unsigned int i = 0; i < length; ++i) {
-    std::snprintf(pair, sizeof pair, "%02x", digest[i]);
-    hex += pair;
-  }
-  return hex;
+  return LowerHex(digest, length);
 }
 
 StatusOr<std::string> FetchDataset(const std::string& url, const std::string& sha256, const std::string& cache_dir,

@@ -73,6 +73,16 @@ std::vector<json> Succeeded(std::vector<json> pods, const std::string& node = ""
   return pods;
 }
 
+// A k=2 Benchmark's first reconcile when it has a Secret too (MPI's keys, rank 0's token): the
+// children concurrently (sorted by Requests()), the peer, the status.
+const std::vector<std::string> kFirstRoundWithASecret = {
+    "POST /api/v1/namespaces/ns/configmaps",
+    "POST /api/v1/namespaces/ns/secrets",
+    "POST /api/v1/namespaces/ns/services",
+    "POST /api/v1/namespaces/ns/pods",
+    "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
+};
+
 class ReconcilerTest : public ::testing::Test {
  protected:
   ReconcilerTest() : client_(&transport_) {
@@ -421,13 +431,7 @@ TEST_F(ReconcilerTest, ANonAsciiSpecIsRejectedWithoutCrashing) {
 TEST_F(ReconcilerTest, AnMpiRunGetsItsKeysItsWorkersThenItsLauncher) {
   const json object = BenchmarkObject({{"task", "0a"}, {"workers", 2}, {"backend", "mpi"}});
   ASSERT_TRUE(Reconcile(object).ok());
-  EXPECT_EQ(Requests(), (std::vector<std::string>{
-                            "POST /api/v1/namespaces/ns/configmaps",
-                            "POST /api/v1/namespaces/ns/secrets",
-                            "POST /api/v1/namespaces/ns/services",
-                            "POST /api/v1/namespaces/ns/pods",
-                            "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
-                        }));
+  EXPECT_EQ(Requests(), kFirstRoundWithASecret);
   const json secret = PostedBody("/api/v1/namespaces/ns/secrets");
   EXPECT_EQ(secret["metadata"]["name"], "b-ssh-u-1");
   EXPECT_EQ(secret["metadata"]["ownerReferences"][0]["uid"], object["metadata"]["uid"]);
@@ -457,13 +461,7 @@ TEST_F(ReconcilerTest, RankZerosFilesAreGuardedByATokenSecretThatOnlyRankZeroMou
   artifact_token_ = [](const std::string& uid) { return StatusOr<std::string>("token-of-" + uid); };
   const json object = BenchmarkObject({{"task", "0a"}, {"workers", 2}});
   ASSERT_TRUE(Reconcile(object).ok());
-  EXPECT_EQ(Requests(), (std::vector<std::string>{
-                            "POST /api/v1/namespaces/ns/configmaps",
-                            "POST /api/v1/namespaces/ns/secrets",
-                            "POST /api/v1/namespaces/ns/services",
-                            "POST /api/v1/namespaces/ns/pods",
-                            "PUT /apis/ergobench.io/v1alpha1/namespaces/ns/benchmarks/b/status",
-                        }));
+  EXPECT_EQ(Requests(), kFirstRoundWithASecret);
   const json secret = PostedBody("/api/v1/namespaces/ns/secrets");
   EXPECT_EQ(secret["metadata"]["name"], "b-artifacts-u-1");
   EXPECT_EQ(secret["stringData"], (json{{"token", "token-of-u-1"}}));
