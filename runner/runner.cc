@@ -222,6 +222,14 @@ StatusOr<Benchmark> LoadOneBenchmark(const std::string& path, int repeat) {
   return std::move(loaded.front());
 }
 
+// Rank 0's output directory, offered after the run (--artifact-linger), behind the token of
+// --artifact-token-file; nothing when it offers none. A bad token file is an error either way.
+StatusOr<std::unique_ptr<ArtifactShelf>> OpenArtifactShelf(const RunnerInvocation& options) {
+  ASSIGN_OR_RETURN(std::string token, ReadArtifactToken(options.artifact_token_file));
+  if (options.artifact_linger_seconds <= 0 || options.output_dir.empty()) return std::unique_ptr<ArtifactShelf>();
+  return std::make_unique<ArtifactShelf>(options.output_dir, std::move(token));
+}
+
 // /metrics and /healthz, unless metrics are off (port -1); `shelf`'s routes too, if given.
 StatusOr<std::unique_ptr<MetricsServer>> StartMetrics(const RunnerInvocation& options, int launch_rank,
                                                       RunnerMetrics& metrics, ArtifactShelf* shelf) {
@@ -249,8 +257,6 @@ int OfferArtifacts(ArtifactShelf& shelf, RunnerMetrics& metrics, const RunnerInv
   return exit_code;
 }
 
-// On Kubernetes the output directory is a fresh emptyDir subpath: make it, as `ergobench run`
-// does for its results directory.
 // On a cluster node with an energy agent, its meter; elsewhere this host's own meters.
 StatusOr<std::unique_ptr<EnergyRecorder>> OpenEnergyRecorder(const RunnerInvocation& options,
                                                              const ObjectMeta& benchmark, RunnerMetrics* metrics) {
@@ -275,6 +281,8 @@ nlohmann::json SetThreads(const RunnerInvocation& options, const BenchmarkSpec& 
   return DescribeEnvironment({budget, *threads, spec.backend, seed.is_number_integer() ? seed.get<int64_t>() : 0});
 }
 
+// On Kubernetes the output directory is a fresh emptyDir subpath: make it, as `ergobench run`
+// does for its results directory.
 Status CreateOutputDir(const std::string& dir) {
   if (dir.empty()) return Status::Ok();
   std::error_code error;
@@ -314,15 +322,12 @@ int RunRunner(const RunnerInvocation& options) {
   report.Update([&](RankResult& r) { r.environment = environment; });
   energy.Start(std::chrono::milliseconds(options.energy_interval_ms));
   mllog.SetObserver([&energy](const std::string& type, const std::string& key) { energy.OnEvent(type, key); });
-  StatusOr<std::string> artifact_token = ReadArtifactToken(options.artifact_token_file);
-  if (!artifact_token.ok()) return report.Fail(artifact_token.status(), kExitBadConfig);
-  ArtifactShelf shelf(options.output_dir, *std::move(artifact_token));
-  const bool offers_artifacts = options.artifact_linger_seconds > 0 && !options.output_dir.empty();
-  StatusOr<std::unique_ptr<MetricsServer>> server =
-      StartMetrics(options, launch_rank, metrics, offers_artifacts ? &shelf : nullptr);
+  StatusOr<std::unique_ptr<ArtifactShelf>> shelf = OpenArtifactShelf(options);
+  if (!shelf.ok()) return report.Fail(shelf.status(), kExitBadConfig);
+  StatusOr<std::unique_ptr<MetricsServer>> server = StartMetrics(options, launch_rank, metrics, shelf->get());
   if (!server.ok()) return report.Fail(server.status(), kExitBadConfig);
   const auto linger = [&](int exit_code) {
-    return offers_artifacts && *server ? OfferArtifacts(shelf, metrics, options, exit_code) : exit_code;
+    return *shelf && *server ? OfferArtifacts(**shelf, metrics, options, exit_code) : exit_code;
   };
 
   StopWatchdog watchdog(options.stop_grace_seconds, [&] {

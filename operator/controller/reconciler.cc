@@ -196,21 +196,24 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
   return Status::Ok();
 }
 
-Status BenchmarkReconciler::StopGang(const Benchmark& benchmark) {
+StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::StopGang(const Benchmark& benchmark) {
   std::vector<std::string> gang;  // the launcher too; ended pods as well, which go at once
   for (const WorkerPod& pod : OwnedWorkerPods(benchmark, *deps_.pods)) {
     if (!pod.terminating) gang.push_back(pod.name);
   }
-  return DeletePods(benchmark.metadata.namespace_name, gang);
+  RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, gang));
+  return std::optional<std::chrono::seconds>();
 }
 
-Status BenchmarkReconciler::DeleteAfterTtl(const std::string& key, const Benchmark& benchmark) {
+StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::DeleteAfterTtl(const std::string& key,
+                                                                                  const Benchmark& benchmark) {
   runtime::Log(runtime::LogLevel::kInfo, "deleting finished benchmark: ttlSecondsAfterFinished passed", {{"benchmark", key}});
   const Status deleted = deps_.client
                              ->Delete(kube::Benchmarks(), benchmark.metadata.namespace_name, benchmark.metadata.name,
                                       kube::DeleteOptions(benchmark.metadata.uid))
                              .status();
-  return deleted.ok() || kube::IsNotFound(deleted) || kube::IsConflict(deleted) ? Status::Ok() : deleted;
+  if (!deleted.ok() && !kube::IsNotFound(deleted) && !kube::IsConflict(deleted)) return deleted;
+  return std::optional<std::chrono::seconds>();
 }
 
 bool BenchmarkReconciler::AwaitsItsSweep(const nlohmann::json& object, const Benchmark& benchmark) const {
@@ -404,10 +407,7 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   // Being deleted: create nothing more, and stop the gang now. Foreground deletion (a sweep
   // replacing an edited point) waits for the children, which would otherwise run on to the
   // end of their run and then wait for the garbage collector's pass.
-  if (object->at("metadata").contains("deletionTimestamp")) {
-    RETURN_IF_ERROR(StopGang(benchmark));
-    return std::optional<std::chrono::seconds>();
-  }
+  if (object->at("metadata").contains("deletionTimestamp")) return StopGang(benchmark);
   const BenchmarkStatus stored = benchmark.status;
   const std::string now = Rfc3339(deps_.now());
 
@@ -439,10 +439,9 @@ StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::Reconcile(con
   ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.now());
   if (hold_new_pods) plan.create_ranks.clear();
 
-  if (plan.delete_benchmark && AwaitsItsSweep(*object, benchmark)) return std::optional(std::chrono::seconds(1));
   if (plan.delete_benchmark) {
-    RETURN_IF_ERROR(DeleteAfterTtl(key, benchmark));
-    return std::optional<std::chrono::seconds>();
+    if (AwaitsItsSweep(*object, benchmark)) return std::optional(std::chrono::seconds(1));
+    return DeleteAfterTtl(key, benchmark);
   }
 
   // 5. Create what is missing. A failed create is shown in status (AfterCreateFailed).

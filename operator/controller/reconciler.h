@@ -91,10 +91,10 @@ class BenchmarkReconciler {
   Status CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan);
   Status CreateSshSecret(const Benchmark& benchmark);
   Status CreateArtifactTokenSecret(const Benchmark& benchmark);
-  // A Benchmark being deleted: every pod of its gang not yet terminating.
-  Status StopGang(const Benchmark& benchmark);
-  // ttlSecondsAfterFinished has passed; gone or replaced meanwhile is done too.
-  Status DeleteAfterTtl(const std::string& key, const Benchmark& benchmark);
+  // A Benchmark being deleted: every pod of its gang not yet terminating. Ends the reconcile.
+  StatusOr<std::optional<std::chrono::seconds>> StopGang(const Benchmark& benchmark);
+  // ttlSecondsAfterFinished has passed; gone or replaced meanwhile is done too. Ends the reconcile.
+  StatusOr<std::optional<std::chrono::seconds>> DeleteAfterTtl(const std::string& key, const Benchmark& benchmark);
   // A Secret whose name holds the Benchmark's uid: one that exists is this Benchmark's, made by
   // an earlier round, and is not read (the operator has no get on tenants' Secrets).
   Status CreateOwnSecret(const nlohmann::json& secret);
