@@ -19,8 +19,9 @@ ROOT = os.path.normpath(os.path.join(HERE, "../.."))
 sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
 
 from cluster import NODE_NAME, Cluster  # noqa: E402
-from control_plane import HELM  # noqa: E402
-from harness import FakeRapl, build_images, ergobench_version, record_time  # noqa: E402
+from control_plane import HELM, KUBECTL  # noqa: E402
+from cluster_trace import ClusterTrace  # noqa: E402
+from harness import ON_RECORD, FakeRapl, build_images, ergobench_version, record_time  # noqa: E402
 
 VERSION = ergobench_version()
 OPERATOR_NAMESPACE = "ergobench-system"
@@ -86,7 +87,7 @@ class SharedCluster:
     def __init__(self):
         self.tmp = tempfile.mkdtemp(prefix="ergobench-shared-cluster-")
         self.node_sysfs = os.path.join(self.tmp, "node-sysfs")
-        self.rapl = self.cluster = None
+        self.rapl = self.cluster = self.trace = None
         self.release = None  # the values the operator's release runs with; None: no release
 
     def start(self):
@@ -104,8 +105,13 @@ class SharedCluster:
         self.namespaces = self.namespace_names() | {OPERATOR_NAMESPACE}
         self.labels = node_labels(self.cluster)
         record_time("cluster", "start and import the images", time.monotonic() - started)
+        if os.environ.get("ERGOBENCH_CLUSTER_TRACE"):
+            self.trace = ClusterTrace(os.environ["ERGOBENCH_CLUSTER_TRACE"], KUBECTL, self.cluster.admin_kubeconfig)
+            ON_RECORD.append(lambda suite, name, seconds: self.trace.mark(f"{suite} {name} {seconds:.1f} s"))
 
     def stop(self):
+        if self.trace:
+            self.trace.stop(self.tmp)
         if self.cluster:
             self.cluster.stop()
         if self.rapl:

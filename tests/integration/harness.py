@@ -37,6 +37,7 @@ def build_images():
 
 
 RECORDED = {"seconds": 0.0}  # all that record_time was given in this process
+ON_RECORD = []  # callables given each recorded (suite, name, seconds): cluster_trace marks tests' ends
 
 
 def record_time(suite, name, seconds, failure=None):
@@ -45,6 +46,8 @@ def record_time(suite, name, seconds, failure=None):
     traceback of a test that failed), what failed, at the end of the run where CI's excerpt
     shows it."""
     RECORDED["seconds"] += seconds
+    for hook in ON_RECORD:
+        hook(suite, name, seconds)
     path = os.environ.get("ERGOBENCH_TEST_TIMES")
     if path:
         entry = {"suite": suite, "test": name, "seconds": round(seconds, 3)}
