@@ -469,7 +469,14 @@ class Planner {
 
 ReconcilePlan PlanReconcile(const Benchmark& benchmark, const std::vector<WorkerPod>& pods,
                             system_clock::time_point now) {
-  return Planner(benchmark, pods, now).Run();
+  ReconcilePlan plan = Planner(benchmark, pods, now).Run();
+  // A pod deleted while it ran that has since ended is deleted again, which removes it at once:
+  // a kubelet before v1.22 holds its object until it has removed the container, often until
+  // its once-a-minute garbage collection, and the next gang waits for the names.
+  for (const WorkerPod& pod : pods) {
+    if (pod.terminating && HasEnded(pod)) MergeUnique(&plan.delete_pods, {pod.name});
+  }
+  return plan;
 }
 
 BenchmarkStatus FailedStatus(const Benchmark& benchmark, BenchmarkStatus status, const std::string& reason,

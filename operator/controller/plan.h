@@ -34,7 +34,7 @@ struct PlannedEvent {
 struct ReconcilePlan {
   std::vector<int64_t> create_ranks;     // pods to create, for attempt status.restarts
   bool create_launcher = false;          // an MPI run's launcher pod, once every worker is placed
-  std::vector<std::string> delete_pods;
+  std::vector<std::string> delete_pods;  // and ended pods already being deleted, to go at once
   bool create_service_and_config = false;
   bool delete_benchmark = false;         // ttlSecondsAfterFinished has passed
   BenchmarkStatus status;                // the status to write (unchanged: no write)

@@ -20,9 +20,9 @@
 #include "operator/controller/plan.h"
 #include "operator/controller/results_config_map.h"
 #include "operator/controller/sweep_plan.h"
-#include "operator/kube/api_error.h"
-#include "operator/runtime/log.h"
-#include "operator/runtime/slow_start.h"
+#include "kube/client/api_error.h"
+#include "kube/runtime/log.h"
+#include "kube/runtime/slow_start.h"
 
 namespace ergobench::controller {
 namespace {
@@ -197,9 +197,11 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
 }
 
 StatusOr<std::optional<std::chrono::seconds>> BenchmarkReconciler::StopGang(const Benchmark& benchmark) {
-  std::vector<std::string> gang;  // the launcher too; ended pods as well, which go at once
+  // The launcher too; ended pods as well, which go at once, even those already being deleted
+  // (PlanReconcile says why).
+  std::vector<std::string> gang;
   for (const WorkerPod& pod : OwnedWorkerPods(benchmark, *deps_.pods)) {
-    if (!pod.terminating) gang.push_back(pod.name);
+    if (!pod.terminating || HasEnded(pod)) gang.push_back(pod.name);
   }
   RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, gang));
   return std::optional<std::chrono::seconds>();

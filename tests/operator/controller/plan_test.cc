@@ -309,13 +309,14 @@ TEST(Plan, AFailedRankRestartsTheGangWithinTheBackoffLimit) {
   EXPECT_TRUE(plan.create_ranks.empty());
   EXPECT_EQ(plan.events.back().reason, "Restarting");
 
-  // The old pods are terminating: their names are not free yet.
+  // The old pods are terminating: their names are not free yet. The running one is left to its
+  // grace period; the ended one is deleted again, which removes it at once.
   b.status = plan.status;
   WorkerPod old0 = Pod(0, "Running"), old1 = EndedWorker(1, "Failed", "", 137, "t");
   old0.terminating = old1.terminating = true;
   ReconcilePlan waiting = PlanReconcile(b, {old0, old1}, kT0 + seconds(1));
   EXPECT_TRUE(waiting.create_ranks.empty());
-  EXPECT_TRUE(waiting.delete_pods.empty());
+  EXPECT_EQ(waiting.delete_pods, std::vector<std::string>{"b-worker-1"});
   EXPECT_EQ(waiting.requeue_after, seconds(1));
 
   // Gone: attempt 1 starts, its peers first.
