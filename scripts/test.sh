@@ -18,8 +18,12 @@ export ERGOBENCH_BUILD_DIR=$(cd "$build" && pwd)
 build=$ERGOBENCH_BUILD_DIR
 phases=$build/test-phases.txt
 export ERGOBENCH_TEST_TIMES=$build/test-times.jsonl
+# Every change on the shared cluster, timed, and the operator's and control plane's logs, for a
+# slow or failed cluster test (tests/integration/cluster_trace.py): cheap, and there when needed.
+export ERGOBENCH_CLUSTER_TRACE=${ERGOBENCH_CLUSTER_TRACE:-$build/cluster-trace}
 : >"$phases"
 : >"$ERGOBENCH_TEST_TIMES"
+rm -rf "$ERGOBENCH_CLUSTER_TRACE"
 
 # phase NAME COMMAND...: runs COMMAND, writes its wall time in seconds to $phases and returns
 # its status.
@@ -40,7 +44,7 @@ trap report EXIT
 phase packages scripts/install-deps.sh --tests
 phase configure scripts/configure.sh
 phase build cmake --build "$build" -j2
-phase kubernetes tests/kube/build-kubernetes.sh >/dev/null
+phase kubernetes tests/cluster/build-kubernetes.sh >/dev/null
 phase "helm, kubectl" scripts/install-kube-tools.sh --monitors >/dev/null
 status=0
 # Two at a time: the cluster suites, which mostly wait on pods, beside the unit tests and the

@@ -1,9 +1,9 @@
-"""An opt-in trace of the shared cluster, for finding where a slow test's time went: with
-ERGOBENCH_CLUSTER_TRACE=<dir>, every change to a pod, Benchmark, BenchmarkSweep or event is
-written to <dir>/changes.log as one timed line, each operator pod's log is followed into
-<dir>/operator-<pod>.log, the end of each test is marked (record_time), and the control plane's
-own logs are copied there as the cluster stops. Watches, not polls: it costs the 2 cores
-almost nothing while the tests run."""
+"""A trace of the shared cluster, for finding where a slow or failed test's time went: with
+ERGOBENCH_CLUSTER_TRACE=<dir> (scripts/test.sh sets <build>/cluster-trace), every change to a
+pod, Benchmark, BenchmarkSweep or event is written to <dir>/changes.log as one timed line, each
+operator pod's log is followed into <dir>/operator-<pod>.log, the end of each test is marked
+(record_time), and the control plane's own logs are copied there as the cluster stops. Watches,
+not polls: it costs the 2 cores almost nothing while the tests run."""
 
 import json
 import os
@@ -48,7 +48,6 @@ class ClusterTrace:
         self.followed = set()
         for kind in WATCHED:
             threading.Thread(target=self._watch, args=(kind,), daemon=True).start()
-        threading.Thread(target=self._follow_operator_logs, daemon=True).start()
 
     def mark(self, text):
         with self.lock:
@@ -73,6 +72,8 @@ class ClusterTrace:
                 meta = obj.get("metadata", {})
                 self.mark_change(kind, event.get("type"), f"{meta.get('namespace')}/{meta.get('name')}",
                                  _summary(kind, obj))
+                if kind == "pods":
+                    self._follow_if_operator(obj)
             proc.wait()
             self.stopped.wait(1)
 
@@ -81,20 +82,16 @@ class ClusterTrace:
             self.changes.write(f"{time.time():.3f} {kind:10.10} {event_type:8} {name} {summary}\n")
             self.changes.flush()
 
-    def _follow_operator_logs(self):
-        while not self.stopped.wait(2):
-            result = subprocess.run([*self.kubectl, "get", "pods", "-A", "-l", "app.kubernetes.io/name=ergobench-operator",
-                                     "--field-selector=status.phase=Running", "-o",
-                                     "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}"],
-                                    capture_output=True, text=True)
-            for pod in result.stdout.split():
-                if pod in self.followed:
-                    continue
-                self.followed.add(pod)
-                namespace, name = pod.split("/")
-                log = open(os.path.join(self.directory, f"operator-{name}.log"), "a")
-                self.procs.append(subprocess.Popen([*self.kubectl, "logs", "-f", "-n", namespace, name,
-                                                    "--timestamps"], stdout=log, stderr=subprocess.STDOUT))
+    def _follow_if_operator(self, pod):
+        """Follows the log of an operator pod once it runs (a watched change, not a poll)."""
+        meta = pod.get("metadata", {})
+        if meta.get("labels", {}).get("app.kubernetes.io/name") != "ergobench-operator" or \
+                pod.get("status", {}).get("phase") != "Running" or meta.get("uid") in self.followed:
+            return
+        self.followed.add(meta.get("uid"))
+        log = open(os.path.join(self.directory, f"operator-{meta.get('name')}.log"), "a")
+        self.procs.append(subprocess.Popen([*self.kubectl, "logs", "-f", "-n", meta.get("namespace"), meta.get("name"),
+                                            "--timestamps"], stdout=log, stderr=subprocess.STDOUT))
 
     def stop(self, control_plane_dir):
         self.stopped.set()
