@@ -13,14 +13,14 @@
 #include "agent/node_energy_agent.h"
 #include "base/clock.h"
 #include "base/metrics_server.h"
-#include "operator/kube/cpprest_transport.h"
-#include "operator/kube/kube_config.h"
-#include "operator/runtime/log.h"
-#include "operator/runtime/stop_flag.h"
-#include "operator/runtime/stop_signals.h"
-#include "operator/runtime/store.h"
-#include "operator/runtime/watcher.h"
-#include "runner/energy/energy_meter.h"
+#include "kube/client/cpprest_transport.h"
+#include "kube/client/kube_config.h"
+#include "kube/runtime/log.h"
+#include "kube/runtime/stop_flag.h"
+#include "kube/runtime/stop_signals.h"
+#include "kube/runtime/store.h"
+#include "kube/runtime/watcher.h"
+#include "energy/energy_meter.h"
 
 namespace ergobench {
 namespace {

@@ -18,7 +18,7 @@
 
 #include "api/node_energy.h"
 #include "base/status.h"
-#include "runner/energy/energy_sampler.h"
+#include "energy/energy_sampler.h"
 
 namespace prometheus {
 class Registry;

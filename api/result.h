@@ -178,7 +178,7 @@ struct BenchmarkResults {
   std::optional<double> tokens_per_wh;
   std::optional<double> energy_to_accuracy_wh;
   // At spec.pricing's prices (cost.h), in `currency` despite the USD in the names, which
-  // DESIGN.md fixed when USD was the only currency.
+  // the design fixed when USD was the only currency.
   std::optional<double> cost_usd;                          // the timed region
   std::optional<double> cost_to_accuracy_usd;
   std::optional<double> preemptible_cost_usd;
@@ -215,7 +215,8 @@ StatusOr<RankResult> ParseRankResult(const std::string& text);
 nlohmann::json EncodeRankResult(const RankResult& result);
 RankResult DecodeRankResult(const nlohmann::json& json, FieldErrors* errors);
 
-// Figures are flattened into the enclosing object, matching status.results in DESIGN.md.
+// Figures are flattened into the enclosing object, matching status.results
+// (docs/architecture.md, "The Benchmark resource").
 void EncodeFigures(const Figures& figures, nlohmann::json* out);
 class ObjectReader;
 Figures DecodeFigures(ObjectReader* reader);

@@ -1,5 +1,5 @@
 // The phases of a training step, and the one definition of the communication ratio that the
-// runner, status.results, `ergobench report` and the dashboards share (DESIGN.md §Metrics):
+// runner, status.results, `ergobench report` and the dashboards share (docs/architecture.md, "Metrics"):
 //
 //   step time = data + forward + backward + optimizer + communication   (evaluation is outside)
 //   compute   = forward + backward + optimizer

@@ -1,4 +1,4 @@
-"""Operator scale benchmark: N Benchmarks x k workers on the real cluster (tests/kube/cluster.py),
+"""Operator scale benchmark: N Benchmarks x k workers on the real cluster (tests/cluster/cluster.py),
 the operator installed by its Helm chart and running there as its Deployment.
 
 Prints:
@@ -37,7 +37,7 @@ import time
 import urllib.request
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
+sys.path.insert(0, os.path.join(ROOT, "tests/cluster"))
 sys.path.insert(0, os.path.join(ROOT, "tests/integration"))
 from cluster import Cluster  # noqa: E402
 from control_plane import HELM  # noqa: E402

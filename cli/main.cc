@@ -19,10 +19,10 @@
 #include "cli/report/report.h"
 #include "cli/results/results_export.h"
 #include "cli/run_command.h"
-#include "operator/kube/api_error.h"
-#include "operator/kube/client.h"
-#include "operator/kube/cpprest_transport.h"
-#include "operator/kube/kube_config.h"
+#include "kube/client/api_error.h"
+#include "kube/client/client.h"
+#include "kube/client/cpprest_transport.h"
+#include "kube/client/kube_config.h"
 
 namespace {
 

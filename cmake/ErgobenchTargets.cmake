@@ -1,10 +1,10 @@
 # Helpers that give every target the same flags, so warnings and sanitizers are set once, and
-# that make include visibility follow the dependency arrows of DESIGN.md §Layout:
-#   base ← api ← {runner, operator/kube ← operator/runtime ← operator/controller, cli}
+# that make include visibility follow the dependency arrows (docs/architecture.md, "Layout"):
+#   base ← api ← {kube/client ← kube/runtime, energy} ← {runner, operator, agent, cli}
 #
 # No target sees the repository root. A library PUBLISHES the folders (or single headers) its
 # dependents may include; each is linked into an include root of the library's own in the build
-# tree, and that root is the library's PUBLIC include directory. So `#include "operator/kube/..."`
+# tree, and that root is the library's PUBLIC include directory. So `#include "kube/client/..."`
 # compiles only in a target that links ergobench_kube, and a forbidden include is a compile error
 # ("No such file or directory"), not a surprise at link time. tests/layering proves it.
 

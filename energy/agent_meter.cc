@@ -1,4 +1,4 @@
-#include "runner/energy/agent_meter.h"
+#include "energy/agent_meter.h"
 
 #include <charconv>
 #include <mutex>

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "runner/energy/energy_meter.h"
+#include "energy/energy_meter.h"
 
 namespace ergobench {
 

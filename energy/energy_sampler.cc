@@ -1,4 +1,4 @@
-#include "runner/energy/energy_sampler.h"
+#include "energy/energy_sampler.h"
 
 #include <algorithm>
 

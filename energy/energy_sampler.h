@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/energy/energy_meter.h"
+#include "energy/energy_meter.h"
 
 namespace ergobench {
 

@@ -3,7 +3,7 @@
 // loaded; Volta and newer); older GPUs give power (mW) for the sampler to integrate.
 #include <dlfcn.h>
 
-#include "runner/energy/energy_meter.h"
+#include "energy/energy_meter.h"
 
 namespace ergobench {
 namespace {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "runner/energy/energy_meter.h"
-#include "runner/energy/sysfs.h"
+#include "energy/energy_meter.h"
+#include "energy/sysfs.h"
 
 namespace ergobench {
 namespace {

@@ -1,4 +1,4 @@
-#include "runner/energy/sysfs.h"
+#include "energy/sysfs.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// ergobench-operator: watches Benchmarks and runs each as k worker pods (DESIGN.md).
+// ergobench-operator: watches Benchmarks and runs each as k worker pods (docs/architecture.md).
 // Wiring only: configuration → client → watchers and caches → work queue → reconciler,
 // with leader election, /metrics, /healthz and /readyz, and a clean stop on SIGTERM.
 #include <malloc.h>
@@ -29,12 +29,12 @@
 #include "operator/controller/progress_poller.h"
 #include "operator/controller/reconciler.h"
 #include "operator/controller/sweep_reconciler.h"
-#include "operator/kube/cpprest_transport.h"
+#include "kube/client/cpprest_transport.h"
 #include "operator/operator_metrics.h"
-#include "operator/runtime/event_recorder.h"
-#include "operator/runtime/log.h"
-#include "operator/runtime/stop_signals.h"
-#include "operator/runtime/manager.h"
+#include "kube/runtime/event_recorder.h"
+#include "kube/runtime/log.h"
+#include "kube/runtime/stop_signals.h"
+#include "kube/runtime/manager.h"
 
 namespace ergobench {
 namespace {

@@ -1,4 +1,4 @@
-// The operator's Prometheus metrics, named as DESIGN.md §Metrics says:
+// The operator's Prometheus metrics, named as docs/architecture.md ("Metrics") says:
 // ergobench_operator_reconcile_total{result}, ergobench_operator_reconcile_duration_seconds,
 // ergobench_operator_workqueue_depth, ergobench_operator_benchmarks{phase},
 // ergobench_operator_api_requests_total{verb}, and per finished Benchmark

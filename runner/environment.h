@@ -1,4 +1,4 @@
-// The environment fingerprint every result carries (DESIGN.md §Measurement rules): host,
+// The environment fingerprint every result carries (docs/architecture.md, "Measurement rules"): host,
 // kernel, CPU model and count, CPU quota, threads, library versions, seed; and in a pod, its node.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "operator/kube/api_error.h"
+#include "kube/client/api_error.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
-#include "operator/kube/client.h"
+#include "kube/client/client.h"
 
-#include "operator/kube/api_error.h"
+#include "kube/client/api_error.h"
 
 namespace ergobench::kube {
 

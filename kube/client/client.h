@@ -16,9 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "operator/kube/http_transport.h"
-#include "operator/kube/resource.h"
-#include "operator/kube/watch_framing.h"
+#include "kube/client/http_transport.h"
+#include "kube/client/resource.h"
+#include "kube/client/watch_framing.h"
 
 namespace ergobench::kube {
 

@@ -1,4 +1,4 @@
-#include "operator/kube/cpprest_transport.h"
+#include "kube/client/cpprest_transport.h"
 
 #include <algorithm>
 #include <mutex>
@@ -10,7 +10,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
-#include "operator/kube/token_source.h"
+#include "kube/client/token_source.h"
 
 namespace ergobench::kube {
 namespace {

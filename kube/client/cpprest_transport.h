@@ -6,8 +6,8 @@
 #include <chrono>
 #include <memory>
 
-#include "operator/kube/http_transport.h"
-#include "operator/kube/kube_config.h"
+#include "kube/client/http_transport.h"
+#include "kube/client/kube_config.h"
 
 namespace ergobench::kube {
 

@@ -1,4 +1,4 @@
-#include "operator/kube/kube_config.h"
+#include "kube/client/kube_config.h"
 
 #include <unistd.h>
 

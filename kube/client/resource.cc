@@ -1,4 +1,4 @@
-#include "operator/kube/resource.h"
+#include "kube/client/resource.h"
 
 #include <cctype>
 #include <cstdio>

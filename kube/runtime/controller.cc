@@ -1,4 +1,4 @@
-#include "operator/runtime/controller.h"
+#include "kube/runtime/controller.h"
 
 #include <thread>
 #include <vector>

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "operator/runtime/work_queue.h"
+#include "kube/runtime/work_queue.h"
 
 namespace ergobench::runtime {
 

@@ -1,6 +1,6 @@
-#include "operator/runtime/event_recorder.h"
+#include "kube/runtime/event_recorder.h"
 
-#include "operator/runtime/log.h"
+#include "kube/runtime/log.h"
 
 namespace ergobench::runtime {
 

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "operator/kube/client.h"
+#include "kube/client/client.h"
 
 namespace ergobench::runtime {
 

@@ -1,8 +1,8 @@
-#include "operator/runtime/leader_election.h"
+#include "kube/runtime/leader_election.h"
 
 #include "base/rfc3339.h"
-#include "operator/kube/api_error.h"
-#include "operator/runtime/log.h"
+#include "kube/client/api_error.h"
+#include "kube/runtime/log.h"
 
 namespace ergobench::runtime {
 

@@ -13,7 +13,7 @@
 
 #include "base/clock.h"
 #include "base/status.h"
-#include "operator/kube/client.h"
+#include "kube/client/client.h"
 
 namespace ergobench::runtime {
 

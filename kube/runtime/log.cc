@@ -1,4 +1,4 @@
-#include "operator/runtime/log.h"
+#include "kube/runtime/log.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,7 +1,7 @@
-#include "operator/runtime/manager.h"
+#include "kube/runtime/manager.h"
 
 #include "base/metrics_server.h"
-#include "operator/runtime/log.h"
+#include "kube/runtime/log.h"
 
 namespace ergobench::runtime {
 

@@ -29,13 +29,13 @@
 #include <nlohmann/json.hpp>
 
 #include "base/clock.h"
-#include "operator/kube/client.h"
-#include "operator/runtime/controller.h"
-#include "operator/runtime/leader_election.h"
-#include "operator/runtime/stop_flag.h"
-#include "operator/runtime/store.h"
-#include "operator/runtime/watcher.h"
-#include "operator/runtime/work_queue.h"
+#include "kube/client/client.h"
+#include "kube/runtime/controller.h"
+#include "kube/runtime/leader_election.h"
+#include "kube/runtime/stop_flag.h"
+#include "kube/runtime/store.h"
+#include "kube/runtime/watcher.h"
+#include "kube/runtime/work_queue.h"
 
 namespace ergobench::runtime {
 

@@ -1,4 +1,4 @@
-#include "operator/runtime/rate_limiter.h"
+#include "kube/runtime/rate_limiter.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "operator/runtime/slow_start.h"
+#include "kube/runtime/slow_start.h"
 
 #include <algorithm>
 #include <future>

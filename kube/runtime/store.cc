@@ -1,4 +1,4 @@
-#include "operator/runtime/store.h"
+#include "kube/runtime/store.h"
 
 #include "base/check.h"
 

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "operator/runtime/watcher.h"
+#include "kube/runtime/watcher.h"
 
 namespace ergobench::runtime {
 

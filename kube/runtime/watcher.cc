@@ -1,6 +1,6 @@
-#include "operator/runtime/watcher.h"
+#include "kube/runtime/watcher.h"
 
-#include "operator/kube/api_error.h"
+#include "kube/client/api_error.h"
 
 namespace ergobench::runtime {
 

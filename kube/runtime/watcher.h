@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "operator/kube/client.h"
-#include "operator/runtime/backoff.h"
+#include "kube/client/client.h"
+#include "kube/runtime/backoff.h"
 
 namespace ergobench::runtime {
 

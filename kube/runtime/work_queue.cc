@@ -1,4 +1,4 @@
-#include "operator/runtime/work_queue.h"
+#include "kube/runtime/work_queue.h"
 
 namespace ergobench::runtime {
 

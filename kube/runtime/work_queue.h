@@ -15,7 +15,7 @@
 #include <string>
 
 #include "base/clock.h"
-#include "operator/runtime/rate_limiter.h"
+#include "kube/runtime/rate_limiter.h"
 
 namespace ergobench::runtime {
 

@@ -7,9 +7,9 @@
 #include "base/hmac_sha256.h"
 #include "base/text_scan.h"
 #include "operator/controller/builders.h"
-#include "operator/kube/api_error.h"
-#include "operator/kube/kube_config.h"
-#include "operator/kube/resource.h"
+#include "kube/client/api_error.h"
+#include "kube/client/kube_config.h"
+#include "kube/client/resource.h"
 
 namespace ergobench::controller {
 namespace {

@@ -21,7 +21,7 @@
 
 #include "api/benchmark.h"
 #include "base/status.h"
-#include "operator/kube/client.h"
+#include "kube/client/client.h"
 
 namespace ergobench::controller {
 

@@ -8,7 +8,7 @@
 #include "operator/controller/dataset_builders.h"
 #include "operator/controller/dataset_plan.h"
 #include "operator/controller/ownership.h"
-#include "operator/kube/api_error.h"
+#include "kube/client/api_error.h"
 
 namespace ergobench::controller {
 using nlohmann::json;

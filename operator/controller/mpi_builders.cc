@@ -115,7 +115,7 @@ std::vector<std::string> MpirunArgs(const Benchmark& benchmark) {
           // Ranks on different pods: TCP between them, and no shared-memory transport to try.
           "--mca", "btl", "self,tcp", "--mca", "pml", "ob1",
           // A rank that busy-polls spends its pod's CPU limit waiting: measured on 3 ranks of
-          // 500m, yielding took 1 MiB all-reduces from 0.03 to 0.5 GB/s (README, MPI).
+          // 500m, yielding took 1 MiB all-reduces from 0.03 to 0.5 GB/s (docs/kubernetes/mpi.md).
           "--mca", "mpi_yield_when_idle", "1",
           "ergobench-mpi", "rank", "--state-dir", kMpiStateDir, "--termination-log", kTerminationMessagePath};
 }

@@ -1,6 +1,6 @@
 #include "operator/controller/ownership.h"
 
-#include "operator/kube/api_error.h"
+#include "kube/client/api_error.h"
 
 namespace ergobench::controller {
 

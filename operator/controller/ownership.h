@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "operator/kube/client.h"
+#include "kube/client/client.h"
 
 namespace ergobench::controller {
 

@@ -7,7 +7,7 @@
 #include "api/defaults.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/worker_pods.h"
-#include "operator/runtime/log.h"
+#include "kube/runtime/log.h"
 
 namespace ergobench::controller {
 namespace {

@@ -17,8 +17,8 @@
 #include "api/benchmark.h"
 #include "operator/controller/builders.h"
 #include "operator/controller/progress.h"
-#include "operator/runtime/stop_flag.h"
-#include "operator/runtime/store.h"
+#include "kube/runtime/stop_flag.h"
+#include "kube/runtime/store.h"
 
 namespace ergobench::controller {
 

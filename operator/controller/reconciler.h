@@ -19,8 +19,8 @@
 #include "operator/controller/ssh_keys.h"
 #include "operator/controller/pod_policy.h"
 #include "operator/controller/progress_poller.h"
-#include "operator/kube/client.h"
-#include "operator/runtime/store.h"
+#include "kube/client/client.h"
+#include "kube/runtime/store.h"
 
 namespace ergobench::controller {
 

@@ -4,7 +4,7 @@
 #include "operator/controller/builders.h"
 #include "operator/controller/ownership.h"
 #include "operator/controller/sweep_plan.h"
-#include "operator/kube/api_error.h"
+#include "kube/client/api_error.h"
 
 namespace ergobench::controller {
 

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "operator/kube/client.h"
-#include "operator/runtime/store.h"
+#include "kube/client/client.h"
+#include "kube/runtime/store.h"
 
 namespace ergobench::controller {
 

@@ -12,7 +12,7 @@
 #include "api/benchmark.h"
 #include "api/result.h"
 #include "operator/controller/builders.h"
-#include "operator/runtime/store.h"
+#include "kube/runtime/store.h"
 
 namespace ergobench::controller {
 

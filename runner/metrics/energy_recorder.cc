@@ -1,4 +1,4 @@
-#include "runner/energy/energy_recorder.h"
+#include "runner/metrics/energy_recorder.h"
 
 namespace ergobench {
 

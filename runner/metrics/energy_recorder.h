@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/result.h"
-#include "runner/energy/energy_sampler.h"
+#include "energy/energy_sampler.h"
 #include "runner/metrics/runner_metrics.h"
 
 namespace ergobench {

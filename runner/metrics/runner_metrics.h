@@ -1,5 +1,5 @@
 // RunnerMetrics owns the runner's Prometheus registry and every metric family named in
-// DESIGN.md §Metrics, labelled with benchmark, task, rank, world_size and backend. Tasks
+// docs/architecture.md ("Metrics"), labelled with benchmark, task, rank, world_size and backend. Tasks
 // record through these methods; MetricsServer serves Render() on /metrics.
 #pragma once
 

@@ -9,7 +9,7 @@ store (images/build.sh); nothing is pulled.
     with Cluster(workdir) as cluster:
         cluster.kubectl("get", "nodes")
 
-`python3 tests/kube/cluster.py` keeps one up until Ctrl-C and prints its KUBECONFIG.
+`python3 tests/cluster/cluster.py` keeps one up until Ctrl-C and prints its KUBECONFIG.
 
 Needs root, cgroup v1 or v2 with the cgroupfs driver, and br_netfilter (bridged pod traffic
 through iptables, for Services). Logs of every component are in the work dir.

@@ -1,6 +1,6 @@
 // The agent's client against a real HTTP server (MetricsServer) that answers GET /energy as
 // the agent does: the channels, their joules, and the opaque names of the node's other pods.
-#include "runner/energy/agent_meter.h"
+#include "energy/agent_meter.h"
 
 #include <atomic>
 #include <mutex>
@@ -9,7 +9,7 @@
 
 #include "api/node_energy.h"
 #include "base/metrics_server.h"
-#include "runner/energy/energy_sampler.h"
+#include "energy/energy_sampler.h"
 
 namespace ergobench {
 namespace {

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "runner/energy/energy_meter.h"
-#include "runner/energy/energy_sampler.h"
+#include "energy/energy_meter.h"
+#include "energy/energy_sampler.h"
 #include "tests/testing/test_paths.h"
 
 namespace ergobench {

@@ -1,4 +1,4 @@
-"""The test bed of the cluster suites: one real one-node cluster (tests/kube/cluster.py) for
+"""The test bed of the cluster suites: one real one-node cluster (tests/cluster/cluster.py) for
 them all, the images of images/build.sh imported into its containerd, and the operator
 installed by its Helm chart, running in the cluster as its Deployment, as a user installs it."""
 
@@ -16,7 +16,7 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
-sys.path.insert(0, os.path.join(ROOT, "tests/kube"))
+sys.path.insert(0, os.path.join(ROOT, "tests/cluster"))
 
 from cluster import NODE_NAME, Cluster  # noqa: E402
 from control_plane import HELM, KUBECTL  # noqa: E402

@@ -1,4 +1,4 @@
-"""The test cluster itself (tests/kube/cluster.py): a run killed mid-suite, or a machine that
+"""The test cluster itself (tests/cluster/cluster.py): a run killed mid-suite, or a machine that
 restarted under one, must not leave the next cluster unable to start. containerd's image
 store outlives clusters, and with it the containers of one that never tore down."""
 

@@ -2,9 +2,9 @@
 node (the pods' bridge address) is staged once by the operator's Job into a claim of the
 default StorageClass, and task 1a Benchmarks train on it from that claim mounted read-only;
 a second Benchmark reads the same copy, with no second download. The node energy agent runs
-(on a fake RAPL counter), so the README's task1a example is tested end to end: applied as
-written but for its url (this machine has no internet), run locally from the same file, and
-the two compared by `ergobench report`."""
+(on a fake RAPL counter), so the task1a example of docs/kubernetes/datasets.md is tested end to
+end: applied as written but for its url (this machine has no internet), run locally from the
+same file, and the two compared by `ergobench report`."""
 
 import hashlib
 import http.server
@@ -19,7 +19,7 @@ import threading
 import yaml
 
 from cluster_suite import OPERATOR_NAMESPACE, ROOT, WORKER_CPU, NamespacedClusterSuite
-from cluster import POD_GATEWAY  # noqa: E402 (cluster_suite puts tests/kube on the path)
+from cluster import POD_GATEWAY  # noqa: E402 (cluster_suite puts tests/cluster on the path)
 from harness import ERGOBENCH
 
 ARCHIVE = "cifar-10-binary.tar.gz"

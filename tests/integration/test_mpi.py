@@ -81,7 +81,7 @@ class MpiTest(NamespacedClusterSuite):
     def test_task_0a_k3_over_mpi_and_gloo_side_by_side(self):
         """The all-reduce sweep over both transports on the same node; the report puts their
         bus bandwidth side by side."""
-        # 1, 4, 16 and 64 MiB of float32: the sizes the README quotes.
+        # 1, 4, 16 and 64 MiB of float32: the sizes docs/kubernetes/mpi.md quotes.
         sweep = {"minElements": 1 << 18, "maxElements": 1 << 24, "sizes": 4, "repetitions": 5, "warmup": 1}
         mpi = self.run_to_end(benchmark("sweep-mpi", "0a", "mpi", workers=3, cpu="500m", hyperparameters=sweep))
         gloo = self.run_to_end(benchmark("sweep-gloo", "0a", "gloo", workers=3, cpu="500m", hyperparameters=sweep))

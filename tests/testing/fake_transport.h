@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "operator/kube/http_transport.h"
+#include "kube/client/http_transport.h"
 
 namespace ergobench::testing {
 

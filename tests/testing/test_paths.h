@@ -7,6 +7,6 @@
 namespace ergobench::testing {
 
 extern const char kSourceDir[];     // the repository's root
-extern const char kFakeNvmlPath[];  // tests/runner/energy/fake_nvml.cc, built as a library
+extern const char kFakeNvmlPath[];  // tests/energy/fake_nvml.cc, built as a library
 
 }  // namespace ergobench::testing

@@ -1,8 +1,8 @@
-#include "operator/kube/client.h"
+#include "kube/client/client.h"
 
 #include <gtest/gtest.h>
 
-#include "operator/kube/api_error.h"
+#include "kube/client/api_error.h"
 #include "tests/testing/fake_transport.h"
 
 namespace ergobench::kube {

@@ -1,4 +1,4 @@
-#include "operator/kube/cpprest_transport.h"
+#include "kube/client/cpprest_transport.h"
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>

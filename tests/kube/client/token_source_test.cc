@@ -1,4 +1,4 @@
-#include "operator/kube/token_source.h"
+#include "kube/client/token_source.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "operator/kube/watch_framing.h"
+#include "kube/client/watch_framing.h"
 
 #include <gtest/gtest.h>
 

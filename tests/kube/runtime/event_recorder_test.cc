@@ -1,4 +1,4 @@
-#include "operator/runtime/event_recorder.h"
+#include "kube/runtime/event_recorder.h"
 
 #include <gtest/gtest.h>
 

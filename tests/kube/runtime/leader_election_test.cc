@@ -1,4 +1,4 @@
-#include "operator/runtime/leader_election.h"
+#include "kube/runtime/leader_election.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The Manager's order and stop paths, on sources scripted in memory and a real HTTP server.
-#include "operator/runtime/manager.h"
+#include "kube/runtime/manager.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "operator/runtime/watcher.h"
+#include "kube/runtime/watcher.h"
 
 #include <gtest/gtest.h>
 
 #include <deque>
 
-#include "operator/kube/api_error.h"
+#include "kube/client/api_error.h"
 
 namespace ergobench::runtime {
 namespace {
