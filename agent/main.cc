@@ -13,6 +13,7 @@
 #include "agent/node_energy_agent.h"
 #include "base/clock.h"
 #include "base/metrics_server.h"
+#include "energy/energy_meter.h"
 #include "kube/client/cpprest_transport.h"
 #include "kube/client/kube_config.h"
 #include "kube/runtime/log.h"
@@ -20,7 +21,6 @@
 #include "kube/runtime/stop_signals.h"
 #include "kube/runtime/store.h"
 #include "kube/runtime/watcher.h"
-#include "energy/energy_meter.h"
 
 namespace ergobench {
 namespace {

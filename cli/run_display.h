@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/benchmark.h"
-#include "api/sweep.h"
 #include "api/progress_event.h"
+#include "api/sweep.h"
 #include "cli/local/local_executor.h"
 
 namespace ergobench {

@@ -1,6 +1,7 @@
 // ergobench-operator: watches Benchmarks and runs each as k worker pods (docs/architecture.md).
-// Wiring only: configuration → client → watchers and caches → work queue → reconciler,
-// with leader election, /metrics, /healthz and /readyz, and a clean stop on SIGTERM.
+// Wiring only: configuration → client → Manager, and on it the Benchmark, BenchmarkSweep and
+// Dataset controllers, each set up by its own Setup; leader election, /metrics, /healthz and
+// /readyz, and a clean stop on SIGTERM.
 #include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
@@ -15,26 +16,25 @@
 #include <CLI/CLI.hpp>
 
 #include "api/benchmark.h"
-#include "api/sweep.h"
-#include "api/cost.h"
-#include "api/price_catalog.h"
 #include "api/benchmark_phase.h"
+#include "api/cost.h"
+#include "api/defaults.h"
+#include "api/price_catalog.h"
+#include "api/sweep.h"
 #include "base/cidr.h"
 #include "base/http_get.h"
-#include "api/defaults.h"
-#include "operator/controller/artifact_token.h"
-#include "operator/controller/builders.h"
-#include "operator/controller/dataset_builders.h"
-#include "operator/controller/dataset_reconciler.h"
-#include "operator/controller/progress_poller.h"
-#include "operator/controller/reconciler.h"
-#include "operator/controller/sweep_reconciler.h"
 #include "kube/client/cpprest_transport.h"
-#include "operator/operator_metrics.h"
 #include "kube/runtime/event_recorder.h"
 #include "kube/runtime/log.h"
-#include "kube/runtime/stop_signals.h"
 #include "kube/runtime/manager.h"
+#include "kube/runtime/stop_signals.h"
+#include "operator/controller/benchmark/artifact_token.h"
+#include "operator/controller/benchmark/builders.h"
+#include "operator/controller/benchmark/benchmark_setup.h"
+#include "operator/controller/benchmark/progress_poller.h"
+#include "operator/controller/dataset/dataset_setup.h"
+#include "operator/controller/sweep/sweep_setup.h"
+#include "operator/operator_metrics.h"
 
 namespace ergobench {
 namespace {
@@ -175,10 +175,10 @@ void JoinSignalThread(std::thread& thread, std::atomic<bool>& exiting) {
 }
 
 // The gauges that are read rather than counted, every 2 s.
-void UpdateGauges(runtime::StopFlag& stop, OperatorMetrics& metrics, runtime::WorkQueue& queue,
+void UpdateGauges(runtime::StopFlag& stop, OperatorMetrics& metrics, const runtime::Manager& manager,
                   const kube::KubeClient& client, const runtime::Store& benchmarks) {
   while (!stop.stopped()) {
-    metrics.SetQueueDepth(queue.Len());
+    metrics.SetQueueDepths(manager.QueueDepths());
     metrics.SetApiRequests(client.RequestCounts());
     std::map<std::string, int> phases;
     std::vector<std::string> live;
@@ -207,7 +207,9 @@ StatusOr<runtime::ManagerOptions> ManagerOptionsFrom(const Options& options, con
   runtime::ManagerOptions manager;
   ASSIGN_OR_RETURN(std::tie(manager.metrics_host, manager.metrics_port), SplitHostPort(options.metrics_bind_address));
   manager.render_metrics = [&metrics] { return metrics.Render(); };
-  manager.workers = options.workers;
+  manager.on_reconcile = [&metrics](const std::string& controller, const std::string& result, double seconds) {
+    metrics.ObserveReconcile(controller, result, seconds);
+  };
   if (options.leader_elect) {
     runtime::LeaderElectionConfig lease;
     lease.namespace_name =
@@ -217,73 +219,6 @@ StatusOr<runtime::ManagerOptions> ManagerOptionsFrom(const Options& options, con
     manager.leader_election = lease;
   }
   return manager;
-}
-
-// A list-watch of `resource` in the watched namespaces, of the objects with `label_selector`.
-std::unique_ptr<runtime::ClientListWatch> Watch(kube::KubeClient* client, const Options& options,
-                                                const kube::ApiResource& resource, const char* label_selector) {
-  return std::make_unique<runtime::ClientListWatch>(client, resource, options.namespace_name, label_selector,
-                                                    options.watch_timeout_seconds);
-}
-
-using RecordEvent = std::function<void(const std::string& ns, nlohmann::json event)>;
-
-// Datasets: their own controller, fed by their staging Jobs and pods; a Dataset's change
-// also queues the Benchmarks that read it.
-struct DatasetController {
-  runtime::Store* datasets = nullptr;
-  std::unique_ptr<controller::DatasetReconciler> reconciler;
-};
-
-std::unique_ptr<DatasetController> AddDatasetController(runtime::Manager& manager, kube::KubeClient* client,
-                                                        const Options& options, const runtime::Store* benchmarks,
-                                                        const RecordEvent& record_event) {
-  auto controller = std::make_unique<DatasetController>();
-  DatasetController* self = controller.get();
-  runtime::WorkQueue* queue = manager.AddController(
-      "datasets", [self](const std::string& key) { return self->reconciler->Reconcile(key); },
-      {[](const std::string& key, const std::string&, double, const Status& error) {
-        if (!error.ok()) Log(LogLevel::kWarning, "reconcile failed; retrying", {{"dataset", key}, {"error", error.ToString()}});
-      }});
-  runtime::Store* jobs = manager.AddCache("jobs", Watch(client, options, kube::Jobs(), controller::kDatasetLabel),
-                                          controller::StagingOwnerKey, {{queue, nullptr}});
-  runtime::Store* staging_pods = manager.AddCache("staging pods", Watch(client, options, kube::Pods(), controller::kDatasetLabel),
-                                                  controller::StagingOwnerKey, {{queue, nullptr}});
-  self->datasets = manager.AddCache(
-      "datasets", Watch(client, options, kube::Datasets(), ""), runtime::ObjectKey,
-      {{queue, nullptr},
-       {&manager.queue(), [benchmarks](const std::string& key) { return controller::BenchmarksReading(*benchmarks, key); }}});
-  self->reconciler = std::make_unique<controller::DatasetReconciler>(controller::DatasetReconcilerDeps{
-      client, self->datasets, jobs, staging_pods, std::chrono::system_clock::now,
-      options.runner_image.empty() ? DefaultRunnerImage() : options.runner_image, record_event,
-      options.policy.dataset_allowed_networks});
-  return controller;
-}
-
-// BenchmarkSweeps: their own controller, fed by the Benchmarks that carry a sweep's label.
-struct SweepController {
-  std::unique_ptr<controller::SweepReconciler> reconciler;
-  runtime::Store* sweeps = nullptr;
-};
-
-std::unique_ptr<SweepController> AddSweepController(runtime::Manager& manager, kube::KubeClient* client,
-                                                    const Options& options, const RecordEvent& record_event) {
-  auto controller = std::make_unique<SweepController>();
-  SweepController* self = controller.get();
-  runtime::WorkQueue* queue = manager.AddController(
-      "sweeps", [self](const std::string& key) { return self->reconciler->Reconcile(key); },
-      {[](const std::string& key, const std::string&, double, const Status& error) {
-        if (!error.ok()) Log(LogLevel::kWarning, "reconcile failed; retrying", {{"sweep", key}, {"error", error.ToString()}});
-      }});
-  runtime::Store* children =
-      manager.AddCache("sweep children", Watch(client, options, kube::Benchmarks(), kSweepLabel), controller::SweepOwnerKey, {{queue, nullptr}});
-  runtime::Store* sweeps = manager.AddCache(
-      "sweeps", Watch(client, options, kube::BenchmarkSweeps(), ""), runtime::ObjectKey,
-      {{queue, nullptr}});
-  self->reconciler = std::make_unique<controller::SweepReconciler>(
-      controller::SweepReconcilerDeps{client, sweeps, children, std::chrono::system_clock::now, record_event});
-  self->sweeps = sweeps;
-  return controller;
 }
 
 struct Transports {
@@ -321,7 +256,7 @@ int Run(const Options& options) {
   kube::KubeClient client(transports->main.get());
   kube::KubeClient lease_client(transports->lease.get());
   RealTime time;
-  OperatorMetrics metrics;
+  OperatorMetrics metrics({"benchmark", "sweep", "dataset"});
   auto manager_options = ManagerOptionsFrom(options, *config, metrics);
   if (!manager_options.ok()) {
     Log(LogLevel::kError, manager_options.status().message());
@@ -329,47 +264,39 @@ int Run(const Options& options) {
   }
   manager_options->lease_client = &lease_client;
   runtime::Manager manager(&client, &time, std::move(manager_options).value());
-  runtime::Store* benchmarks = manager.AddCache(
-      "benchmarks",
-      Watch(&client, options, kube::Benchmarks(), ""),
-      runtime::ObjectKey);
-  runtime::Store* pods = manager.AddCache(
-      "pods",
-      Watch(&client, options, kube::Pods(), controller::kBenchmarkLabel),
-      controller::WorkerPodOwnerKey, {}, controller::TrimWorkerPod);
   runtime::EventRecorder events(&client);
-  const auto record_event = [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); };
-  const std::unique_ptr<DatasetController> datasets = AddDatasetController(manager, &client, options, benchmarks, record_event);
-  const std::unique_ptr<SweepController> sweeps = AddSweepController(manager, &client, options, record_event);
-  manager.AddRunnable([&](runtime::StopFlag& stop) { UpdateGauges(stop, metrics, manager.queue(), client, *benchmarks); });
-  manager.AddRunnable(ReturnFreedMemory);
+  const controller::ControllerContext context{
+      &manager, &client, options.namespace_name, options.watch_timeout_seconds,
+      [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); }};
+  const std::string runner_image = options.runner_image.empty() ? DefaultRunnerImage() : options.runner_image;
+  const auto datasets =
+      controller::SetupDatasetController(context, runner_image, options.policy.dataset_allowed_networks);
+  const auto sweeps = controller::SetupSweepController(context);
 
   PriceCatalogSource prices(options.price_catalog_dir);
-  manager.AddRunnable([&prices](runtime::StopFlag& stop) { WatchPriceCatalog(stop, prices); });
   controller::ArtifactKeySource artifact_key(
       &client, options.artifact_key_namespace.empty() ? config->namespace_name : options.artifact_key_namespace,
       options.artifact_key_secret);
   HttpRankZeroClient rank_zero(&artifact_key);
-  controller::ProgressCache progress;
-  controller::ArtifactCache artifacts;
-  manager.AddRunnable([&](runtime::StopFlag& stop) {
-    controller::PollRankZero(stop, *benchmarks, *pods, rank_zero, {&progress, &artifacts},
-                             [&manager](const std::string& key) { manager.queue().Add(key); },
-                             std::chrono::seconds(options.progress_interval_seconds));
-  });
-  controller::BenchmarkReconciler reconciler(
-      {&client, benchmarks, pods, datasets->datasets, &progress, std::chrono::system_clock::now,
-       [&](const Benchmark& b) { metrics.RecordFinished(b); }, options.runner_image, options.policy,
-       record_event, &artifacts, options.energy_agent_port, controller::GenerateSshKey, &prices,
-       options.price_max_age_days, sweeps->sweeps,
-       [&artifact_key](const std::string& uid) { return artifact_key.TokenFor(uid); },
-       NetworkPolicyPeers(options, config->namespace_name)});
-  manager.SetReconciler(
-      [&](const std::string& key) { return reconciler.Reconcile(key); },
-      {[&](const std::string& key, const std::string& result, double seconds, const Status& error) {
-        metrics.ObserveReconcile(result, seconds);
-        if (!error.ok()) Log(LogLevel::kWarning, "reconcile failed; retrying", {{"benchmark", key}, {"error", error.ToString()}});
-      }});
+  controller::BenchmarkSetup setup;
+  setup.deps.datasets = datasets->datasets;
+  setup.deps.on_finished = [&metrics](const Benchmark& b) { metrics.RecordFinished(b); };
+  setup.deps.runner_image = options.runner_image;
+  setup.deps.policy = options.policy;
+  setup.deps.energy_agent_port = options.energy_agent_port;
+  setup.deps.prices = &prices;
+  setup.deps.price_max_age_days = options.price_max_age_days;
+  setup.deps.sweeps = sweeps->sweeps;
+  setup.deps.artifact_token = [&artifact_key](const std::string& uid) { return artifact_key.TokenFor(uid); };
+  setup.deps.network_policy_metrics_peers = NetworkPolicyPeers(options, config->namespace_name);
+  setup.workers = options.workers;
+  setup.rank_zero = &rank_zero;
+  setup.progress_interval = std::chrono::seconds(options.progress_interval_seconds);
+  const auto benchmarks = controller::SetupBenchmarkController(context, std::move(setup));
+
+  manager.AddRunnable([&](runtime::StopFlag& stop) { UpdateGauges(stop, metrics, manager, client, *benchmarks->benchmarks); });
+  manager.AddRunnable(ReturnFreedMemory);
+  manager.AddRunnable([&prices](runtime::StopFlag& stop) { WatchPriceCatalog(stop, prices); });
 
   Log(LogLevel::kInfo, "ergobench-operator starting",
       {{"server", config->server},

@@ -63,13 +63,16 @@ const FinishedGauge kFinishedGauges[] = {
 struct OperatorMetrics::Families {
   std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
   prometheus::Family<prometheus::Counter>& reconciles = prometheus::BuildCounter()
-      .Name("ergobench_operator_reconcile_total").Help("Reconciles by result.").Register(*registry);
-  prometheus::Histogram& reconcile_duration =
-      prometheus::BuildHistogram()
-          .Name("ergobench_operator_reconcile_duration_seconds").Help("Time per reconcile.").Register(*registry)
-          .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5});
-  prometheus::Gauge& queue_depth = prometheus::BuildGauge()
-      .Name("ergobench_operator_workqueue_depth").Help("Keys waiting in the work queue.").Register(*registry).Add({});
+      .Name("ergobench_operator_reconcile_total").Help("Reconciles by controller and result.").Register(*registry);
+  prometheus::Family<prometheus::Histogram>& reconcile_duration = prometheus::BuildHistogram()
+      .Name("ergobench_operator_reconcile_duration_seconds").Help("Time per reconcile, by controller.").Register(*registry);
+  prometheus::Family<prometheus::Gauge>& queue_depth = prometheus::BuildGauge()
+      .Name("ergobench_operator_workqueue_depth").Help("Keys waiting in each controller's work queue.").Register(*registry);
+
+  prometheus::Histogram& Duration(const std::string& controller) {
+    return reconcile_duration.Add({{"controller", controller}}, prometheus::Histogram::BucketBoundaries{
+                                                                    0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5});
+  }
   prometheus::Family<prometheus::Gauge>& benchmarks = prometheus::BuildGauge()
       .Name("ergobench_operator_benchmarks").Help("Benchmarks by phase.").Register(*registry);
   prometheus::Family<prometheus::Counter>& api_requests = prometheus::BuildCounter()
@@ -88,9 +91,15 @@ struct OperatorMetrics::Families {
   }
 };
 
-OperatorMetrics::OperatorMetrics() : families_(std::make_unique<Families>()) {
-  // Every result from the start, so that an error rate reads 0 rather than no data.
-  for (const char* result : {"success", "requeue_after", "error"}) families_->reconciles.Add({{"result", result}});
+OperatorMetrics::OperatorMetrics(const std::vector<std::string>& controllers) : families_(std::make_unique<Families>()) {
+  // Every controller's results from the start, so that an error rate reads 0 rather than no data.
+  for (const std::string& controller : controllers) {
+    for (const char* result : {"success", "requeue_after", "error"}) {
+      families_->reconciles.Add({{"controller", controller}, {"result", result}});
+    }
+    families_->Duration(controller);
+    families_->queue_depth.Add({{"controller", controller}});
+  }
   for (const FinishedGauge& gauge : kFinishedGauges) {
     families_->finished.push_back(
         &prometheus::BuildGauge().Name(gauge.name).Help(gauge.help).Register(*families_->registry));
@@ -98,12 +107,16 @@ OperatorMetrics::OperatorMetrics() : families_(std::make_unique<Families>()) {
 }
 OperatorMetrics::~OperatorMetrics() = default;
 
-void OperatorMetrics::ObserveReconcile(const std::string& result, double seconds) {
-  families_->reconciles.Add({{"result", result}}).Increment();
-  families_->reconcile_duration.Observe(seconds);
+void OperatorMetrics::ObserveReconcile(const std::string& controller, const std::string& result, double seconds) {
+  families_->reconciles.Add({{"controller", controller}, {"result", result}}).Increment();
+  families_->Duration(controller).Observe(seconds);
 }
 
-void OperatorMetrics::SetQueueDepth(size_t depth) { families_->queue_depth.Set(static_cast<double>(depth)); }
+void OperatorMetrics::SetQueueDepths(const std::vector<std::pair<std::string, size_t>>& by_controller) {
+  for (const auto& [controller, depth] : by_controller) {
+    families_->queue_depth.Add({{"controller", controller}}).Set(static_cast<double>(depth));
+  }
+}
 
 void OperatorMetrics::SetPhaseCounts(const std::map<std::string, int>& by_phase) {
   for (std::string_view name : kBenchmarkPhases) {

@@ -226,8 +226,10 @@ def operator_dashboard():
     sel = 'instance=~"$instance"'
     rows = [
         [panel("timeseries", "Reconciles", "ops",
-               [(f"sum by (result) (rate(ergobench_operator_reconcile_total{{{sel}}}[$__rate_interval]))", "{{result}}")],
-               "Reconciles per second by result: success, requeue_after, error.", stack=True),
+               [(f"sum by (controller, result) (rate(ergobench_operator_reconcile_total{{{sel}}}[$__rate_interval]))",
+                 "{{controller}} {{result}}")],
+               "Reconciles per second by controller (benchmark, sweep, dataset) and result: success, "
+               "requeue_after, error.", stack=True),
          panel("timeseries", "Reconcile errors", "percentunit",
                [(f'sum(rate(ergobench_operator_reconcile_total{{{sel}, result="error"}}[$__rate_interval])) '
                  f"/ sum(rate(ergobench_operator_reconcile_total{{{sel}}}[$__rate_interval]))", "errors")],
@@ -237,7 +239,7 @@ def operator_dashboard():
                  f"(rate(ergobench_operator_reconcile_duration_seconds_bucket{{{sel}}}[$__rate_interval])))",
                  "p%d" % round(q * 100)) for q in (0.5, 0.99)]),
          panel("timeseries", "Work queue depth", "short",
-               [(f"sum(ergobench_operator_workqueue_depth{{{sel}}})", "depth")])],
+               [(f"sum by (controller) (ergobench_operator_workqueue_depth{{{sel}}})", "{{controller}}")])],
         [panel("timeseries", "Benchmarks by phase", "short",
                [(f"sum by (phase) (ergobench_operator_benchmarks{{{sel}}})", "{{phase}}")]),
          panel("timeseries", "Kubernetes API requests", "reqps",

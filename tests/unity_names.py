@@ -125,10 +125,17 @@ def clashes(batches):
 
 
 def unity_batches(build_dir):
+    """The batches the build compiles: a batch file a moved or removed target left behind in an
+    incremental build tree is not one (build.ninja no longer names it)."""
+    ninja = os.path.join(build_dir, "build.ninja")
+    built = open(ninja).read() if os.path.exists(ninja) else None
     batches = {}
     for batch in glob.glob(os.path.join(build_dir, "**", "Unity", "unity_*.cxx"), recursive=True):
+        relative = os.path.relpath(batch, build_dir)
+        if built is not None and relative + ".o" not in built:
+            continue
         with open(batch) as f:
-            batches[os.path.relpath(batch, build_dir)] = INCLUDE.findall(f.read())
+            batches[relative] = INCLUDE.findall(f.read())
     return batches
 
 

@@ -17,9 +17,9 @@
 #include "api/load.h"
 #include "api/regression.h"
 #include "api/repeats.h"
-#include "cli/local/local_host.h"
 #include "base/free_port.h"
 #include "base/rfc3339.h"
+#include "cli/local/local_host.h"
 #include "cli/local/local_launch.h"
 
 namespace ergobench {

@@ -9,7 +9,7 @@ namespace {
 // Whatever a reconcile throws (a JSON type error on an object of an unexpected shape, say)
 // becomes an error for that key, retried with backoff, instead of ending the process and every
 // other Benchmark's reconciliation with it. controller-runtime recovers panics the same way.
-StatusOr<std::optional<std::chrono::seconds>> ReconcileCatching(const ReconcileFn& reconcile, const std::string& key) {
+ReconcileResult ReconcileCatching(const ReconcileFn& reconcile, const std::string& key) {
   try {
     return reconcile(key);
   } catch (const std::exception& e) {
@@ -28,20 +28,24 @@ bool ProcessNextKey(WorkQueue* queue, const ReconcileFn& reconcile, const Reconc
   auto result = ReconcileCatching(reconcile, *key);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string outcome;
+  Status error = result.status();
   if (!result.ok()) {
     queue->AddRateLimited(*key);
     outcome = "error";
   } else {
     queue->Forget(*key);
-    if (result->has_value()) {
-      queue->AddAfter(*key, **result);
+    if (!result->terminal_error().ok()) {
+      error = result->terminal_error();
+      outcome = "terminal_error";
+    } else if (result->requeue_after()) {
+      queue->AddAfter(*key, *result->requeue_after());
       outcome = "requeue_after";
     } else {
       outcome = "success";
     }
   }
   queue->Done(*key);
-  if (observer.done) observer.done(*key, outcome, seconds, result.status());
+  if (observer.done) observer.done(*key, outcome, seconds, error);
   return true;
 }
 

@@ -1,5 +1,8 @@
 #include "kube/runtime/manager.h"
 
+#include <algorithm>
+
+#include "base/check.h"
 #include "base/metrics_server.h"
 #include "kube/runtime/log.h"
 
@@ -21,6 +24,8 @@ struct Manager::Controller {
   Controller(std::string name_, const TimeSource* time, ReconcileFn reconcile_, ReconcileObserver observer_, int workers_)
       : name(std::move(name_)), queue(time), reconcile(std::move(reconcile_)), observer(std::move(observer_)),
         workers(workers_) {}
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
 
   std::string name;
   WorkQueue queue;
@@ -30,7 +35,7 @@ struct Manager::Controller {
 };
 
 Manager::Manager(kube::KubeClient* client, const TimeSource* time, ManagerOptions options)
-    : client_(client), time_(time), options_(std::move(options)), queue_(time) {
+    : client_(client), time_(time), options_(std::move(options)) {
   leading_ = !options_.leader_election.has_value();
 }
 
@@ -38,24 +43,41 @@ Manager::~Manager() = default;
 
 Store* Manager::AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of, std::vector<Route> routes,
                          Store::Transform transform) {
-  if (routes.empty()) routes.push_back({&queue_, nullptr});
   caches_.push_back(std::make_unique<Cache>(std::move(kind), std::move(source), std::move(key_of), std::move(routes),
                                             std::move(transform)));
   return &caches_.back()->store;
 }
 
-WorkQueue* Manager::AddController(std::string name, ReconcileFn reconcile, ReconcileObserver observer, int workers) {
-  controllers_.push_back(
-      std::make_unique<Controller>(std::move(name), time_, std::move(reconcile), std::move(observer), workers));
+void Manager::AddRoute(const Store* cache, Route route) {
+  const auto it = std::find_if(caches_.begin(), caches_.end(), [cache](const auto& c) { return &c->store == cache; });
+  ERGOBENCH_CHECK(it != caches_.end());  // a cache of this manager
+  (*it)->routes.push_back(std::move(route));
+}
+
+WorkQueue* Manager::AddController(std::string name, ReconcileFn reconcile, int workers) {
+  // Every controller observed and its failures said alike, each under its own name.
+  // A terminal error counts as an error, and is said to be one that is not retried.
+  ReconcileObserver observer{[this, name](const std::string& key, const std::string& result, double seconds,
+                                          const Status& error) {
+    const bool terminal = result == "terminal_error";
+    if (options_.on_reconcile) options_.on_reconcile(name, terminal ? "error" : result, seconds);
+    if (!error.ok()) {
+      Log(LogLevel::kWarning, terminal ? "reconcile failed; not retried" : "reconcile failed; retrying",
+          {{"controller", name}, {"key", key}, {"error", error.ToString()}});
+    }
+  }};
+  controllers_.push_back(std::make_unique<Controller>(std::move(name), time_, std::move(reconcile), std::move(observer),
+                                                      workers));
   return &controllers_.back()->queue;
 }
 
-void Manager::AddRunnable(std::function<void(StopFlag&)> body) { runnables_.push_back(std::move(body)); }
-
-void Manager::SetReconciler(ReconcileFn reconcile, ReconcileObserver observer) {
-  reconcile_ = std::move(reconcile);
-  observer_ = std::move(observer);
+std::vector<std::pair<std::string, size_t>> Manager::QueueDepths() const {
+  std::vector<std::pair<std::string, size_t>> depths;
+  for (const auto& controller : controllers_) depths.emplace_back(controller->name, controller->queue.Len());
+  return depths;
 }
+
+void Manager::AddRunnable(std::function<void(StopFlag&)> body) { runnables_.push_back(std::move(body)); }
 
 bool Manager::Ready() const {
   for (const auto& cache : caches_) {
@@ -66,7 +88,6 @@ bool Manager::Ready() const {
 
 void Manager::Stop() {
   stop_.Set();
-  queue_.ShutDown();
   for (auto& controller : controllers_) controller->queue.ShutDown();
 }
 
@@ -97,7 +118,8 @@ int Manager::Run() {
     for (auto& c : controllers_) {
       controllers.emplace_back([&c] { ServeQueue(&c->queue, c->workers, c->reconcile, c->observer); });
     }
-    if (!stop_.stopped()) ServeQueue(&queue_, options_.workers, reconcile_, observer_);
+    // The queues shut down with the stop; a manager of no controller runs its runnables until it.
+    while (!stop_.stopped()) stop_.Sleep(std::chrono::seconds(1));
     for (std::thread& thread : controllers) thread.join();
   }
   Shutdown(threads);

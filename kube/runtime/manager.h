@@ -1,5 +1,5 @@
 // The operator's Manager, as controller-runtime has one. It owns what the operator runs (the
-// /metrics, /healthz and /readyz server, one watcher per cache, the leader election, the
+// /metrics, /healthz and /readyz server, one watcher per cache, the leader election, each
 // controller's workers, and periodic housekeeping) and starts and stops them in one order:
 //
 //   Run:   1. serve /metrics, /healthz, /readyz;
@@ -7,7 +7,8 @@
 //          3. wait until every cache has synced: a partial pod cache would create duplicates;
 //          4. when electing, wait for the lease, caches warm, so that a takeover starts hot;
 //          5. start the housekeeping runnables, then serve each controller's work queue with
-//             its workers: the main one's (SetReconciler), and those of AddController.
+//             its workers, every controller alike: each reconcile observed (on_reconcile) and
+//             each failure logged with the controller's name and the key.
 //   Stop:  (a signal, a fatal watch error) the workers drain; the lease is handed back; the
 //          watches end; the runnables end; the server stops last.
 //   A lost lease ends the process at once: another replica may be reconciling already.
@@ -24,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -43,7 +45,8 @@ struct ManagerOptions {
   std::string metrics_host = "0.0.0.0";
   int metrics_port = 8080;
   std::function<std::string()> render_metrics;  // the body of /metrics
-  int workers = 2;                                // concurrent reconciles
+  // Every reconcile of every controller, as it ends: result is success | requeue_after | error.
+  std::function<void(const std::string& controller, const std::string& result, double seconds)> on_reconcile;
   std::optional<LeaderElectionConfig> leader_election;  // absent: lead from the start
   // The client the lease is read and renewed with; null: the Manager's. Its requests should time
   // out within the retry period, so a renewal cannot outlast the renew deadline.
@@ -73,14 +76,17 @@ class Manager {
 
   // A cache filled by a watcher of `source`, indexed by `key_of` (Store::ByIndex). Each object
   // an event changes is mapped by `key_of` to a key ("" for none), which `routes` send to
-  // their controllers; without routes, to the main controller's queue as it is. Before Run().
+  // their controllers' queues; without routes it is only read. Before Run().
   Store* AddCache(std::string kind, std::unique_ptr<ListWatch> source, KeyOf key_of, std::vector<Route> routes = {},
                   Store::Transform transform = nullptr);
-  // Another controller, with a queue of its own served by `workers` threads. Before Run().
-  WorkQueue* AddController(std::string name, ReconcileFn reconcile, ReconcileObserver observer, int workers = 1);
+  // Another route of an existing cache's events: a controller that watches what another one
+  // owns (a Benchmark that reads a Dataset). Before Run().
+  void AddRoute(const Store* cache, Route route);
+  // A controller named `name` ("benchmark"), with a queue of its own served by `workers`
+  // threads. Before Run().
+  WorkQueue* AddController(std::string name, ReconcileFn reconcile, int workers = 1);
   // `body` runs on a thread of its own from step 5 until the stop; it sleeps on the flag.
   void AddRunnable(std::function<void(StopFlag& stop)> body);
-  void SetReconciler(ReconcileFn reconcile, ReconcileObserver observer);
 
   // Runs until Stop() or a fatal error; returns one of the exit codes above.
   int Run();
@@ -89,7 +95,8 @@ class Manager {
 
   bool Ready() const;
   bool Leading() const { return leading_.load(); }
-  WorkQueue& queue() { return queue_; }
+  // Keys waiting in each controller's queue, by the controller's name.
+  std::vector<std::pair<std::string, size_t>> QueueDepths() const;
   const StopFlag& stop() const { return stop_; }
 
  private:
@@ -105,13 +112,10 @@ class Manager {
   kube::KubeClient* client_;
   const TimeSource* time_;
   ManagerOptions options_;
-  WorkQueue queue_;
   StopFlag stop_;
   std::vector<std::unique_ptr<Cache>> caches_;
   std::vector<std::unique_ptr<Controller>> controllers_;
   std::vector<std::function<void(StopFlag&)>> runnables_;
-  ReconcileFn reconcile_;
-  ReconcileObserver observer_;
   std::optional<LeaderElector> elector_;
   std::thread renew_thread_;
   std::atomic<bool> leading_{false};

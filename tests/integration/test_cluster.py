@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.normpath(os.path.join(HERE, "../kube")))
+sys.path.insert(0, os.path.normpath(os.path.join(HERE, "../cluster")))
 
 from cluster import Cluster, process_start_time, shims_of  # noqa: E402
 

@@ -350,7 +350,13 @@ class OperatorTest(NamespacedClusterSuite):
                         metrics, re.M)
         self.assertIsNotNone(tta, metrics)
         self.assertAlmostEqual(float(tta.group(1)), results["timeToAccuracySeconds"], places=6)
-        self.assertRegex(metrics, r'ergobench_operator_reconcile_total\{result="success"\} \d+')
+        # Every controller's reconciles, under its name; the Benchmark controller's ran.
+        success = re.search(r'^ergobench_operator_reconcile_total\{controller="benchmark",result="success"\} (\d+)$',
+                            metrics, re.M)
+        self.assertIsNotNone(success, metrics)
+        self.assertGreater(int(success.group(1)), 0)
+        for controller in ("sweep", "dataset"):
+            self.assertRegex(metrics, f'ergobench_operator_reconcile_total\\{{controller="{controller}",result="error"\\}} \\d+')
         # `ergobench report` reads the same results from the cluster.
         report = subprocess.run([os.path.join(BIN_DIR, "ergobench"), "report", "--kubeconfig", self.cp.admin_kubeconfig,
                                  "--namespace", self.ns, "--format", "json"], capture_output=True, text=True)

@@ -58,7 +58,7 @@ double Sample(const std::string& text, const std::string& name) {
 }
 
 TEST(OperatorMetricsTest, FinishedBenchmarkExportsItsFoldedResults) {
-  OperatorMetrics metrics;
+  OperatorMetrics metrics({"benchmark"});
   metrics.RecordFinished(Finished());
   const std::string text = metrics.Render();
   // Worked out by hand from the two ranks above.
@@ -74,7 +74,7 @@ TEST(OperatorMetricsTest, FinishedBenchmarkExportsItsFoldedResults) {
 // The audit's leak: a series per finished Benchmark, never removed. A deleted Benchmark's series
 // go; a namesake re-created with another spec replaces its predecessor's, never adds to them.
 TEST(OperatorMetricsTest, SeriesOfDeletedBenchmarksGo) {
-  OperatorMetrics metrics;
+  OperatorMetrics metrics({"benchmark"});
   Benchmark other = Finished();
   other.metadata.name = "other";
   metrics.RecordFinished(Finished());
@@ -106,7 +106,7 @@ TEST(OperatorMetricsTest, FinishedSeriesCarryTheirSystemAndCarbon) {
   Benchmark b = Finished();
   b.status.results->system = DescribeSystem({node}, b.status.results->environment);
   PriceResults(b.spec, {{node, 2, true}}, {&*grid, std::chrono::system_clock::now()}, &*b.status.results);
-  OperatorMetrics metrics;
+  OperatorMetrics metrics({"benchmark"});
   metrics.RecordFinished(b);
   // 720 J to accuracy (360 J on each rank) is 0.0002 kWh, at 400 g/kWh 0.08 g.
   const std::string text = metrics.Render();
@@ -122,7 +122,7 @@ TEST(OperatorMetricsTest, FinishedSeriesCarryTheirSystemAndCarbon) {
 // What the chart's alert fires on: 1 when a figure fell outside its band, 0 when within, and
 // no series at all for a Benchmark without a baseline.
 TEST(OperatorMetricsTest, ARegressionAgainstTheBaselineIsOneAndNoBaselineNoSeries) {
-  OperatorMetrics metrics;
+  OperatorMetrics metrics({"benchmark"});
   Benchmark b = Finished();
   metrics.RecordFinished(b);
   EXPECT_TRUE(std::isnan(Sample(metrics.Render(), "ergobench_benchmark_regressed")));
@@ -137,7 +137,7 @@ TEST(OperatorMetricsTest, ARegressionAgainstTheBaselineIsOneAndNoBaselineNoSerie
 }
 
 TEST(OperatorMetricsTest, NoPriceForTheGoalIsNoSampleRatherThanAZeroThatReadsAsFree) {
-  OperatorMetrics metrics;
+  OperatorMetrics metrics({"benchmark"});
   Benchmark b = Finished();
   b.status.results->cost_to_accuracy_usd.reset();
   metrics.RecordFinished(b);
@@ -145,24 +145,36 @@ TEST(OperatorMetricsTest, NoPriceForTheGoalIsNoSampleRatherThanAZeroThatReadsAsF
 }
 
 TEST(OperatorMetricsTest, BenchmarkWithoutResultsExportsNothing) {
-  OperatorMetrics metrics;
+  OperatorMetrics metrics({"benchmark"});
   Benchmark b = Finished();
   b.status.results.reset();
   metrics.RecordFinished(b);
   EXPECT_THAT(metrics.Render(), Not(HasSubstr("fmnist-k2")));
 }
 
-TEST(OperatorMetricsTest, EveryReconcileResultStartsAtZero) {
-  OperatorMetrics metrics;
-  metrics.ObserveReconcile("success", 0.002);
+// Each controller's reconciles are counted and timed under its name, every result of each
+// from the start, so that an error rate reads 0 rather than no data.
+TEST(OperatorMetricsTest, EveryControllersReconcileResultsStartAtZero) {
+  OperatorMetrics metrics({"benchmark", "sweep", "dataset"});
+  metrics.ObserveReconcile("sweep", "success", 0.002);
+  metrics.SetQueueDepths({{"benchmark", 3}, {"sweep", 0}, {"dataset", 1}});
   const std::string text = metrics.Render();
-  EXPECT_THAT(text, HasSubstr("ergobench_operator_reconcile_total{result=\"success\"} 1\n"));
-  EXPECT_THAT(text, HasSubstr("ergobench_operator_reconcile_total{result=\"error\"} 0\n"));
-  EXPECT_THAT(text, HasSubstr("ergobench_operator_reconcile_total{result=\"requeue_after\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("ergobench_operator_reconcile_total{controller=\"sweep\",result=\"success\"} 1\n"));
+  for (const char* controller : {"benchmark", "sweep", "dataset"}) {
+    for (const char* result : {"error", "requeue_after"}) {
+      EXPECT_THAT(text, HasSubstr(std::string("ergobench_operator_reconcile_total{controller=\"") + controller +
+                                  "\",result=\"" + result + "\"} 0\n"));
+    }
+  }
+  EXPECT_THAT(text, HasSubstr("ergobench_operator_reconcile_total{controller=\"benchmark\",result=\"success\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("ergobench_operator_reconcile_duration_seconds_count{controller=\"sweep\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("ergobench_operator_reconcile_duration_seconds_count{controller=\"benchmark\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("ergobench_operator_workqueue_depth{controller=\"benchmark\"} 3\n"));
+  EXPECT_THAT(text, HasSubstr("ergobench_operator_workqueue_depth{controller=\"dataset\"} 1\n"));
 }
 
 TEST(OperatorMetricsTest, PhaseCountsListEveryPhase) {
-  OperatorMetrics metrics;
+  OperatorMetrics metrics({"benchmark"});
   metrics.SetPhaseCounts({{"Running", 3}});
   const std::string text = metrics.Render();
   EXPECT_THAT(text, HasSubstr("ergobench_operator_benchmarks{phase=\"Running\"} 3\n"));
@@ -170,7 +182,7 @@ TEST(OperatorMetricsTest, PhaseCountsListEveryPhase) {
 }
 
 TEST(OperatorMetricsTest, ApiRequestCounterAddsOnlyWhatIsNew) {
-  OperatorMetrics metrics;
+  OperatorMetrics metrics({"benchmark"});
   metrics.SetApiRequests({{"get", 5}});
   metrics.SetApiRequests({{"get", 7}});
   EXPECT_THAT(metrics.Render(), HasSubstr("ergobench_operator_api_requests_total{verb=\"get\"} 7\n"));

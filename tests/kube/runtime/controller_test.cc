@@ -26,9 +26,9 @@ TEST(ControllerTest, AThrowingReconcileIsAnErrorRetriedWithBackoff) {
   FakeTime time;
   WorkQueue queue(&time);
   queue.Add("ns/bad");
-  const Observed o = ProcessOne(&queue, [](const std::string&) -> StatusOr<std::optional<std::chrono::seconds>> {
+  const Observed o = ProcessOne(&queue, [](const std::string&) -> ReconcileResult {
     const nlohmann::json pod = {{"status", "not an object"}};
-    return std::optional<std::chrono::seconds>(pod.at("status").at("phase").get<int>());  // throws type_error
+    return Result::RequeueAfter(std::chrono::seconds(pod.at("status").at("phase").get<int>()));  // throws type_error
   });
   EXPECT_EQ(o.key, "ns/bad");
   EXPECT_EQ(o.result, "error");
@@ -43,15 +43,35 @@ TEST(ControllerTest, ResultsMapToControllerRuntimeSemantics) {
   FakeTime time;
   WorkQueue queue(&time);
   queue.Add("a");
-  EXPECT_EQ(ProcessOne(&queue, [](const std::string&) { return std::optional<std::chrono::seconds>(); }).result,
-            "success");
+  EXPECT_EQ(ProcessOne(&queue, [](const std::string&) -> ReconcileResult { return Result::Done(); }).result, "success");
   EXPECT_EQ(queue.Len() + queue.WaitingLen(), 0u);
   queue.Add("a");
-  EXPECT_EQ(ProcessOne(&queue,
-                       [](const std::string&) { return std::optional<std::chrono::seconds>(std::chrono::seconds(10)); })
-                .result,
+  EXPECT_EQ(ProcessOne(&queue, [](const std::string&) -> ReconcileResult {
+              return Result::RequeueAfter(std::chrono::seconds(10));
+            }).result,
             "requeue_after");
   EXPECT_EQ(queue.WaitingLen(), 1u);
+  EXPECT_EQ(Result::RequeueAfter(std::optional<std::chrono::seconds>()), Result::Done());
+}
+
+// A terminal error is an error the loop reports but does not retry, and its backoff is forgotten:
+// a retryable failure before it does not make the next event wait.
+TEST(ControllerTest, ATerminalErrorIsReportedAndNotRetried) {
+  FakeTime time;
+  WorkQueue queue(&time);
+  queue.Add("ns/b");
+  EXPECT_EQ(ProcessOne(&queue, [](const std::string&) -> ReconcileResult { return Status::Unavailable("try again"); })
+                .result,
+            "error");
+  EXPECT_EQ(queue.NumRequeues("ns/b"), 1);
+  time.Advance(std::chrono::seconds(1));
+  const Observed o = ProcessOne(&queue, [](const std::string&) -> ReconcileResult {
+    return Result::Terminal(Status::InvalidArgument("spec.workers: must be at least 1"));
+  });
+  EXPECT_EQ(o.result, "terminal_error");
+  EXPECT_EQ(o.error.ToString(), Status::InvalidArgument("spec.workers: must be at least 1").ToString());
+  EXPECT_EQ(queue.NumRequeues("ns/b"), 0);
+  EXPECT_EQ(queue.Len() + queue.WaitingLen(), 0u);
 }
 
 }  // namespace

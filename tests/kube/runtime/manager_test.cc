@@ -52,63 +52,69 @@ class ManagerTest : public ::testing::Test {
 
 TEST_F(ManagerTest, ReconcilesEveryCachedKeyAfterTheCachesSyncAndStopsCleanly) {
   Manager manager(&client_, &time_, Options());
-  manager.AddCache("benchmarks", std::make_unique<ScriptedSource>(std::vector<json>{Object("a"), Object("b")}, &manager.stop()),
-                   [](const json& o) { return ObjectKey(o); });
-  manager.AddCache("pods", std::make_unique<ScriptedSource>(std::vector<json>{}, &manager.stop()),
-                   [](const json&) { return std::string(); });
-  std::atomic<bool> ready_when_runnable_started{false};
-  manager.AddRunnable([&](StopFlag&) { ready_when_runnable_started = manager.Ready(); });
   std::mutex mutex;
   std::set<std::string> reconciled;
-  manager.SetReconciler(
-      [&](const std::string& key) -> StatusOr<std::optional<std::chrono::seconds>> {
+  WorkQueue* queue = manager.AddController(
+      "benchmark", [&](const std::string& key) -> ReconcileResult {
         EXPECT_TRUE(manager.Ready()) << "reconciled " << key << " before every cache synced";
         std::lock_guard<std::mutex> lock(mutex);
         reconciled.insert(key);
         if (reconciled.size() == 2) manager.Stop();
-        return std::optional<std::chrono::seconds>();
-      },
-      {});
+        return Result::Done();
+      });
+  manager.AddCache("benchmarks", std::make_unique<ScriptedSource>(std::vector<json>{Object("a"), Object("b")}, &manager.stop()),
+                   [](const json& o) { return ObjectKey(o); }, {{queue, nullptr}});
+  manager.AddCache("pods", std::make_unique<ScriptedSource>(std::vector<json>{}, &manager.stop()),
+                   [](const json&) { return std::string(); });
+  std::atomic<bool> ready_when_runnable_started{false};
+  manager.AddRunnable([&](StopFlag&) { ready_when_runnable_started = manager.Ready(); });
   EXPECT_FALSE(manager.Ready());
   EXPECT_EQ(manager.Run(), kManagerStopped);
   EXPECT_EQ(reconciled, (std::set<std::string>{"ns/a", "ns/b"}));
   EXPECT_TRUE(ready_when_runnable_started.load());
 }
 
-// A Dataset's events reach its own controller, and, mapped, the Benchmarks that read it.
+// A Dataset's events reach its own controller, and, mapped, the Benchmarks that read it. Every
+// controller is observed alike, under its own name.
 TEST_F(ManagerTest, RoutesSendACachesEventsToEachControllerAsTheirKeys) {
-  Manager manager(&client_, &time_, Options());
   std::mutex mutex;
-  std::set<std::string> main_keys, dataset_keys;
+  std::multiset<std::string> observed;
+  ManagerOptions options = Options();
+  options.on_reconcile = [&](const std::string& controller, const std::string& result, double) {
+    std::lock_guard<std::mutex> lock(mutex);
+    observed.insert(controller + " " + result);
+  };
+  Manager manager(&client_, &time_, options);
+  std::set<std::string> benchmark_keys, dataset_keys;
   const auto stop_when_both = [&] {
-    if (main_keys.size() == 2 && dataset_keys.size() == 1) manager.Stop();
+    if (benchmark_keys.size() == 2 && dataset_keys.size() == 1) manager.Stop();
   };
   WorkQueue* datasets = manager.AddController(
-      "datasets",
-      [&](const std::string& key) -> StatusOr<std::optional<std::chrono::seconds>> {
+      "dataset", [&](const std::string& key) -> ReconcileResult {
         std::lock_guard<std::mutex> lock(mutex);
         dataset_keys.insert(key);
         stop_when_both();
-        return std::optional<std::chrono::seconds>();
-      },
-      {});
+        return Result::RequeueAfter(std::chrono::seconds(60));
+      });
+  WorkQueue* benchmarks = manager.AddController(
+      "benchmark", [&](const std::string& key) -> ReconcileResult {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (benchmark_keys.insert(key).second && key.ends_with("-1")) return Status::Unavailable("try again");
+        stop_when_both();
+        return Result::Done();
+      });
   manager.AddCache("datasets", std::make_unique<ScriptedSource>(std::vector<json>{Object("cifar")}, &manager.stop()),
                    [](const json& o) { return ObjectKey(o); },
                    {{datasets, nullptr},
-                    {&manager.queue(), [](const std::string& key) {
+                    {benchmarks, [](const std::string& key) {
                        return std::vector<std::string>{key + "-reader-1", key + "-reader-2"};
                      }}});
-  manager.SetReconciler(
-      [&](const std::string& key) -> StatusOr<std::optional<std::chrono::seconds>> {
-        std::lock_guard<std::mutex> lock(mutex);
-        main_keys.insert(key);
-        stop_when_both();
-        return std::optional<std::chrono::seconds>();
-      },
-      {});
   EXPECT_EQ(manager.Run(), kManagerStopped);
   EXPECT_EQ(dataset_keys, (std::set<std::string>{"ns/cifar"}));
-  EXPECT_EQ(main_keys, (std::set<std::string>{"ns/cifar-reader-1", "ns/cifar-reader-2"}));
+  EXPECT_EQ(benchmark_keys, (std::set<std::string>{"ns/cifar-reader-1", "ns/cifar-reader-2"}));
+  EXPECT_EQ(observed.count("dataset requeue_after"), 1u);
+  EXPECT_EQ(observed.count("benchmark error"), 1u);
+  EXPECT_GE(observed.count("benchmark success"), 1u);
 }
 
 // The audit's deadlock: readiness waited for the lease, so a rollout's new pod (the old one
@@ -134,17 +140,16 @@ TEST_F(ManagerTest, AStandbyIsReadyWithWarmCachesAndReconcilesOnlyOnceItLeads) {
   lease.retry_period = std::chrono::milliseconds(20);
   options.leader_election = lease;
   Manager manager(&client_, &time_, options);
-  manager.AddCache("benchmarks", std::make_unique<ScriptedSource>(std::vector<json>{Object("a")}, &manager.stop()),
-                   [](const json& o) { return ObjectKey(o); });
   std::atomic<int> reconciles{0};
-  manager.SetReconciler(
-      [&](const std::string&) -> StatusOr<std::optional<std::chrono::seconds>> {
+  WorkQueue* queue = manager.AddController(
+      "benchmark", [&](const std::string&) -> ReconcileResult {
         EXPECT_FALSE(held_by_other.load()) << "a standby reconciled";
         ++reconciles;
         manager.Stop();
-        return std::optional<std::chrono::seconds>();
-      },
-      {});
+        return Result::Done();
+      });
+  manager.AddCache("benchmarks", std::make_unique<ScriptedSource>(std::vector<json>{Object("a")}, &manager.stop()),
+                   [](const json& o) { return ObjectKey(o); }, {{queue, nullptr}});
   std::thread run([&manager] { EXPECT_EQ(manager.Run(), kManagerStopped); });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (!manager.Ready() && std::chrono::steady_clock::now() < deadline) {
@@ -164,7 +169,6 @@ TEST_F(ManagerTest, AWatchTheRbacForbidsEndsTheRunWithAFailure) {
                    std::make_unique<ScriptedSource>(std::vector<json>{}, &manager.stop(),
                                                     Status::PermissionDenied("pods is forbidden")),
                    [](const json&) { return std::string(); });
-  manager.SetReconciler([](const std::string&) { return std::optional<std::chrono::seconds>(); }, {});
   EXPECT_EQ(manager.Run(), kManagerFailed);
   EXPECT_FALSE(manager.Ready());
 }
@@ -174,7 +178,6 @@ TEST_F(ManagerTest, AThrowingRunnableStopsTheManagerWithAFailureInsteadOfTermina
   manager.AddCache("pods", std::make_unique<ScriptedSource>(std::vector<json>{}, &manager.stop()),
                    [](const json&) { return std::string(); });
   manager.AddRunnable([](StopFlag&) { json::parse("[1]").at("phase"); });  // type_error
-  manager.SetReconciler([](const std::string&) { return std::optional<std::chrono::seconds>(); }, {});
   EXPECT_EQ(manager.Run(), kManagerFailed);
 }
 

@@ -12,9 +12,9 @@
 
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
-#include "runner/tasks/overlapped_gradient_sync.h"
 #include "runner/models/gpt.h"
 #include "runner/tasks/memory_accounting.h"
+#include "runner/tasks/overlapped_gradient_sync.h"
 #include "runner/tasks/recipe_reader.h"
 #include "runner/tasks/sharded_gradient_sync.h"
 #include "runner/tasks/step_driver.h"

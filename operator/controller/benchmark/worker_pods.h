@@ -1,0 +1,80 @@
+// What the controller needs to know of one worker pod, read from its status: phase,
+// readiness, and for an ended pod its exit code and termination message (the rank's
+// result, or the last log lines when the rank died before writing one).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/benchmark.h"
+#include "api/result.h"
+#include "kube/runtime/store.h"
+#include "operator/controller/benchmark/builders.h"
+
+namespace ergobench::controller {
+
+// Kubernetes' pod phases (core/v1 PodPhase).
+inline constexpr char kPodPending[] = "Pending";
+inline constexpr char kPodRunning[] = "Running";
+inline constexpr char kPodSucceeded[] = "Succeeded";
+inline constexpr char kPodFailed[] = "Failed";
+inline constexpr char kPodUnknown[] = "Unknown";
+
+struct WorkerPod {
+  std::string name;
+  int64_t rank = -1;     // from the rank label; -1 when absent or malformed
+  bool launcher = false;  // an MPI run's launcher pod (mpi_builders.h), which has no rank
+  int64_t attempt = -1;     // from the attempt label
+  int64_t generation = -1;  // from the generation label: the spec it runs
+  int64_t repeat = 0;       // from the repeat label; absent: the first
+  std::string phase;     // Pending | Running | Succeeded | Failed | Unknown
+  bool ready = false;
+  bool terminating = false;  // metadata.deletionTimestamp is set
+  std::string pod_ip;
+  bool placed = false;        // bound to a node: spec.nodeName, or PodScheduled True
+  std::string node_name;      // spec.nodeName
+  std::string unschedulable;  // the scheduler's word when it could not place it (PodScheduled False)
+  std::string created_at;     // metadata.creationTimestamp, RFC 3339
+  std::string waiting;        // why its container has not started: "ImagePullBackOff: ..."
+  std::optional<int> exit_code;
+  std::string termination_reason;   // "Error", "OOMKilled", ...
+  std::string termination_message;
+  std::string finished_at;          // RFC 3339, for ordering failures
+};
+
+WorkerPod ReadWorkerPod(const nlohmann::json& pod);
+
+inline bool InGang(const WorkerPod& pod, const Gang& gang) {
+  return pod.generation == gang.generation && pod.attempt == gang.attempt && pod.repeat == gang.repeat;
+}
+
+// The pod cache's transform (runtime::Store::Transform): only a pod a Benchmark controls, which
+// its label alone does not prove (anyone who creates pods may set it), and without
+// managedFields and annotations, which no reconciler reads and a pod's author may make large.
+bool TrimWorkerPod(nlohmann::json* pod);
+
+// The Benchmark a pod belongs to by its label, "namespace/name" ("" for none): what a pod event
+// makes us reconcile, and the index of the pod cache.
+std::string WorkerPodOwnerKey(const nlohmann::json& pod);
+
+// The worker pods in `pods` (indexed by WorkerPodOwnerKey) that `benchmark` owns: its label,
+// and its UID as their controller, so that the pods of a deleted namesake are never taken for
+// this one's.
+std::vector<WorkerPod> OwnedWorkerPods(const Benchmark& benchmark, const runtime::Store& pods);
+
+WorkerCounts CountWorkers(const std::vector<WorkerPod>& pods);
+
+// Succeeded or Failed: every container has ended, and none will run again.
+bool HasEnded(const WorkerPod& pod);
+
+// The pods that have not ended and are not already being deleted.
+std::vector<std::string> ActivePodNames(const std::vector<WorkerPod>& pods);
+
+// The rank's result from its termination message; a pod that ended without one (killed,
+// out of memory, crashed before writing) gets a Failed result that says how it ended.
+RankResult RankResultOf(const WorkerPod& pod, const Benchmark& benchmark);
+
+}  // namespace ergobench::controller
