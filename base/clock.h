@@ -38,17 +38,24 @@ class FakeTime final : public TimeSource {
   }
   std::chrono::system_clock::time_point WallNow() const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    return std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
-        now_.time_since_epoch() + std::chrono::hours(24 * 365 * 56)));
+    return wall_start_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(now_.time_since_epoch());
   }
   void Advance(Duration d) {
     std::lock_guard<std::mutex> lock(mutex_);
     now_ += d;
   }
+  // The wall time now, for what stamps or compares wall times (conditions, TTLs, prices); it
+  // advances with Advance.
+  void SetWallNow(std::chrono::system_clock::time_point wall) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wall_start_ = wall - std::chrono::duration_cast<std::chrono::system_clock::duration>(now_.time_since_epoch());
+  }
 
  private:
   mutable std::mutex mutex_;
   Clock::time_point now_{};
+  // About 2026: what a FakeTime's wall clock reads before SetWallNow.
+  std::chrono::system_clock::time_point wall_start_{std::chrono::hours(24 * 365 * 56)};
 };
 
 }  // namespace ergobench

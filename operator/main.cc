@@ -266,7 +266,7 @@ int Run(const Options& options) {
   runtime::Manager manager(&client, &time, std::move(manager_options).value());
   runtime::EventRecorder events(&client);
   const controller::ControllerContext context{
-      &manager, &client, options.namespace_name, options.watch_timeout_seconds,
+      &manager, &client, &time, options.namespace_name, options.watch_timeout_seconds,
       [&events](const std::string& ns, nlohmann::json event) { events.Record(ns, std::move(event)); }};
   const std::string runner_image = options.runner_image.empty() ? DefaultRunnerImage() : options.runner_image;
   const auto datasets =

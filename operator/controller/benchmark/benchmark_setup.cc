@@ -29,6 +29,7 @@ std::unique_ptr<BenchmarkController> SetupBenchmarkController(const ControllerCo
   }
   ReconcilerDeps deps = std::move(setup.deps);
   deps.client = context.client;
+  deps.time = context.time;
   deps.benchmarks = self->benchmarks;
   deps.pods = self->pods;
   deps.progress = &self->progress;

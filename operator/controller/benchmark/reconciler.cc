@@ -128,7 +128,7 @@ Status BenchmarkReconciler::CreateOwnSecret(const json& secret) {
 
 runtime::ReconcileResult BenchmarkReconciler::AfterCreateFailed(const json& object, const Benchmark& benchmark,
                                                                 BenchmarkStatus status, const Status& error) {
-  const std::string now = Rfc3339(deps_.now());
+  const std::string now = Rfc3339(deps_.time->WallNow());
   const int64_t generation = benchmark.metadata.generation;
   if (kube::IsInvalid(error)) {
     // The API found the object invalid (422), and will each time: the run cannot start.
@@ -166,7 +166,7 @@ Status BenchmarkReconciler::WriteStatus(const json& object, const BenchmarkStatu
 void BenchmarkReconciler::RecordEvent(const Benchmark& benchmark, const std::string& type, const std::string& reason,
                                       const std::string& message) {
   if (deps_.record_event) {
-    deps_.record_event(benchmark.metadata.namespace_name, BuildEvent(benchmark, type, reason, message, Rfc3339(deps_.now())));
+    deps_.record_event(benchmark.metadata.namespace_name, BuildEvent(benchmark, type, reason, message, Rfc3339(deps_.time->WallNow())));
   }
 }
 
@@ -178,9 +178,14 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
     // A pod whose containers have all ended goes at once: none can run again, and a kubelet
     // before v1.22 removes the object only once it has also removed the containers, which for
     // a container that ended before the deletion waits for its garbage collection (each
-    // minute): the next gang would wait that long for the names.
+    // minute): the next gang would wait that long for the names. A pod still Pending has done
+    // no work, and a SIGTERM that reaches it as its container starts is lost (PID 1 without a
+    // handler yet): it is stopped after a second rather than its whole grace period. Either
+    // way the object goes only once its containers have stopped: a new gang never meets it.
     kube::DeleteOptions options(uid);
-    if (cached && HasEnded(ReadWorkerPod(*cached))) options.grace_period_seconds = 0;
+    const std::optional<WorkerPod> read = cached ? std::optional(ReadWorkerPod(*cached)) : std::nullopt;
+    if (read && HasEnded(*read)) options.grace_period_seconds = 0;
+    if (read && read->phase == kPodPending) options.grace_period_seconds = kStartingPodGraceSeconds;
     auto deleted = deps_.client->Delete(kube::Pods(), ns, pod, options);
     const bool gone = kube::IsNotFound(deleted.status()) || kube::IsConflict(deleted.status());
     if (!deleted.ok() && !gone) return deleted.status().WithContext("delete pod " + pod);
@@ -221,7 +226,7 @@ bool BenchmarkReconciler::AwaitsItsSweep(const nlohmann::json& object, const Ben
   if (!SweepAwaitsItsEnd(object, sweep ? &*sweep : nullptr)) return false;
   const auto finished = ParseRfc3339(benchmark.status.completion_time);
   const int64_t ttl = benchmark.spec.run_policy.ttl_seconds_after_finished.value_or(0);
-  if (finished && deps_.now() < *finished + std::chrono::seconds(ttl) + kSweepReadGrace) return true;
+  if (finished && deps_.time->WallNow() < *finished + std::chrono::seconds(ttl) + kSweepReadGrace) return true;
   runtime::Log(runtime::LogLevel::kWarning, "deleting a sweep's point its sweep has not read",
                {{"benchmark", benchmark.metadata.namespace_name + "/" + benchmark.metadata.name}});
   return false;
@@ -308,7 +313,7 @@ Status BenchmarkReconciler::DescribeAndPrice(const Benchmark& benchmark, Benchma
     results->cost_warnings.push_back("price catalog " + deps_.prices->dir() + " is unreadable, the last good one was used: " +
                                      deps_.prices->error());
   }
-  PriceResults(benchmark.spec, uses, {&catalog, deps_.now(), deps_.price_max_age_days}, results);
+  PriceResults(benchmark.spec, uses, {&catalog, deps_.time->WallNow(), deps_.price_max_age_days}, results);
   return Status::Ok();
 }
 
@@ -338,7 +343,7 @@ Status BenchmarkReconciler::JudgeBaseline(const Benchmark& benchmark, ReconcileP
   StatusOr<BenchmarkResults> baseline = ReadBaseline(benchmark);
   if (!baseline.ok() && IsTransient(baseline.status())) return baseline.status();
   const int64_t generation = benchmark.metadata.generation;
-  const std::string now = Rfc3339(deps_.now());
+  const std::string now = Rfc3339(deps_.time->WallNow());
   if (!baseline.ok()) {
     SetCondition(&status->conditions,
                  {kConditionRegressed, "Unknown", "BaselineUnavailable", baseline.status().message(), "", 0},
@@ -407,7 +412,7 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
   // end of their run and then wait for the garbage collector's pass.
   if (object->at("metadata").contains("deletionTimestamp")) return StopGang(benchmark);
   const BenchmarkStatus stored = benchmark.status;
-  const std::string now = Rfc3339(deps_.now());
+  const std::string now = Rfc3339(deps_.time->WallNow());
 
   // 2. Admit: a spec that is invalid, or that the operator's policy forbids, is terminal until
   //    the user edits it (a new generation); then it starts over.
@@ -434,7 +439,7 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
   }
 
   // 4. Plan from the pods this Benchmark owns.
-  ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.now());
+  ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.time->WallNow());
   if (hold_new_pods) plan.create_ranks.clear();
 
   if (plan.delete_benchmark) {

@@ -14,6 +14,7 @@
 
 #include "api/benchmark.h"
 #include "api/cost.h"
+#include "base/clock.h"
 #include "base/status.h"
 #include "kube/client/client.h"
 #include "kube/runtime/reconcile_result.h"
@@ -34,7 +35,7 @@ struct ReconcilerDeps {
   runtime::Store* pods = nullptr;
   runtime::Store* datasets = nullptr;  // null: a spec.dataset.ref waits as for a missing Dataset
   const ProgressCache* progress = nullptr;  // may be null: no progress in status
-  std::function<std::chrono::system_clock::time_point()> now = std::chrono::system_clock::now;
+  const TimeSource* time = &SteadyTime();  // wall time: status timestamps, TTLs, price ages
   // Called once when a Benchmark reaches Succeeded or Failed.
   std::function<void(const Benchmark&)> on_finished;
   // The image of Benchmarks that name none; empty: DefaultRunnerImage(), which suits only a

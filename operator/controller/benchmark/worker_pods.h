@@ -22,6 +22,8 @@ inline constexpr char kPodRunning[] = "Running";
 inline constexpr char kPodSucceeded[] = "Succeeded";
 inline constexpr char kPodFailed[] = "Failed";
 inline constexpr char kPodUnknown[] = "Unknown";
+// The grace period of a pod deleted while still Pending (reconciler.cc, DeletePods).
+inline constexpr int64_t kStartingPodGraceSeconds = 1;
 
 struct WorkerPod {
   std::string name;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "kube/client/client.h"
 #include "kube/client/resource.h"
 #include "kube/runtime/manager.h"
@@ -21,6 +22,7 @@ using RecordEvent = std::function<void(const std::string& ns, nlohmann::json eve
 struct ControllerContext {
   runtime::Manager* manager = nullptr;
   kube::KubeClient* client = nullptr;
+  const TimeSource* time = nullptr;  // the one clock of every controller
   std::string namespace_name;  // empty: every namespace
   int watch_timeout_seconds = 290;
   RecordEvent record_event;

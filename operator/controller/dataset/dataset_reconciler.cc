@@ -33,7 +33,7 @@ runtime::ReconcileResult DatasetReconciler::Reconcile(const std::string& key) {
   if (!object || object->at("metadata").contains("deletionTimestamp")) return none;
   FieldErrors errors;
   const Dataset dataset = DecodeDataset(*object, &errors);
-  const std::string now = Rfc3339(deps_.now());
+  const std::string now = Rfc3339(deps_.time->WallNow());
 
   // 2. Validate: an invalid spec fails until it is edited.
   errors.Append(ValidateDataset(dataset));

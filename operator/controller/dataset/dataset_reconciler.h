@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "base/status.h"
 #include "kube/client/client.h"
 #include "kube/runtime/reconcile_result.h"
@@ -25,7 +26,7 @@ struct DatasetReconcilerDeps {
   runtime::Store* datasets = nullptr;
   runtime::Store* jobs = nullptr;          // staging Jobs, indexed by their Dataset's key
   runtime::Store* staging_pods = nullptr;  // their pods, indexed the same way
-  std::function<std::chrono::system_clock::time_point()> now = std::chrono::system_clock::now;
+  const TimeSource* time = &SteadyTime();  // wall time: status timestamps, TTLs, price ages
   std::string image;  // the runner image, which holds ergobench-stage
   std::function<void(const std::string& ns, nlohmann::json event)> record_event;
   // Internal networks the staging may still fetch from (PodPolicy::dataset_allowed_networks).

@@ -16,7 +16,7 @@ std::unique_ptr<DatasetController> SetupDatasetController(const ControllerContex
       manager.AddCache("staging pods", context.Watch(kube::Pods(), kDatasetLabel), StagingOwnerKey, {{queue, nullptr}});
   self->datasets = manager.AddCache("datasets", context.Watch(kube::Datasets(), ""), runtime::ObjectKey, {{queue, nullptr}});
   self->reconciler = std::make_unique<DatasetReconciler>(DatasetReconcilerDeps{
-      context.client, self->datasets, jobs, staging_pods, std::chrono::system_clock::now, image, context.record_event,
+      context.client, self->datasets, jobs, staging_pods, context.time, image, context.record_event,
       allowed_networks});
   return controller;
 }

@@ -30,7 +30,7 @@ runtime::ReconcileResult SweepReconciler::Reconcile(const std::string& key) {
   if (!object || object->at("metadata").contains("deletionTimestamp")) return none;
   FieldErrors errors;
   const BenchmarkSweep sweep = DecodeSweep(*object, &errors);
-  const std::string now = Rfc3339(deps_.now());
+  const std::string now = Rfc3339(deps_.time->WallNow());
   const auto record = [&](const std::vector<PlannedEvent>& events) {
     if (!deps_.record_event) return;
     for (const PlannedEvent& e : events) {

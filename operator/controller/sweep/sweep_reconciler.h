@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/clock.h"
 #include "base/status.h"
 #include "kube/client/client.h"
 #include "kube/runtime/reconcile_result.h"
@@ -23,7 +24,7 @@ struct SweepReconcilerDeps {
   kube::KubeClient* client = nullptr;
   runtime::Store* sweeps = nullptr;
   runtime::Store* children = nullptr;  // Benchmarks with the sweep label, indexed by SweepOwnerKey
-  std::function<std::chrono::system_clock::time_point()> now = std::chrono::system_clock::now;
+  const TimeSource* time = &SteadyTime();  // wall time: status timestamps, TTLs, price ages
   std::function<void(const std::string& ns, nlohmann::json event)> record_event;
 };
 

@@ -14,7 +14,7 @@ std::unique_ptr<SweepController> SetupSweepController(const ControllerContext& c
       manager.AddCache("sweep children", context.Watch(kube::Benchmarks(), kSweepLabel), SweepOwnerKey, {{queue, nullptr}});
   self->sweeps = manager.AddCache("sweeps", context.Watch(kube::BenchmarkSweeps(), ""), runtime::ObjectKey, {{queue, nullptr}});
   self->reconciler = std::make_unique<SweepReconciler>(
-      SweepReconcilerDeps{context.client, self->sweeps, children, std::chrono::system_clock::now, context.record_event});
+      SweepReconcilerDeps{context.client, self->sweeps, children, context.time, context.record_event});
   return controller;
 }
 

@@ -87,6 +87,7 @@ const std::vector<std::string> kFirstRoundWithASecret = {
 class ReconcilerTest : public ::testing::Test {
  protected:
   ReconcilerTest() : client_(&transport_) {
+    time_.SetWallNow(kNow);
     // The API server echoes what it is sent, with a new resourceVersion.
     transport_.handler = [](const kube::HttpRequest& r) -> StatusOr<kube::HttpResponse> {
       json body = r.body.empty() ? json::object() : json::parse(r.body);
@@ -99,7 +100,7 @@ class ReconcilerTest : public ::testing::Test {
   runtime::ReconcileResult Reconcile(const json& object, const std::string& runner_image = "",
                                                           PodPolicy policy = {}) {
     benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {object}});
-    ReconcilerDeps deps{&client_, &benchmarks_, &pods_, &datasets_, nullptr, [] { return kNow; }, nullptr, runner_image,
+    ReconcilerDeps deps{&client_, &benchmarks_, &pods_, &datasets_, nullptr, &time_, nullptr, runner_image,
                         std::move(policy), [this](const std::string& ns, json event) {
                           ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok());
                         }};
@@ -173,7 +174,7 @@ class ReconcilerTest : public ::testing::Test {
 
   // Deps that record Events through the fake API and keep rank 0's files in `artifacts`.
   ReconcilerDeps FinishingDeps(ArtifactCache* artifacts) {
-    ReconcilerDeps deps{&client_, &benchmarks_, &pods_, &datasets_, nullptr, [] { return kNow; }, nullptr, "", {}, {}, artifacts};
+    ReconcilerDeps deps{&client_, &benchmarks_, &pods_, &datasets_, nullptr, &time_, nullptr, "", {}, {}, artifacts};
     deps.record_event = [this](const std::string& ns, json event) {
       ASSERT_TRUE(client_.Create(kube::Events(), ns, event).ok());
     };
@@ -202,6 +203,7 @@ class ReconcilerTest : public ::testing::Test {
     return otherwise;
   }
 
+  FakeTime time_;
   testing::FakeTransport transport_;
   kube::KubeClient client_;
   runtime::Store benchmarks_, pods_{WorkerPodOwnerKey}, datasets_;
@@ -226,7 +228,7 @@ TEST_F(ReconcilerTest, ANewBenchmarkGetsItsChildrenThenItsStatus) {
   // Its own writes are in the caches: a second look, before the peer is placed, sends nothing.
   const json peer = PostedBody("/api/v1/namespaces/ns/pods");
   transport_.requests.clear();
-  BenchmarkReconciler again({&client_, &benchmarks_, &pods_, &datasets_, nullptr, [] { return kNow; }, nullptr, "", {}, {}});
+  BenchmarkReconciler again({&client_, &benchmarks_, &pods_, &datasets_, nullptr, &time_, nullptr, "", {}, {}});
   ASSERT_TRUE(again.Reconcile("ns/b").ok());
   EXPECT_EQ(Requests(), std::vector<std::string>{});
 
@@ -595,7 +597,7 @@ TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
   progress.Put("ns/b", Gang{1, 0}, Progress{2, 300, "accuracy", 0.71});
   transport_.requests.clear();
 
-  BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &datasets_, &progress, [] { return kNow; }, nullptr, "", {}, {}});
+  BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &datasets_, &progress, &time_, nullptr, "", {}, {}});
   ASSERT_TRUE(reconciler.Reconcile("ns/b").ok());
   const json running = LastStatusWrite();
   EXPECT_EQ(running["phase"], "Running");
@@ -670,6 +672,29 @@ TEST_F(ReconcilerTest, AnEndedPodIsDeletedAtOnceARunningOneGracefully) {
   }
   EXPECT_EQ(grace, (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
                                                 {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
+}
+
+// A pod still Pending has done no work, and a SIGTERM that reaches its container as it starts is
+// lost (the runner is PID 1 and has no handler yet): it stops after a second, not after its 30 s
+// grace period (traced in a full test run: a sweep point's replaced gang held its names 39 s).
+TEST_F(ReconcilerTest, APodNotYetStartedIsStoppedWithoutItsGracePeriod) {
+  const json spec = {{"task", "0a"}, {"workers", 2}};
+  std::vector<json> pods = StartGang(BenchmarkObject(spec));
+  ASSERT_EQ(pods.size(), 2u);
+  for (json& pod : pods) {
+    if (pod["metadata"]["labels"]["ergobench.io/rank"] == "1") pod["status"]["phase"] = "Pending";
+  }
+  pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
+  json deleting = BenchmarkObject(spec, 1, gang_status_);
+  deleting["metadata"]["deletionTimestamp"] = Rfc3339(kNow);
+  transport_.requests.clear();
+  ASSERT_TRUE(Reconcile(deleting).ok());
+  std::map<std::string, json> grace;
+  for (const auto& r : transport_.requests) {
+    if (r.method == "DELETE") grace[r.path] = json::parse(r.body).value("gracePeriodSeconds", json());
+  }
+  EXPECT_EQ(grace, (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
+                                                {"/api/v1/namespaces/ns/pods/b-worker-1", kStartingPodGraceSeconds}}));
 }
 
 // A pod deleted gracefully while it ran, whose container has since ended, is deleted again with
