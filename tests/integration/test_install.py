@@ -8,7 +8,7 @@ import json
 import os
 import unittest
 
-from cluster_suite import OPERATOR_NAMESPACE, RELEASE, ROOT, VERSION, ClusterSuite
+from cluster_suite import OPERATOR_NAMESPACE, OPERATOR_SELECTOR, RELEASE, ROOT, VERSION, ClusterSuite
 
 CHART = os.path.join(ROOT, "charts/ergobench")
 
@@ -72,7 +72,9 @@ class InstallTest(ClusterSuite):
         # SIGTERM hands the Lease back, so a new replica leads at once. (Scaled to zero first:
         # `helm uninstall` removes the RBAC that the hand-back needs at the same time.)
         self.cp.kubectl("scale", "-n", OPERATOR_NAMESPACE, f"deployment/{RELEASE}", "--replicas=0")
-        self.cp.wait_for(lambda: not self.operator_pods(), 60, "the operator pod to stop")
+        # Gone, not only marked for deletion: its process has ended, after handing the Lease back.
+        self.cp.wait_for(lambda: not self.cp.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", OPERATOR_SELECTOR)["items"],
+                         60, "the operator pod to stop")
         self.assertEqual(self.leader(), "", "the Lease handed back")
         self.helm("uninstall", RELEASE, "--namespace", OPERATOR_NAMESPACE, "--wait")
         self.assertEqual(self.cp.kubectl("get", "-n", OPERATOR_NAMESPACE, "deployment", RELEASE,
