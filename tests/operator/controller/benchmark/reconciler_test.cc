@@ -173,6 +173,15 @@ class ReconcilerTest : public ::testing::Test {
   }
 
   // Deps that record Events through the fake API and keep rank 0's files in `artifacts`.
+  // The gracePeriodSeconds of each DELETE sent (null: the pod's own), by path.
+  std::map<std::string, json> DeleteGracePeriods() const {
+    std::map<std::string, json> grace;
+    for (const auto& r : transport_.requests) {
+      if (r.method == "DELETE") grace[r.path] = json::parse(r.body).value("gracePeriodSeconds", json());
+    }
+    return grace;
+  }
+
   ReconcilerDeps FinishingDeps(ArtifactCache* artifacts) {
     ReconcilerDeps deps{&client_, &benchmarks_, &pods_, &datasets_, nullptr, &time_, nullptr, "", {}, {}, artifacts};
     deps.record_event = [this](const std::string& ns, json event) {
@@ -666,11 +675,7 @@ TEST_F(ReconcilerTest, AnEndedPodIsDeletedAtOnceARunningOneGracefully) {
   transport_.requests.clear();
   ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, gang_status_)).ok());
   EXPECT_EQ(LastStatusWrite()["restarts"], 1);
-  std::map<std::string, json> grace;
-  for (const auto& r : transport_.requests) {
-    if (r.method == "DELETE") grace[r.path] = json::parse(r.body).value("gracePeriodSeconds", json());
-  }
-  EXPECT_EQ(grace, (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
+  EXPECT_EQ(DeleteGracePeriods(), (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
                                                 {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
 }
 
@@ -689,11 +694,7 @@ TEST_F(ReconcilerTest, APodNotYetStartedIsStoppedWithoutItsGracePeriod) {
   deleting["metadata"]["deletionTimestamp"] = Rfc3339(kNow);
   transport_.requests.clear();
   ASSERT_TRUE(Reconcile(deleting).ok());
-  std::map<std::string, json> grace;
-  for (const auto& r : transport_.requests) {
-    if (r.method == "DELETE") grace[r.path] = json::parse(r.body).value("gracePeriodSeconds", json());
-  }
-  EXPECT_EQ(grace, (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
+  EXPECT_EQ(DeleteGracePeriods(), (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
                                                 {"/api/v1/namespaces/ns/pods/b-worker-1", kStartingPodGraceSeconds}}));
 }
 
@@ -723,11 +724,7 @@ TEST_F(ReconcilerTest, APodBeingDeletedThatHasEndedIsRemovedAtOnce) {
     if (object["metadata"]["generation"] == 1) object["metadata"]["deletionTimestamp"] = Rfc3339(kNow);
     transport_.requests.clear();
     ASSERT_TRUE(Reconcile(object).ok());
-    std::map<std::string, json> grace;
-    for (const auto& r : transport_.requests) {
-      if (r.method == "DELETE") grace[r.path] = json::parse(r.body).value("gracePeriodSeconds", json());
-    }
-    EXPECT_EQ(grace, only_the_ended_one) << "generation " << object["metadata"]["generation"];
+    EXPECT_EQ(DeleteGracePeriods(), only_the_ended_one) << "generation " << object["metadata"]["generation"];
   }
 }
 
@@ -748,12 +745,8 @@ TEST_F(ReconcilerTest, ABenchmarkBeingDeletedStopsItsGangAtOnce) {
   deleting["metadata"]["finalizers"] = {"foregroundDeletion"};
   transport_.requests.clear();
   ASSERT_TRUE(Reconcile(deleting).ok());
-  std::map<std::string, json> grace;
-  for (const auto& r : transport_.requests) {
-    EXPECT_EQ(r.method, "DELETE") << r.method << " " << r.path;
-    if (r.method == "DELETE") grace[r.path] = json::parse(r.body).value("gracePeriodSeconds", json());
-  }
-  EXPECT_EQ(grace, (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
+  for (const auto& r : transport_.requests) EXPECT_EQ(r.method, "DELETE") << r.method << " " << r.path;
+  EXPECT_EQ(DeleteGracePeriods(), (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
                                                 {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
 }
 
