@@ -4,6 +4,7 @@ GitHub makes them from headings). Links to other sites and mail are not followed
 
 Usage: python3 tests/check_links.py PATH...   (Markdown files, or folders searched for them)"""
 
+import functools
 import os
 import re
 import sys
@@ -31,7 +32,9 @@ def outside_code(path):
                 yield number, line
 
 
+@functools.lru_cache(maxsize=None)
 def anchors(path):
+    """The anchors of a file's headings, read once however many links point into it."""
     found, seen = set(), {}
     for _, line in outside_code(path):
         match = HEADING.match(line)
@@ -40,7 +43,7 @@ def anchors(path):
             count = seen.get(base, 0)
             seen[base] = count + 1
             found.add(base if count == 0 else f"{base}-{count}")
-    return found
+    return frozenset(found)
 
 
 def broken_links(path):

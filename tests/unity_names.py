@@ -128,11 +128,14 @@ def unity_batches(build_dir):
     """The batches the build compiles: a batch file a moved or removed target left behind in an
     incremental build tree is not one (build.ninja no longer names it)."""
     ninja = os.path.join(build_dir, "build.ninja")
-    built = open(ninja).read() if os.path.exists(ninja) else None
+    built = None
+    if os.path.exists(ninja):
+        with open(ninja) as f:
+            built = set(re.findall(r"\S*/Unity/unity_\d+_cxx\.cxx(?=\.o\b)", f.read()))
     batches = {}
     for batch in glob.glob(os.path.join(build_dir, "**", "Unity", "unity_*.cxx"), recursive=True):
         relative = os.path.relpath(batch, build_dir)
-        if built is not None and relative + ".o" not in built:
+        if built is not None and relative not in built:
             continue
         with open(batch) as f:
             batches[relative] = INCLUDE.findall(f.read())

@@ -182,6 +182,23 @@ class ReconcilerTest : public ::testing::Test {
     return grace;
   }
 
+  // Reconciles a 0a k=2 Benchmark being deleted in the foreground, its gang started and its
+  // rank 1 in `phase`.
+  void ReconcileDeletedWithRankOne(const std::string& phase) {
+    const json spec = {{"task", "0a"}, {"workers", 2}};
+    std::vector<json> pods = StartGang(BenchmarkObject(spec));
+    ASSERT_EQ(pods.size(), 2u);
+    for (json& pod : pods) {
+      if (pod["metadata"]["labels"]["ergobench.io/rank"] == "1") pod["status"]["phase"] = phase;
+    }
+    pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
+    json deleting = BenchmarkObject(spec, 1, gang_status_);
+    deleting["metadata"]["deletionTimestamp"] = Rfc3339(kNow);
+    deleting["metadata"]["finalizers"] = {"foregroundDeletion"};
+    transport_.requests.clear();
+    ASSERT_TRUE(Reconcile(deleting).ok());
+  }
+
   ReconcilerDeps FinishingDeps(ArtifactCache* artifacts) {
     ReconcilerDeps deps{&client_, &benchmarks_, &pods_, &datasets_, nullptr, &time_, nullptr, "", {}, {}, artifacts};
     deps.record_event = [this](const std::string& ns, json event) {
@@ -676,26 +693,17 @@ TEST_F(ReconcilerTest, AnEndedPodIsDeletedAtOnceARunningOneGracefully) {
   ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, gang_status_)).ok());
   EXPECT_EQ(LastStatusWrite()["restarts"], 1);
   EXPECT_EQ(DeleteGracePeriods(), (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
-                                                {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
+                                                               {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
 }
 
 // A pod still Pending has done no work, and a SIGTERM that reaches its container as it starts is
 // lost (the runner is PID 1 and has no handler yet): it stops after a second, not after its 30 s
 // grace period (traced in a full test run: a sweep point's replaced gang held its names 39 s).
 TEST_F(ReconcilerTest, APodNotYetStartedIsStoppedWithoutItsGracePeriod) {
-  const json spec = {{"task", "0a"}, {"workers", 2}};
-  std::vector<json> pods = StartGang(BenchmarkObject(spec));
-  ASSERT_EQ(pods.size(), 2u);
-  for (json& pod : pods) {
-    if (pod["metadata"]["labels"]["ergobench.io/rank"] == "1") pod["status"]["phase"] = "Pending";
-  }
-  pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
-  json deleting = BenchmarkObject(spec, 1, gang_status_);
-  deleting["metadata"]["deletionTimestamp"] = Rfc3339(kNow);
-  transport_.requests.clear();
-  ASSERT_TRUE(Reconcile(deleting).ok());
-  EXPECT_EQ(DeleteGracePeriods(), (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
-                                                {"/api/v1/namespaces/ns/pods/b-worker-1", kStartingPodGraceSeconds}}));
+  ReconcileDeletedWithRankOne("Pending");
+  EXPECT_EQ(DeleteGracePeriods(),
+            (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
+                                         {"/api/v1/namespaces/ns/pods/b-worker-1", kStartingPodGraceSeconds}}));
 }
 
 // A pod deleted gracefully while it ran, whose container has since ended, is deleted again with
@@ -733,21 +741,10 @@ TEST_F(ReconcilerTest, APodBeingDeletedThatHasEndedIsRemovedAtOnce) {
 // run and then for the garbage collector's pass. Ended pods go at once, running ones
 // gracefully; nothing is created.
 TEST_F(ReconcilerTest, ABenchmarkBeingDeletedStopsItsGangAtOnce) {
-  const json spec = {{"task", "0a"}, {"workers", 2}};
-  std::vector<json> pods = StartGang(BenchmarkObject(spec));
-  ASSERT_EQ(pods.size(), 2u);
-  for (json& pod : pods) {
-    if (pod["metadata"]["labels"]["ergobench.io/rank"] == "1") pod["status"]["phase"] = "Succeeded";
-  }
-  pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
-  json deleting = BenchmarkObject(spec, 1, gang_status_);
-  deleting["metadata"]["deletionTimestamp"] = Rfc3339(kNow);
-  deleting["metadata"]["finalizers"] = {"foregroundDeletion"};
-  transport_.requests.clear();
-  ASSERT_TRUE(Reconcile(deleting).ok());
+  ReconcileDeletedWithRankOne("Succeeded");
   for (const auto& r : transport_.requests) EXPECT_EQ(r.method, "DELETE") << r.method << " " << r.path;
   EXPECT_EQ(DeleteGracePeriods(), (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
-                                                {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
+                                                               {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
 }
 
 // A sweep's point whose ttlSecondsAfterFinished has passed waits for its sweep to read how it
