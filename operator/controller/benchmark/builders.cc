@@ -5,7 +5,7 @@
 #include "api/benchmark_codec.h"
 #include "api/defaults.h"
 #include "operator/controller/benchmark/artifact_token.h"
-#include "operator/controller/benchmark/mpi/mpi_builders.h"
+#include "operator/controller/benchmark/backend_plugin.h"
 
 namespace ergobench::controller {
 namespace {
@@ -156,7 +156,7 @@ json BuildConfigMap(const Benchmark& benchmark) {
     config.spec.dataset.volume = json::object();
   }
   json data = {{"benchmark.json", EncodeBenchmark(config).dump(2) + "\n"}};
-  if (IsMpi(benchmark)) data.update(MpiConfigData(benchmark));
+  BackendOf(benchmark).AddConfigData(benchmark, &data);
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata", ChildMetadata(benchmark, ConfigMapName(benchmark))},
@@ -295,7 +295,7 @@ json BuildWorkerPod(const Benchmark& benchmark, int64_t rank, const Gang& gang, 
   ApplyScheduling(benchmark, &pod_spec);
 
   json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", pod_spec}};
-  if (IsMpi(benchmark)) MakeMpiWorker(benchmark, &pod);
+  BackendOf(benchmark).MakeWorker(benchmark, &pod);
   return pod;
 }
 

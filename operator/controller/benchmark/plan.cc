@@ -11,7 +11,7 @@
 #include "api/repeats.h"
 #include "api/result.h"
 #include "base/rfc3339.h"
-#include "operator/controller/benchmark/mpi/mpi_builders.h"
+#include "operator/controller/benchmark/backend_plugin.h"
 #include "operator/controller/common/conditions.h"
 
 namespace ergobench::controller {
@@ -64,7 +64,7 @@ void MergeUnique(std::vector<std::string>* into, const std::vector<std::string>&
 class Planner {
  public:
   Planner(const Benchmark& benchmark, const std::vector<WorkerPod>& pods, system_clock::time_point now)
-      : b_(benchmark), pods_(pods), now_(now), now_text_(Rfc3339(now)), generation_(benchmark.metadata.generation) {
+      : b_(benchmark), backend_(BackendOf(benchmark)), pods_(pods), now_(now), now_text_(Rfc3339(now)), generation_(benchmark.metadata.generation) {
     plan_.status = benchmark.status;
   }
 
@@ -84,7 +84,7 @@ class Planner {
     const Gang gang = CurrentGang(status);
     std::vector<WorkerPod> current;
     for (const WorkerPod& pod : pods_) {
-      if (InGang(pod, gang) && pod.launcher && IsMpi(b_)) {
+      if (InGang(pod, gang) && pod.launcher && backend_.HasLauncher()) {
         launcher_ = pod;
       } else if (InGang(pod, gang) && !pod.launcher && pod.rank >= 0 && pod.rank < workers) {
         current.push_back(pod);
@@ -116,7 +116,7 @@ class Planner {
     const auto started = [](const WorkerPod& p) { return p.phase == kPodRunning || p.phase == kPodSucceeded; };
     const bool all_running = static_cast<int64_t>(current.size()) == workers &&
                              std::all_of(current.begin(), current.end(), started) &&
-                             (!IsMpi(b_) || (launcher_ && started(*launcher_)));
+                             (!backend_.HasLauncher() || (launcher_ && started(*launcher_)));
     if (all_running && status.phase != kPhaseRunning) {
       status.phase = kPhaseRunning;
       SetCondition(&status.conditions, kConditionRunning, true, "WorkersRunning",
@@ -224,7 +224,7 @@ class Planner {
         }
       }
     }
-    if (!IsMpi(b_)) {
+    if (!backend_.HasLauncher()) {
       if (std::optional<WorkerPod> stuck = NeverStarted(FindRank(current, 0))) failed.push_back(*stuck);
     }
     const std::optional<WorkerPod> launcher = FailedLauncher(current);
@@ -284,12 +284,12 @@ class Planner {
     const bool all_results = static_cast<int64_t>(current.size()) == *b_.spec.workers &&
                              std::all_of(current.begin(), current.end(),
                                          [](const WorkerPod& p) { return p.phase == kPodSucceeded; });
-    if (!IsMpi(b_) || all_results) return std::nullopt;
+    if (!backend_.HasLauncher() || all_results) return std::nullopt;
     if (launcher_ && launcher_->phase == kPodFailed) return launcher_;
     if (launcher_) return NeverStarted(&*launcher_);
     if (plan_.status.phase != kPhaseRunning) return std::nullopt;
     WorkerPod vanished;
-    vanished.name = LauncherPodName(b_);
+    vanished.name = backend_.LauncherPodName(b_);
     vanished.launcher = true;
     vanished.phase = kPodFailed;
     vanished.termination_reason = "deleted while running";
@@ -346,7 +346,7 @@ class Planner {
         plan_.create_ranks.push_back(rank);
       }
     }
-    if (IsMpi(b_) && !launcher_) CreateLauncher(current, taken);
+    if (backend_.HasLauncher() && !launcher_) CreateLauncher(current, taken);
     if (!created && !waiting) {
       const std::string message = "created " + Count(workers, "worker pod") + ", Service " +
                                   b_.metadata.name + "-workers and ConfigMap " + b_.metadata.name + "-config";
@@ -365,7 +365,7 @@ class Planner {
     const bool all_placed =
         static_cast<int64_t>(current.size()) == *b_.spec.workers &&
         std::all_of(current.begin(), current.end(), [](const WorkerPod& p) { return p.placed && !p.terminating; });
-    if (taken.count(LauncherPodName(b_)) > 0) {
+    if (taken.count(backend_.LauncherPodName(b_)) > 0) {
       Requeue(seconds(1));  // an earlier gang's launcher still holds the name
     } else if (all_placed) {
       plan_.create_launcher = true;
@@ -457,6 +457,7 @@ class Planner {
   }
 
   const Benchmark& b_;
+  const BackendPlugin& backend_;
   const std::vector<WorkerPod>& pods_;
   system_clock::time_point now_;
   std::string now_text_;

@@ -10,9 +10,9 @@
 // activeDeadlineSeconds counts from startTime; cleanPodPolicy picks the pods removed at the
 // end; ttlSecondsAfterFinished deletes the Benchmark itself.
 //
-// An MPI run (mpi_builders.h) adds a launcher pod to the gang, created once every worker has a
-// node. It bounds the start as rank 0 does for gloo, and its failure fails the gang like a
-// rank's; the workers' results decide success as for gloo.
+// A backend with a launcher (backend_plugin.h: MPI's) adds a launcher pod to the gang, created
+// once every worker has a node. It bounds the start as rank 0 does for gloo, and its failure
+// fails the gang like a rank's; the workers' results decide success as for gloo.
 #pragma once
 
 #include <chrono>

@@ -14,9 +14,9 @@
 #include "kube/runtime/log.h"
 #include "kube/runtime/slow_start.h"
 #include "operator/controller/benchmark/artifact_token.h"
+#include "operator/controller/benchmark/backend_plugin.h"
 #include "operator/controller/benchmark/builders.h"
 #include "operator/controller/benchmark/dataset_ref.h"
-#include "operator/controller/benchmark/mpi/mpi_builders.h"
 #include "operator/controller/benchmark/node_facts.h"
 #include "operator/controller/benchmark/plan.h"
 #include "operator/controller/benchmark/results_config_map.h"
@@ -78,8 +78,8 @@ Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const Reco
     std::vector<std::function<Status()>> creates = {
         [&] { return CreateChild(benchmark, kube::Services(), BuildWorkerService(benchmark)); },
         [&] { return CreateChild(benchmark, kube::ConfigMaps(), BuildConfigMap(benchmark)); },
+        [&] { return CreateBackendSecret(benchmark); },
     };
-    if (IsMpi(benchmark)) creates.push_back([&] { return CreateSshSecret(benchmark); });
     if (deps_.artifact_token) creates.push_back([&] { return CreateArtifactTokenSecret(benchmark); });
     if (deps_.network_policy_metrics_peers) {
       creates.push_back([&] {
@@ -97,18 +97,16 @@ Status BenchmarkReconciler::CreateMissing(const Benchmark& benchmark, const Reco
     RestrictFetches(benchmark, deps_.policy.dataset_allowed_networks, &pod);
     return CreateChild(benchmark, kube::Pods(), pod);
   }));
-  if (plan.create_launcher) RETURN_IF_ERROR(CreateChild(benchmark, kube::Pods(), BuildLauncherPod(benchmark, gang)));
+  if (plan.create_launcher) {
+    RETURN_IF_ERROR(CreateChild(benchmark, kube::Pods(), BackendOf(benchmark).BuildLauncherPod(benchmark, gang)));
+  }
   return Status::Ok();
 }
 
-Status BenchmarkReconciler::CreateSshSecret(const Benchmark& benchmark) {
-  // Made here and sent once: the keys are in no log, Event or status, and in no other object.
-  const std::string owner = benchmark.metadata.namespace_name + "/" + benchmark.metadata.name;
-  auto user_key = deps_.ssh_keys("ergobench launcher of " + owner);
-  if (!user_key.ok()) return user_key.status().WithContext("make the ssh key of the launcher");
-  auto host_key = deps_.ssh_keys("ergobench workers of " + owner);
-  if (!host_key.ok()) return host_key.status().WithContext("make the ssh host key of the workers");
-  return CreateOwnSecret(BuildSshSecret(benchmark, *user_key, *host_key));
+Status BenchmarkReconciler::CreateBackendSecret(const Benchmark& benchmark) {
+  auto secret = BackendOf(benchmark).BuildSecret(benchmark, deps_.ssh_keys);
+  if (!secret.ok()) return secret.status();
+  return *secret ? CreateOwnSecret(**secret) : Status::Ok();
 }
 
 Status BenchmarkReconciler::CreateArtifactTokenSecret(const Benchmark& benchmark) {

@@ -91,7 +91,7 @@ class BenchmarkReconciler {
   Status Reject(const nlohmann::json& object, Benchmark* benchmark, const std::string& reason,
                 const std::string& message, bool already_failed, const std::string& now);
   Status CreateMissing(const Benchmark& benchmark, const ReconcilePlan& plan);
-  Status CreateSshSecret(const Benchmark& benchmark);
+  Status CreateBackendSecret(const Benchmark& benchmark);  // its plugin's (backend_plugin.h), if any
   Status CreateArtifactTokenSecret(const Benchmark& benchmark);
   // A Benchmark being deleted: every pod of its gang not yet terminating. Ends the reconcile.
   runtime::ReconcileResult StopGang(const Benchmark& benchmark);

@@ -4,7 +4,6 @@
 #include <charconv>
 
 #include "operator/controller/benchmark/builders.h"
-#include "operator/controller/benchmark/mpi/mpi_builders.h"
 #include "operator/controller/common/ownership.h"
 
 namespace ergobench::controller {

@@ -28,7 +28,7 @@ inline constexpr int64_t kStartingPodGraceSeconds = 1;
 struct WorkerPod {
   std::string name;
   int64_t rank = -1;     // from the rank label; -1 when absent or malformed
-  bool launcher = false;  // an MPI run's launcher pod (mpi_builders.h), which has no rank
+  bool launcher = false;  // a launcher pod (backend_plugin.h: MPI's), which has no rank
   int64_t attempt = -1;     // from the attempt label
   int64_t generation = -1;  // from the generation label: the spec it runs
   int64_t repeat = 0;       // from the repeat label; absent: the first

@@ -31,8 +31,6 @@ inline constexpr char kMpiStateDir[] = "/var/lib/ergobench/mpi";
 // is for gloo.
 inline constexpr double kSshWaitTimeoutSeconds = kPodRendezvousTimeoutSeconds;
 
-inline bool IsMpi(const Benchmark& benchmark) { return benchmark.spec.backend == "mpi"; }
-
 std::string SshSecretName(const Benchmark& benchmark);
 std::string LauncherPodName(const Benchmark& benchmark);
 
