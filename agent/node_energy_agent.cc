@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/hmac_sha256.h"
 #include "base/text_scan.h"
 

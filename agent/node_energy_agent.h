@@ -1,10 +1,10 @@
 // The node energy agent (ergobench-energy-agent, a DaemonSet): reads the node's energy meters
 // (RAPL, hwmon, NVML) on a thread, as Kepler and Scaphandre do, and serves what a rank's pod
-// cannot read itself: GET /energy (api/node_energy.h) for the ranks on the node and
+// cannot read itself: GET /energy (api/contract/node_energy.h) for the ranks on the node and
 // ergobench_node_energy_joules_total{node,device,domain} and
 // ergobench_node_power_watts{node,device} for Prometheus. The pods on the node come from a
 // watch of the API server (field selector spec.nodeName), so a rank can tell whether the
-// node was its Benchmark's alone; the report names none of them (api/node_energy.h).
+// node was its Benchmark's alone; the report names none of them (api/contract/node_energy.h).
 #pragma once
 
 #include <chrono>
@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/node_energy.h"
+#include "api/contract/node_energy.h"
 #include "base/status.h"
 #include "energy/energy_sampler.h"
 

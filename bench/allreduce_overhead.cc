@@ -30,7 +30,7 @@
 #include <gloo/transport/tcp/device.h>
 #include <mpi.h>
 
-#include "api/defaults.h"
+#include "api/v1alpha1/defaults.h"
 #include "base/units.h"
 #include "runner/dist/gloo_communicator.h"
 #include "runner/dist/mpi_communicator.h"

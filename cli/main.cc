@@ -9,11 +9,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "api/benchmark_codec.h"
-#include "api/catalog.h"
-#include "api/load.h"
-#include "api/regression.h"
-#include "api/repeats.h"
+#include "api/analysis/regression.h"
+#include "api/analysis/repeats.h"
+#include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/catalog.h"
+#include "api/v1alpha1/load.h"
 #include "cli/report/baseline_report.h"
 #include "cli/report/charts.h"
 #include "cli/report/report.h"
@@ -126,7 +126,7 @@ struct ReportOptions {
   std::vector<std::string> tolerances;  // FIGURE=PERCENT
 };
 
-// --tolerance FIGURE=PERCENT, each a headline figure (api/repeats.h).
+// --tolerance FIGURE=PERCENT, each a headline figure (api/analysis/repeats.h).
 ergobench::StatusOr<std::map<std::string, double>> ParseTolerances(const std::vector<std::string>& items) {
   std::map<std::string, double> out;
   for (const std::string& item : items) {

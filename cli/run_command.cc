@@ -11,11 +11,11 @@
 #include <map>
 #include <set>
 
-#include "api/benchmark_phase.h"
-#include "api/load.h"
-#include "api/object_codec.h"
-#include "api/regression.h"
-#include "api/sweep_status.h"
+#include "api/analysis/regression.h"
+#include "api/analysis/sweep_status.h"
+#include "api/v1alpha1/benchmark_phase.h"
+#include "api/v1alpha1/load.h"
+#include "api/v1alpha1/object_codec.h"
 #include "cli/run_display.h"
 
 namespace ergobench {

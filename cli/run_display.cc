@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "api/catalog.h"
-#include "api/regression.h"
+#include "api/analysis/regression.h"
+#include "api/v1alpha1/catalog.h"
 #include "base/units.h"
 
 namespace ergobench {

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/benchmark.h"
-#include "api/progress_event.h"
-#include "api/sweep.h"
+#include "api/contract/progress_event.h"
+#include "api/v1alpha1/benchmark.h"
+#include "api/v1alpha1/sweep.h"
 #include "cli/local/local_executor.h"
 
 namespace ergobench {

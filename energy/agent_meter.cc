@@ -4,7 +4,7 @@
 #include <mutex>
 #include <set>
 
-#include "api/node_energy.h"
+#include "api/contract/node_energy.h"
 #include "base/http_get.h"
 
 namespace ergobench {

@@ -15,12 +15,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "api/benchmark.h"
-#include "api/benchmark_phase.h"
-#include "api/cost.h"
-#include "api/defaults.h"
-#include "api/price_catalog.h"
-#include "api/sweep.h"
+#include "api/pricing/cost.h"
+#include "api/pricing/price_catalog.h"
+#include "api/v1alpha1/benchmark.h"
+#include "api/v1alpha1/benchmark_phase.h"
+#include "api/v1alpha1/defaults.h"
+#include "api/v1alpha1/sweep.h"
 #include "base/cidr.h"
 #include "base/http_get.h"
 #include "kube/client/cpprest_transport.h"

@@ -12,8 +12,8 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
-#include "api/benchmark_phase.h"
-#include "api/regression.h"
+#include "api/analysis/regression.h"
+#include "api/v1alpha1/benchmark_phase.h"
 
 namespace ergobench {
 namespace {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 
 namespace ergobench {
 

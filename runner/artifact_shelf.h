@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "api/artifact_bundle.h"
+#include "api/contract/artifact_bundle.h"
 #include "base/metrics_server.h"
 
 namespace ergobench {

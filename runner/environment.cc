@@ -9,7 +9,7 @@
 #include <gloo/config.h>
 #include <torch/csrc/api/include/torch/version.h>
 
-#include "api/runner_invocation.h"
+#include "api/contract/runner_invocation.h"
 #include "runner/dist/mpi_communicator.h"
 
 namespace ergobench {

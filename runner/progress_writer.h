@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "api/progress_event.h"
+#include "api/contract/progress_event.h"
 
 namespace ergobench {
 

@@ -18,8 +18,8 @@
 
 #include <ATen/Parallel.h>
 
-#include "api/load.h"
-#include "api/repeats.h"
+#include "api/analysis/repeats.h"
+#include "api/v1alpha1/load.h"
 #include "base/free_port.h"
 #include "base/metrics_server.h"
 #include "base/units.h"

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "api/runner_invocation.h"
+#include "api/contract/runner_invocation.h"
 
 namespace ergobench {
 

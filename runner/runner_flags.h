@@ -1,10 +1,10 @@
 // The runner's command line, parsed from the one declaration of its flags
-// (api/runner_invocation.h), with CLI11.
+// (api/contract/runner_invocation.h), with CLI11.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
-#include "api/runner_invocation.h"
+#include "api/contract/runner_invocation.h"
 
 namespace ergobench {
 

@@ -105,7 +105,7 @@ def run_dashboard():
     samples = rate.format(metric="ergobench_samples_total")
     phases = rate.format(metric="ergobench_phase_seconds_total")
     communication = "rate(ergobench_phase_seconds_total{%s, phase=\"communication\"}[$__rate_interval])" % RUN
-    # The step time of api/training_phases.h: every phase but evaluation.
+    # The step time of api/analysis/training_phases.h: every phase but evaluation.
     step_phases = "rate(ergobench_phase_seconds_total{%s, phase!=\"eval\"}[$__rate_interval])" % RUN
     steps = rate.format(metric="ergobench_step_duration_seconds_bucket")
     collectives = rate.format(metric="ergobench_collective_seconds_total")

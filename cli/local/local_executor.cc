@@ -11,12 +11,12 @@
 #include <set>
 #include <thread>
 
-#include "api/benchmark_codec.h"
-#include "api/catalog.h"
-#include "api/cost.h"
-#include "api/load.h"
-#include "api/regression.h"
-#include "api/repeats.h"
+#include "api/analysis/regression.h"
+#include "api/analysis/repeats.h"
+#include "api/pricing/cost.h"
+#include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/catalog.h"
+#include "api/v1alpha1/load.h"
 #include "base/free_port.h"
 #include "base/rfc3339.h"
 #include "cli/local/local_host.h"

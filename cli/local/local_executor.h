@@ -10,10 +10,10 @@
 #include <ostream>
 #include <string>
 
-#include "api/aggregate.h"
-#include "api/benchmark.h"
-#include "api/cost.h"
-#include "api/progress_event.h"
+#include "api/analysis/aggregate.h"
+#include "api/contract/progress_event.h"
+#include "api/pricing/cost.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/status.h"
 
 namespace ergobench {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "api/system.h"
+#include "api/v1alpha1/system.h"
 
 namespace ergobench {
 

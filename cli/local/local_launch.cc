@@ -1,6 +1,6 @@
 #include "cli/local/local_launch.h"
 
-#include "api/runner_invocation.h"
+#include "api/contract/runner_invocation.h"
 
 namespace ergobench {
 namespace {

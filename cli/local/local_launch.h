@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/child_process.h"
 
 namespace ergobench {

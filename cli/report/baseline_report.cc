@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "api/benchmark_phase.h"
-#include "api/regression.h"
+#include "api/analysis/regression.h"
+#include "api/v1alpha1/benchmark_phase.h"
 
 namespace ergobench {
 namespace {

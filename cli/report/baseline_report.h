@@ -1,6 +1,6 @@
 // `ergobench report --baseline DIR`: each run against the baseline run of the same name, with
 // the bands of its spec.baseline (or the --tolerance overrides, or the defaults), as the
-// operator judges a Benchmark with spec.baseline (api/regression.h). A CI pipeline gates on
+// operator judges a Benchmark with spec.baseline (api/analysis/regression.h). A CI pipeline gates on
 // the exit code: kExitRegressed when any run regressed.
 #pragma once
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "api/benchmark.h"
-#include "api/result.h"
+#include "api/v1alpha1/benchmark.h"
+#include "api/v1alpha1/result.h"
 
 namespace ergobench {
 

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "cli/report/report.h"
 
 namespace ergobench {

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/benchmark_codec.h"
-#include "api/catalog.h"
-#include "api/load.h"
-#include "api/scaling.h"
+#include "api/analysis/scaling.h"
+#include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/catalog.h"
+#include "api/v1alpha1/load.h"
 #include "base/units.h"
 
 namespace ergobench {

@@ -1,6 +1,6 @@
 // `ergobench report`: compares finished Benchmarks, as MLBench's dashboard and papers do.
 // Runs are grouped by (task, goal, system): a scaling series is the runs of one task, goal,
-// system (cloud, instance type, region; api/system.h) and backend, and its speedup, scaling
+// system (cloud, instance type, region; api/v1alpha1/system.h) and backend, and its speedup, scaling
 // efficiency and MLBench's price index (price increase / performance increase) are against the
 // series' run with the fewest workers, never a run on another system. Across systems, runs of
 // the same task and goal are compared like with like on time, cost, energy and carbon to
@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/status.h"
 
 namespace ergobench {

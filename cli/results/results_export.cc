@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "api/artifact_bundle.h"
-#include "api/benchmark_codec.h"
+#include "api/contract/artifact_bundle.h"
+#include "api/v1alpha1/benchmark_codec.h"
 #include "base/json_reader.h"
 
 namespace ergobench {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/status.h"
 
 namespace ergobench {

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "api/load.h"
+#include "api/v1alpha1/load.h"
 #include "base/yaml_json.h"
 
 namespace ergobench::kube {

@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include "api/load.h"
+#include "api/v1alpha1/load.h"
 
 namespace ergobench::kube {
 

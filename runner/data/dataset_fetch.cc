@@ -1,7 +1,7 @@
 #include "runner/data/dataset_fetch.h"
 
-#include "api/benchmark.h"
-#include "api/runner_invocation.h"
+#include "api/contract/runner_invocation.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/hmac_sha256.h"
 
 #include <archive.h>

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "api/dataset.h"
+#include "api/v1alpha1/dataset.h"
 #include "runner/data/dataset_fetch.h"
 
 namespace ergobench {
@@ -22,7 +22,7 @@ struct StageOptions {
 };
 
 struct StageOutcome {
-  int exit_code = 0;  // 0, kStagingExitRetry or kStagingExitPermanent (api/dataset.h)
+  int exit_code = 0;  // 0, kStagingExitRetry or kStagingExitPermanent (api/v1alpha1/dataset.h)
   // On success {"path", "bytes", "files"} (path relative to `into`); otherwise the error.
   std::string result;
 };

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "api/runner_invocation.h"
+#include "api/contract/runner_invocation.h"
 
 namespace ergobench {
 namespace {

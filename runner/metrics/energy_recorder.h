@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/result.h"
+#include "api/v1alpha1/result.h"
 #include "energy/energy_sampler.h"
 #include "runner/metrics/runner_metrics.h"
 

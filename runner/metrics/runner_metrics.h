@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "api/result.h"
-#include "api/training_phases.h"
+#include "api/analysis/training_phases.h"
+#include "api/v1alpha1/result.h"
 
 namespace ergobench {
 
@@ -46,7 +46,7 @@ class RunnerMetrics {
   // device's power.
   void SetEnergy(const std::string& device, const std::string& domain, double joules);
   void SetPower(const std::string& device, double watts);
-  // The run's memory per rank (api/result.h), by kind.
+  // The run's memory per rank (api/v1alpha1/result.h), by kind.
   void SetMemory(const MemoryFigures& memory);
 
   // The Prometheus text exposition format (0.0.4) of every family.

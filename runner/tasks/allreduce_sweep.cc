@@ -9,7 +9,7 @@
 #include <iostream>
 #include <new>
 
-#include "api/training_phases.h"
+#include "api/analysis/training_phases.h"
 #include "base/units.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"

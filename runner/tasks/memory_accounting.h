@@ -1,4 +1,4 @@
-// A training run's memory per rank (api/result.h MemoryFigures): the exact sizes of what this
+// A training run's memory per rank (api/v1alpha1/result.h MemoryFigures): the exact sizes of what this
 // rank holds for parameters, gradients and optimizer state, the peak of torch's tensor bytes
 // over the training steps (tensor_memory.h, kept by the StepDriver), and the process's peak
 // RSS. Only torch translation units include this.
@@ -10,7 +10,7 @@
 
 #include <torch/torch.h>
 
-#include "api/result.h"
+#include "api/v1alpha1/result.h"
 
 namespace ergobench {
 

@@ -1,15 +1,15 @@
 // Wall time per phase of a training step (data, forward, backward, optimizer,
 // communication, eval), added to the runner's Prometheus counters as it is measured and
 // summed for the result's phaseSeconds, computeSeconds, communicationSeconds and ratio
-// (api/training_phases.h defines them); and the collectives' whole time, overlapped or not.
+// (api/analysis/training_phases.h defines them); and the collectives' whole time, overlapped or not.
 #pragma once
 
 #include <array>
 #include <chrono>
 #include <optional>
 
-#include "api/result.h"
-#include "api/training_phases.h"
+#include "api/analysis/training_phases.h"
+#include "api/v1alpha1/result.h"
 #include "base/clock.h"
 #include "runner/metrics/runner_metrics.h"
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "api/result.h"
+#include "api/v1alpha1/result.h"
 #include "base/clock.h"
 
 namespace ergobench {

@@ -10,7 +10,7 @@
 //   the step's time and samples into the run clock (the throughput window) and the metrics;
 //   the most tensor bytes live during the step into the run's peak (memory_accounting.h).
 //
-// Each part is charged to its phase (api/training_phases.h). Only torch units include this.
+// Each part is charged to its phase (api/analysis/training_phases.h). Only torch units include this.
 #pragma once
 
 #include <cstdint>

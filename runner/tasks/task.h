@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "api/benchmark.h"
-#include "api/result.h"
+#include "api/v1alpha1/benchmark.h"
+#include "api/v1alpha1/result.h"
 #include "base/status.h"
 
 namespace ergobench {

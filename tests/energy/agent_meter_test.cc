@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/node_energy.h"
+#include "api/contract/node_energy.h"
 #include "base/metrics_server.h"
 #include "energy/energy_sampler.h"
 

@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "api/benchmark_codec.h"
-#include "api/load.h"
-#include "api/validation.h"
+#include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/load.h"
+#include "api/v1alpha1/validation.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto benchmarks = ergobench::LoadBenchmarks(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");

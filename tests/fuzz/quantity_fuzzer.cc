@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "api/quantity.h"
+#include "api/v1alpha1/quantity.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 256) return 0;  // the CRD and validation bound the field long before

@@ -7,10 +7,10 @@
 #include <map>
 #include <string_view>
 
-#include "api/load.h"
-#include "api/sweep.h"
-#include "api/sweep_status.h"
-#include "api/validation.h"
+#include "api/analysis/sweep_status.h"
+#include "api/v1alpha1/load.h"
+#include "api/v1alpha1/sweep.h"
+#include "api/v1alpha1/validation.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto loaded = ergobench::LoadDocuments(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");

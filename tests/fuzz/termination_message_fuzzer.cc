@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "api/result.h"
+#include "api/v1alpha1/result.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto result = ergobench::ParseRankResult(std::string(reinterpret_cast<const char*>(data), size));

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <string>
 
-#include "api/aggregate.h"
-#include "api/cost.h"
-#include "api/price_catalog.h"
-#include "api/regression.h"
-#include "api/system.h"
+#include "api/analysis/aggregate.h"
+#include "api/analysis/regression.h"
+#include "api/pricing/cost.h"
+#include "api/pricing/price_catalog.h"
+#include "api/v1alpha1/system.h"
 
 namespace ergobench {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "api/runner_invocation.h"
+#include "api/contract/runner_invocation.h"
 
 namespace ergobench {
 namespace {

@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/status.h"
 #include "kube/client/client.h"
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/status.h"
 #include "operator/controller/benchmark/builders.h"
 #include "operator/controller/benchmark/mpi/ssh_keys.h"

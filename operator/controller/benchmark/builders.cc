@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "api/benchmark_codec.h"
-#include "api/defaults.h"
+#include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/defaults.h"
 #include "operator/controller/benchmark/artifact_token.h"
 #include "operator/controller/benchmark/backend_plugin.h"
 

@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/benchmark.h"
-#include "api/runner_invocation.h"
+#include "api/contract/runner_invocation.h"
+#include "api/v1alpha1/benchmark.h"
 #include "operator/controller/common/events.h"
 #include "operator/controller/common/labels.h"
 #include "operator/controller/common/pod_security.h"

@@ -1,6 +1,6 @@
 #include "operator/controller/benchmark/dataset_ref.h"
 
-#include "api/dataset_codec.h"
+#include "api/v1alpha1/dataset_codec.h"
 
 namespace ergobench::controller {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "kube/runtime/store.h"
 
 namespace ergobench::controller {

@@ -3,7 +3,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "api/quantity.h"
+#include "api/v1alpha1/quantity.h"
 
 namespace ergobench::controller {
 namespace {

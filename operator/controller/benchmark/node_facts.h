@@ -1,4 +1,4 @@
-// What the price catalog needs to know of a Node (api/system.h's NodeFacts), read from the
+// What the price catalog needs to know of a Node (api/v1alpha1/system.h's NodeFacts), read from the
 // labels clouds and their autoscalers set: the well-known instance-type, region and zone
 // labels (and their beta forms), the capacity-type labels of Karpenter, EKS, GKE and AKS, the
 // GPU product labels of NVIDIA's feature discovery and GKE, and the provider from
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/system.h"
+#include "api/v1alpha1/system.h"
 
 namespace ergobench::controller {
 

@@ -5,11 +5,11 @@
 #include <set>
 #include <utility>
 
-#include "api/aggregate.h"
-#include "api/benchmark_phase.h"
-#include "api/catalog.h"
-#include "api/repeats.h"
-#include "api/result.h"
+#include "api/analysis/aggregate.h"
+#include "api/analysis/repeats.h"
+#include "api/v1alpha1/benchmark_phase.h"
+#include "api/v1alpha1/catalog.h"
+#include "api/v1alpha1/result.h"
 #include "base/rfc3339.h"
 #include "operator/controller/benchmark/backend_plugin.h"
 #include "operator/controller/common/conditions.h"

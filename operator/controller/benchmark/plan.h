@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "operator/controller/benchmark/worker_pods.h"
 #include "operator/controller/common/events.h"
 

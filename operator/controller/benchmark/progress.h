@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "api/artifact_bundle.h"
-#include "api/benchmark.h"
+#include "api/contract/artifact_bundle.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/status.h"
 
 namespace ergobench::controller {

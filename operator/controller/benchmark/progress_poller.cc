@@ -2,9 +2,9 @@
 
 #include <set>
 
-#include "api/benchmark_codec.h"
-#include "api/benchmark_phase.h"
-#include "api/defaults.h"
+#include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/benchmark_phase.h"
+#include "api/v1alpha1/defaults.h"
 #include "kube/runtime/log.h"
 #include "operator/controller/benchmark/builders.h"
 #include "operator/controller/benchmark/worker_pods.h"

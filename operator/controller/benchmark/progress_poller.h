@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "kube/runtime/stop_flag.h"
 #include "kube/runtime/store.h"
 #include "operator/controller/benchmark/builders.h"

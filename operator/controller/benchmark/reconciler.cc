@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <map>
 
-#include "api/aggregate.h"
-#include "api/benchmark_codec.h"
-#include "api/benchmark_phase.h"
-#include "api/defaults.h"
-#include "api/regression.h"
-#include "api/validation.h"
+#include "api/analysis/aggregate.h"
+#include "api/analysis/regression.h"
+#include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/benchmark_phase.h"
+#include "api/v1alpha1/defaults.h"
+#include "api/v1alpha1/validation.h"
 #include "base/rfc3339.h"
 #include "kube/client/api_error.h"
 #include "kube/runtime/log.h"

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "api/benchmark.h"
-#include "api/cost.h"
+#include "api/pricing/cost.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/clock.h"
 #include "base/status.h"
 #include "kube/client/client.h"

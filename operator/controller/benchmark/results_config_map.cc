@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "api/benchmark_codec.h"
+#include "api/v1alpha1/benchmark_codec.h"
 #include "base/units.h"
 #include "operator/controller/benchmark/builders.h"
 

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/artifact_bundle.h"
-#include "api/benchmark.h"
-#include "api/result.h"
+#include "api/contract/artifact_bundle.h"
+#include "api/v1alpha1/benchmark.h"
+#include "api/v1alpha1/result.h"
 
 namespace ergobench::controller {
 

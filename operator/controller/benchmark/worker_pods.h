@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/benchmark.h"
-#include "api/result.h"
+#include "api/v1alpha1/benchmark.h"
+#include "api/v1alpha1/result.h"
 #include "kube/runtime/store.h"
 #include "operator/controller/benchmark/builders.h"
 

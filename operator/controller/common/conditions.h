@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 
 namespace ergobench::controller {
 

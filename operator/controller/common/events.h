@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/benchmark.h"  // ObjectMeta
+#include "api/v1alpha1/benchmark.h"  // ObjectMeta
 
 namespace ergobench::controller {
 

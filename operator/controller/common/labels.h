@@ -2,8 +2,8 @@
 // select by, what the Services select, and what ties a child to its owner.
 #pragma once
 
-#include "api/benchmark.h"
-#include "api/sweep.h"
+#include "api/v1alpha1/benchmark.h"
+#include "api/v1alpha1/sweep.h"
 
 namespace ergobench::controller {
 

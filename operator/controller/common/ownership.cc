@@ -1,7 +1,7 @@
 #include "operator/controller/common/ownership.h"
 
-#include "api/benchmark_phase.h"
-#include "api/sweep.h"
+#include "api/v1alpha1/benchmark_phase.h"
+#include "api/v1alpha1/sweep.h"
 #include "kube/client/api_error.h"
 
 namespace ergobench::controller {

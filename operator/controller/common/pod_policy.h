@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "api/benchmark.h"
+#include "api/v1alpha1/benchmark.h"
 #include "base/field_errors.h"
 
 namespace ergobench::controller {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/dataset.h"
+#include "api/v1alpha1/dataset.h"
 #include "operator/controller/common/labels.h"
 
 namespace ergobench::controller {

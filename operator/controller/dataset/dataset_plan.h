@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/dataset.h"
+#include "api/v1alpha1/dataset.h"
 #include "operator/controller/common/events.h"
 
 namespace ergobench::controller {

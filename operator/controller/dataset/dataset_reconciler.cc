@@ -1,7 +1,7 @@
 #include "operator/controller/dataset/dataset_reconciler.h"
 
-#include "api/dataset_codec.h"
-#include "api/dataset_validation.h"
+#include "api/v1alpha1/dataset_codec.h"
+#include "api/v1alpha1/dataset_validation.h"
 #include "base/rfc3339.h"
 #include "base/utf8.h"
 #include "kube/client/api_error.h"

@@ -3,9 +3,9 @@
 #include <map>
 #include <set>
 
-#include "api/benchmark_codec.h"
-#include "api/benchmark_phase.h"
-#include "api/sweep_status.h"
+#include "api/analysis/sweep_status.h"
+#include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/benchmark_phase.h"
 #include "operator/controller/common/conditions.h"
 #include "operator/controller/common/ownership.h"
 

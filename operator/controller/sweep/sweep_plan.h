@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/sweep.h"
+#include "api/v1alpha1/sweep.h"
 #include "operator/controller/common/events.h"
 
 namespace ergobench::controller {

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "api/aggregate.h"
-#include "api/repeats.h"
+#include "api/analysis/aggregate.h"
+#include "api/analysis/repeats.h"
 #include "cli/report/charts.h"
 #include "tests/testing/test_paths.h"
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "api/artifact_bundle.h"
+#include "api/contract/artifact_bundle.h"
 #include "cli/report/report.h"
 
 namespace ergobench {

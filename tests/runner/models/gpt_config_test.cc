@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/catalog.h"
+#include "api/v1alpha1/catalog.h"
 
 namespace ergobench {
 namespace {

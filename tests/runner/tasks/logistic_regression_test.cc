@@ -1,11 +1,11 @@
 // Task 2a end to end on two loopback ranks, with every all-reduce slowed by a known delay:
 // the communication time and ratio it reports must be those delays, by the one definition
-// (api/training_phases.h), written out here rather than called.
+// (api/analysis/training_phases.h), written out here rather than called.
 #include <gtest/gtest.h>
 
 #include <chrono>
 
-#include "api/defaults.h"
+#include "api/v1alpha1/defaults.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"

@@ -7,7 +7,7 @@
 
 #include <thread>
 
-#include "api/training_phases.h"
+#include "api/analysis/training_phases.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/models/models.h"
@@ -219,7 +219,7 @@ SgdRecipe OneEpoch(int64_t batch) {
 }
 
 // The communication time is what the step waited in all-reduces, and the ratio divides it by
-// the whole step time, data included (api/training_phases.h). With equal injected delays in
+// the whole step time, data included (api/analysis/training_phases.h). With equal injected delays in
 // the data and the all-reduce, and next to no compute, the ratio is one half; a ratio over
 // compute + communication only would be close to 1.
 TEST(SyncSgdTrainerTest, CommunicationRatioFromInjectedDelays) {

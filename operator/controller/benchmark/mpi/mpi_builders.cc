@@ -2,7 +2,7 @@
 
 #include <initializer_list>
 
-#include "api/defaults.h"
+#include "api/v1alpha1/defaults.h"
 
 namespace ergobench::controller {
 namespace {

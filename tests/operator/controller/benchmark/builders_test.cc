@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "api/benchmark_codec.h"
-#include "api/defaults.h"
-#include "api/validation.h"
+#include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/defaults.h"
+#include "api/v1alpha1/validation.h"
 #include "operator/controller/benchmark/progress_poller.h"
 #include "operator/controller/benchmark/worker_pods.h"
 #include "tests/testing/golden.h"

@@ -10,8 +10,8 @@
 
 #include <map>
 
-#include "api/benchmark_codec.h"
-#include "api/result.h"
+#include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/result.h"
 #include "base/rfc3339.h"
 #include "kube/client/api_error.h"
 #include "tests/testing/fake_transport.h"

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "api/defaults.h"
+#include "api/v1alpha1/defaults.h"
 
 namespace ergobench::controller {
 namespace {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "api/defaults.h"
+#include "api/v1alpha1/defaults.h"
 #include "tests/testing/golden.h"
 
 namespace ergobench::controller {

@@ -1,0 +1,187 @@
+#include "api/analysis/aggregate.h"
+
+#include <algorithm>
+#include <set>
+
+#include "api/analysis/training_phases.h"
+
+namespace ergobench {
+namespace {
+
+template <typename T, typename Fold>
+std::optional<T> FoldPresent(const std::vector<RankResult>& ranks,
+                             std::optional<T> Figures::*field, Fold fold) {
+  std::optional<T> out;
+  for (const RankResult& r : ranks) {
+    const std::optional<T>& v = r.figures.*field;
+    if (!v) continue;
+    out = out ? fold(*out, *v) : *v;
+  }
+  return out;
+}
+
+// A sum that is absent unless every rank has the figure: energy summed over the ranks that
+// had a meter would pass a part for the whole.
+template <typename T>
+std::optional<T> SumOfAll(const std::vector<RankResult>& ranks, std::optional<T> Figures::*field) {
+  T sum{};
+  for (const RankResult& r : ranks) {
+    if (!(r.figures.*field)) return std::nullopt;
+    sum += *(r.figures.*field);
+  }
+  return sum;
+}
+
+// What else ran on the ranks' nodes: every rank's list, once each; absent where no rank knew.
+std::optional<std::vector<std::string>> SharedWith(const std::vector<RankResult>& ranks) {
+  std::optional<std::set<std::string>> all;
+  for (const RankResult& r : ranks) {
+    if (!r.figures.energy_shared_with) continue;
+    if (!all) all.emplace();
+    all->insert(r.figures.energy_shared_with->begin(), r.figures.energy_shared_with->end());
+  }
+  if (!all) return std::nullopt;
+  return std::vector<std::string>(all->begin(), all->end());
+}
+
+// Each figure the largest rank's; absent unless every rank measured.
+std::optional<MemoryFigures> LargestMemory(const std::vector<RankResult>& ranks) {
+  MemoryFigures most;
+  for (const RankResult& r : ranks) {
+    if (!r.figures.memory) return std::nullopt;
+    const MemoryFigures& m = *r.figures.memory;
+    for (auto field : {&MemoryFigures::peak_resident_bytes, &MemoryFigures::peak_tensor_bytes,
+                       &MemoryFigures::parameter_bytes, &MemoryFigures::gradient_bytes,
+                       &MemoryFigures::optimizer_state_bytes, &MemoryFigures::activation_bytes}) {
+      most.*field = std::max(most.*field, m.*field);
+    }
+  }
+  return most;
+}
+
+double Plus(double a, double b) { return a + b; }
+double Max(double a, double b) { return std::max(a, b); }
+
+Figures CombineFigures(const std::vector<RankResult>& ranks) {
+  Figures f;
+  for (const RankResult& r : ranks) {
+    // The job is as slow as its slowest rank.
+    f.init_seconds = std::max(f.init_seconds, r.figures.init_seconds);
+    f.run_seconds = std::max(f.run_seconds, r.figures.run_seconds);
+    for (const auto& [phase, seconds] : r.figures.phase_seconds) f.phase_seconds[phase] += seconds;
+  }
+  const double n = static_cast<double>(ranks.size());
+  for (auto& [phase, seconds] : f.phase_seconds) seconds /= n;  // mean per rank
+
+  // Every rank evaluates the same all-reduced metric, so rank 0 speaks for the goal (and holds
+  // the same parameters as every other rank).
+  const RankResult& first = ranks.front();
+  f.parameter_digest = first.figures.parameter_digest;
+  f.goal_reached = first.figures.goal_reached;
+  f.epochs = first.figures.epochs;
+  f.time_to_accuracy_seconds = FoldPresent(ranks, &Figures::time_to_accuracy_seconds, Max);
+  f.samples_per_second = FoldPresent(ranks, &Figures::samples_per_second, Plus);
+  f.throughput_window_steps = first.figures.throughput_window_steps;
+  f.throughput_window_seconds = FoldPresent(ranks, &Figures::throughput_window_seconds, Max);
+  f.samples = SumOfAll(ranks, &Figures::samples);
+  f.energy_joules = SumOfAll(ranks, &Figures::energy_joules);
+  f.energy_joules_whole_run = SumOfAll(ranks, &Figures::energy_joules_whole_run);
+  f.energy_to_accuracy_joules = SumOfAll(ranks, &Figures::energy_to_accuracy_joules);
+  f.energy_shared_with = SharedWith(ranks);
+  DerivePhaseFigures(&f);  // from the mean phase seconds per rank
+  f.collective_seconds = SumOfAll(ranks, &Figures::collective_seconds);
+  if (f.collective_seconds) *f.collective_seconds /= n;  // mean per rank
+  f.memory = LargestMemory(ranks);
+  // Task 0a: rank tables already hold the max over ranks per repetition.
+  f.allreduce = first.figures.allreduce;
+  if (first.figures.language_model) {
+    LanguageModelSummary m = *first.figures.language_model;
+    m.tokens = 0;
+    m.tokens_per_second = 0;
+    m.model_tflops_per_second = 0;
+    double mfu = 0;
+    bool every_mfu = true;
+    for (const RankResult& r : ranks) {
+      const std::optional<LanguageModelSummary>& rank = r.figures.language_model;
+      if (!rank) continue;
+      m.tokens += rank->tokens;
+      m.tokens_per_second += rank->tokens_per_second;
+      m.model_tflops_per_second += rank->model_tflops_per_second / n;
+      m.seconds_per_iteration = std::max(m.seconds_per_iteration, rank->seconds_per_iteration);
+      every_mfu = every_mfu && rank->mfu.has_value();
+      if (rank->mfu) mfu += *rank->mfu / n;
+    }
+    m.mfu = every_mfu ? std::optional<double>(mfu) : std::nullopt;
+    f.language_model = m;
+  }
+  return f;
+}
+
+// Each rank's node (environment.node, set on a cluster) as environment.nodes, indexed by rank
+// (null for a rank that did not say). The run's environment is otherwise its first rank's.
+void RecordNodes(const std::vector<RankResult>& ranks, int64_t world_size, nlohmann::json* environment) {
+  nlohmann::json nodes(static_cast<size_t>(std::max<int64_t>(world_size, 0)), nullptr);
+  bool any = false;
+  for (const RankResult& r : ranks) {
+    if (r.rank < 0 || r.rank >= world_size || !r.environment.contains("node")) continue;
+    nodes[static_cast<size_t>(r.rank)] = r.environment["node"];
+    any = true;
+  }
+  environment->erase("node");
+  if (any) (*environment)["nodes"] = nodes;
+}
+
+}  // namespace
+
+RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t world_size, int64_t epoch_samples) {
+  RunOutcome outcome;
+  std::set<int64_t> seen;
+  const RankResult* failed = nullptr;
+  const RankResult* cancelled = nullptr;
+  for (const RankResult& r : ranks) {
+    seen.insert(r.rank);
+    if (r.status == kRankFailed && failed == nullptr) failed = &r;
+    if (r.status == kRankCancelled && cancelled == nullptr) cancelled = &r;
+  }
+  std::vector<int64_t> missing;
+  for (int64_t rank = 0; rank < world_size; ++rank) {
+    if (!seen.contains(rank)) missing.push_back(rank);
+  }
+
+  if (failed != nullptr) {
+    outcome = {kPhaseFailed, "RankFailed", "rank " + std::to_string(failed->rank) + ": " + failed->error, {}};
+  } else if (cancelled != nullptr) {
+    outcome = {kPhaseFailed, "Cancelled", "rank " + std::to_string(cancelled->rank) + ": " + cancelled->error, {}};
+  } else if (!missing.empty()) {
+    outcome = {kPhaseFailed, "ResultMissing", "rank " + std::to_string(missing.front()) + " reported no result", {}};
+  } else {
+    outcome = {kPhaseSucceeded, "Succeeded", "all " + std::to_string(world_size) + " ranks succeeded", {}};
+  }
+
+  std::vector<RankResult> succeeded;
+  for (const RankResult& r : ranks) {
+    if (r.status == kRankSucceeded) succeeded.push_back(r);
+  }
+  std::sort(succeeded.begin(), succeeded.end(), [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });
+  if (!succeeded.empty()) {
+    outcome.results.figures = CombineFigures(succeeded);
+    outcome.results.environment = succeeded.front().environment;
+    RecordNodes(ranks, world_size, &outcome.results.environment);
+    const Figures& f = outcome.results.figures;
+    if (f.energy_joules && f.samples && *f.samples > 0) {
+      const double joules_per_sample = *f.energy_joules / static_cast<double>(*f.samples);
+      outcome.results.joules_per_sample = joules_per_sample;
+      if (joules_per_sample > 0) outcome.results.samples_per_wh = 3600 / joules_per_sample;
+      if (epoch_samples > 0) outcome.results.epoch_wh = joules_per_sample * static_cast<double>(epoch_samples) / 3600;
+    }
+    if (f.energy_to_accuracy_joules) outcome.results.energy_to_accuracy_wh = *f.energy_to_accuracy_joules / 3600;
+    if (f.energy_joules && *f.energy_joules > 0 && f.language_model && f.language_model->tokens > 0) {
+      const double tokens = static_cast<double>(f.language_model->tokens);
+      outcome.results.joules_per_token = *f.energy_joules / tokens;
+      outcome.results.tokens_per_wh = tokens / (*f.energy_joules / 3600);
+    }
+  }
+  return outcome;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,60 @@
+#include "api/analysis/repeats.h"
+
+#include <algorithm>
+
+#include "api/analysis/statistics.h"
+
+namespace ergobench {
+namespace {
+
+constexpr int64_t kSeedLimit = 2147483648;  // the seed hyperparameter's range is 0 .. 2^31-1
+
+}  // namespace
+
+int64_t RepeatSeed(int64_t seed, int64_t repeat) { return (seed + repeat) % kSeedLimit; }
+
+namespace {
+
+// The recipe's seed; none for a task without one (0a).
+std::optional<int64_t> RecipeSeed(const BenchmarkSpec& spec) {
+  const nlohmann::json& h = spec.hyperparameters;
+  if (!h.is_object() || !h.contains("seed")) return std::nullopt;
+  return h["seed"].is_number_integer() ? h["seed"].get<int64_t>() : 0;
+}
+
+}  // namespace
+
+void ApplyRepeatSeed(BenchmarkSpec* spec, int64_t repeat) {
+  const std::optional<int64_t> seed = RecipeSeed(*spec);
+  if (repeat != 0 && seed) spec->hyperparameters["seed"] = RepeatSeed(*seed, repeat);
+}
+
+RepeatResult RepeatOf(int64_t repeat, const BenchmarkSpec& spec, const BenchmarkResults& results) {
+  const std::optional<int64_t> seed = RecipeSeed(spec);
+  RepeatResult out;
+  out.repeat = repeat;
+  out.seed = seed ? RepeatSeed(*seed, repeat) : 0;
+  for (const HeadlineFigure& figure : HeadlineFigures()) {
+    if (const std::optional<double> value = figure.get(results)) out.figures[figure.name] = *value;
+  }
+  return out;
+}
+
+BenchmarkResults FoldRepeats(BenchmarkResults last, std::vector<RepeatResult> repeats) {
+  if (repeats.size() < 2) return last;
+  std::sort(repeats.begin(), repeats.end(), [](const auto& a, const auto& b) { return a.repeat < b.repeat; });
+  for (const HeadlineFigure& figure : HeadlineFigures()) {
+    std::vector<double> values;
+    for (const RepeatResult& r : repeats) {
+      if (const auto it = r.figures.find(figure.name); it != r.figures.end()) values.push_back(it->second);
+    }
+    StatusOr<Summary> summary = Summarize(values);
+    if (!summary.ok()) continue;  // no repeat measured it
+    last.summary[figure.name] = *summary;
+    figure.set(&last, summary->median);
+  }
+  last.repeats = std::move(repeats);
+  return last;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,35 @@
+// Repeats of one Benchmark (spec.repeats), as MLPerf runs N seeded repeats because one run of
+// a noisy system means little: which figures are the headline ones, the seed each repeat
+// trains with, and how the repeats fold into one result (the medians, with their statistics).
+// Used by the operator between gangs, by `ergobench run` between local runs, and by the
+// regression check (regression.h), which compares the same figures.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/v1alpha1/benchmark.h"
+#include "api/v1alpha1/headline_figures.h"
+#include "api/v1alpha1/result.h"
+
+namespace ergobench {
+
+// The seed repeat `repeat` trains with: the recipe's seed plus the repeat, within the
+// hyperparameter's range (0 .. 2^31-1), so repeat 0 is the run without repeats.
+int64_t RepeatSeed(int64_t seed, int64_t repeat);
+// `spec` as repeat `repeat` runs it: hyperparameters.seed derived (defaults applied before);
+// a task without a seed runs as it is.
+void ApplyRepeatSeed(BenchmarkSpec* spec, int64_t repeat);
+
+// The headline figures one repeat measured.
+RepeatResult RepeatOf(int64_t repeat, const BenchmarkSpec& spec, const BenchmarkResults& results);
+
+// The last repeat's results with every repeat's figures in `repeats`, each headline figure's
+// statistics in `summary` (over the repeats that measured it) and the headline figures set to
+// those medians. One repeat alone is returned as it is, with no statistics.
+BenchmarkResults FoldRepeats(BenchmarkResults last, std::vector<RepeatResult> repeats);
+
+}  // namespace ergobench

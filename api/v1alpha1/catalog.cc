@@ -1,0 +1,257 @@
+#include "api/v1alpha1/catalog.h"
+
+namespace ergobench {
+namespace {
+
+// How every training task averages gradients (runner/tasks/gradient_sync.h).
+HyperparameterDef GradientSyncDef() {
+  return {"gradientSync", ParamType::kString, "flat", std::nullopt, std::nullopt, {"flat", "overlap", "sharded"},
+          "flat: one all-reduce after backward; overlap: bucketed all-reduces during backward, as PyTorch DDP; "
+          "sharded: ZeRO, each rank updates 1/k of the parameters (zeroStage)"};
+}
+HyperparameterDef BucketMibDef() {
+  return {"bucketMiB", ParamType::kNumber, 25, 0.001, 1024, {},
+          "overlap's bucket and sharded's unit size in MiB (DDP's default 25)"};
+}
+// Stage 3 needs a model that gathers its parameters block by block: gpt's.
+HyperparameterDef ZeroStageDef(int max_stage) {
+  return {"zeroStage", ParamType::kInteger, 1, 1, static_cast<double>(max_stage), {},
+          max_stage == 3 ? "sharded: 1 shards the optimizer state, 2 also the gradients (freed during backward), 3 "
+                           "also the parameters (gathered block by block)"
+                         : "sharded: 1 shards the optimizer state, 2 also the gradients (freed during backward)"};
+}
+
+// MLBench task 0a: float32 all-reduce of round(logspace(0, 8, 80)) elements, each timed
+// 100 times. Sizes and repetitions can be narrowed for quick runs.
+TaskDef AllreduceTask() {
+  TaskDef allreduce;
+  allreduce.id = "0a";
+  allreduce.title = "All-reduce bandwidth sweep";
+  allreduce.origin = "MLBench task 0a";
+  allreduce.backends = {"gloo", "mpi", "nccl"};
+  allreduce.dataset_sources = {"synthetic"};
+  allreduce.hyperparameters = {
+      {"minElements", ParamType::kInteger, 1, 1, 1e9, {}, "smallest message, in elements"},
+      {"maxElements", ParamType::kInteger, 100000000, 1, 1e9, {}, "largest message, in elements"},
+      {"sizes", ParamType::kInteger, 80, 1, 1000, {}, "message sizes, log-spaced from min to max"},
+      {"repetitions", ParamType::kInteger, 100, 1, 100000, {}, "timed all-reduces per size"},
+      {"warmup", ParamType::kInteger, 5, 0, 10000, {}, "untimed all-reduces per size before timing"},
+      {"dtype", ParamType::kString, "float32", std::nullopt, std::nullopt, {"float32", "float16"},
+       "element type"},
+  };
+  return allreduce;
+}
+
+// What every training task shares: an accuracy goal, epochs, and data from a path, a url or a
+// synthetic stand-in.
+TaskDef TrainingTask(std::string id, std::string title, std::string origin, double reference_target,
+                     double light_target, int64_t max_epochs, std::vector<HyperparameterDef> recipe) {
+  TaskDef task;
+  task.id = std::move(id);
+  task.title = std::move(title);
+  task.origin = std::move(origin);
+  task.trains = true;
+  task.goal_metric = "accuracy";
+  task.reference_target = reference_target;
+  task.light_target = light_target;
+  task.default_max_epochs = max_epochs;
+  task.backends = {"gloo", "mpi", "nccl"};
+  task.dataset_sources = {"path", "url", "synthetic"};
+  task.hyperparameters = std::move(recipe);
+  return task;
+}
+
+// A GPT-2-style language model (CARAML's LLM benchmark, the Turing table): tokens/s,
+// model TFLOP/s and MFU, energy per token; time to a validation loss on a real corpus.
+// Goal targets depend on the corpus and the tokenizer (nats per token); the defaults
+// suit GPT-2's tokenizer on English web text.
+TaskDef GptTask() {
+  TaskDef gpt = TrainingTask("gpt", "GPT-2-style language model", "CARAML LLM training; GPT-2 architecture", 3.3,
+                             4.5, 1000, {});
+  gpt.goal_metric = "loss";
+  gpt.goal_minimizes = true;
+  gpt.dataset_sources = {"synthetic", "path"};
+  const auto integer = [](std::string name, int64_t value, double min, double max, std::string description) {
+    return HyperparameterDef{std::move(name), ParamType::kInteger, value, min, max, {}, std::move(description)};
+  };
+  const auto number = [](std::string name, double value, double min, double max, std::string description) {
+    return HyperparameterDef{std::move(name), ParamType::kNumber, value, min, max, {}, std::move(description)};
+  };
+  const auto text = [](std::string name, std::string value, std::vector<std::string> choices, std::string description) {
+    return HyperparameterDef{std::move(name), ParamType::kString, std::move(value), std::nullopt, std::nullopt,
+                             std::move(choices), std::move(description)};
+  };
+  gpt.hyperparameters = {
+      // runner/models/gpt_config.cc defines the shapes; gpt_config_test checks both lists agree.
+      text("model", "gpt2",
+           {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "gpt2-xxl", "gpt2-xxxl", "caraml-117m", "caraml-800m", "tiny",
+            "mini"},
+           "size preset (layers x width): GPT-2's four, the Turing table's two larger, CARAML's 117M and 800M, tiny and "
+           "mini for tests"),
+      integer("layers", 0, 0, 1024, "transformer blocks (0: the preset's)"),
+      integer("hidden", 0, 0, 65536, "model width (0: the preset's)"),
+      integer("heads", 0, 0, 1024, "attention heads (0: the preset's)"),
+      integer("sequenceLength", 0, 0, 65536, "tokens per sequence (0: the preset's)"),
+      integer("batchSize", 4, 1, 65536, "sequences per worker per micro-step"),
+      integer("gradientAccumulation", 1, 1, 65536, "micro-steps per optimizer step"),
+      number("learningRate", 6e-4, 0, 1, "peak AdamW learning rate"),
+      number("minLearningRate", 6e-5, 0, 1, "where the cosine decay ends"),
+      integer("lrWarmupSteps", 20, 0, 10000000, "optimizer steps of linear learning-rate warm-up"),
+      integer("maxSteps", 100, 1, 1e9, "optimizer steps to run (the goal may stop earlier)"),
+      integer("decaySteps", 0, 0, 1e9, "step where the cosine decay ends (0: maxSteps)"),
+      number("weightDecay", 0.1, 0, 1, "AdamW decoupled weight decay of the weight matrices"),
+      number("beta1", 0.9, 0, 1, "AdamW beta1"),
+      number("beta2", 0.95, 0, 1, "AdamW beta2"),
+      number("epsilon", 1e-8, 0, 1, "AdamW epsilon"),
+      number("gradClip", 1.0, 0, 1e6, "clip the global gradient norm to this (0: no clipping)"),
+      text("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+           "autocast type; auto: bf16 on GPUs that have it, fp16 on older GPUs, fp32 on CPUs"),
+      integer("evalInterval", 50, 1, 1e9, "optimizer steps between validation-loss evaluations"),
+      integer("evalSequences", 64, 1, 1e9, "held-out sequences at the end of the corpus for validation"),
+      text("vocabFile", "", {}, "GPT-2 vocab.json (relative: under dataset.path); empty: byte-level tokens"),
+      text("mergesFile", "", {}, "GPT-2 merges.txt, with vocabFile"),
+      text("corpusFormat", "auto", {"auto", "text", "jsonl"}, "text files, or JSON Lines with a text field"),
+      text("textField", "text", {}, "the JSON Lines field holding a document"),
+      integer("maxTokens", 0, 0, 1e12, "read at most this many corpus tokens (0: all)"),
+      number("peakTflops", 0, 0, 1e6, "peak TFLOP/s of one device for MFU (0: estimated from the device)"),
+      integer("seed", 42, 0, 2147483647, "initialisation, shuffling and synthetic tokens"),
+      integer("warmupSteps", 3, 0, 1000000, "optimizer steps left out of the throughput window"),
+      GradientSyncDef(),
+      BucketMibDef(),
+      ZeroStageDef(3),
+  };
+  return gpt;
+}
+
+// CARAML's computer-vision benchmark: ResNet-50 v1.5 on ImageNet-shaped data, synthetic (for
+// images/s and images/Wh) or an ImageNet-layout folder of JPEGs. The recipe is the SGD one of
+// MLPerf's ResNet reference (runner/tasks/imagenet_classification.h): learningRate is one
+// worker's batch's share of 0.1 per 256 images, linear warm-up, polynomial decay, label
+// smoothing; the goal is MLPerf's 75.9% top-1.
+TaskDef ResNet50Task(std::vector<HyperparameterDef> recipe) {
+  TaskDef task = TrainingTask("resnet50", "ResNet-50 v1.5 on ImageNet", "CARAML ResNet-50; MLPerf's recipe", 0.759,
+                              0.70, 41, std::move(recipe));
+  task.dataset_sources = {"synthetic", "path"};
+  task.reference_epoch_samples = 1281167;
+  // The plateau schedule is MLBench's; this task follows MLPerf's polynomial one instead.
+  std::erase_if(task.hyperparameters, [](const HyperparameterDef& h) { return h.name.starts_with("plateau"); });
+  for (HyperparameterDef& h : task.hyperparameters) {
+    if (h.name == "learningRate") h.description = "one worker's batch's rate (0.1 per 256 images); the peak is k times it";
+  }
+  const std::vector<HyperparameterDef> own = {
+      {"lrWarmupEpochs", ParamType::kNumber, 5, 0, 1000, {}, "epochs of linear warm-up from 0 to k x learningRate"},
+      {"lrDecayPower", ParamType::kNumber, 2, 0, 10, {}, "then (1 - progress)^power down to 0 at maxEpochs"},
+      {"labelSmoothing", ParamType::kNumber, 0.1, 0, 1, {}, "cross-entropy label smoothing"},
+      {"classes", ParamType::kInteger, 1000, 2, 100000, {}, "classes of the model's head; a folder may hold fewer"},
+      {"imageSize", ParamType::kInteger, 224, 32, 1024, {}, "side of the square crops trained and evaluated on"},
+      {"evalSamples", ParamType::kInteger, 0, 0, 1e9, {}, "evaluate on the first N validation images (0: all)"},
+      {"dataThreads", ParamType::kInteger, 2, 1, 256, {}, "JPEG decoding threads per worker"},
+      {"augment", ParamType::kBoolean, true, std::nullopt, std::nullopt, {},
+       "random resized crop and flip of training JPEGs"},
+  };
+  task.hyperparameters.insert(task.hyperparameters.end(), own.begin(), own.end());
+  return task;
+}
+
+std::vector<TaskDef> BuildCatalog() {
+  std::vector<TaskDef> tasks;
+
+  tasks.push_back(AllreduceTask());
+
+  // The synchronous-SGD recipe every training task shares; each sets its own values.
+  auto sgd_recipe = [](int64_t batch, double lr, double momentum, bool nesterov, double weight_decay) {
+    return std::vector<HyperparameterDef>{
+        {"batchSize", ParamType::kInteger, batch, 1, 65536, {}, "samples per worker per step"},
+        {"learningRate", ParamType::kNumber, lr, 0, 100, {}, "base rate, scaled linearly to k times over log2(k) epochs"},
+        {"momentum", ParamType::kNumber, momentum, 0, 1, {}, "SGD momentum"},
+        {"nesterov", ParamType::kBoolean, nesterov, std::nullopt, std::nullopt, {}, "Nesterov momentum"},
+        {"weightDecay", ParamType::kNumber, weight_decay, 0, 1, {}, "L2 weight decay"},
+        {"plateauFactor", ParamType::kNumber, 0.1, 0, 1, {}, "learning-rate factor on a validation-loss plateau"},
+        {"plateauPatience", ParamType::kInteger, 2, 1, 1000, {}, "epochs without a better validation loss"},
+        {"seed", ParamType::kInteger, 42, 0, 2147483647, {}, "initialisation, shuffling and augmentation"},
+        {"warmupSteps", ParamType::kInteger, 20, 0, 1000000, {}, "steps left out of the throughput window"},
+        {"trainSamples", ParamType::kInteger, 0, 0, 1e9, {}, "use only the first N training samples (0: all)"},
+        GradientSyncDef(),
+        BucketMibDef(),
+        ZeroStageDef(2),
+    };
+  };
+
+  const HyperparameterDef augment = {"augment", ParamType::kBoolean, true, std::nullopt, std::nullopt, {},
+                                     "random crop and flip (CIFAR only)"};
+
+  // MLBench task 1a: ResNet-20 (He et al. 2015, CIFAR variant) on CIFAR-10.
+  tasks.push_back(TrainingTask("1a", "ResNet-20 on CIFAR-10", "MLBench task 1a", 0.80, 0.70, 164,
+                               sgd_recipe(128, 0.02, 0.9, true, 1e-4)));
+  tasks.back().hyperparameters.push_back(augment);
+
+  // A small CNN on the real Fashion-MNIST, from Debian's dataset-fashion-mnist: time to
+  // accuracy measured for real on a 2-core machine in about a minute.
+  tasks.push_back(TrainingTask("fmnist", "Small CNN on Fashion-MNIST", "ergobench", 0.85, 0.80, 10,
+                               sgd_recipe(64, 0.05, 0.9, true, 5e-4)));
+  tasks.back().hyperparameters.push_back(augment);
+  tasks.back().default_dataset_path = "/usr/share/datasets/fashion-mnist";
+
+  tasks.push_back(ResNet50Task(sgd_recipe(32, 0.0125, 0.9, false, 5e-5)));
+
+  // MLBench task 2a: L2-regularised logistic regression on epsilon (libsvm format).
+  std::vector<HyperparameterDef> logreg = sgd_recipe(128, 4.0, 0.0, false, 2.5e-6);
+  logreg.push_back({"trainFile", ParamType::kString, "epsilon_normalized", std::nullopt, std::nullopt, {},
+                    "training file under dataset.path"});
+  logreg.push_back({"testFile", ParamType::kString, "epsilon_normalized.t", std::nullopt, std::nullopt, {},
+                    "test file under dataset.path"});
+  logreg.push_back({"features", ParamType::kInteger, 2000, 1, 1e8, {}, "feature count"});
+  tasks.push_back(TrainingTask("2a", "Logistic regression on epsilon", "MLBench task 2a", 0.89, 0.80, 20,
+                               std::move(logreg)));
+
+  tasks.push_back(GptTask());
+
+  return tasks;
+}
+
+}  // namespace
+
+const HyperparameterDef* TaskDef::FindHyperparameter(std::string_view name) const {
+  for (const HyperparameterDef& h : hyperparameters) {
+    if (h.name == name) return &h;
+  }
+  return nullptr;
+}
+
+const std::vector<TaskDef>& TaskCatalog() {
+  static const std::vector<TaskDef> catalog = BuildCatalog();
+  return catalog;
+}
+
+const TaskDef* FindTask(std::string_view id) {
+  for (const TaskDef& task : TaskCatalog()) {
+    if (task.id == id) return &task;
+  }
+  return nullptr;
+}
+
+int64_t ReferenceEpochSamples(std::string_view task) {
+  const TaskDef* def = FindTask(task);
+  return def != nullptr ? def->reference_epoch_samples : 0;
+}
+
+std::string KnownTaskIds() {
+  std::string ids;
+  for (const TaskDef& task : TaskCatalog()) {
+    if (!ids.empty()) ids += ", ";
+    ids += task.id;
+  }
+  return ids;
+}
+
+const char* ParamTypeName(ParamType type) {
+  switch (type) {
+    case ParamType::kInteger: return "an integer";
+    case ParamType::kNumber: return "a number";
+    case ParamType::kString: return "a string";
+    case ParamType::kBoolean: return "true or false";
+  }
+  return "a value";
+}
+
+}  // namespace ergobench

@@ -1,0 +1,102 @@
+#include "api/v1alpha1/system.h"
+
+#include <algorithm>
+
+#include "api/v1alpha1/object_codec.h"
+#include "base/json_reader.h"
+#include "base/units.h"
+
+namespace ergobench {
+namespace {
+
+// The nodes' values of one field, distinct, joined with "+".
+template <typename Field>
+std::string Joined(const std::vector<NodeFacts>& nodes, Field field) {
+  std::vector<std::string> seen;
+  for (const NodeFacts& node : nodes) {
+    const std::string& value = node.*field;
+    if (!value.empty() && std::find(seen.begin(), seen.end(), value) == seen.end()) seen.push_back(value);
+  }
+  std::string out;
+  for (const std::string& value : seen) out += (out.empty() ? "" : "+") + value;
+  return out;
+}
+
+std::string CpuCount(double cpus) {
+  return cpus == static_cast<double>(static_cast<int64_t>(cpus)) ? std::to_string(static_cast<int64_t>(cpus))
+                                                                 : FormatFixed(cpus, 2);
+}
+
+}  // namespace
+
+std::string SystemIdentity::Key() const {
+  std::string key = provider + "|" + instance_type + "|" + region;
+  if (instance_type.empty()) key += "|" + cpu_model + "|" + CpuCount(node_cpus);
+  if (accelerators > 0) key += "|" + std::to_string(accelerators) + "x" + accelerator_model;
+  return key;
+}
+
+std::string SystemIdentity::Name() const {
+  std::string name;
+  if (!instance_type.empty()) {
+    for (const std::string& part : {provider, instance_type, region}) {
+      if (!part.empty()) name += (name.empty() ? "" : " ") + part;
+    }
+  } else {
+    name = "local: " + (cpu_model.empty() ? std::string("unknown CPU") : cpu_model) + " x" + CpuCount(node_cpus);
+  }
+  if (accelerators > 0 && instance_type.empty()) name += " + " + std::to_string(accelerators) + "x " + accelerator_model;
+  return name;
+}
+
+SystemIdentity DescribeSystem(const std::vector<NodeFacts>& nodes, const nlohmann::json& environment) {
+  SystemIdentity s;
+  s.provider = Joined(nodes, &NodeFacts::provider);
+  s.instance_type = Joined(nodes, &NodeFacts::instance_type);
+  s.region = Joined(nodes, &NodeFacts::region);
+  s.zone = Joined(nodes, &NodeFacts::zone);
+  s.capacity_type = Joined(nodes, &NodeFacts::capacity_type);
+  s.accelerator_model = Joined(nodes, &NodeFacts::accelerator_model);
+  s.cpu_model = StringField(environment, "cpuModel");
+  for (const NodeFacts& node : nodes) {
+    if (std::find(s.nodes.begin(), s.nodes.end(), node.name) == s.nodes.end()) s.nodes.push_back(node.name);
+    s.node_cpus = std::max(s.node_cpus, node.cpus);
+    s.accelerators = std::max(s.accelerators, node.accelerators);
+  }
+  return s;
+}
+
+nlohmann::json EncodeSystemIdentity(const SystemIdentity& s) {
+  nlohmann::json out = nlohmann::json::object();
+  PutIfNotEmpty(&out, "provider", s.provider);
+  PutIfNotEmpty(&out, "instanceType", s.instance_type);
+  PutIfNotEmpty(&out, "region", s.region);
+  PutIfNotEmpty(&out, "zone", s.zone);
+  PutIfNotEmpty(&out, "capacityType", s.capacity_type);
+  PutIfNotEmpty(&out, "cpuModel", s.cpu_model);
+  if (s.node_cpus > 0) out["nodeCpus"] = s.node_cpus;
+  PutIfNotEmpty(&out, "acceleratorModel", s.accelerator_model);
+  if (s.accelerators > 0) out["accelerators"] = s.accelerators;
+  if (!s.nodes.empty()) out["nodes"] = s.nodes;
+  out["name"] = s.Name();
+  return out;
+}
+
+SystemIdentity DecodeSystemIdentity(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
+  SystemIdentity s;
+  ObjectReader r(&json, path, errors);
+  r.String("provider", &s.provider);
+  r.String("instanceType", &s.instance_type);
+  r.String("region", &s.region);
+  r.String("zone", &s.zone);
+  r.String("capacityType", &s.capacity_type);
+  r.String("cpuModel", &s.cpu_model);
+  r.Number("nodeCpus", &s.node_cpus);
+  r.String("acceleratorModel", &s.accelerator_model);
+  r.Int("accelerators", &s.accelerators);
+  r.Strings("nodes", &s.nodes);
+  r.Raw("name");  // derived, written for readers of the JSON
+  return s;
+}
+
+}  // namespace ergobench

@@ -1,0 +1,34 @@
+#include "api/contract/node_energy.h"
+
+#include <gtest/gtest.h>
+
+namespace ergobench {
+namespace {
+
+TEST(NodeEnergyTest, RoundTrips) {
+  NodeEnergyReport report;
+  report.node = "node-1";
+  report.interval_ms = 100;
+  report.meters = nlohmann::json::parse(R"([{"name": "rapl", "available": true, "channels": ["cpu0/package"]}])");
+  report.channels = {{"cpu0", "package", true, 8123.5}, {"cpu0", "core", false, 4000.25}};
+  report.pods_known = true;
+  report.other_pods = {"pod 27107f091b45d387", "pod c89e7f5b90b49d56"};
+  const nlohmann::json encoded = EncodeNodeEnergyReport(report);
+  EXPECT_EQ(encoded["channels"][0]["joules"], 8123.5);
+  EXPECT_EQ(encoded["otherPods"][1], "pod c89e7f5b90b49d56");
+  auto decoded = DecodeNodeEnergyReport(encoded);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, report);
+}
+
+TEST(NodeEnergyTest, AWrongFieldIsNamed) {
+  auto decoded = DecodeNodeEnergyReport(nlohmann::json::parse(R"({"node": "n", "channels": [{"joules": "many"}]})"));
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("channels[0].joules"), std::string::npos) << decoded.status().message();
+  decoded = DecodeNodeEnergyReport(nlohmann::json::parse(R"({"otherPods": [1]})"));
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("otherPods"), std::string::npos) << decoded.status().message();
+}
+
+}  // namespace
+}  // namespace ergobench
