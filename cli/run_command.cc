@@ -100,7 +100,7 @@ void ReportSweeps(const std::vector<LoadedSweep>& sweeps, const std::map<std::st
     const std::string dir = results_root + "/" + sweep.metadata.name;
     std::error_code error;
     std::filesystem::create_directories(dir, error);
-    nlohmann::json json = {{"apiVersion", kApiVersion}, {"kind", kSweepKind}, {"metadata", EncodeMetadata(sweep.metadata)},
+    nlohmann::json json = {{"apiVersion", kApiVersion}, {"kind", kSweepKind}, {"metadata", ObjectMetaFields().Encode(sweep.metadata)},
                            {"spec", EncodeSweepSpec(sweep.spec)}, {"status", EncodeSweepStatus(sweep.status)}};
     std::ofstream out(dir + "/sweep.json");
     out << json.dump(2) << "\n";

@@ -28,7 +28,7 @@ std::string FormatSpread(const Summary& s) {
 
 std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, double elapsed_seconds) {
   std::string line = b.metadata.name + " · " + b.spec.task + " " + b.spec.backend + " k=" +
-                     std::to_string(b.spec.workers.value_or(1));
+                     std::to_string(b.spec.workers);
   if (e.stage.empty() || e.stage == "init") {
     line += " · starting ranks";
   } else if (e.stage == "done") {
@@ -91,7 +91,7 @@ std::string FormatRunReport(const LocalRunReport& report) {
     out += line;
   };
   if (report.outcome.phase != "Succeeded") row("reason", report.outcome.message);
-  row("task", b.spec.task + " on " + std::to_string(*b.spec.workers) + " " + b.spec.backend + " ranks");
+  row("task", b.spec.task + " on " + std::to_string(b.spec.workers) + " " + b.spec.backend + " ranks");
   if (b.status.workers.succeeded + b.status.workers.failed > 0) {
     row("ranks", std::to_string(b.status.workers.succeeded) + " succeeded, " +
                      std::to_string(b.status.workers.failed) + " failed");
@@ -135,7 +135,7 @@ std::string FormatRunReport(const LocalRunReport& report) {
   if (const auto& m = f.language_model) {
     row("model", m->model + ", " + FormatFixed(static_cast<double>(m->parameters) / 1e6, 1) + " M parameters, " +
                      std::to_string(m->sequence_length) + " tokens, " + m->precision);
-    const double devices = static_cast<double>(b.spec.workers.value_or(1));
+    const double devices = static_cast<double>(b.spec.workers);
     row("tokens/s", FormatFixed(m->tokens_per_second, 0) + " (" + FormatFixed(m->tokens_per_second / devices, 0) +
                         " per device, global batch " + std::to_string(m->global_batch_size) + ", " +
                         FormatFixed(m->seconds_per_iteration, 3) + " s/iteration)");

@@ -34,7 +34,7 @@ const FinishedGauge kFinishedGauges[] = {
     {"ergobench_benchmark_samples_per_second", "Training samples per second of a finished Benchmark, all workers.",
      [](const Benchmark& b) { return b.status.results->figures.samples_per_second; }},
     {"ergobench_benchmark_workers", "Workers (k) of a finished Benchmark.",
-     [](const Benchmark& b) { return std::optional<double>(static_cast<double>(b.spec.workers.value_or(1))); }},
+     [](const Benchmark& b) { return std::optional<double>(static_cast<double>(b.spec.workers)); }},
     {"ergobench_benchmark_energy_joules", "Energy of a finished Benchmark's timed region, all workers.",
      [](const Benchmark& b) { return b.status.results->figures.energy_joules; }},
     {"ergobench_benchmark_energy_to_accuracy_joules", "Energy until a finished Benchmark reached its goal.",
@@ -143,7 +143,7 @@ void OperatorMetrics::RecordFinished(const Benchmark& benchmark) {
                                                      {"benchmark", benchmark.metadata.name},
                                                      {"task", benchmark.spec.task},
                                                      {"backend", benchmark.spec.backend},
-                                                     {"workers", std::to_string(benchmark.spec.workers.value_or(1))},
+                                                     {"workers", std::to_string(benchmark.spec.workers)},
                                                      {"instance_type", system ? system->instance_type : ""},
                                                      {"region", system ? system->region : ""}};
   std::erase_if(labels, [](const auto& label) { return label.second.empty(); });  // empty is absent in PromQL

@@ -109,7 +109,7 @@ class ResultOnce {
 
 StatusOr<std::unique_ptr<Communicator>> Connect(const Benchmark& benchmark, const RunnerInvocation& options) {
   const std::string& backend = benchmark.spec.backend;
-  const int workers = static_cast<int>(*benchmark.spec.workers);
+  const int workers = static_cast<int>(benchmark.spec.workers);
   if (backend == "mpi") {
     if (!LaunchedByMpirun() && workers > 1) {
       return Status::FailedPrecondition("backend mpi with " + std::to_string(workers) +
@@ -308,13 +308,13 @@ int RunRunner(const RunnerInvocation& options) {
   const Benchmark& benchmark = *loaded;
   const BenchmarkSpec& spec = benchmark.spec;
   report.Update([&](RankResult& r) { std::tie(r.benchmark, r.task, r.backend, r.world_size) =
-                                         std::tie(benchmark.metadata.name, spec.task, spec.backend, *spec.workers); });
+                                         std::tie(benchmark.metadata.name, spec.task, spec.backend, spec.workers); });
   StatusOr<std::unique_ptr<Task>> task = CreateTask(spec.task);
   if (!task.ok()) return report.Fail(task.status(), kExitBadConfig);
 
   int threads = 1;
   nlohmann::json environment = SetThreads(options, spec, &threads);
-  RunnerMetrics metrics({benchmark.metadata.name, spec.task, spec.backend, launch_rank, static_cast<int>(*spec.workers)});
+  RunnerMetrics metrics({benchmark.metadata.name, spec.task, spec.backend, launch_rank, static_cast<int>(spec.workers)});
   StatusOr<std::unique_ptr<EnergyRecorder>> recorder = OpenEnergyRecorder(options, benchmark.metadata, &metrics);
   if (!recorder.ok()) return report.Fail(recorder.status(), kExitBadConfig);
   EnergyRecorder& energy = **recorder;

@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_fields.h"
+#include "base/json_reader.h"
+
 namespace ergobench {
 
 bool IsPortableFileName(const std::string& name) {
@@ -14,35 +17,47 @@ bool IsPortableFileName(const std::string& name) {
   return true;
 }
 
-std::string EncodeArtifactBundle(const ArtifactBundle& bundle) {
-  nlohmann::json skipped = nlohmann::json::array();
-  for (const SkippedFile& s : bundle.skipped) {
-    skipped.push_back({{"name", s.name}, {"bytes", s.bytes}, {"reason", s.reason}});
+namespace {
+
+constexpr char kFiles[] = "files";
+constexpr char kSkipped[] = "skipped";
+
+// name → text, each name one that a ConfigMap key and a results folder's file can both hold.
+void ReadFiles(ObjectReader* r, const std::string& key, ArtifactBundle* out) {
+  if (!r->StringMap(key, &out->files)) return;
+  for (const auto& [name, content] : out->files) {
+    if (!IsPortableFileName(name)) {
+      r->errors()->Add(JoinPath(r->PathOf(key), name.substr(0, 64)), "is not a portable file name ([-._a-zA-Z0-9]+)");
+    }
   }
-  return nlohmann::json{{"files", bundle.files}, {"skipped", skipped}}.dump();
 }
+
+const JsonFields<ArtifactBundle>& BundleFields() {
+  static const JsonFields<SkippedFile> skipped = JsonFields<SkippedFile>()
+                                                     .Add("name", &SkippedFile::name, Written::kAlways)
+                                                     .Add("bytes", &SkippedFile::bytes, Written::kAlways)
+                                                     .Add("reason", &SkippedFile::reason, Written::kAlways);
+  const auto always = [](const ArtifactBundle&) { return true; };
+  static const JsonFields<ArtifactBundle> fields =
+      JsonFields<ArtifactBundle>()
+          .Custom(kFiles, ReadFiles,
+                  [](const ArtifactBundle& b, const std::string& key, nlohmann::json* out) { (*out)[key] = b.files; })
+          .List(kSkipped, &ArtifactBundle::skipped, skipped, always);
+  return fields;
+}
+
+}  // namespace
+
+std::string EncodeArtifactBundle(const ArtifactBundle& bundle) { return BundleFields().Encode(bundle).dump(); }
 
 StatusOr<ArtifactBundle> DecodeArtifactBundle(const std::string& text) {
   const nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object() || !json.value("files", nlohmann::json()).is_object() ||
-      !json.value("skipped", nlohmann::json()).is_array()) {
-    return Status::InvalidArgument("artifact bundle: expected {\"files\": {...}, \"skipped\": [...]}");
+  FieldErrors errors;
+  if (!json.is_object() || !json.contains(kFiles) || !json.contains(kSkipped)) {
+    errors.Add("", "expected {\"files\": {...}, \"skipped\": [...]}");
   }
-  ArtifactBundle bundle;
-  for (const auto& [name, content] : json["files"].items()) {
-    if (!IsPortableFileName(name) || !content.is_string()) {
-      return Status::InvalidArgument("artifact bundle: files." + name.substr(0, 64) +
-                                     ": expected a portable file name ([-._a-zA-Z0-9]+) with text");
-    }
-    bundle.files[name] = content.get<std::string>();
-  }
-  for (const nlohmann::json& s : json["skipped"]) {
-    if (!s.is_object() || !s.value("name", nlohmann::json()).is_string() ||
-        !s.value("bytes", nlohmann::json()).is_number_integer() || !s.value("reason", nlohmann::json()).is_string()) {
-      return Status::InvalidArgument("artifact bundle: skipped: expected {name, bytes, reason}");
-    }
-    bundle.skipped.push_back({s["name"].get<std::string>(), s["bytes"].get<int64_t>(), s["reason"].get<std::string>()});
-  }
+  ArtifactBundle bundle = BundleFields().Decode(&json, "", &errors);
+  if (!errors.empty()) return Status::InvalidArgument("artifact bundle: " + errors.Joined());
   return bundle;
 }
 

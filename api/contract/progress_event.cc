@@ -2,39 +2,40 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_fields.h"
 #include "base/json_reader.h"
 
 namespace ergobench {
 
+namespace {
+
+const JsonFields<ProgressEvent>& EventFields() {
+  using E = ProgressEvent;
+  static const JsonFields<E> fields = JsonFields<E>()
+                                          .Add("rank", &E::rank, Written::kAlways)
+                                          .Add("stage", &E::stage, Written::kAlways)
+                                          .Add("done", &E::done, Written::kAlways)
+                                          .Add("total", &E::total, Written::kAlways)
+                                          .Add("elapsed", &E::elapsed_seconds, Written::kAlways)
+                                          .Add("epoch", &E::epoch)
+                                          .Add("loss", &E::loss)
+                                          .Add("metric", &E::metric)
+                                          .Add("value", &E::value)
+                                          .Add("note", &E::note);
+  return fields;
+}
+
+}  // namespace
+
 std::string EncodeProgressEvent(const ProgressEvent& e) {
-  nlohmann::json out = {{"rank", e.rank}, {"stage", e.stage}, {"done", e.done},
-                        {"total", e.total}, {"elapsed", e.elapsed_seconds}};
-  if (e.epoch) out["epoch"] = *e.epoch;
-  if (e.loss) out["loss"] = *e.loss;
-  if (!e.metric.empty()) out["metric"] = e.metric;
-  if (e.value) out["value"] = *e.value;
-  if (!e.note.empty()) out["note"] = e.note;
-  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return EventFields().Encode(e).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 StatusOr<ProgressEvent> ParseProgressEvent(const std::string& line) {
   nlohmann::json json = nlohmann::json::parse(line, nullptr, false);
   if (json.is_discarded()) return Status::InvalidArgument("progress line is not JSON");
-  ProgressEvent e;
   FieldErrors errors;
-  {
-    ObjectReader r(&json, "", &errors);
-    r.Int("rank", &e.rank);
-    r.String("stage", &e.stage);
-    r.Int("done", &e.done);
-    r.Int("total", &e.total);
-    r.Number("elapsed", &e.elapsed_seconds);
-    r.Int("epoch", &e.epoch);
-    r.Number("loss", &e.loss);
-    r.String("metric", &e.metric);
-    r.Number("value", &e.value);
-    r.String("note", &e.note);
-  }
+  ProgressEvent e = EventFields().Decode(&json, "", &errors);
   RETURN_IF_ERROR(errors.ToStatus());
   return e;
 }

@@ -59,7 +59,7 @@ std::string Count(double n) {
 // Rule 1: the spec's own prices, per worker (and per GPU of each worker).
 HourlyPrice SpecPrice(const BenchmarkSpec& spec, BenchmarkResults* results) {
   const Pricing& p = *spec.pricing;
-  const double workers = static_cast<double>(spec.workers.value_or(1));
+  const double workers = static_cast<double>(spec.workers);
   const double accelerators = static_cast<double>(spec.resources.gpu) * p.accelerator_hour.value_or(0);
   HourlyPrice price{workers * (p.worker_hour.value_or(0) + accelerators), std::nullopt, p.currency};
   if (p.preemptible_worker_hour) price.spot = workers * (*p.preemptible_worker_hour + accelerators);
@@ -83,7 +83,7 @@ std::optional<HourlyPrice> LabelPrice(const BenchmarkSpec& spec, const SystemIde
                                      (region.empty() ? "" : " in " + region) + " in the price catalog");
     return std::nullopt;
   }
-  const double workers = static_cast<double>(spec.workers.value_or(1));
+  const double workers = static_cast<double>(spec.workers);
   HourlyPrice price{0, 0.0, e->currency};
   Add(&price, workers, e->on_demand_hour, e->spot_hour);
   results->prices.push_back(Used(*e, context));

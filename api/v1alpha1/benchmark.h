@@ -52,7 +52,7 @@ struct Scheduling {
   // Worker pods a node may hold, placed together: MLBench's one worker per node by default,
   // so that each rank's energy and network are its own. More than 1 packs ranks (a node's
   // GPUs); a local run is one node whatever it says.
-  std::optional<int64_t> ranks_per_node;
+  int64_t ranks_per_node = 1;
   std::map<std::string, std::string> node_selector;
   nlohmann::json tolerations = nlohmann::json::array();  // core/v1 Tolerations, passed through
   std::string scheduler_name;
@@ -91,7 +91,7 @@ struct Baseline {
 
 struct BenchmarkSpec {
   std::string task;
-  std::optional<int64_t> workers;  // k ranks; 1 when absent
+  int64_t workers = 1;  // k ranks
   std::string backend;  // gloo | mpi | nccl
   std::string device;   // cpu | cuda
   std::optional<Goal> goal;
@@ -103,7 +103,7 @@ struct BenchmarkSpec {
   Scheduling scheduling;
   std::optional<Pricing> pricing;
   RunPolicy run_policy;
-  std::optional<int64_t> repeats;  // runs of the whole gang, one after another, seeds derived (repeats.h)
+  int64_t repeats = 1;  // runs of the whole gang, one after another, seeds derived (repeats.h)
   std::optional<Baseline> baseline;
 };
 

@@ -8,8 +8,6 @@ std::string DefaultRunnerImage() { return "ergobench-runner:" ERGOBENCH_VERSION;
 
 void ApplyDefaults(Benchmark* benchmark) {
   BenchmarkSpec& spec = benchmark->spec;
-  if (!spec.workers) spec.workers = 1;
-  if (!spec.scheduling.ranks_per_node) spec.scheduling.ranks_per_node = 1;
   if (spec.backend.empty()) spec.backend = "gloo";
   if (spec.device.empty()) spec.device = "cpu";
   if (spec.image.empty()) spec.image = DefaultRunnerImage();

@@ -1,181 +1,220 @@
 #include "api/v1alpha1/result.h"
 
-#include "api/v1alpha1/object_codec.h"
+#include "base/json_fields.h"
 #include "base/json_reader.h"
 #include "base/utf8.h"
 
 namespace ergobench {
 namespace {
 
-nlohmann::json EncodeAllreduce(const AllreduceSummary& a) {
-  return {{"sizes", a.sizes},
-          {"repetitions", a.repetitions},
-          {"dtype", a.dtype},
-          {"peakBusBandwidthBytesPerSecond", a.peak_bus_bandwidth_bytes_per_second},
-          {"peakBusBandwidthBytes", a.peak_bus_bandwidth_bytes},
-          {"minLatencySeconds", a.min_latency_seconds}};
+constexpr Written kAlways = Written::kAlways;
+
+const JsonFields<AllreduceSummary>& AllreduceFields() {
+  using A = AllreduceSummary;
+  static const JsonFields<A> fields = JsonFields<A>()
+                                          .Add("sizes", &A::sizes, kAlways)
+                                          .Add("repetitions", &A::repetitions, kAlways)
+                                          .Add("dtype", &A::dtype, kAlways)
+                                          .Add("peakBusBandwidthBytesPerSecond", &A::peak_bus_bandwidth_bytes_per_second, kAlways)
+                                          .Add("peakBusBandwidthBytes", &A::peak_bus_bandwidth_bytes, kAlways)
+                                          .Add("minLatencySeconds", &A::min_latency_seconds, kAlways);
+  return fields;
 }
 
-AllreduceSummary DecodeAllreduce(const nlohmann::json* json, const std::string& path,
-                                 FieldErrors* errors) {
-  AllreduceSummary a;
-  ObjectReader r(json, path, errors);
-  r.Int("sizes", &a.sizes);
-  r.Int("repetitions", &a.repetitions);
-  r.String("dtype", &a.dtype);
-  r.Number("peakBusBandwidthBytesPerSecond", &a.peak_bus_bandwidth_bytes_per_second);
-  r.Int("peakBusBandwidthBytes", &a.peak_bus_bandwidth_bytes);
-  r.Number("minLatencySeconds", &a.min_latency_seconds);
-  return a;
+const JsonFields<LanguageModelSummary>& LanguageModelFields() {
+  using M = LanguageModelSummary;
+  static const JsonFields<M> fields = JsonFields<M>()
+                                          .Add("model", &M::model, kAlways)
+                                          .Add("parameters", &M::parameters, kAlways)
+                                          .Add("sequenceLength", &M::sequence_length, kAlways)
+                                          .Add("globalBatchSize", &M::global_batch_size, kAlways)
+                                          .Add("precision", &M::precision, kAlways)
+                                          .Add("tokens", &M::tokens, kAlways)
+                                          .Add("tokensPerSecond", &M::tokens_per_second, kAlways)
+                                          .Add("secondsPerIteration", &M::seconds_per_iteration, kAlways)
+                                          .Add("flopsPerToken", &M::flops_per_token, kAlways)
+                                          .Add("modelTflopsPerSecond", &M::model_tflops_per_second, kAlways)
+                                          .Add("peakTflops", &M::peak_tflops)
+                                          .Add("mfu", &M::mfu)
+                                          .Add("evalLoss", &M::eval_loss);
+  return fields;
 }
 
-nlohmann::json EncodeLanguageModel(const LanguageModelSummary& m) {
-  nlohmann::json out = {{"model", m.model},
-                        {"parameters", m.parameters},
-                        {"sequenceLength", m.sequence_length},
-                        {"globalBatchSize", m.global_batch_size},
-                        {"precision", m.precision},
-                        {"tokens", m.tokens},
-                        {"tokensPerSecond", m.tokens_per_second},
-                        {"secondsPerIteration", m.seconds_per_iteration},
-                        {"flopsPerToken", m.flops_per_token},
-                        {"modelTflopsPerSecond", m.model_tflops_per_second}};
-  PutIf(&out, "peakTflops", m.peak_tflops);
-  PutIf(&out, "mfu", m.mfu);
-  PutIf(&out, "evalLoss", m.eval_loss);
-  return out;
+const JsonFields<MemoryFigures>& MemoryFields() {
+  using M = MemoryFigures;
+  static const JsonFields<M> fields = JsonFields<M>()
+                                          .Add("peakResidentBytes", &M::peak_resident_bytes, kAlways)
+                                          .Add("peakTensorBytes", &M::peak_tensor_bytes, kAlways)
+                                          .Add("parameterBytes", &M::parameter_bytes, kAlways)
+                                          .Add("gradientBytes", &M::gradient_bytes, kAlways)
+                                          .Add("optimizerStateBytes", &M::optimizer_state_bytes, kAlways)
+                                          .Add("activationBytes", &M::activation_bytes, kAlways);
+  return fields;
 }
 
-LanguageModelSummary DecodeLanguageModel(const nlohmann::json* json, const std::string& path, FieldErrors* errors) {
-  LanguageModelSummary m;
-  ObjectReader r(json, path, errors);
-  r.String("model", &m.model);
-  r.Int("parameters", &m.parameters);
-  r.Int("sequenceLength", &m.sequence_length);
-  r.Int("globalBatchSize", &m.global_batch_size);
-  r.String("precision", &m.precision);
-  r.Int("tokens", &m.tokens);
-  r.Number("tokensPerSecond", &m.tokens_per_second);
-  r.Number("secondsPerIteration", &m.seconds_per_iteration);
-  r.Number("flopsPerToken", &m.flops_per_token);
-  r.Number("modelTflopsPerSecond", &m.model_tflops_per_second);
-  r.Number("peakTflops", &m.peak_tflops);
-  r.Number("mfu", &m.mfu);
-  r.Number("evalLoss", &m.eval_loss);
-  return m;
+// energyShared restates energySharedWith for readers of the JSON: written from it, read and
+// dropped.
+void ReadEnergyShared(ObjectReader* r, const std::string& key, Figures*) {
+  bool shared = false;
+  r->Bool(key, &shared);
+}
+void WriteEnergyShared(const Figures& f, const std::string& key, nlohmann::json* out) {
+  if (f.energy_shared_with) (*out)[key] = !f.energy_shared_with->empty();
 }
 
-nlohmann::json EncodeMemory(const MemoryFigures& m) {
-  return {{"peakResidentBytes", m.peak_resident_bytes}, {"peakTensorBytes", m.peak_tensor_bytes},
-          {"parameterBytes", m.parameter_bytes},        {"gradientBytes", m.gradient_bytes},
-          {"optimizerStateBytes", m.optimizer_state_bytes}, {"activationBytes", m.activation_bytes}};
+const JsonFields<Figures>& FigureFields() {
+  using F = Figures;
+  static const JsonFields<F> fields = JsonFields<F>()
+                                          .Add("initSeconds", &F::init_seconds, kAlways)
+                                          .Add("runSeconds", &F::run_seconds, kAlways)
+                                          .Add("goalReached", &F::goal_reached)
+                                          .Add("timeToAccuracySeconds", &F::time_to_accuracy_seconds)
+                                          .Add("epochs", &F::epochs)
+                                          .Add("samplesPerSecond", &F::samples_per_second)
+                                          .Add("throughputWindowSteps", &F::throughput_window_steps)
+                                          .Add("throughputWindowSeconds", &F::throughput_window_seconds)
+                                          .Add("phaseSeconds", &F::phase_seconds)
+                                          .Add("computeSeconds", &F::compute_seconds)
+                                          .Add("communicationSeconds", &F::communication_seconds)
+                                          .Add("communicationRatio", &F::communication_ratio)
+                                          .Add("collectiveSeconds", &F::collective_seconds)
+                                          .Add("samples", &F::samples)
+                                          .Add("energyJoules", &F::energy_joules)
+                                          .Add("energyJoulesWholeRun", &F::energy_joules_whole_run)
+                                          .Add("energyToAccuracyJoules", &F::energy_to_accuracy_joules)
+                                          .Custom("energyShared", ReadEnergyShared, WriteEnergyShared)
+                                          .Add("energySharedWith", &F::energy_shared_with)
+                                          .Object("allreduce", &F::allreduce, AllreduceFields())
+                                          .Object("languageModel", &F::language_model, LanguageModelFields())
+                                          .Object("memory", &F::memory, MemoryFields())
+                                          .Add("parameterDigest", &F::parameter_digest);
+  return fields;
 }
 
-MemoryFigures DecodeMemory(const nlohmann::json* json, const std::string& path, FieldErrors* errors) {
-  MemoryFigures m;
-  ObjectReader r(json, path, errors);
-  r.Int("peakResidentBytes", &m.peak_resident_bytes);
-  r.Int("peakTensorBytes", &m.peak_tensor_bytes);
-  r.Int("parameterBytes", &m.parameter_bytes);
-  r.Int("gradientBytes", &m.gradient_bytes);
-  r.Int("optimizerStateBytes", &m.optimizer_state_bytes);
-  r.Int("activationBytes", &m.activation_bytes);
-  return m;
+void ReadRequiredStatus(ObjectReader* r, const std::string& key, RankResult* out) {
+  if (!r->String(key, &out->status)) r->errors()->Add(r->PathOf(key), "is required");
+}
+void WriteStatus(const RankResult& result, const std::string& key, nlohmann::json* out) { (*out)[key] = result.status; }
+
+const JsonFields<RankResult>& RankResultFields() {
+  using R = RankResult;
+  static const JsonFields<R> fields = JsonFields<R>()
+                                          .Add("benchmark", &R::benchmark, kAlways)
+                                          .Add("task", &R::task, kAlways)
+                                          .Add("backend", &R::backend, kAlways)
+                                          .Add("rank", &R::rank, kAlways)
+                                          .Add("worldSize", &R::world_size, kAlways)
+                                          .Custom("status", ReadRequiredStatus, WriteStatus)
+                                          .Add("error", &R::error)
+                                          .Inline(&R::figures, FigureFields())
+                                          .Json("environment", &R::environment, JsonShape::kObject, kAlways);
+  return fields;
+}
+
+const JsonFields<PriceUsed>& PriceUsedFields() {
+  using P = PriceUsed;
+  static const JsonFields<P> fields = JsonFields<P>()
+                                          .Add("kind", &P::kind, kAlways)
+                                          .Add("instanceType", &P::instance_type)
+                                          .Add("region", &P::region)
+                                          .Add("onDemandHour", &P::on_demand_hour, kAlways)
+                                          .Add("spotHour", &P::spot_hour)
+                                          .Add("effectiveDate", &P::effective_date)
+                                          .Add("source", &P::source)
+                                          .Add("ageDays", &P::age_days)
+                                          .Add("stale", &P::stale);
+  return fields;
+}
+
+const JsonFields<CarbonFigures>& CarbonFields() {
+  using C = CarbonFigures;
+  static const JsonFields<C> fields = JsonFields<C>()
+                                          .Add("region", &C::region, kAlways)
+                                          .Add("gramsPerKwh", &C::grams_per_kwh, kAlways)
+                                          .Add("year", &C::year, kAlways)
+                                          .Add("source", &C::source, kAlways)
+                                          .Add("grams", &C::grams)
+                                          .Add("gramsToAccuracy", &C::grams_to_accuracy);
+  return fields;
 }
 
 }  // namespace
 
-void EncodeFigures(const Figures& f, nlohmann::json* out) {
-  (*out)["initSeconds"] = f.init_seconds;
-  (*out)["runSeconds"] = f.run_seconds;
-  PutIf(out, "goalReached", f.goal_reached);
-  PutIf(out, "timeToAccuracySeconds", f.time_to_accuracy_seconds);
-  PutIf(out, "epochs", f.epochs);
-  PutIf(out, "samplesPerSecond", f.samples_per_second);
-  PutIf(out, "throughputWindowSteps", f.throughput_window_steps);
-  PutIf(out, "throughputWindowSeconds", f.throughput_window_seconds);
-  if (!f.phase_seconds.empty()) (*out)["phaseSeconds"] = f.phase_seconds;
-  PutIf(out, "computeSeconds", f.compute_seconds);
-  PutIf(out, "communicationSeconds", f.communication_seconds);
-  PutIf(out, "communicationRatio", f.communication_ratio);
-  PutIf(out, "collectiveSeconds", f.collective_seconds);
-  PutIf(out, "samples", f.samples);
-  PutIf(out, "energyJoules", f.energy_joules);
-  PutIf(out, "energyJoulesWholeRun", f.energy_joules_whole_run);
-  PutIf(out, "energyToAccuracyJoules", f.energy_to_accuracy_joules);
-  if (f.energy_shared_with) {
-    (*out)["energyShared"] = !f.energy_shared_with->empty();
-    (*out)["energySharedWith"] = *f.energy_shared_with;
-  }
-  if (f.allreduce) (*out)["allreduce"] = EncodeAllreduce(*f.allreduce);
-  if (f.language_model) (*out)["languageModel"] = EncodeLanguageModel(*f.language_model);
-  if (f.memory) (*out)["memory"] = EncodeMemory(*f.memory);
-  if (!f.parameter_digest.empty()) (*out)["parameterDigest"] = f.parameter_digest;
+const JsonFields<RepeatResult>& RepeatFields() {
+  using R = RepeatResult;
+  static const JsonFields<R> fields = JsonFields<R>()
+                                          .Add("repeat", &R::repeat, kAlways)
+                                          .Add("seed", &R::seed, kAlways)
+                                          .Add("figures", &R::figures, kAlways);
+  return fields;
 }
 
-Figures DecodeFigures(ObjectReader* r) {
-  Figures f;
-  r->Number("initSeconds", &f.init_seconds);
-  r->Number("runSeconds", &f.run_seconds);
-  bool goal = false;
-  if (r->Bool("goalReached", &goal)) f.goal_reached = goal;
-  r->Number("timeToAccuracySeconds", &f.time_to_accuracy_seconds);
-  r->Int("epochs", &f.epochs);
-  r->Number("samplesPerSecond", &f.samples_per_second);
-  r->Int("throughputWindowSteps", &f.throughput_window_steps);
-  r->Number("throughputWindowSeconds", &f.throughput_window_seconds);
-  if (const nlohmann::json* phases = r->Object("phaseSeconds")) {
-    ObjectReader pr(phases, r->PathOf("phaseSeconds"), r->errors());
-    for (const std::string& phase : pr.UnreadKeys()) pr.Number(phase, &f.phase_seconds[phase]);
-  }
-  r->Number("computeSeconds", &f.compute_seconds);
-  r->Number("communicationSeconds", &f.communication_seconds);
-  r->Number("communicationRatio", &f.communication_ratio);
-  r->Number("collectiveSeconds", &f.collective_seconds);
-  r->Int("samples", &f.samples);
-  r->Number("energyJoules", &f.energy_joules);
-  r->Number("energyJoulesWholeRun", &f.energy_joules_whole_run);
-  r->Number("energyToAccuracyJoules", &f.energy_to_accuracy_joules);
-  bool shared = false;
-  r->Bool("energyShared", &shared);  // derived from energySharedWith
-  if (std::vector<std::string> with; r->Strings("energySharedWith", &with)) f.energy_shared_with = with;
-  if (const nlohmann::json* a = r->Object("allreduce")) {
-    f.allreduce = DecodeAllreduce(a, r->PathOf("allreduce"), r->errors());
-  }
-  if (const nlohmann::json* m = r->Object("languageModel")) {
-    f.language_model = DecodeLanguageModel(m, r->PathOf("languageModel"), r->errors());
-  }
-  if (const nlohmann::json* m = r->Object("memory")) f.memory = DecodeMemory(m, r->PathOf("memory"), r->errors());
-  r->String("parameterDigest", &f.parameter_digest);
-  return f;
+namespace {
+
+const JsonFields<BaselineVerdict>& VerdictFields() {
+  using V = BaselineVerdict;
+  static const JsonFields<V> fields = JsonFields<V>()
+                                          .Add("figure", &V::figure, kAlways)
+                                          .Add("baseline", &V::baseline, kAlways)
+                                          .Add("value", &V::value, kAlways)
+                                          .Add("bandPercent", &V::band_percent, kAlways)
+                                          .Add("basis", &V::basis, kAlways)
+                                          .Add("regressed", &V::regressed, kAlways);
+  return fields;
 }
 
-nlohmann::json EncodeRankResult(const RankResult& result) {
-  nlohmann::json out = {{"benchmark", result.benchmark},
-                        {"task", result.task},
-                        {"backend", result.backend},
-                        {"rank", result.rank},
-                        {"worldSize", result.world_size},
-                        {"status", result.status}};
-  if (!result.error.empty()) out["error"] = result.error;
-  EncodeFigures(result.figures, &out);
-  out["environment"] = result.environment;
-  return out;
+}  // namespace
+
+const JsonFields<Summary>& SummaryFields() {
+  using S = Summary;
+  static const JsonFields<S> fields = JsonFields<S>()
+                                          .Add("n", &S::n, kAlways)
+                                          .Add("median", &S::median, kAlways)
+                                          .Add("min", &S::min, kAlways)
+                                          .Add("max", &S::max, kAlways)
+                                          .Add("mean", &S::mean, kAlways)
+                                          .Add("stddev", &S::stddev)
+                                          .Add("olympicMean", &S::olympic_mean)
+                                          .Add("ci95Low", &S::ci95_low)
+                                          .Add("ci95High", &S::ci95_high);
+  return fields;
 }
+
+const JsonFields<BenchmarkResults>& BenchmarkResultsFields() {
+  using B = BenchmarkResults;
+  static const JsonFields<B> fields = JsonFields<B>()
+                                          .Inline(&B::figures, FigureFields())
+                                          .Add("joulesPerSample", &B::joules_per_sample)
+                                          .Add("samplesPerWh", &B::samples_per_wh)
+                                          .Add("epochWh", &B::epoch_wh)
+                                          .Add("joulesPerToken", &B::joules_per_token)
+                                          .Add("tokensPerWh", &B::tokens_per_wh)
+                                          .Add("energyToAccuracyWh", &B::energy_to_accuracy_wh)
+                                          .Add("costUSD", &B::cost_usd)
+                                          .Add("costToAccuracyUSD", &B::cost_to_accuracy_usd)
+                                          .Add("preemptibleCostUSD", &B::preemptible_cost_usd)
+                                          .Add("preemptibleCostToAccuracyUSD", &B::preemptible_cost_to_accuracy_usd)
+                                          .Add("currency", &B::currency)
+                                          .Add("costPerMillionSamples", &B::cost_per_million_samples)
+                                          .Add("costPerMillionTokens", &B::cost_per_million_tokens)
+                                          .Add("costBasis", &B::cost_basis)
+                                          .List("prices", &B::prices, PriceUsedFields())
+                                          .Add("costWarnings", &B::cost_warnings)
+                                          .Object("carbon", &B::carbon, CarbonFields())
+                                          .Object("system", &B::system, SystemIdentityFields())
+                                          .List("repeats", &B::repeats, RepeatFields())
+                                          .Map("summary", &B::summary, SummaryFields())
+                                          .Add("baseline", &B::baseline)
+                                          .List("verdicts", &B::verdicts, VerdictFields())
+                                          .Json("environment", &B::environment, JsonShape::kObject);
+  return fields;
+}
+
+
+nlohmann::json EncodeRankResult(const RankResult& result) { return RankResultFields().Encode(result); }
 
 RankResult DecodeRankResult(const nlohmann::json& json, FieldErrors* errors) {
-  RankResult result;
-  ObjectReader r(&json, "", errors);
-  r.String("benchmark", &result.benchmark);
-  r.String("task", &result.task);
-  r.String("backend", &result.backend);
-  r.Int("rank", &result.rank);
-  r.Int("worldSize", &result.world_size);
-  if (!r.String("status", &result.status)) errors->Add("status", "is required");
-  r.String("error", &result.error);
-  result.figures = DecodeFigures(&r);
-  if (const nlohmann::json* env = r.Object("environment")) result.environment = *env;
-  return result;
+  return RankResultFields().Decode(&json, "", errors);
 }
 
 std::string RankResultJson(const RankResult& result) {
@@ -217,198 +256,12 @@ StatusOr<RankResult> ParseRankResult(const std::string& text) {
   return result;
 }
 
-namespace {
+nlohmann::json EncodeSummary(const Summary& summary) { return SummaryFields().Encode(summary); }
 
-nlohmann::json EncodePriceUsed(const PriceUsed& p) {
-  nlohmann::json out = {{"kind", p.kind}, {"onDemandHour", p.on_demand_hour}};
-  PutIfNotEmpty(&out, "instanceType", p.instance_type);
-  PutIfNotEmpty(&out, "region", p.region);
-  PutIf(&out, "spotHour", p.spot_hour);
-  PutIfNotEmpty(&out, "effectiveDate", p.effective_date);
-  PutIfNotEmpty(&out, "source", p.source);
-  PutIf(&out, "ageDays", p.age_days);
-  if (p.stale) out["stale"] = true;
-  return out;
-}
+nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) { return BenchmarkResultsFields().Encode(results); }
 
-PriceUsed DecodePriceUsed(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
-  PriceUsed p;
-  ObjectReader r(&json, path, errors);
-  r.String("kind", &p.kind);
-  r.String("instanceType", &p.instance_type);
-  r.String("region", &p.region);
-  r.Number("onDemandHour", &p.on_demand_hour);
-  r.Number("spotHour", &p.spot_hour);
-  r.String("effectiveDate", &p.effective_date);
-  r.String("source", &p.source);
-  r.Int("ageDays", &p.age_days);
-  r.Bool("stale", &p.stale);
-  return p;
-}
-
-nlohmann::json EncodeCarbon(const CarbonFigures& c) {
-  nlohmann::json out = {{"region", c.region}, {"gramsPerKwh", c.grams_per_kwh}, {"year", c.year}, {"source", c.source}};
-  PutIf(&out, "grams", c.grams);
-  PutIf(&out, "gramsToAccuracy", c.grams_to_accuracy);
-  return out;
-}
-
-CarbonFigures DecodeCarbon(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
-  CarbonFigures c;
-  ObjectReader r(&json, path, errors);
-  r.String("region", &c.region);
-  r.Number("gramsPerKwh", &c.grams_per_kwh);
-  r.Int("year", &c.year);
-  r.String("source", &c.source);
-  r.Number("grams", &c.grams);
-  r.Number("gramsToAccuracy", &c.grams_to_accuracy);
-  return c;
-}
-
-nlohmann::json EncodeRepeat(const RepeatResult& repeat) {
-  return {{"repeat", repeat.repeat}, {"seed", repeat.seed}, {"figures", repeat.figures}};
-}
-
-RepeatResult DecodeRepeat(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
-  RepeatResult repeat;
-  ObjectReader r(&json, path, errors);
-  r.Int("repeat", &repeat.repeat);
-  r.Int("seed", &repeat.seed);
-  repeat.figures = DecodeNumberMap(&r, "figures");
-  return repeat;
-}
-
-nlohmann::json EncodeVerdict(const BaselineVerdict& v) {
-  return {{"figure", v.figure}, {"baseline", v.baseline}, {"value", v.value},
-          {"bandPercent", v.band_percent}, {"basis", v.basis}, {"regressed", v.regressed}};
-}
-
-BaselineVerdict DecodeVerdict(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
-  BaselineVerdict v;
-  ObjectReader r(&json, path, errors);
-  r.String("figure", &v.figure);
-  r.Number("baseline", &v.baseline);
-  r.Number("value", &v.value);
-  r.Number("bandPercent", &v.band_percent);
-  r.String("basis", &v.basis);
-  r.Bool("regressed", &v.regressed);
-  return v;
-}
-
-// The list at `key`, each item decoded with its index in the path.
-template <typename T, typename Decode>
-std::vector<T> DecodeList(ObjectReader* r, const std::string& key, Decode decode) {
-  std::vector<T> out;
-  const nlohmann::json* list = r->Raw(key);
-  if (list == nullptr) return out;
-  if (!list->is_array()) {
-    r->errors()->Add(r->PathOf(key), "must be a list");
-    return out;
-  }
-  for (size_t i = 0; i < list->size(); ++i) out.push_back(decode((*list)[i], IndexPath(r->PathOf(key), i), r->errors()));
-  return out;
-}
-
-}  // namespace
-
-Summary DecodeSummary(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
-  Summary s;
-  ObjectReader r(&json, path, errors);
-  r.Int("n", &s.n);
-  r.Number("median", &s.median);
-  r.Number("min", &s.min);
-  r.Number("max", &s.max);
-  r.Number("mean", &s.mean);
-  r.Number("stddev", &s.stddev);
-  r.Number("olympicMean", &s.olympic_mean);
-  r.Number("ci95Low", &s.ci95_low);
-  r.Number("ci95High", &s.ci95_high);
-  return s;
-}
-
-nlohmann::json EncodeSummary(const Summary& s) {
-  nlohmann::json out = {{"n", s.n}, {"median", s.median}, {"min", s.min}, {"max", s.max}, {"mean", s.mean}};
-  PutIf(&out, "stddev", s.stddev);
-  PutIf(&out, "olympicMean", s.olympic_mean);
-  PutIf(&out, "ci95Low", s.ci95_low);
-  PutIf(&out, "ci95High", s.ci95_high);
-  return out;
-}
-
-nlohmann::json EncodeRepeats(const std::vector<RepeatResult>& repeats) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const RepeatResult& r : repeats) out.push_back(EncodeRepeat(r));
-  return out;
-}
-
-std::vector<RepeatResult> DecodeRepeats(ObjectReader* reader, const std::string& key) {
-  return DecodeList<RepeatResult>(reader, key, DecodeRepeat);
-}
-
-nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results) {
-  nlohmann::json out = nlohmann::json::object();
-  EncodeFigures(results.figures, &out);
-  PutIf(&out, "joulesPerSample", results.joules_per_sample);
-  PutIf(&out, "samplesPerWh", results.samples_per_wh);
-  PutIf(&out, "epochWh", results.epoch_wh);
-  PutIf(&out, "joulesPerToken", results.joules_per_token);
-  PutIf(&out, "tokensPerWh", results.tokens_per_wh);
-  PutIf(&out, "energyToAccuracyWh", results.energy_to_accuracy_wh);
-  PutIf(&out, "costUSD", results.cost_usd);
-  PutIf(&out, "costToAccuracyUSD", results.cost_to_accuracy_usd);
-  PutIf(&out, "preemptibleCostUSD", results.preemptible_cost_usd);
-  PutIf(&out, "preemptibleCostToAccuracyUSD", results.preemptible_cost_to_accuracy_usd);
-  if (!results.currency.empty()) out["currency"] = results.currency;
-  PutIf(&out, "costPerMillionSamples", results.cost_per_million_samples);
-  PutIf(&out, "costPerMillionTokens", results.cost_per_million_tokens);
-  PutIfNotEmpty(&out, "costBasis", results.cost_basis);
-  for (const PriceUsed& p : results.prices) out["prices"].push_back(EncodePriceUsed(p));
-  if (!results.cost_warnings.empty()) out["costWarnings"] = results.cost_warnings;
-  if (results.carbon) out["carbon"] = EncodeCarbon(*results.carbon);
-  if (results.system) out["system"] = EncodeSystemIdentity(*results.system);
-  if (!results.repeats.empty()) out["repeats"] = EncodeRepeats(results.repeats);
-  for (const auto& [figure, summary] : results.summary) out["summary"][figure] = EncodeSummary(summary);
-  PutIfNotEmpty(&out, "baseline", results.baseline);
-  for (const BaselineVerdict& v : results.verdicts) out["verdicts"].push_back(EncodeVerdict(v));
-  if (!results.environment.empty()) out["environment"] = results.environment;
-  return out;
-}
-
-BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::string& path,
-                                        FieldErrors* errors) {
-  BenchmarkResults results;
-  ObjectReader r(&json, path, errors);
-  results.figures = DecodeFigures(&r);
-  r.Number("joulesPerSample", &results.joules_per_sample);
-  r.Number("samplesPerWh", &results.samples_per_wh);
-  r.Number("epochWh", &results.epoch_wh);
-  r.Number("joulesPerToken", &results.joules_per_token);
-  r.Number("tokensPerWh", &results.tokens_per_wh);
-  r.Number("energyToAccuracyWh", &results.energy_to_accuracy_wh);
-  r.Number("costUSD", &results.cost_usd);
-  r.Number("costToAccuracyUSD", &results.cost_to_accuracy_usd);
-  r.Number("preemptibleCostUSD", &results.preemptible_cost_usd);
-  r.Number("preemptibleCostToAccuracyUSD", &results.preemptible_cost_to_accuracy_usd);
-  r.String("currency", &results.currency);
-  r.Number("costPerMillionSamples", &results.cost_per_million_samples);
-  r.Number("costPerMillionTokens", &results.cost_per_million_tokens);
-  r.String("costBasis", &results.cost_basis);
-  results.prices = DecodeList<PriceUsed>(&r, "prices", DecodePriceUsed);
-  r.Strings("costWarnings", &results.cost_warnings);
-  if (const nlohmann::json* carbon = r.Object("carbon")) results.carbon = DecodeCarbon(*carbon, r.PathOf("carbon"), errors);
-  if (const nlohmann::json* system = r.Object("system")) {
-    results.system = DecodeSystemIdentity(*system, r.PathOf("system"), errors);
-  }
-  results.repeats = DecodeRepeats(&r, "repeats");
-  if (const nlohmann::json* summary = r.Object("summary")) {
-    for (const auto& [figure, value] : summary->items()) {
-      results.summary[figure] = DecodeSummary(value, JoinPath(r.PathOf("summary"), figure), errors);
-    }
-  }
-  r.String("baseline", &results.baseline);
-  results.verdicts = DecodeList<BaselineVerdict>(&r, "verdicts", DecodeVerdict);
-  if (const nlohmann::json* env = r.Object("environment")) results.environment = *env;
-  return results;
+BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
+  return BenchmarkResultsFields().Decode(&json, path, errors);
 }
 
 }  // namespace ergobench

@@ -14,6 +14,7 @@
 #include "api/v1alpha1/summary.h"
 #include "api/v1alpha1/system.h"
 #include "base/field_errors.h"
+#include "base/json_fields.h"
 #include "base/status.h"
 
 namespace ergobench {
@@ -215,20 +216,15 @@ StatusOr<RankResult> ParseRankResult(const std::string& text);
 nlohmann::json EncodeRankResult(const RankResult& result);
 RankResult DecodeRankResult(const nlohmann::json& json, FieldErrors* errors);
 
-// Figures are flattened into the enclosing object, matching status.results
+// The field tables (base/json_fields.h) of what resources hold: a figure's statistics over
+// repeats (results.summary, a sweep point's figures), a repeat (status.repeats and
+// results.repeats), and status.results, whose figures sit flat beside its own fields
 // (docs/architecture.md, "The Benchmark resource").
-void EncodeFigures(const Figures& figures, nlohmann::json* out);
-class ObjectReader;
-Figures DecodeFigures(ObjectReader* reader);
+const JsonFields<Summary>& SummaryFields();
+const JsonFields<RepeatResult>& RepeatFields();
+const JsonFields<BenchmarkResults>& BenchmarkResultsFields();
 
-// A figure's statistics over repeats, as results.summary holds them.
 nlohmann::json EncodeSummary(const Summary& summary);
-Summary DecodeSummary(const nlohmann::json& json, const std::string& path, FieldErrors* errors);
-
-// status.repeats and results.repeats.
-nlohmann::json EncodeRepeats(const std::vector<RepeatResult>& repeats);
-std::vector<RepeatResult> DecodeRepeats(ObjectReader* reader, const std::string& key);
-
 nlohmann::json EncodeBenchmarkResults(const BenchmarkResults& results);
 BenchmarkResults DecodeBenchmarkResults(const nlohmann::json& json, const std::string& path,
                                         FieldErrors* errors);

@@ -98,7 +98,7 @@ void ShareGlobalBatch(SweepPoint* point, FieldErrors* errors) {
                        "strong scaling shares a global batchSize, which task \"" + spec.task + "\" has not");
   }
   const nlohmann::json global = spec.hyperparameters.value("batchSize", batch->default_value);
-  const int64_t k = spec.workers.value_or(1);
+  const int64_t k = spec.workers;
   if (k < 1) return;  // spec.workers says what is wrong; no share of anything among no workers
   if (!global.is_number_integer() || global.get<int64_t>() % k != 0) {
     return errors->Add("spec.hyperparameters.batchSize", "strong scaling shares the global batch " + global.dump() +
@@ -228,7 +228,7 @@ std::vector<SweepPoint> ExpandSweep(const BenchmarkSweep& sweep, FieldErrors* er
                                        {"spec", point.spec}}, &point_errors);
     ApplyDefaults(&point.benchmark);
     if (sweep.spec.scaling == kScalingStrong) ShareGlobalBatch(&point, &point_errors);
-    point.parameters.workers = point.benchmark.spec.workers.value_or(1);
+    point.parameters.workers = point.benchmark.spec.workers;
     point.parameters.backend = point.benchmark.spec.backend;
     point_errors.Append(ValidateBenchmark(point.benchmark));
     if (!point_errors.empty()) {

@@ -66,37 +66,24 @@ SystemIdentity DescribeSystem(const std::vector<NodeFacts>& nodes, const nlohman
   return s;
 }
 
-nlohmann::json EncodeSystemIdentity(const SystemIdentity& s) {
-  nlohmann::json out = nlohmann::json::object();
-  PutIfNotEmpty(&out, "provider", s.provider);
-  PutIfNotEmpty(&out, "instanceType", s.instance_type);
-  PutIfNotEmpty(&out, "region", s.region);
-  PutIfNotEmpty(&out, "zone", s.zone);
-  PutIfNotEmpty(&out, "capacityType", s.capacity_type);
-  PutIfNotEmpty(&out, "cpuModel", s.cpu_model);
-  if (s.node_cpus > 0) out["nodeCpus"] = s.node_cpus;
-  PutIfNotEmpty(&out, "acceleratorModel", s.accelerator_model);
-  if (s.accelerators > 0) out["accelerators"] = s.accelerators;
-  if (!s.nodes.empty()) out["nodes"] = s.nodes;
-  out["name"] = s.Name();
-  return out;
-}
-
-SystemIdentity DecodeSystemIdentity(const nlohmann::json& json, const std::string& path, FieldErrors* errors) {
-  SystemIdentity s;
-  ObjectReader r(&json, path, errors);
-  r.String("provider", &s.provider);
-  r.String("instanceType", &s.instance_type);
-  r.String("region", &s.region);
-  r.String("zone", &s.zone);
-  r.String("capacityType", &s.capacity_type);
-  r.String("cpuModel", &s.cpu_model);
-  r.Number("nodeCpus", &s.node_cpus);
-  r.String("acceleratorModel", &s.accelerator_model);
-  r.Int("accelerators", &s.accelerators);
-  r.Strings("nodes", &s.nodes);
-  r.Raw("name");  // derived, written for readers of the JSON
-  return s;
+const JsonFields<SystemIdentity>& SystemIdentityFields() {
+  using S = SystemIdentity;
+  static const JsonFields<S> fields =
+      JsonFields<S>()
+          .Add("provider", &S::provider)
+          .Add("instanceType", &S::instance_type)
+          .Add("region", &S::region)
+          .Add("zone", &S::zone)
+          .Add("capacityType", &S::capacity_type)
+          .Add("cpuModel", &S::cpu_model)
+          .Add("nodeCpus", &S::node_cpus, [](const S& s) { return s.node_cpus > 0; })
+          .Add("acceleratorModel", &S::accelerator_model)
+          .Add("accelerators", &S::accelerators, [](const S& s) { return s.accelerators > 0; })
+          .Add("nodes", &S::nodes)
+          .Custom(
+              "name", [](ObjectReader* r, const std::string& key, S*) { r->Raw(key); },
+              [](const S& s, const std::string& key, nlohmann::json* out) { (*out)[key] = s.Name(); });
+  return fields;
 }
 
 }  // namespace ergobench

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/field_errors.h"
+#include "base/json_fields.h"
 
 namespace ergobench {
 
@@ -56,7 +57,7 @@ struct SystemIdentity {
 // (rank 0's) environment, for the CPU model.
 SystemIdentity DescribeSystem(const std::vector<NodeFacts>& nodes, const nlohmann::json& environment);
 
-nlohmann::json EncodeSystemIdentity(const SystemIdentity& system);
-SystemIdentity DecodeSystemIdentity(const nlohmann::json& json, const std::string& path, FieldErrors* errors);
+// results.system's fields; "name" (Name()) is written for readers of the JSON and read as derived.
+const JsonFields<SystemIdentity>& SystemIdentityFields();
 
 }  // namespace ergobench

@@ -26,7 +26,7 @@ void ValidateMetadata(const Benchmark& b, FieldErrors* errors) {
     errors->Add("metadata.name", "must start with a letter (its Service " + Quote(name + "-workers") +
                                      " is a DNS-1035 label), got " + Quote(name));
   }
-  const int64_t workers = b.spec.workers.value_or(1);
+  const int64_t workers = b.spec.workers;
   if (workers >= 1 && workers <= kMaxWorkers && name.size() > MaxNameLength(workers)) {
     errors->Add("metadata.name", "must be at most " + std::to_string(MaxNameLength(workers)) +
                                      " characters so that worker pod names fit in 63, got " +
@@ -231,9 +231,7 @@ void ValidateImage(const std::string& image, FieldErrors* errors) {
 }
 
 void ValidateScheduling(const Scheduling& s, FieldErrors* errors) {
-  if (s.ranks_per_node) {
-    CheckRange("spec.scheduling.ranksPerNode", static_cast<double>(*s.ranks_per_node), 1, kMaxWorkers, errors);
-  }
+  CheckRange("spec.scheduling.ranksPerNode", static_cast<double>(s.ranks_per_node), 1, kMaxWorkers, errors);
   for (size_t i = 0; i < s.tolerations.size(); ++i) {
     if (!s.tolerations[i].is_object()) {
       errors->Add(IndexPath("spec.scheduling.tolerations", i), "must be an object, got " + JsonTypeName(s.tolerations[i]));
@@ -349,7 +347,7 @@ FieldErrors ValidateBenchmark(const Benchmark& b) {
   } else if (task == nullptr && spec.task.size() <= 63) {  // a longer id is the limit's error
     errors.Add("spec.task", "unknown task " + Quote(spec.task) + "; known tasks: " + KnownTaskIds());
   }
-  const int64_t workers = spec.workers.value_or(1);
+  const int64_t workers = spec.workers;
   CheckRange("spec.workers", static_cast<double>(workers), 1, kMaxWorkers, &errors);
   CheckEnum("spec.backend", spec.backend, {"gloo", "mpi", "nccl"}, &errors);
   CheckEnum("spec.device", spec.device, {"cpu", "cuda"}, &errors);
@@ -364,7 +362,7 @@ FieldErrors ValidateBenchmark(const Benchmark& b) {
   ValidateScheduling(spec.scheduling, &errors);
   if (spec.pricing) ValidatePricing(*spec.pricing, &errors);
   ValidateRunPolicy(spec.run_policy, &errors);
-  if (spec.repeats) CheckRange("spec.repeats", static_cast<double>(*spec.repeats), 1, kMaxRepeats, &errors);
+  CheckRange("spec.repeats", static_cast<double>(spec.repeats), 1, kMaxRepeats, &errors);
   if (spec.baseline) ValidateBaseline(*spec.baseline, &errors);
   return errors;
 }

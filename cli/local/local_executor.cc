@@ -106,7 +106,7 @@ struct RankReading {
 std::vector<RankResult> CollectResults(const Benchmark& benchmark, const std::string& dir,
                                        const std::vector<int>& exit_codes, const std::set<int>& crashed) {
   std::vector<RankReading> readings;
-  const int workers = static_cast<int>(*benchmark.spec.workers);
+  const int workers = static_cast<int>(benchmark.spec.workers);
   for (int rank = 0; rank < workers; ++rank) {
     const std::string path = RankResultPath(dir, rank);
     std::error_code error;
@@ -278,7 +278,7 @@ void PriceLocalRun(const BenchmarkSpec& spec, const PriceCatalog& catalog, const
   const NodeFacts host = LocalHostFacts();
   results->system = DescribeSystem({host}, results->environment);
   const PricingContext context{&catalog, std::chrono::system_clock::now(), options.price_max_age_days};
-  PriceResults(spec, {NodeUse{host, *spec.workers, true}}, context, results);
+  PriceResults(spec, {NodeUse{host, spec.workers, true}}, context, results);
 }
 
 // One gang of ranks, the rank results folded but not priced.
@@ -308,7 +308,7 @@ StatusOr<GangRun> RunGang(const Benchmark& benchmark, const LocalRunOptions& opt
   std::vector<int> exit_codes;
   for (const ChildProcess& c : children) exit_codes.push_back(c.exit_code().value_or(-1));
   gang.ranks = CollectResults(benchmark, dir, exit_codes, exited_unasked);
-  gang.outcome = AggregateRankResults(gang.ranks, *benchmark.spec.workers, ReferenceEpochSamples(benchmark.spec.task));
+  gang.outcome = AggregateRankResults(gang.ranks, benchmark.spec.workers, ReferenceEpochSamples(benchmark.spec.task));
   return gang;
 }
 
@@ -358,7 +358,7 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   RETURN_IF_ERROR(WriteJson(config_path, EncodeBenchmark(benchmark)));
 
   const auto started = std::chrono::system_clock::now();
-  const int64_t repeats = benchmark.spec.repeats.value_or(1);
+  const int64_t repeats = benchmark.spec.repeats;
   std::vector<RepeatResult> done;
   GangRun gang;
   for (int64_t repeat = 0; repeat < repeats; ++repeat) {

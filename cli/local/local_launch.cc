@@ -24,7 +24,7 @@ RunnerInvocation RankInvocation(const Benchmark& benchmark, const LaunchPlan& pl
   invocation.metrics_port_per_rank = plan.metrics_port > 0;
   invocation.rendezvous_timeout_seconds = plan.rendezvous_timeout_seconds;
   invocation.stop_grace_seconds = plan.stop_grace_seconds;
-  invocation.ranks_per_host = static_cast<int>(*benchmark.spec.workers);
+  invocation.ranks_per_host = static_cast<int>(benchmark.spec.workers);
   invocation.repeat = plan.repeat;
   return invocation;
 }
@@ -46,7 +46,7 @@ std::string RankProgressPath(const std::string& dir, int rank) {
 }
 
 std::vector<ChildSpec> BuildLocalLaunch(const Benchmark& benchmark, const LaunchPlan& plan) {
-  const int workers = static_cast<int>(*benchmark.spec.workers);
+  const int workers = static_cast<int>(benchmark.spec.workers);
   RunnerInvocation invocation = RankInvocation(benchmark, plan);
   if (benchmark.spec.backend == "mpi") {
     invocation.log_file = RankPath(plan.results_dir, "{rank}", ".log");

@@ -263,7 +263,7 @@ std::optional<ChartSpec> BusBandwidthChart(const std::vector<Benchmark>& runs, c
   for (const Benchmark& b : runs) {
     const auto table = tables.find(RunKey(b));
     if (b.status.phase != "Succeeded" || table == tables.end() || !table->second.contains("rows")) continue;
-    const std::string name = SystemName(b) + " / " + b.spec.backend + " k=" + std::to_string(b.spec.workers.value_or(1));
+    const std::string name = SystemName(b) + " / " + b.spec.backend + " k=" + std::to_string(b.spec.workers);
     lines[name].name = name;
     for (const nlohmann::json& row : table->second["rows"]) {
       const double bytes = row.value("bytes", 0.0), busbw = row.value("busbwBytesPerSecond", 0.0);
@@ -286,12 +286,12 @@ std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark
     if (b.status.phase == "Succeeded" && b.status.results) done.push_back(&b);
   }
   std::sort(done.begin(), done.end(), [](const Benchmark* a, const Benchmark* b) {
-    return std::make_tuple(a->spec.task, a->spec.backend, a->spec.workers.value_or(1)) <
-           std::make_tuple(b->spec.task, b->spec.backend, b->spec.workers.value_or(1));
+    return std::make_tuple(a->spec.task, a->spec.backend, a->spec.workers) <
+           std::make_tuple(b->spec.task, b->spec.backend, b->spec.workers);
   });
   for (const Benchmark* b : done) {
     const std::string series = b->spec.task + " / " + SystemName(*b) + " / " + b->spec.backend;
-    const double k = static_cast<double>(b->spec.workers.value_or(1));
+    const double k = static_cast<double>(b->spec.workers);
     const BenchmarkResults& r = *b->status.results;
     const Figures& f = r.figures;
     const std::string label = b->metadata.name;

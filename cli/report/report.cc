@@ -32,7 +32,7 @@ double HourlyPrice(const Benchmark& b) {
   const BenchmarkResults* r = b.status.results ? &*b.status.results : nullptr;
   if (r != nullptr && r->cost_usd && r->figures.run_seconds > 0) return *r->cost_usd / r->figures.run_seconds * 3600;
   const double per_worker = b.spec.pricing && b.spec.pricing->worker_hour ? *b.spec.pricing->worker_hour : 1.0;
-  return per_worker * static_cast<double>(b.spec.workers.value_or(1));
+  return per_worker * static_cast<double>(b.spec.workers);
 }
 
 std::string GoalOf(const Benchmark& b) {
@@ -62,7 +62,7 @@ ReportRow RowOf(const Benchmark& b) {
   row.goal = GoalOf(b);
   row.system = SystemName(b);
   row.backend = b.spec.backend;
-  row.workers = b.spec.workers.value_or(1);
+  row.workers = b.spec.workers;
   row.phase = b.status.phase;
   if (!b.status.results) return row;
   const BenchmarkResults& r = *b.status.results;
@@ -318,7 +318,7 @@ std::vector<ReportRow> BuildReport(const std::vector<Benchmark>& runs) {
   for (const Benchmark& b : runs) sorted.push_back(&b);
   const auto order = [](const Benchmark* b) {
     const auto [task, goal, system, backend] = SeriesOf(*b);
-    return std::make_tuple(task, goal, system, backend, b->spec.workers.value_or(1), b->metadata.name);
+    return std::make_tuple(task, goal, system, backend, b->spec.workers, b->metadata.name);
   };
   std::stable_sort(sorted.begin(), sorted.end(), [&](const Benchmark* a, const Benchmark* b) { return order(a) < order(b); });
   // The baseline of each series: its succeeded run with the fewest workers.

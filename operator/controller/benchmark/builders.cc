@@ -106,14 +106,14 @@ json Placement(const Benchmark& benchmark, int64_t rank, const Gang& gang) {
 }  // namespace
 
 int64_t RanksPerNode(const Benchmark& benchmark) {
-  return std::max<int64_t>(benchmark.spec.scheduling.ranks_per_node.value_or(1), 1);
+  return std::max<int64_t>(benchmark.spec.scheduling.ranks_per_node, 1);
 }
 
 int64_t NodeGroup(const Benchmark& benchmark, int64_t rank) { return rank / RanksPerNode(benchmark); }
 
 int64_t NodeGroupSize(const Benchmark& benchmark, int64_t rank) {
   const int64_t first = NodeGroup(benchmark, rank) * RanksPerNode(benchmark);
-  return std::min(RanksPerNode(benchmark), benchmark.spec.workers.value_or(1) - first);
+  return std::min(RanksPerNode(benchmark), benchmark.spec.workers - first);
 }
 
 std::string WorkerServiceName(const Benchmark& b) { return b.metadata.name + "-workers"; }
@@ -215,7 +215,7 @@ RunnerInvocation WorkerInvocation(const Benchmark& benchmark, int64_t rank) {
 }
 
 RendezvousEnv WorkerRendezvous(const Benchmark& benchmark, int64_t rank) {
-  return {static_cast<int>(rank), static_cast<int>(*benchmark.spec.workers), MasterAddress(benchmark), kRendezvousPort};
+  return {static_cast<int>(rank), static_cast<int>(benchmark.spec.workers), MasterAddress(benchmark), kRendezvousPort};
 }
 
 void RestrictFetches(const Benchmark& benchmark, const std::vector<std::string>& allowed_networks, json* pod) {

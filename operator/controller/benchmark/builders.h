@@ -67,7 +67,7 @@ std::string WorkerPodName(const Benchmark& benchmark, int64_t rank);
 std::string MasterAddress(const Benchmark& benchmark);  // "<name>-worker-0.<name>-workers"
 // The runner's dataset.path when spec.dataset.volume is mounted: spec.dataset.path inside it.
 std::string DatasetDirInPod(const Benchmark& benchmark);
-int64_t RanksPerNode(const Benchmark& benchmark);                 // spec.scheduling.ranksPerNode, 1 when absent
+int64_t RanksPerNode(const Benchmark& benchmark);                 // spec.scheduling.ranksPerNode, at least 1
 int64_t NodeGroup(const Benchmark& benchmark, int64_t rank);      // rank / ranksPerNode
 int64_t NodeGroupSize(const Benchmark& benchmark, int64_t rank);  // the ranks sharing rank's node
 

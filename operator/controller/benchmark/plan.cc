@@ -71,7 +71,7 @@ class Planner {
   ReconcilePlan Run() {
     if (IsFinished(plan_.status.phase)) return AfterFinish();
     BenchmarkStatus& status = plan_.status;
-    const int64_t workers = *b_.spec.workers;
+    const int64_t workers = b_.spec.workers;
     if (status.phase.empty()) status.phase = kPhasePending;
     if (status.start_time.empty()) status.start_time = now_text_;
     if (status.observed_generation == 0) {
@@ -134,7 +134,7 @@ class Planner {
   bool StartNextRepeat(const BenchmarkResults& results, const std::vector<WorkerPod>& current) {
     BenchmarkStatus& status = plan_.status;
     const int64_t repeat = static_cast<int64_t>(status.repeats.size());
-    const int64_t repeats = b_.spec.repeats.value_or(1);
+    const int64_t repeats = b_.spec.repeats;
     if (repeat + 1 >= repeats) return false;
     status.repeats.push_back(RepeatOf(repeat, b_.spec, results));
     for (const WorkerPod& pod : current) {
@@ -212,7 +212,7 @@ class Planner {
     // A worker deleted from under a running gang is lost as surely as a crashed one: its
     // peers wait for it in a collective until they time out.
     if (plan_.status.phase == kPhaseRunning) {
-      for (int64_t rank = 0; rank < *b_.spec.workers; ++rank) {
+      for (int64_t rank = 0; rank < b_.spec.workers; ++rank) {
         if (FindRank(current, rank) == nullptr) {
           WorkerPod vanished;
           vanished.name = b_.metadata.name + "-worker-" + std::to_string(rank);
@@ -255,7 +255,7 @@ class Planner {
       if (pod.phase == kPodSucceeded) ended.push_back(pod);
     }
     std::optional<BenchmarkResults> results;
-    if (!ended.empty()) results = AggregateRankResults(ResultsOf(ended), *b_.spec.workers, ReferenceEpochSamples(b_.spec.task)).results;
+    if (!ended.empty()) results = AggregateRankResults(ResultsOf(ended), b_.spec.workers, ReferenceEpochSamples(b_.spec.task)).results;
     const std::string reason = limit > 0 ? "BackoffLimitExceeded" : "PodFailed";
     const std::string message =
         limit > 0 ? why + " (after " + std::to_string(status.restarts) + " restarts, backoffLimit " +
@@ -281,7 +281,7 @@ class Planner {
   // An MPI run's launcher that failed, was deleted from under a running gang, or never started,
   // while some rank's result is still to come.
   std::optional<WorkerPod> FailedLauncher(const std::vector<WorkerPod>& current) {
-    const bool all_results = static_cast<int64_t>(current.size()) == *b_.spec.workers &&
+    const bool all_results = static_cast<int64_t>(current.size()) == b_.spec.workers &&
                              std::all_of(current.begin(), current.end(),
                                          [](const WorkerPod& p) { return p.phase == kPodSucceeded; });
     if (!backend_.HasLauncher() || all_results) return std::nullopt;
@@ -321,7 +321,7 @@ class Planner {
   // bounds it (builders.h), so a gang short of nodes waits, Pending, with nothing timing out.
   void CreateMissing(const std::vector<WorkerPod>& current) {
     BenchmarkStatus& status = plan_.status;
-    const int64_t workers = *b_.spec.workers;
+    const int64_t workers = b_.spec.workers;
     const bool created = IsConditionTrue(status.conditions, kConditionCreated);
     // The Service and ConfigMap come before a gang's first pod (the ConfigMap carries its spec).
     if (!created && current.empty()) plan_.create_service_and_config = true;
@@ -363,7 +363,7 @@ class Planner {
 
   void CreateLauncher(const std::vector<WorkerPod>& current, const std::set<std::string>& taken) {
     const bool all_placed =
-        static_cast<int64_t>(current.size()) == *b_.spec.workers &&
+        static_cast<int64_t>(current.size()) == b_.spec.workers &&
         std::all_of(current.begin(), current.end(), [](const WorkerPod& p) { return p.placed && !p.terminating; });
     if (taken.count(backend_.LauncherPodName(b_)) > 0) {
       Requeue(seconds(1));  // an earlier gang's launcher still holds the name
@@ -375,7 +375,7 @@ class Planner {
   // Where the scheduler put the gang, or why it could not: the scheduler's own words, and what
   // ranksPerNode asks of the cluster.
   void UpdatePlacement(const std::vector<WorkerPod>& current) {
-    const int64_t workers = *b_.spec.workers;
+    const int64_t workers = b_.spec.workers;
     std::vector<const WorkerPod*> unplaceable;
     std::set<std::string> nodes;
     int64_t placed = 0;

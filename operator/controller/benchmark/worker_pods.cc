@@ -107,7 +107,7 @@ RankResult RankResultOf(const WorkerPod& pod, const Benchmark& benchmark) {
   missing.task = benchmark.spec.task;
   missing.backend = benchmark.spec.backend;
   missing.rank = pod.rank;
-  missing.world_size = benchmark.spec.workers.value_or(1);
+  missing.world_size = benchmark.spec.workers;
   missing.status = kRankFailed;
   missing.error = "pod " + pod.name + " ended";
   if (pod.exit_code) missing.error += " with exit code " + std::to_string(*pod.exit_code);

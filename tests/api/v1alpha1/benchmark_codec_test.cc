@@ -138,7 +138,23 @@ TEST(BenchmarkCodecTest, EmptyStatusIsOmitted) {
   b.metadata.name = "x";
   nlohmann::json json = EncodeBenchmark(b);
   EXPECT_FALSE(json.contains("status"));
-  EXPECT_FALSE(json["spec"].contains("workers"));
+  // The spec holds plain values: one worker unless said, one run without repeats.
+  EXPECT_EQ(json["spec"]["workers"], 1);
+  EXPECT_FALSE(json["spec"].contains("repeats"));
+}
+
+TEST(BenchmarkCodecTest, AbsentCountsReadAsTheirDefaultsAndZeroStaysZero) {
+  FieldErrors errors;
+  Benchmark b = Decode("spec: {task: fmnist}\n", &errors);
+  EXPECT_EQ(b.spec.workers, 1);
+  EXPECT_EQ(b.spec.repeats, 1);
+  EXPECT_EQ(b.spec.scheduling.ranks_per_node, 1);
+  b = Decode("spec: {task: fmnist, workers: 0, repeats: 0, scheduling: {ranksPerNode: 0}}\n", &errors);
+  EXPECT_EQ(b.spec.workers, 0);  // validation says it is wrong (validation_test)
+  EXPECT_EQ(b.spec.repeats, 0);
+  EXPECT_EQ(b.spec.scheduling.ranks_per_node, 0);
+  EXPECT_EQ(EncodeBenchmark(b)["spec"]["repeats"], 0);
+  EXPECT_TRUE(errors.empty()) << errors.ToString();
 }
 
 }  // namespace

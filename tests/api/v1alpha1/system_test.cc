@@ -56,11 +56,11 @@ TEST(System, RoundTrips) {
   gpu.accelerators = 8;
   gpu.accelerator_model = "NVIDIA-A100-SXM4-40GB";
   const SystemIdentity s = DescribeSystem({gpu}, {{"cpuModel", "x"}});
-  const nlohmann::json json = EncodeSystemIdentity(s);
+  const nlohmann::json json = SystemIdentityFields().Encode(s);
   EXPECT_EQ(json["name"], "aws p4d.24xlarge us-east-1");
   EXPECT_EQ(json["accelerators"], 8);
   FieldErrors errors;
-  EXPECT_EQ(DecodeSystemIdentity(json, "system", &errors), s);
+  EXPECT_EQ(SystemIdentityFields().Decode(&json, "system", &errors), s);
   EXPECT_TRUE(errors.empty()) << errors.ToString();
 }
 

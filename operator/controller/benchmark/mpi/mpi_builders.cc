@@ -97,14 +97,14 @@ json BuildSshSecret(const Benchmark& benchmark, const SshKeyPair& user_key, cons
 
 json MpiConfigData(const Benchmark& benchmark) {
   std::string hostfile = "# rank i runs on line i: one rank per worker pod\n";
-  for (int64_t rank = 0; rank < benchmark.spec.workers.value_or(1); ++rank) {
+  for (int64_t rank = 0; rank < benchmark.spec.workers; ++rank) {
     hostfile += WorkerPodName(benchmark, rank) + "." + WorkerServiceName(benchmark) + " slots=1\n";
   }
   return {{"hostfile", hostfile}, {"sshd_config", SshdConfig()}, {"ssh_config", SshConfig(benchmark)}};
 }
 
 std::vector<std::string> MpirunArgs(const Benchmark& benchmark) {
-  return {"mpirun", "--hostfile", ConfigFile("hostfile"), "-np", std::to_string(benchmark.spec.workers.value_or(1)),
+  return {"mpirun", "--hostfile", ConfigFile("hostfile"), "-np", std::to_string(benchmark.spec.workers),
           "--tag-output",
           // The launcher reaches every worker itself: workers hold no key to reach each other.
           "--mca", "plm_rsh_agent", "ssh", "--mca", "plm_rsh_args", "-F " + ConfigFile("ssh_config"),
