@@ -3,7 +3,7 @@
 namespace ergobench {
 namespace {
 
-// How every training task averages gradients (runner/tasks/gradient_sync.h).
+// How every training task averages gradients (runner/sync/gradient_sync.h).
 HyperparameterDef GradientSyncDef() {
   return {"gradientSync", ParamType::kString, "flat", std::nullopt, std::nullopt, {"flat", "overlap", "sharded"},
           "flat: one all-reduce after backward; overlap: bucketed all-reduces during backward, as PyTorch DDP; "

@@ -105,7 +105,7 @@ struct Figures {
   std::optional<AllreduceSummary> allreduce;
   std::optional<LanguageModelSummary> language_model;
   std::optional<MemoryFigures> memory;
-  // Of the final parameters (runner/tasks/parameter_digest.h), where a task trains a model;
+  // Of the final parameters (runner/train/parameter_digest.h), where a task trains a model;
   // empty where none.
   std::string parameter_digest;
   bool operator==(const Figures&) const = default;

@@ -15,7 +15,7 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
 #include "runner/stop_signal.h"
-#include "runner/tasks/recipe_reader.h"
+#include "runner/train/recipe_reader.h"
 
 namespace ergobench {
 

@@ -7,8 +7,8 @@
 #include "runner/data/dataset_fetch.h"
 #include "runner/data/idx_reader.h"
 #include "runner/models/models.h"
-#include "runner/tasks/recipe_reader.h"
-#include "runner/tasks/sync_sgd_trainer.h"
+#include "runner/train/recipe_reader.h"
+#include "runner/train/sync_sgd_trainer.h"
 
 namespace ergobench {
 

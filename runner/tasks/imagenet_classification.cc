@@ -17,8 +17,8 @@
 #include "runner/data/imagenet_samples.h"
 #include "runner/models/resnet50.h"
 #include "runner/tasks/image_classification.h"
-#include "runner/tasks/recipe_reader.h"
-#include "runner/tasks/sync_sgd_trainer.h"
+#include "runner/train/recipe_reader.h"
+#include "runner/train/sync_sgd_trainer.h"
 
 namespace ergobench {
 namespace {

@@ -19,13 +19,13 @@
 #include "runner/metrics/tensor_memory.h"
 #include "runner/models/gpt.h"
 #include "runner/progress_writer.h"
-#include "runner/tasks/lr_schedule.h"
-#include "runner/tasks/memory_accounting.h"
-#include "runner/tasks/parameter_digest.h"
-#include "runner/tasks/phase_timer.h"
-#include "runner/tasks/recipe_reader.h"
-#include "runner/tasks/run_clock.h"
-#include "runner/tasks/step_driver.h"
+#include "runner/train/lr_schedule.h"
+#include "runner/train/memory_accounting.h"
+#include "runner/train/parameter_digest.h"
+#include "runner/train/phase_timer.h"
+#include "runner/train/recipe_reader.h"
+#include "runner/train/run_clock.h"
+#include "runner/train/step_driver.h"
 
 namespace ergobench {
 namespace {

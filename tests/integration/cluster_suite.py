@@ -246,6 +246,13 @@ class ClusterSuite(unittest.TestCase):
         pods = self.cluster.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", OPERATOR_SELECTOR)["items"]
         return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
 
+    def operator_processes_ended(self):
+        """Every operator pod is being deleted and runs no container."""
+        pods = self.cluster.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", OPERATOR_SELECTOR)["items"]
+        return all(p["metadata"].get("deletionTimestamp") and
+                   not any("running" in s.get("state", {}) for s in p["status"].get("containerStatuses", []))
+                   for p in pods)
+
     def leader(self):
         """The name of the operator pod holding the lease: its identity is "<hostname>_<random>"."""
         lease = self.cluster.get_json("-n", OPERATOR_NAMESPACE, "lease", RELEASE)

@@ -25,7 +25,7 @@ namespace ergobench::controller {
 // An unprivileged port: sshd runs as the runner's user, with no capabilities.
 inline constexpr int kSshPort = 2222;
 inline constexpr char kSshMountPath[] = "/etc/ergobench-ssh";
-// Where a worker keeps its rank's command line for the rank mpirun starts (runner/mpi).
+// Where a worker keeps its rank's command line for the rank mpirun starts (runner/launcher).
 inline constexpr char kMpiStateDir[] = "/var/lib/ergobench/mpi";
 // How long the launcher waits for the workers' sshd: the gang's bound, as rank 0's rendezvous
 // is for gloo.

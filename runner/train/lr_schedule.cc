@@ -1,0 +1,49 @@
+#include "runner/train/lr_schedule.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ergobench {
+
+LrSchedule::LrSchedule(double base_lr, int world_size, double plateau_factor, int plateau_patience)
+    : base_lr_(base_lr),
+      target_lr_(base_lr * world_size),
+      warmup_epochs_(std::log2(static_cast<double>(world_size))),
+      factor_(plateau_factor),
+      patience_(plateau_patience),
+      best_loss_(std::numeric_limits<double>::infinity()) {}
+
+double LrSchedule::At(double epoch_progress) const {
+  double lr = target_lr_;
+  if (epoch_progress < warmup_epochs_) {
+    lr = base_lr_ + (target_lr_ - base_lr_) * epoch_progress / warmup_epochs_;
+  }
+  return lr * multiplier_;
+}
+
+bool LrSchedule::OnValidationLoss(double loss) {
+  if (loss < best_loss_) {
+    best_loss_ = loss;
+    bad_epochs_ = 0;
+    return false;
+  }
+  if (++bad_epochs_ < patience_) return false;
+  multiplier_ *= factor_;
+  bad_epochs_ = 0;
+  return true;
+}
+
+double WarmupCosineLr(int64_t step, int64_t warmup_steps, int64_t decay_steps, double peak, double floor) {
+  if (step < warmup_steps) return peak * static_cast<double>(step + 1) / static_cast<double>(warmup_steps);
+  if (step >= decay_steps) return floor;
+  const double progress = static_cast<double>(step - warmup_steps) / static_cast<double>(decay_steps - warmup_steps);
+  return floor + 0.5 * (1 + std::cos(M_PI * progress)) * (peak - floor);
+}
+
+double WarmupPolynomialLr(double epoch_progress, double warmup_epochs, double total_epochs, double peak, double power) {
+  if (epoch_progress < warmup_epochs) return peak * epoch_progress / warmup_epochs;
+  if (epoch_progress >= total_epochs) return 0;
+  return peak * std::pow(1 - (epoch_progress - warmup_epochs) / (total_epochs - warmup_epochs), power);
+}
+
+}  // namespace ergobench

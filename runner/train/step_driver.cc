@@ -1,0 +1,42 @@
+#include "runner/train/step_driver.h"
+
+#include <algorithm>
+
+#include "runner/metrics/tensor_memory.h"
+#include "runner/stop_signal.h"
+
+namespace ergobench {
+
+StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
+  if (step % kAgreeEvery == 0) RETURN_IF_ERROR(AgreeToContinue(comm_, "during training"));
+  if (memory_) memory_->ResetPeak();
+  const auto start = clock_.Now();
+  phases_.Time(TrainingPhase::kOptimizer, [&] {
+    optimizer_.zero_grad();
+    sync_.StartStep(phases_);
+  });
+  double loss_sum = 0;
+  for (int64_t micro = 0; micro < work.micro_batches; ++micro) {
+    Status loaded = Status::Ok();
+    phases_.Time(TrainingPhase::kData, [&] { loaded = work.load(micro); });
+    RETURN_IF_ERROR(loaded);
+    torch::Tensor loss;
+    phases_.Time(TrainingPhase::kForward, [&] { loss = work.loss(micro); });
+    sync_.BeforeBackward(micro == work.micro_batches - 1);
+    phases_.Time(TrainingPhase::kBackward, [&] { loss.backward(); });
+    loss_sum += loss.item<double>();
+  }
+  RETURN_IF_ERROR(sync_.Synchronize(phases_));
+  Status updated = Status::Ok();
+  phases_.Time(TrainingPhase::kOptimizer, [&] {
+    if (work.before_update) updated = work.before_update();
+    if (updated.ok()) optimizer_.step();
+  });
+  RETURN_IF_ERROR(updated);
+  RETURN_IF_ERROR(sync_.AfterUpdate(phases_));
+  clock_.Step(clock_.SecondsSince(start), work.samples);
+  if (memory_) peak_tensor_bytes_ = std::max(peak_tensor_bytes_.value_or(0), memory_->peak_bytes());
+  return loss_sum;
+}
+
+}  // namespace ergobench

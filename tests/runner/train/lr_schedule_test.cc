@@ -1,0 +1,68 @@
+#include "runner/train/lr_schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace ergobench {
+namespace {
+
+TEST(LrScheduleTest, WarmupForOneTwoAndFourWorkers) {
+  // k = 1: no warm-up, 0.02 throughout.
+  LrSchedule one(0.02, 1);
+  EXPECT_DOUBLE_EQ(one.At(0), 0.02);
+  EXPECT_DOUBLE_EQ(one.At(10), 0.02);
+  // k = 2: 0.02 -> 0.04 over log2(2) = 1 epoch.
+  LrSchedule two(0.02, 2);
+  EXPECT_DOUBLE_EQ(two.At(0), 0.02);
+  EXPECT_DOUBLE_EQ(two.At(0.5), 0.03);
+  EXPECT_DOUBLE_EQ(two.At(1), 0.04);
+  EXPECT_DOUBLE_EQ(two.At(50), 0.04);
+  // k = 4: 0.02 -> 0.08 over 2 epochs.
+  LrSchedule four(0.02, 4);
+  EXPECT_DOUBLE_EQ(four.warmup_epochs(), 2);
+  EXPECT_DOUBLE_EQ(four.At(0), 0.02);
+  EXPECT_DOUBLE_EQ(four.At(1), 0.05);
+  EXPECT_DOUBLE_EQ(four.At(2), 0.08);
+  EXPECT_DOUBLE_EQ(four.At(3), 0.08);
+}
+
+TEST(LrScheduleTest, PlateauDividesByTenAfterTwoEpochsWithoutImprovement) {
+  LrSchedule s(0.02, 4);
+  EXPECT_FALSE(s.OnValidationLoss(1.0));
+  EXPECT_FALSE(s.OnValidationLoss(0.9));
+  EXPECT_FALSE(s.OnValidationLoss(0.95));  // one bad epoch
+  EXPECT_TRUE(s.OnValidationLoss(0.9));    // two: not strictly better than 0.9
+  EXPECT_DOUBLE_EQ(s.At(10), 0.008);
+  EXPECT_FALSE(s.OnValidationLoss(0.8));   // improvement resets the count
+  EXPECT_FALSE(s.OnValidationLoss(0.85));
+  EXPECT_TRUE(s.OnValidationLoss(0.81));
+  EXPECT_NEAR(s.At(10), 0.0008, 1e-15);
+  EXPECT_NEAR(s.At(1), 0.05 * 0.01, 1e-15);  // the plateau also scales a warm-up in progress
+}
+
+TEST(WarmupCosineLrTest, RampsThenFollowsHalfACosineToTheFloor) {
+  // Warm-up over 4 steps to 6e-4, cosine to 6e-5 at step 104.
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(0, 4, 104, 6e-4, 6e-5), 1.5e-4);
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(3, 4, 104, 6e-4, 6e-5), 6e-4);
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(4, 4, 104, 6e-4, 6e-5), 6e-4);
+  EXPECT_NEAR(WarmupCosineLr(54, 4, 104, 6e-4, 6e-5), 3.3e-4, 1e-12);  // halfway: the mean
+  EXPECT_NEAR(WarmupCosineLr(79, 4, 104, 6e-4, 6e-5), 6e-5 + 5.4e-4 * 0.5 * (1 + std::cos(M_PI * 0.75)), 1e-12);
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(104, 4, 104, 6e-4, 6e-5), 6e-5);
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(500, 4, 104, 6e-4, 6e-5), 6e-5);
+  EXPECT_DOUBLE_EQ(WarmupCosineLr(0, 0, 10, 1.0, 0.0), 1.0);  // no warm-up
+}
+
+TEST(WarmupPolynomialLrTest, RampsFromZeroThenDecaysAsThePowerToZero) {
+  // MLPerf ResNet-50 at 8 x 32 images: peak 0.1 x 256/256, 5 warm-up epochs, power 2, 41 epochs.
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(0.5, 5, 41, 0.1, 2), 0.01);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(5, 5, 41, 0.1, 2), 0.1);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(23, 5, 41, 0.1, 2), 0.1 * 0.25);  // halfway through the decay
+  EXPECT_NEAR(WarmupPolynomialLr(32, 5, 41, 0.1, 2), 0.1 * 0.0625, 1e-15);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(41, 5, 41, 0.1, 2), 0.0);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(50, 5, 41, 0.1, 2), 0.0);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(0.5, 0, 2, 1.0, 1), 0.75);  // no warm-up: linear decay
+}
+
+}  // namespace
+}  // namespace ergobench

@@ -1,0 +1,290 @@
+// The trainer's gradient averaging against plain single-process autograd: k ranks, each on
+// its slice of a batch, all-reduced over the real gloo backend and averaged, must give the
+// gradient of the whole batch (up to float rounding).
+#include "runner/train/sync_sgd_trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "api/analysis/training_phases.h"
+#include "runner/metrics/mllog.h"
+#include "runner/metrics/runner_metrics.h"
+#include "runner/models/models.h"
+#include "runner/progress_writer.h"
+#include "tests/testing/delayed_communicator.h"
+#include "tests/testing/loopback_ranks.h"
+
+namespace ergobench {
+namespace {
+
+std::vector<torch::Tensor> Gradients(SmallCnn& model) {
+  std::vector<torch::Tensor> grads;
+  for (const torch::Tensor& p : model->parameters()) grads.push_back(p.grad().clone());
+  return grads;
+}
+
+void ExpectAveragedGradientsMatchSingleProcess(int world_size) {
+  constexpr int64_t kBatch = 8;
+  torch::manual_seed(11);
+  const torch::Tensor inputs = torch::randn({kBatch, 1, 28, 28});
+  const torch::Tensor labels = torch::randint(0, 10, {kBatch});
+
+  // Identical initial weights everywhere: the generator is global, so build them here.
+  std::vector<SmallCnn> models;
+  for (int i = 0; i <= world_size; ++i) {
+    torch::manual_seed(3);
+    models.emplace_back(10);
+  }
+  SmallCnn& single = models.back();
+  torch::nn::functional::cross_entropy(single->forward(inputs), labels).backward();
+  const std::vector<torch::Tensor> expected = Gradients(single);
+
+  const int64_t per_rank = kBatch / world_size;
+  std::vector<Status> statuses = OnLoopbackRanks(world_size, [&](Communicator& comm) -> Status {
+    SmallCnn& model = models[static_cast<size_t>(comm.rank())];
+    const torch::Tensor x = inputs.slice(0, comm.rank() * per_rank, (comm.rank() + 1) * per_rank);
+    const torch::Tensor y = labels.slice(0, comm.rank() * per_rank, (comm.rank() + 1) * per_rank);
+    torch::nn::functional::cross_entropy(model->forward(x), y).backward();
+    GradientBuffer buffer(model->parameters());
+    buffer.Pack();
+    RETURN_IF_ERROR(comm.AllReduce(buffer.data(), buffer.size(), DType::kFloat32, ReduceOp::kSum));
+    buffer.UnpackAveraged(world_size);
+    return Status::Ok();
+  });
+  for (const Status& s : statuses) ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int rank = 0; rank < world_size; ++rank) {
+    const std::vector<torch::Tensor> got = Gradients(models[static_cast<size_t>(rank)]);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_TRUE(torch::allclose(got[i], expected[i], /*rtol=*/1e-4, /*atol=*/1e-6))
+          << "rank " << rank << ", parameter " << i << ": max difference "
+          << (got[i] - expected[i]).abs().max().item<float>();
+    }
+  }
+}
+
+TEST(GradientBufferTest, TwoRanksMatchOneProcess) { ExpectAveragedGradientsMatchSingleProcess(2); }
+TEST(GradientBufferTest, FourRanksMatchOneProcess) { ExpectAveragedGradientsMatchSingleProcess(4); }
+
+TEST(SgdRecipeTest, ReadsTheDefaultedSpec) {
+  BenchmarkSpec spec;
+  spec.hyperparameters = {{"batchSize", 128}, {"learningRate", 0.02}, {"momentum", 0.9}, {"nesterov", true},
+                          {"weightDecay", 1e-4}, {"plateauFactor", 0.1}, {"plateauPatience", 2}, {"seed", 42},
+                          {"warmupSteps", 20}, {"trainSamples", 0}, {"gradientSync", "overlap"}, {"bucketMiB", 25}, {"zeroStage", 1}};
+  spec.max_epochs = 164;
+  spec.dataset.source = "path";
+  spec.goal = Goal{"accuracy", 0.8, false};
+  StatusOr<SgdRecipe> read = ReadSgdRecipe(spec);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  const SgdRecipe& r = *read;
+  EXPECT_EQ(r.batch, 128);
+  EXPECT_TRUE(r.nesterov);
+  EXPECT_EQ(r.max_epochs, 164);
+  EXPECT_EQ(r.goal, 0.8);
+  EXPECT_EQ(r.sync.strategy, "overlap");
+  spec.dataset.source = "synthetic";
+  EXPECT_FALSE(ReadSgdRecipe(spec)->goal);  // synthetic data has no accuracy to reach
+}
+
+TEST(SgdRecipeTest, AMissingOrMistypedKeyIsAnErrorNotAThrow) {
+  BenchmarkSpec spec;
+  spec.hyperparameters = {{"batchSize", "128"}, {"learningRate", 0.02}};
+  const Status s = ReadSgdRecipe(spec).status();
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("spec.hyperparameters.batchSize: "), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("spec.hyperparameters.momentum: is required"), std::string::npos) << s.message();
+}
+
+// Two-class problems scored by summed cross entropy and argmax, as the image tasks are.
+class ClassifierProblem : public TrainingProblem {
+ public:
+  torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+    return torch::nn::functional::cross_entropy(outputs, targets,
+                                                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+  }
+  torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+    return outputs.argmax(1).eq(targets).sum();
+  }
+};
+
+// A linear classifier on random data whose every training batch takes `delay` to load: compute
+// is negligible next to it.
+class SlowDataProblem : public ClassifierProblem {
+ public:
+  explicit SlowDataProblem(std::chrono::milliseconds delay) : delay_(delay) {}
+  torch::nn::AnyModule BuildModel() override { return torch::nn::AnyModule(torch::nn::Linear(4, 2)); }
+  Status Load() override { return Status::Ok(); }
+  int64_t train_count() const override { return 80; }
+  int64_t test_count() const override { return 8; }
+  Status TrainBatch(const int64_t*, int64_t n, SplitMix64&, torch::Tensor* inputs, torch::Tensor* targets) override {
+    std::this_thread::sleep_for(delay_);
+    *inputs = torch::randn({n, 4});
+    *targets = torch::randint(0, 2, {n});
+    return Status::Ok();
+  }
+  Status TestBatch(int64_t, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
+    *inputs = torch::randn({n, 4});
+    *targets = torch::randint(0, 2, {n});
+    return Status::Ok();
+  }
+
+ private:
+  std::chrono::milliseconds delay_;
+};
+
+struct BatchNormNetImpl : torch::nn::Module {
+  BatchNormNetImpl()
+      : first(register_module("first", torch::nn::Linear(4, 4))),
+        norm(register_module("norm", torch::nn::BatchNorm1d(4))),
+        last(register_module("last", torch::nn::Linear(4, 2))) {}
+  torch::Tensor forward(torch::Tensor x) { return last(norm(first(x))); }
+  torch::nn::Linear first;
+  torch::nn::BatchNorm1d norm;
+  torch::nn::Linear last;
+};
+TORCH_MODULE(BatchNormNet);
+
+// Nine fixed test samples (shards of 4 and 5 at k=2) for a model with batch norm.
+class FixedTestSet : public ClassifierProblem {
+ public:
+  FixedTestSet() {
+    torch::manual_seed(21);
+    inputs_ = torch::randn({9, 4});
+    targets_ = torch::randint(0, 2, {9});
+  }
+  torch::nn::AnyModule BuildModel() override {
+    return torch::nn::AnyModule(BatchNormNet());
+  }
+  Status Load() override { return Status::Ok(); }
+  int64_t train_count() const override { return 0; }
+  int64_t test_count() const override { return 9; }
+  Status TrainBatch(const int64_t*, int64_t, SplitMix64&, torch::Tensor*, torch::Tensor*) override {
+    return Status::Ok();
+  }
+  Status TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
+    *inputs = inputs_.slice(0, begin, begin + n);
+    *targets = targets_.slice(0, begin, begin + n);
+    return Status::Ok();
+  }
+
+ private:
+  torch::Tensor inputs_;
+  torch::Tensor targets_;
+};
+
+struct Evaluation {
+  double accuracy = -1;
+  double loss = -1;
+};
+
+// Evaluates identical weights on `world_size` ranks; rank 1 and up start with batch-norm
+// statistics of their own, as ranks do after training on different shards.
+std::vector<Evaluation> EvaluateOnRanks(int world_size) {
+  FixedTestSet problem;
+  std::vector<torch::nn::AnyModule> models;
+  for (int rank = 0; rank < world_size; ++rank) {
+    torch::manual_seed(4);
+    models.push_back(problem.BuildModel());
+    auto batch_norm = models.back().ptr()->named_buffers();
+    batch_norm["norm.running_mean"].fill_(0.3 * rank);
+    batch_norm["norm.running_var"].fill_(1.0 + 2.0 * rank);
+  }
+  std::vector<Evaluation> evaluations(static_cast<size_t>(world_size));
+  const std::vector<Status> statuses = OnLoopbackRanks(world_size, [&](Communicator& comm) -> Status {
+    Evaluation& e = evaluations[static_cast<size_t>(comm.rank())];
+    return EvaluateSharded(comm, models[static_cast<size_t>(comm.rank())], problem, &e.accuracy, &e.loss);
+  });
+  for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.ToString();
+  return evaluations;
+}
+
+TEST(EvaluateShardedTest, TwoRanksGiveWhatOneRankGivesWithRankZerosStatistics) {
+  const Evaluation one = EvaluateOnRanks(1)[0];
+  ASSERT_GE(one.accuracy, 0);
+  for (const Evaluation& rank : EvaluateOnRanks(2)) {
+    EXPECT_DOUBLE_EQ(rank.accuracy, one.accuracy);  // counts of correct answers: exact
+    EXPECT_NEAR(rank.loss, one.loss, 1e-6 * std::abs(one.loss));
+  }
+}
+
+// One epoch of plain SGD in batches of `batch`.
+SgdRecipe OneEpoch(int64_t batch) {
+  SgdRecipe recipe;
+  recipe.batch = batch;
+  recipe.lr = 0.1;
+  recipe.seed = 1;
+  recipe.max_epochs = 1;
+  return recipe;
+}
+
+// The communication time is what the step waited in all-reduces, and the ratio divides it by
+// the whole step time, data included (api/analysis/training_phases.h). With equal injected delays in
+// the data and the all-reduce, and next to no compute, the ratio is one half; a ratio over
+// compute + communication only would be close to 1.
+TEST(SyncSgdTrainerTest, CommunicationRatioFromInjectedDelays) {
+  constexpr auto kDelay = std::chrono::milliseconds(20);
+  constexpr int64_t kSteps = 20;  // 80 samples in batches of 4, one epoch
+  Benchmark benchmark;
+  benchmark.spec.task = "test";
+  const SgdRecipe recipe = OneEpoch(4);
+  Figures figures;
+  const std::vector<Status> statuses = OnLoopbackRanks(1, [&](Communicator& gloo) -> Status {
+    testing::DelayedCommunicator comm(gloo, kDelay);
+    RunnerMetrics metrics(MetricLabels{"b", "test", "gloo", 0, 1});
+    ProgressWriter progress("", 0);
+    MlLog mllog("");
+    TaskContext context{benchmark, comm, metrics, progress, "", mllog};
+    SlowDataProblem problem(kDelay);
+    ASSIGN_OR_RETURN(TaskOutcome outcome, TrainSyncSgd(context, problem, recipe));
+    figures = outcome.figures;
+    return Status::Ok();
+  });
+  ASSERT_TRUE(statuses[0].ok()) << statuses[0].ToString();
+
+  const double injected = kSteps * std::chrono::duration<double>(kDelay).count();
+  ASSERT_TRUE(figures.communication_seconds.has_value());
+  EXPECT_GE(*figures.communication_seconds, injected);
+  EXPECT_LE(*figures.communication_seconds, injected * 1.10);
+  EXPECT_GE(figures.phase_seconds.at("data"), injected);
+  ASSERT_TRUE(figures.communication_ratio.has_value());
+  EXPECT_NEAR(*figures.communication_ratio, 0.5, 0.03);
+}
+
+// MLPerf's clock starts before the dataset is first touched: loading counts towards time to
+// accuracy, and building the model (initialisation) does not.
+class LoadRecordingProblem : public SlowDataProblem {
+ public:
+  explicit LoadRecordingProblem(std::vector<std::string>* events)
+      : SlowDataProblem(std::chrono::milliseconds(0)), events_(events) {}
+  Status Load() override {
+    events_->push_back("data read");
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<std::string>* events_;
+};
+
+TEST(SyncSgdTrainerTest, TheRunClockStartsBeforeTheDataIsRead) {
+  Benchmark benchmark;
+  benchmark.spec.task = "test";
+  const SgdRecipe recipe = OneEpoch(8);
+  std::vector<std::string> events;
+  const std::vector<Status> statuses = OnLoopbackRanks(1, [&](Communicator& comm) -> Status {
+    RunnerMetrics metrics(MetricLabels{"b", "test", "gloo", 0, 1});
+    ProgressWriter progress("", 0);
+    MlLog mllog("");
+    mllog.SetObserver([&](const std::string&, const std::string& key) {
+      if (key == "init_stop" || key == "run_start" || key == "run_stop") events.push_back(key);
+    });
+    TaskContext context{benchmark, comm, metrics, progress, "", mllog};
+    LoadRecordingProblem problem(&events);
+    return TrainSyncSgd(context, problem, recipe).status();
+  });
+  ASSERT_TRUE(statuses[0].ok()) << statuses[0].ToString();
+  EXPECT_EQ(events, (std::vector<std::string>{"init_stop", "run_start", "data read", "run_stop"}));
+}
+
+}  // namespace
+}  // namespace ergobench
