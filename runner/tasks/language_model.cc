@@ -16,16 +16,12 @@
 #include "runner/dist/communicator.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
-#include "runner/metrics/tensor_memory.h"
 #include "runner/models/gpt.h"
 #include "runner/progress_writer.h"
 #include "runner/train/lr_schedule.h"
-#include "runner/train/memory_accounting.h"
-#include "runner/train/parameter_digest.h"
-#include "runner/train/phase_timer.h"
 #include "runner/train/recipe_reader.h"
 #include "runner/train/run_clock.h"
-#include "runner/train/step_driver.h"
+#include "runner/train/training_loop.h"
 
 namespace ergobench {
 namespace {
@@ -229,7 +225,7 @@ ParameterGroups DecayedAndNot(Gpt& model) {
 }
 
 // `groups` as DecayedAndNot makes them, or the gradient sync's shards of them.
-std::unique_ptr<torch::optim::AdamW> MakeOptimizer(const ParameterGroups& groups, const LmRecipe& r) {
+std::unique_ptr<torch::optim::AdamW> MakeAdamW(const ParameterGroups& groups, const LmRecipe& r) {
   const auto options = [&](double weight_decay) {
     return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(r.lr)
                                                             .betas({r.beta1, r.beta2})
@@ -249,46 +245,20 @@ std::optional<CpuPeak> PeakOfThisRank() {
   return EstimateCpuPeak(text.str(), at::get_num_threads());
 }
 
-// One run of the language model: initialisation (tokenizer, model, AdamW), the corpus, then
-// maxSteps optimizer steps taken by the StepDriver with a warm-up + cosine learning rate,
-// evaluating every evalInterval steps until the loss goal.
-class LanguageModelTraining {
+// The language model as the training loop's trainee: maxSteps optimizer steps of AdamW with a
+// warm-up + cosine learning rate, gradient accumulation and clipping, evaluating every
+// evalInterval steps until the loss goal.
+class LanguageModelTrainee : public Trainee {
  public:
-  LanguageModelTraining(TaskContext& context, LmRecipe recipe)
-      : context_(context),
-        comm_(context.communicator),
-        recipe_(std::move(recipe)),
-        clock_(context.mllog, context.metrics, recipe_.throughput_warmup),
-        phases_(context.metrics) {}
+  LanguageModelTrainee(TaskContext& context, LmRecipe recipe)
+      : context_(context), comm_(context.communicator), recipe_(std::move(recipe)) {}
 
-  StatusOr<TaskOutcome> Run() {
-    LogRecipe();
-    RETURN_IF_ERROR(Initialise());
-    Figures& figures = outcome_.figures;
-    clock_.StartRun(&figures);
-    RETURN_IF_ERROR(LoadData());
-    RETURN_IF_ERROR(Train());
-    clock_.StopRun(recipe_.goal.has_value(), &figures);
-    figures.epochs = epoch_;
-    phases_.Report(&figures);
-    figures.language_model = Summarize();
-    figures.memory = PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
-    // Training is over: the optimizer's state goes before ZeRO-3 gathers the whole model for
-    // the digest, which would otherwise come on top of it and raise the process's peak.
-    driver_.reset();
-    optimizer_.reset();
-    RETURN_IF_ERROR(sync_->GatherParameters());
-    figures.parameter_digest = ParameterDigest(params_);
-    outcome_.summary = SummaryLine(*figures.language_model);
-    return outcome_;
-  }
+  int64_t seed() const override { return recipe_.seed; }
+  int64_t throughput_warmup_steps() const override { return recipe_.throughput_warmup; }
+  const GradientSyncOptions& sync_options() const override { return recipe_.sync; }
+  bool has_goal() const override { return recipe_.goal.has_value(); }
 
- private:
-  int64_t PerStep() const { return recipe_.batch * recipe_.accumulation; }
-  int64_t Length() const { return config_.sequence_length; }
-
-  void LogRecipe() {
-    MlLog& mllog = context_.mllog;
+  void LogRecipe(MlLog& mllog) override {
     mllog.Point("submission_benchmark", "gpt");
     mllog.Point("seed", recipe_.seed);
     mllog.Point("global_batch_size", PerStep() * comm_.world_size());
@@ -301,9 +271,8 @@ class LanguageModelTraining {
     mllog.Point("opt_gradient_clip_norm", recipe_.grad_clip);
   }
 
-  // Initialisation, apart from the timed run: tokenizer, model, optimizer.
-  Status Initialise() {
-    torch::manual_seed(static_cast<uint64_t>(recipe_.seed));
+  // The tokenizer and the model, whose vocabulary is the tokenizer's.
+  StatusOr<BuiltModel> BuildModel() override {
     ASSIGN_OR_RETURN(BpeTokenizer tokenizer, LoadTokenizer(recipe_));
     config_ = recipe_.model;
     // Synthetic tokens keep the preset's vocabulary, so the model is the preset's size.
@@ -311,20 +280,19 @@ class LanguageModelTraining {
     RETURN_IF_ERROR(ValidateGptConfig(config_));
     context_.mllog.Point("max_sequence_length", config_.sequence_length);
     tokenizer_ = std::move(tokenizer);
-    TensorMemory* memory = TensorMemory::Install();  // before the model: its parameters count
     model_ = Gpt(config_);
-    params_ = model_->parameters();
-    RETURN_IF_ERROR(BroadcastFromRankZero(comm_, params_));
-    ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, DecayedAndNot(model_), model_->ParameterBlocks()));
-    model_->SetBlockHooks(sync_->block_hooks());
-    optimizer_ = MakeOptimizer(sync_->OptimizerGroups(), recipe_);
-    driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_, memory);
-    return Status::Ok();
+    return BuiltModel{model_->parameters(), DecayedAndNot(model_), model_->ParameterBlocks()};
+  }
+
+  std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(GradientSync& sync) override {
+    model_->SetBlockHooks(sync.block_hooks());
+    sync_ = &sync;
+    return MakeAdamW(sync.OptimizerGroups(), recipe_);
   }
 
   // The corpus, tokenized after run_start (it counts towards time to the goal), split into
   // training and validation sequences.
-  Status LoadData() {
+  StatusOr<TrainingPlan> Load() override {
     std::vector<int32_t> corpus;
     if (!recipe_.synthetic) {
       ASSIGN_OR_RETURN(CorpusTokens loaded, LoadCorpus(recipe_.corpus, *tokenizer_));
@@ -350,83 +318,64 @@ class LanguageModelTraining {
                                      " workers is more than the " + std::to_string(train_count_) +
                                      " training sequences");
     }
-    return Status::Ok();
+    inputs_ = torch::empty({recipe_.batch, Length()}, torch::kLong);
+    targets_ = torch::empty({recipe_.batch, Length()}, torch::kLong);
+    return TrainingPlan{steps_per_epoch_, recipe_.max_steps};
   }
 
-  // The optimizer steps, each followed by progress and, every evalInterval, an evaluation.
-  Status Train() {
-    torch::Tensor inputs = torch::empty({recipe_.batch, Length()}, torch::kLong);
-    torch::Tensor targets = torch::empty({recipe_.batch, Length()}, torch::kLong);
-    std::vector<int64_t> shard;
-    int64_t step = 0;
-    const bool bf16 = recipe_.precision == "bf16";
+  void BeginEpoch(int64_t epoch) override {
+    epoch_ = epoch;
+    if (!recipe_.synthetic) {
+      shard_ = ShardIndices(train_count_, comm_.world_size(), comm_.rank(), epoch, static_cast<uint64_t>(recipe_.seed));
+    }
+  }
+
+  double LearningRate(int64_t step) const override {
+    return WarmupCosineLr(step, recipe_.lr_warmup, recipe_.decay_steps, recipe_.lr, recipe_.min_lr);
+  }
+
+  StepWork WorkOf(int64_t step) override {
     StepWork work;
     work.micro_batches = recipe_.accumulation;
     work.samples = PerStep();
-    work.load = [&](int64_t micro) {
+    work.load = [this, step](int64_t micro) {
       const int64_t first = (step % steps_per_epoch_) * PerStep() + micro * recipe_.batch;
       for (int64_t row = 0; row < recipe_.batch; ++row) {
-        data_->Fill(recipe_.synthetic ? 0 : shard[first + row], row, inputs, targets);
+        data_->Fill(recipe_.synthetic ? 0 : shard_[first + row], row, inputs_, targets_);
       }
       return Status::Ok();
     };
-    work.loss = [&](int64_t) {
-      return TokenLoss(model_, inputs, targets, bf16, torch::kMean) / static_cast<double>(recipe_.accumulation);
+    work.loss = [this](int64_t) {
+      return TokenLoss(model_, inputs_, targets_, Bf16(), torch::kMean) / static_cast<double>(recipe_.accumulation);
     };
     // Every rank holds the same averaged gradients (or its shard of them), so every rank clips alike.
-    if (recipe_.grad_clip > 0) work.before_update = [&] { return sync_->ClipGradNorm(recipe_.grad_clip); };
-    for (; step < recipe_.max_steps; ++step) {
-      if (step / steps_per_epoch_ + 1 != epoch_) {
-        epoch_ = step / steps_per_epoch_ + 1;
-        if (!recipe_.synthetic) {
-          shard = ShardIndices(train_count_, comm_.world_size(), comm_.rank(), epoch_, static_cast<uint64_t>(recipe_.seed));
-        }
-        context_.metrics.SetEpoch(epoch_);
-      }
-      const double lr = WarmupCosineLr(step, recipe_.lr_warmup, recipe_.decay_steps, recipe_.lr, recipe_.min_lr);
-      for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
-      ASSIGN_OR_RETURN(const double loss, driver_->Step(step, work));
-      context_.metrics.AddTokens(static_cast<double>(PerStep() * Length()));
-      interval_loss_ += loss;
-      ++interval_steps_;
-      ASSIGN_OR_RETURN(const bool reached, AfterStep(step, lr, bf16));
-      if (reached) {
-        clock_.ReachGoal(&outcome_.figures);
-        break;
-      }
-    }
-    return Status::Ok();
+    if (recipe_.grad_clip > 0) work.before_update = [this] { return sync_->ClipGradNorm(recipe_.grad_clip); };
+    return work;
   }
 
   // The live progress line moves every 2% of the run; evaluation waits for evalInterval.
-  // True when this step's evaluation reached the loss goal.
-  StatusOr<bool> AfterStep(int64_t step, double lr, bool bf16) {
+  bool AfterStep(int64_t step, double loss) override {
+    context_.metrics.AddTokens(static_cast<double>(PerStep() * Length()));
+    interval_loss_ += loss;
+    ++interval_steps_;
     const bool evaluate = (step + 1) % recipe_.eval_interval == 0 || step + 1 == recipe_.max_steps;
-    if (!evaluate && (step + 1) % std::max<int64_t>(1, recipe_.max_steps / 50) != 0) return false;
-    ProgressEvent event;
-    event.stage = "run";
-    event.epoch = epoch_;
-    event.done = step + 1;
-    event.total = recipe_.max_steps;
-    event.loss = interval_loss_ / static_cast<double>(interval_steps_);
-    event.metric = "loss";
-    event.value = eval_loss_;
-    if (!evaluate) {
-      context_.progress.Report(event);
-      return false;
+    if (!evaluate && (step + 1) % std::max<int64_t>(1, recipe_.max_steps / 50) == 0) {
+      context_.progress.Report(Progress(step));
     }
+    return evaluate;
+  }
+
+  // True when this step's evaluation reached the loss goal.
+  StatusOr<bool> Evaluate(int64_t step, const RunClock& clock) override {
+    ProgressEvent event = Progress(step);
     const double train_loss = *event.loss;
     interval_loss_ = 0;
     interval_steps_ = 0;
     context_.metrics.SetTrainLoss(train_loss);
-    PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
     if (eval_count_ > 0) {
       double loss = 0;
-      Status evaluated = Status::Ok();
-      phases_.Time(TrainingPhase::kEval, [&] {
-        evaluated = EvaluateLoss(comm_, model_, *data_, train_count_, eval_count_, recipe_.batch, Length(), bf16, &loss);
-      });
-      RETURN_IF_ERROR(evaluated);
+      RETURN_IF_ERROR(
+          EvaluateLoss(comm_, model_, *data_, train_count_, eval_count_, recipe_.batch, Length(), Bf16(), &loss));
       eval_loss_ = event.value = loss;
       context_.metrics.SetEvalLoss(loss);
       context_.mllog.Point("eval_loss", loss, {{"step_num", step + 1}});
@@ -435,42 +384,44 @@ class LanguageModelTraining {
     if (comm_.rank() == 0) {
       const std::string eval_text = eval_loss_ ? ", eval loss " + FormatFixed(*eval_loss_, 4) : "";
       std::printf("[gpt] step %lld/%lld: train loss %.4f%s, lr %.3g, %s\n", static_cast<long long>(step + 1),
-                  static_cast<long long>(recipe_.max_steps), train_loss, eval_text.c_str(), lr,
-                  FormatSeconds(clock_.Elapsed()).c_str());
+                  static_cast<long long>(recipe_.max_steps), train_loss, eval_text.c_str(), LearningRate(step),
+                  FormatSeconds(clock.Elapsed()).c_str());
       std::fflush(stdout);
     }
     return recipe_.goal && eval_loss_ && *eval_loss_ <= *recipe_.goal;
   }
 
   // CARAML's columns over the throughput window, and MFU against the peak given or estimated.
-  LanguageModelSummary Summarize() {
+  void Finish(const RunClock& clock, Figures* figures) override {
+    steps_ = clock.steps();
     LanguageModelSummary summary;
     summary.model = recipe_.model_name;
     summary.parameters = GptParameterCount(config_);
     summary.sequence_length = Length();
     summary.global_batch_size = PerStep() * comm_.world_size();
     summary.precision = recipe_.precision;
-    summary.tokens = clock_.steps() * PerStep() * Length();
+    summary.tokens = clock.steps() * PerStep() * Length();
     summary.flops_per_token = GptTrainingFlopsPerToken(config_);
     summary.eval_loss = eval_loss_;
-    if (clock_.window_steps() == 0) return summary;
-    summary.tokens_per_second = static_cast<double>(clock_.window_samples() * Length()) / clock_.window_seconds();
-    summary.seconds_per_iteration = clock_.window_seconds() / static_cast<double>(clock_.window_steps());
-    summary.model_tflops_per_second = summary.flops_per_token * summary.tokens_per_second / 1e12;
-    if (recipe_.peak_tflops > 0) {
-      summary.peak_tflops = recipe_.peak_tflops;
-      peak_basis_ = "peakTflops";
-    } else if (const std::optional<CpuPeak> cpu = PeakOfThisRank()) {
-      summary.peak_tflops = cpu->tflops;
-      peak_basis_ = cpu->basis;
+    if (clock.window_steps() > 0) {
+      summary.tokens_per_second = static_cast<double>(clock.window_samples() * Length()) / clock.window_seconds();
+      summary.seconds_per_iteration = clock.window_seconds() / static_cast<double>(clock.window_steps());
+      summary.model_tflops_per_second = summary.flops_per_token * summary.tokens_per_second / 1e12;
+      if (recipe_.peak_tflops > 0) {
+        summary.peak_tflops = recipe_.peak_tflops;
+        peak_basis_ = "peakTflops";
+      } else if (const std::optional<CpuPeak> cpu = PeakOfThisRank()) {
+        summary.peak_tflops = cpu->tflops;
+        peak_basis_ = cpu->basis;
+      }
+      if (summary.peak_tflops) summary.mfu = summary.model_tflops_per_second / *summary.peak_tflops;
     }
-    if (summary.peak_tflops) summary.mfu = summary.model_tflops_per_second / *summary.peak_tflops;
-    return summary;
+    figures->language_model = summary;
   }
 
-  std::string SummaryLine(const LanguageModelSummary& summary) const {
-    const Figures& figures = outcome_.figures;
-    std::string line = summary.model + ", " + std::to_string(clock_.steps()) + " steps";
+  std::string Summary(const Figures& figures) const override {
+    const LanguageModelSummary& summary = *figures.language_model;
+    std::string line = summary.model + ", " + std::to_string(steps_) + " steps";
     if (eval_loss_) line += ", eval loss " + FormatFixed(*eval_loss_, 4);
     if (recipe_.goal) {
       line += figures.goal_reached.value_or(false) ? ", goal reached in " + FormatSeconds(*figures.time_to_accuracy_seconds)
@@ -482,36 +433,52 @@ class LanguageModelTraining {
            ", communication " + FormatFixed(100 * figures.communication_ratio.value_or(0), 1) + "%";
   }
 
+ private:
+  int64_t PerStep() const { return recipe_.batch * recipe_.accumulation; }
+  int64_t Length() const { return config_.sequence_length; }
+  bool Bf16() const { return recipe_.precision == "bf16"; }
+
+  // The training loss since the last evaluation, and the last evaluation's loss.
+  ProgressEvent Progress(int64_t step) const {
+    ProgressEvent event;
+    event.stage = "run";
+    event.epoch = epoch_;
+    event.done = step + 1;
+    event.total = recipe_.max_steps;
+    event.loss = interval_loss_ / static_cast<double>(interval_steps_);
+    event.metric = "loss";
+    event.value = eval_loss_;
+    return event;
+  }
+
   TaskContext& context_;
   Communicator& comm_;
   const LmRecipe recipe_;
-  RunClock clock_;
-  PhaseTimer phases_;
   GptConfig config_;
   std::optional<BpeTokenizer> tokenizer_;
   Gpt model_{nullptr};
-  std::vector<torch::Tensor> params_;
-  std::unique_ptr<torch::optim::AdamW> optimizer_;
-  std::unique_ptr<GradientSync> sync_;
-  std::unique_ptr<StepDriver> driver_;
+  GradientSync* sync_ = nullptr;  // the loop's
   std::optional<TokenSequences> data_;
+  torch::Tensor inputs_;
+  torch::Tensor targets_;
+  std::vector<int64_t> shard_;
   int64_t train_count_ = 0;
   int64_t eval_count_ = 0;
   int64_t steps_per_epoch_ = 0;
   int64_t epoch_ = 0;
+  int64_t steps_ = 0;
   double interval_loss_ = 0;  // training loss since the last evaluation
   int64_t interval_steps_ = 0;
   std::optional<double> eval_loss_;
   std::string peak_basis_;
-  TaskOutcome outcome_;
 };
 
 class LanguageModelTask : public Task {
  public:
   StatusOr<TaskOutcome> Run(TaskContext& context) override {
     ASSIGN_OR_RETURN(LmRecipe recipe, ReadLmRecipe(context.benchmark.spec));
-    LanguageModelTraining training(context, std::move(recipe));
-    return training.Run();
+    LanguageModelTrainee trainee(context, std::move(recipe));
+    return RunTrainingLoop(context, trainee);
   }
 };
 

@@ -49,8 +49,7 @@ class StepDriver {
       : comm_(comm), clock_(clock), phases_(phases), sync_(sync), optimizer_(optimizer), memory_(memory) {}
 
   // Takes one step. Ranks agree to go on first when `step` is a multiple of kAgreeEvery; every
-  // rank must count steps alike (the SGD trainer counts within each epoch, the language model
-  // over the run). Returns the summed loss of the micro-batches, or Cancelled when the ranks
+  // rank must count steps alike (the training loop counts within each epoch). Returns the summed loss of the micro-batches, or Cancelled when the ranks
   // agreed to stop, or the communicator's error.
   StatusOr<double> Step(int64_t step, const StepWork& work);
 

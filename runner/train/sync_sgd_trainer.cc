@@ -6,19 +6,13 @@
 #include "runner/dist/communicator.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
-#include "runner/metrics/tensor_memory.h"
 #include "runner/progress_writer.h"
 #include "runner/train/lr_schedule.h"
-#include "runner/train/memory_accounting.h"
-#include "runner/train/parameter_digest.h"
-#include "runner/train/phase_timer.h"
 #include "runner/train/recipe_reader.h"
-#include "runner/train/run_clock.h"
-#include "runner/train/step_driver.h"
+#include "runner/train/training_loop.h"
 
 namespace ergobench {
 namespace {
-
 
 void ReportEpochProgress(ProgressWriter& progress, int64_t epoch, int64_t done, int64_t total, double loss,
                          std::optional<double> accuracy) {
@@ -33,71 +27,43 @@ void ReportEpochProgress(ProgressWriter& progress, int64_t epoch, int64_t done, 
   progress.Report(event);
 }
 
-// One run of synchronous SGD: initialisation, then epochs of training and evaluation until
-// the goal or maxEpochs, each step taken by the StepDriver.
-class SgdTraining {
+// Synchronous SGD as the training loop's trainee: epochs of this rank's shard, an evaluation
+// after each, the MLBench or MLPerf learning-rate schedule.
+class SgdTrainee : public Trainee {
  public:
-  SgdTraining(TaskContext& context, TrainingProblem& problem, const SgdRecipe& recipe)
+  SgdTrainee(TaskContext& context, TrainingProblem& problem, const SgdRecipe& recipe)
       : context_(context),
         comm_(context.communicator),
         problem_(problem),
         recipe_(recipe),
-        clock_(context.mllog, context.metrics, recipe.warmup_steps),
-        phases_(context.metrics),
         schedule_(recipe.lr, comm_.world_size(), recipe.plateau_factor, recipe.plateau_patience) {}
 
-  StatusOr<TaskOutcome> Run() {
-    LogRecipe();
-    RETURN_IF_ERROR(Initialise());
-    Figures& figures = outcome_.figures;
-    clock_.StartRun(&figures);
-    RETURN_IF_ERROR(LoadData());
-    int64_t epoch = 1;
-    for (; epoch <= recipe_.max_epochs; ++epoch) {
-      ASSIGN_OR_RETURN(const double train_loss, TrainEpoch(epoch));
-      ASSIGN_OR_RETURN(const bool reached, EvaluateEpoch(epoch, train_loss));
-      if (reached) {
-        clock_.ReachGoal(&figures);
-        break;
-      }
-    }
-    clock_.StopRun(recipe_.goal.has_value(), &figures);
-    figures.epochs = std::min(epoch, recipe_.max_epochs);
-    figures.parameter_digest = ParameterDigest(model_.ptr()->parameters());
-    figures.memory = PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
-    phases_.Report(&figures);
-    outcome_.summary = Summary();
-    return outcome_;
-  }
+  int64_t seed() const override { return recipe_.seed; }
+  int64_t throughput_warmup_steps() const override { return recipe_.warmup_steps; }
+  const GradientSyncOptions& sync_options() const override { return recipe_.sync; }
+  bool has_goal() const override { return recipe_.goal.has_value(); }
 
- private:
-  void LogRecipe() {
-    MlLog& mllog = context_.mllog;
+  void LogRecipe(MlLog& mllog) override {
     mllog.Point("submission_benchmark", context_.benchmark.spec.task);
     mllog.Point("seed", recipe_.seed);
     mllog.Point("global_batch_size", recipe_.batch * comm_.world_size());
     mllog.Point("opt_base_learning_rate", recipe_.lr);
   }
 
-  // Initialisation, reported apart from time to accuracy: the model and the optimizer.
-  Status Initialise() {
-    torch::manual_seed(static_cast<uint64_t>(recipe_.seed));
-    TensorMemory* memory = TensorMemory::Install();  // before the model: its parameters count
+  StatusOr<BuiltModel> BuildModel() override {
     model_ = problem_.BuildModel();
-    const std::vector<torch::Tensor> params = model_.ptr()->parameters();
-    RETURN_IF_ERROR(BroadcastFromRankZero(comm_, params));
-    ASSIGN_OR_RETURN(sync_, MakeGradientSync(recipe_.sync, comm_, {params}));
-    optimizer_ = std::make_unique<torch::optim::SGD>(sync_->OptimizerGroups().front(),
-                                                     torch::optim::SGDOptions(recipe_.lr)
-                                                         .momentum(recipe_.momentum)
-                                                         .nesterov(recipe_.nesterov)
-                                                         .weight_decay(recipe_.weight_decay));
-    driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_, memory);
-    return Status::Ok();
+    std::vector<torch::Tensor> params = model_.ptr()->parameters();
+    return BuiltModel{params, {params}, {}};
   }
 
-  // Reading the data counts towards time to accuracy: this comes after run_start.
-  Status LoadData() {
+  std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(GradientSync& sync) override {
+    return std::make_unique<torch::optim::SGD>(sync.OptimizerGroups().front(), torch::optim::SGDOptions(recipe_.lr)
+                                                                                   .momentum(recipe_.momentum)
+                                                                                   .nesterov(recipe_.nesterov)
+                                                                                   .weight_decay(recipe_.weight_decay));
+  }
+
+  StatusOr<TrainingPlan> Load() override {
     RETURN_IF_ERROR(problem_.Load());
     const int world_size = comm_.world_size();
     train_count_ = recipe_.train_samples > 0 ? std::min(recipe_.train_samples, problem_.train_count())
@@ -110,81 +76,77 @@ class SgdTraining {
     }
     context_.mllog.Point("train_samples", train_count_);
     context_.mllog.Point("eval_samples", problem_.test_count());
-    return Status::Ok();
+    return TrainingPlan{steps_per_epoch_, steps_per_epoch_ * recipe_.max_epochs};
   }
 
-  // Every step of this rank's shard of the epoch; returns the mean training loss.
-  StatusOr<double> TrainEpoch(int64_t epoch) {
+  void BeginEpoch(int64_t epoch) override {
     context_.mllog.Start("epoch_start", {{"epoch_num", epoch}});
-    context_.metrics.SetEpoch(epoch);
+    epoch_ = epoch;
     const uint64_t seed = static_cast<uint64_t>(recipe_.seed);
-    const std::vector<int64_t> shard = ShardIndices(train_count_, comm_.world_size(), comm_.rank(), epoch, seed);
+    shard_ = ShardIndices(train_count_, comm_.world_size(), comm_.rank(), epoch, seed);
     const uint64_t stream = RankStreamSeed(recipe_.seed, comm_.rank(), epoch);
-    SplitMix64 rng(stream);
-    problem_.WillTrain({shard.begin(), shard.begin() + steps_per_epoch_ * recipe_.batch}, recipe_.batch, stream);
+    rng_ = SplitMix64(stream);
+    problem_.WillTrain({shard_.begin(), shard_.begin() + steps_per_epoch_ * recipe_.batch}, recipe_.batch, stream);
     model_.ptr()->train();
-    torch::Tensor inputs;
-    torch::Tensor targets;
-    int64_t step = 0;
-    StepWork work;
-    work.samples = recipe_.batch;
-    work.load = [&](int64_t) {
-      return problem_.TrainBatch(shard.data() + step * recipe_.batch, recipe_.batch, rng, &inputs, &targets);
-    };
-    work.loss = [&](int64_t) {
-      return problem_.LossSum(model_.forward(inputs), targets) / static_cast<double>(recipe_.batch);
-    };
-    const int64_t report_every = std::max<int64_t>(1, steps_per_epoch_ / 10);
-    double loss_sum = 0;
-    for (; step < steps_per_epoch_; ++step) {
-      const double lr = LearningRate(epoch, step);
-      for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
-      // Counted within the epoch: every epoch begins with a stop check, however short it is.
-      ASSIGN_OR_RETURN(const double loss, driver_->Step(step, work));
-      loss_sum += loss;
-      if ((step + 1) % report_every == 0) {
-        ReportEpochProgress(context_.progress, epoch, step + 1, steps_per_epoch_,
-                            loss_sum / static_cast<double>(step + 1), accuracy_);
-      }
-    }
-    context_.mllog.Stop("epoch_stop", {{"epoch_num", epoch}});
-    return loss_sum / static_cast<double>(steps_per_epoch_);
+    epoch_loss_ = 0;
   }
 
-  // The rate of an epoch's step, by the recipe's schedule.
-  double LearningRate(int64_t epoch, int64_t step) const {
-    const double progress = static_cast<double>(epoch - 1) + static_cast<double>(step) / steps_per_epoch_;
+  // The rate of a step, by the recipe's schedule.
+  double LearningRate(int64_t step) const override {
+    const double progress = static_cast<double>(step) / steps_per_epoch_;
     if (!recipe_.polynomial) return schedule_.At(progress);
     return WarmupPolynomialLr(progress + 1.0 / steps_per_epoch_, recipe_.polynomial->warmup_epochs,
                               static_cast<double>(recipe_.max_epochs), recipe_.lr * comm_.world_size(),
                               recipe_.polynomial->power);
   }
 
-  // The evaluation after an epoch; true when it reached the goal.
-  StatusOr<bool> EvaluateEpoch(int64_t epoch, double train_loss) {
+  StepWork WorkOf(int64_t step) override {
+    const int64_t in_epoch = step % steps_per_epoch_;
+    StepWork work;
+    work.samples = recipe_.batch;
+    work.load = [this, in_epoch](int64_t) {
+      return problem_.TrainBatch(shard_.data() + in_epoch * recipe_.batch, recipe_.batch, rng_, &inputs_, &targets_);
+    };
+    work.loss = [this](int64_t) {
+      return problem_.LossSum(model_.forward(inputs_), targets_) / static_cast<double>(recipe_.batch);
+    };
+    return work;
+  }
+
+  // Progress ten times an epoch; an evaluation after its last step.
+  bool AfterStep(int64_t step, double loss) override {
+    const int64_t done = step % steps_per_epoch_ + 1;
+    epoch_loss_ += loss;
+    if (done % std::max<int64_t>(1, steps_per_epoch_ / 10) == 0) {
+      ReportEpochProgress(context_.progress, epoch_, done, steps_per_epoch_, epoch_loss_ / static_cast<double>(done),
+                          accuracy_);
+    }
+    return done == steps_per_epoch_;
+  }
+
+  void EndEpoch(int64_t epoch) override { context_.mllog.Stop("epoch_stop", {{"epoch_num", epoch}}); }
+
+  StatusOr<bool> Evaluate(int64_t step, const RunClock& clock) override {
+    const double train_loss = epoch_loss_ / static_cast<double>(steps_per_epoch_);
     context_.metrics.SetTrainLoss(train_loss);
     double accuracy = 0;
     double eval_loss = 0;
-    Status evaluated = Status::Ok();
-    phases_.Time(TrainingPhase::kEval, [&] { evaluated = EvaluateSharded(comm_, model_, problem_, &accuracy, &eval_loss); });
-    RETURN_IF_ERROR(evaluated);
-    PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
+    RETURN_IF_ERROR(EvaluateSharded(comm_, model_, problem_, &accuracy, &eval_loss));
     accuracy_ = accuracy;
     context_.metrics.SetEvalAccuracy(accuracy);
-    context_.mllog.Point("eval_accuracy", accuracy, {{"epoch_num", epoch}});
+    context_.mllog.Point("eval_accuracy", accuracy, {{"epoch_num", epoch_}});
     if (!recipe_.polynomial) schedule_.OnValidationLoss(eval_loss);
     if (comm_.rank() == 0) {
       std::printf("[%s] epoch %lld: train loss %.4f, eval loss %.4f, accuracy %.4f, next lr %.4g, %s\n",
-                  context_.benchmark.spec.task.c_str(), static_cast<long long>(epoch), train_loss, eval_loss, accuracy,
-                  LearningRate(epoch + 1, 0), FormatSeconds(clock_.Elapsed()).c_str());
+                  context_.benchmark.spec.task.c_str(), static_cast<long long>(epoch_), train_loss, eval_loss, accuracy,
+                  LearningRate(step + 1), FormatSeconds(clock.Elapsed()).c_str());
       std::fflush(stdout);
     }
-    ReportEpochProgress(context_.progress, epoch, steps_per_epoch_, steps_per_epoch_, train_loss, accuracy_);
+    ReportEpochProgress(context_.progress, epoch_, steps_per_epoch_, steps_per_epoch_, train_loss, accuracy_);
     return recipe_.goal && accuracy >= *recipe_.goal;
   }
 
-  std::string Summary() const {
-    const Figures& figures = outcome_.figures;
+  std::string Summary(const Figures& figures) const override {
     std::string goal_text;
     if (recipe_.goal) {
       goal_text = figures.goal_reached.value_or(false) ? ", goal reached in " + FormatSeconds(*figures.time_to_accuracy_seconds)
@@ -198,21 +160,22 @@ class SgdTraining {
     return summary;
   }
 
+ private:
   TaskContext& context_;
   Communicator& comm_;
   TrainingProblem& problem_;
   const SgdRecipe& recipe_;
-  RunClock clock_;
-  PhaseTimer phases_;
   LrSchedule schedule_;
   torch::nn::AnyModule model_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
-  std::unique_ptr<GradientSync> sync_;
-  std::unique_ptr<StepDriver> driver_;
   int64_t train_count_ = 0;
   int64_t steps_per_epoch_ = 0;
+  int64_t epoch_ = 0;
+  std::vector<int64_t> shard_;
+  SplitMix64 rng_{0};
+  torch::Tensor inputs_;
+  torch::Tensor targets_;
+  double epoch_loss_ = 0;           // summed over this epoch's steps
   std::optional<double> accuracy_;  // the last evaluation's
-  TaskOutcome outcome_;
 };
 
 }  // namespace
@@ -270,8 +233,8 @@ StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec) {
 }
 
 StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& problem, const SgdRecipe& recipe) {
-  SgdTraining training(context, problem, recipe);
-  return training.Run();
+  SgdTrainee trainee(context, problem, recipe);
+  return RunTrainingLoop(context, trainee);
 }
 
 }  // namespace ergobench

@@ -1,8 +1,8 @@
 // Synchronous data-parallel SGD with the MLBench learning-rate schedule, timed by MLPerf's
 // rules, for the image and linear tasks. A task supplies a TrainingProblem (its data, model and
-// loss); the trainer owns the epochs, sharding, evaluation, MLLOG, progress and the figures of
-// the result, and takes each step with the StepDriver that the language model shares
-// (step_driver.h). Only torch translation units include this header.
+// loss); the trainer supplies the epochs, sharding, evaluation, MLLOG and progress to the one
+// training loop that the language model runs too (training_loop.h), which owns their order and
+// the figures of the result. Only torch translation units include this header.
 #pragma once
 
 #include <optional>

@@ -1,0 +1,110 @@
+#include "runner/train/training_loop.h"
+
+#include "runner/dist/communicator.h"
+#include "runner/metrics/mllog.h"
+#include "runner/metrics/runner_metrics.h"
+#include "runner/metrics/tensor_memory.h"
+#include "runner/train/memory_accounting.h"
+#include "runner/train/parameter_digest.h"
+#include "runner/train/phase_timer.h"
+
+namespace ergobench {
+namespace {
+
+class TrainingLoop {
+ public:
+  TrainingLoop(TaskContext& context, Trainee& trainee)
+      : context_(context),
+        comm_(context.communicator),
+        trainee_(trainee),
+        clock_(context.mllog, context.metrics, trainee.throughput_warmup_steps()),
+        phases_(context.metrics) {}
+
+  StatusOr<TaskOutcome> Run() {
+    trainee_.LogRecipe(context_.mllog);
+    RETURN_IF_ERROR(Initialise());
+    Figures& figures = outcome_.figures;
+    clock_.StartRun(&figures);
+    ASSIGN_OR_RETURN(const TrainingPlan plan, trainee_.Load());
+    ASSIGN_OR_RETURN(const int64_t epochs, Train(plan));
+    clock_.StopRun(trainee_.has_goal(), &figures);
+    figures.epochs = epochs;
+    phases_.Report(&figures);
+    trainee_.Finish(clock_, &figures);
+    figures.memory = PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
+    // Training is over: the optimizer's state goes before ZeRO-3 gathers the whole model for
+    // the digest, which would otherwise come on top of it and raise the process's peak.
+    driver_.reset();
+    optimizer_.reset();
+    RETURN_IF_ERROR(sync_->GatherParameters());
+    figures.parameter_digest = ParameterDigest(model_.parameters);
+    outcome_.summary = trainee_.Summary(figures);
+    return outcome_;
+  }
+
+ private:
+  // Initialisation, reported apart from time to the goal: the model and the optimizer.
+  Status Initialise() {
+    torch::manual_seed(static_cast<uint64_t>(trainee_.seed()));
+    TensorMemory* memory = TensorMemory::Install();  // before the model: its parameters count
+    ASSIGN_OR_RETURN(model_, trainee_.BuildModel());
+    RETURN_IF_ERROR(BroadcastFromRankZero(comm_, model_.parameters));
+    ASSIGN_OR_RETURN(sync_, MakeGradientSync(trainee_.sync_options(), comm_, model_.groups, model_.blocks));
+    optimizer_ = trainee_.MakeOptimizer(*sync_);
+    driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_, memory);
+    return Status::Ok();
+  }
+
+  // The steps of the plan, or until the goal; returns the epoch of the last step.
+  StatusOr<int64_t> Train(const TrainingPlan& plan) {
+    int64_t epoch = 0;
+    for (int64_t step = 0; step < plan.steps; ++step) {
+      const int64_t in_epoch = step % plan.steps_per_epoch;
+      if (in_epoch == 0) {
+        epoch = step / plan.steps_per_epoch + 1;
+        context_.metrics.SetEpoch(epoch);
+        trainee_.BeginEpoch(epoch);
+      }
+      const double lr = trainee_.LearningRate(step);
+      for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
+      // Counted within the epoch: every epoch begins with a stop check, however short it is.
+      ASSIGN_OR_RETURN(const double loss, driver_->Step(in_epoch, trainee_.WorkOf(step)));
+      const bool evaluate = trainee_.AfterStep(step, loss);
+      if (in_epoch + 1 == plan.steps_per_epoch) trainee_.EndEpoch(epoch);
+      if (!evaluate) continue;
+      ASSIGN_OR_RETURN(const bool reached, Evaluate(step));
+      if (reached) {
+        clock_.ReachGoal(&outcome_.figures);
+        break;
+      }
+    }
+    return epoch;
+  }
+
+  StatusOr<bool> Evaluate(int64_t step) {
+    StatusOr<bool> reached = false;
+    phases_.Time(TrainingPhase::kEval, [&] { reached = trainee_.Evaluate(step, clock_); });
+    PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
+    return reached;
+  }
+
+  TaskContext& context_;
+  Communicator& comm_;
+  Trainee& trainee_;
+  RunClock clock_;
+  PhaseTimer phases_;
+  BuiltModel model_;
+  std::unique_ptr<GradientSync> sync_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<StepDriver> driver_;
+  TaskOutcome outcome_;
+};
+
+}  // namespace
+
+StatusOr<TaskOutcome> RunTrainingLoop(TaskContext& context, Trainee& trainee) {
+  TrainingLoop loop(context, trainee);
+  return loop.Run();
+}
+
+}  // namespace ergobench

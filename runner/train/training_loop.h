@@ -1,0 +1,82 @@
+// The one training loop every training task runs, by MLPerf's timing rules:
+//
+//   initialisation, before run_start: the seed, the model (identically on every rank, then
+//   rank 0's values everywhere), its gradient sync, the optimizer;
+//   run_start; the data (reading it counts towards time to the goal);
+//   epochs of steps, each taken by the StepDriver (step_driver.h) at the rate the task's
+//   schedule gives, followed by progress and, when the task says, an evaluation, until the
+//   goal or the last step;
+//   run_stop; then the figures: epochs, phases, memory, the task's own, the parameter digest.
+//
+// A task says what it trains through a Trainee; the loop owns the order. The SGD tasks
+// (sync_sgd_trainer.h) and the language model (tasks/language_model.cc) are its trainees. Only
+// torch translation units include this header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "runner/sync/gradient_sync.h"
+#include "runner/tasks/task.h"
+#include "runner/train/run_clock.h"
+#include "runner/train/step_driver.h"
+
+namespace ergobench {
+
+class MlLog;
+
+// A model as the loop needs it: its parameters in the model's order (the digest, rank 0's
+// values), the optimizer's groups of them, and, for ZeRO-3, its blocks.
+struct BuiltModel {
+  std::vector<torch::Tensor> parameters;
+  ParameterGroups groups;
+  ParameterGroups blocks;
+};
+
+// The steps the data makes: an epoch is one pass over this rank's shard.
+struct TrainingPlan {
+  int64_t steps_per_epoch = 0;
+  int64_t steps = 0;  // in all
+};
+
+class Trainee {
+ public:
+  virtual ~Trainee() = default;
+
+  virtual int64_t seed() const = 0;
+  virtual int64_t throughput_warmup_steps() const = 0;  // left out of the throughput window
+  virtual const GradientSyncOptions& sync_options() const = 0;
+  virtual bool has_goal() const = 0;  // none on synthetic data: throughput only
+  virtual void LogRecipe(MlLog& mllog) = 0;
+
+  // Initialisation, after the seed is set: must not depend on the data.
+  virtual StatusOr<BuiltModel> BuildModel() = 0;
+  // The optimizer over the gradient sync's groups (its shards of them, for ZeRO), once the sync
+  // exists; a model that calls the sync around its blocks is given its hooks here.
+  virtual std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(GradientSync& sync) = 0;
+  // After run_start.
+  virtual StatusOr<TrainingPlan> Load() = 0;
+
+  // Each epoch starts with this: its shard, the model back in training mode.
+  virtual void BeginEpoch(int64_t epoch) = 0;
+  virtual double LearningRate(int64_t step) const = 0;  // over the run, 0 first
+  virtual StepWork WorkOf(int64_t step) = 0;
+  // After the step: progress. True when an evaluation comes now.
+  virtual bool AfterStep(int64_t step, double loss) = 0;
+  virtual void EndEpoch(int64_t epoch) { (void)epoch; }
+  // True when it reached the goal. `clock` tells the run's time so far, for the log.
+  virtual StatusOr<bool> Evaluate(int64_t step, const RunClock& clock) = 0;
+
+  // After run_stop, with the phases reported: the task's own figures.
+  virtual void Finish(const RunClock& clock, Figures* figures) { (void)clock, (void)figures; }
+  virtual std::string Summary(const Figures& figures) const = 0;
+};
+
+// Runs `trainee` on `context`'s communicator, metrics and logs.
+StatusOr<TaskOutcome> RunTrainingLoop(TaskContext& context, Trainee& trainee);
+
+}  // namespace ergobench
