@@ -110,9 +110,10 @@ template <typename M>
 nlohmann::json ToJson(const M& value) {
   return nlohmann::json(value);
 }
+// An empty optional is null, which no writer writes.
 template <typename M>
 nlohmann::json ToJson(const std::optional<M>& value) {
-  return nlohmann::json(*value);
+  return value ? nlohmann::json(*value) : nlohmann::json();
 }
 
 }  // namespace json_fields
@@ -135,7 +136,9 @@ class JsonFields {
     return Custom(
         std::move(key), [member](ObjectReader* r, const std::string& k, T* out) { json_fields::Value<M>::Read(r, k, &(out->*member)); },
         [member, when](const T& value, const std::string& k, nlohmann::json* out) {
-          if (when(value)) (*out)[k] = json_fields::ToJson(value.*member);
+          if (!when(value)) return;
+          nlohmann::json v = json_fields::ToJson(value.*member);
+          if (!v.is_null()) (*out)[k] = std::move(v);
         });
   }
 

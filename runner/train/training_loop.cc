@@ -57,6 +57,7 @@ class TrainingLoop {
 
   // The steps of the plan, or until the goal; returns the epoch of the last step.
   StatusOr<int64_t> Train(const TrainingPlan& plan) {
+    if (plan.steps_per_epoch <= 0) return Status::Internal("a training plan with no step in an epoch");
     int64_t epoch = 0;
     for (int64_t step = 0; step < plan.steps; ++step) {
       const int64_t in_epoch = step % plan.steps_per_epoch;

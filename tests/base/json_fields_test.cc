@@ -168,6 +168,10 @@ TEST(JsonFields, APredicateOnTheWholeObjectDecidesAWrite) {
           .List("items", &Outer::items, InnerFields(), [](const Outer& o) { return !o.text.empty(); });
   Outer o;
   EXPECT_EQ(fields.Encode(o), json::object());
+  // An optional's empty value is never written, whatever the predicate says.
+  static const JsonFields<Outer> always =
+      JsonFields<Outer>().Add("maybe", &Outer::maybe, [](const Outer&) { return true; });
+  EXPECT_EQ(always.Encode(o), json::object());
   o.text = "seen";
   EXPECT_EQ(fields.Encode(o), json({{"count", 0}, {"items", json::array()}}));
 }
