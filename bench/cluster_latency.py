@@ -1,4 +1,4 @@
-"""The test cluster (tests/cluster/cluster.py): its bring-up, and `kubectl apply` → pods Running.
+"""The test cluster (kube/cluster/cluster.py): its bring-up, and `kubectl apply` → pods Running.
 
 Prints:
   - bring-up, cold (an empty containerd image store: the pause, operator and runner images are
@@ -24,7 +24,7 @@ import time
 import urllib.request
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests/cluster"))
+sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 import cluster as cluster_module  # noqa: E402
 from control_plane import HELM  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""Operator scale benchmark: N Benchmarks x k workers on the real cluster (tests/cluster/cluster.py),
+"""Operator scale benchmark: N Benchmarks x k workers on the real cluster (kube/cluster/cluster.py),
 the operator installed by its Helm chart and running there as its Deployment.
 
 Prints:
@@ -37,7 +37,7 @@ import time
 import urllib.request
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-sys.path.insert(0, os.path.join(ROOT, "tests/cluster"))
+sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 sys.path.insert(0, os.path.join(ROOT, "tests/integration"))
 from cluster import Cluster  # noqa: E402
 from control_plane import HELM  # noqa: E402
@@ -74,7 +74,7 @@ class OperatorProcess:
         pod = pod["items"][0]
         self.ip = pod["status"]["podIP"]
         container = pod["status"]["containerStatuses"][0]["containerID"].split("//")[1]
-        tasks = [line.split() for line in cluster.ctr("tasks", "list").stdout.splitlines()[1:]]
+        tasks = [line.split() for line in cluster.nodes[0].ctr("tasks", "list").stdout.splitlines()[1:]]
         self.pid = next(int(pid) for task, pid, _ in tasks if task == container)
         self.peak = self.rss_mib()
         self.stop = threading.Event()

@@ -14,6 +14,7 @@
 #include "api/v1alpha1/benchmark_codec.h"
 #include "api/v1alpha1/catalog.h"
 #include "api/v1alpha1/load.h"
+#include "cli/cluster_command.h"
 #include "cli/report/baseline_report.h"
 #include "cli/report/charts.h"
 #include "cli/report/report.h"
@@ -270,6 +271,12 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--kubeconfig", export_options.kubeconfig, "kubeconfig (default: $KUBECONFIG, ~/.kube/config)");
   export_cmd->add_option("-n,--namespace", export_options.namespace_name, "namespace (default: the kubeconfig's)");
 
+  // Everything after `cluster` goes to kube/cluster/cluster_command.py, --help included.
+  CLI::App* cluster_cmd = app.add_subcommand("cluster", "a real Kubernetes cluster of N nodes on this machine, "
+                                                        "links of known speed (up, status, load, link, down)");
+  cluster_cmd->prefix_command();
+  cluster_cmd->set_help_flag();
+
   CLI::App* tasks_cmd = app.add_subcommand("tasks", "list the task catalog and each task's hyperparameters");
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
 
@@ -290,6 +297,9 @@ int main(int argc, char** argv) {
     return Report(report);
   }
   if (*export_cmd) return ExportResults(export_options);
+  if (*cluster_cmd) {
+    return ergobench::ClusterCommand(cluster_cmd->remaining());
+  }
   if (*tasks_cmd) {
     ListTasks();
     return 0;

@@ -44,7 +44,7 @@ trap report EXIT
 phase packages scripts/install-deps.sh --tests
 phase configure scripts/configure.sh
 phase build cmake --build "$build" -j2
-phase kubernetes tests/cluster/build-kubernetes.sh >/dev/null
+phase kubernetes kube/cluster/build-kubernetes.sh >/dev/null
 phase "helm, kubectl" scripts/install-kube-tools.sh --monitors >/dev/null
 status=0
 # Two at a time: the cluster suites, which mostly wait on pods, beside the unit tests and the

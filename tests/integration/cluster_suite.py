@@ -1,4 +1,4 @@
-"""The test bed of the cluster suites: one real one-node cluster (tests/cluster/cluster.py) for
+"""The test bed of the cluster suites: one real one-node cluster (kube/cluster/cluster.py) for
 them all, the images of images/build.sh imported into its containerd, and the operator
 installed by its Helm chart, running in the cluster as its Deployment, as a user installs it."""
 
@@ -16,9 +16,9 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
-sys.path.insert(0, os.path.join(ROOT, "tests/cluster"))
+sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 
-from cluster import NODE_NAME, Cluster  # noqa: E402
+from cluster import FIRST_NODE as NODE_NAME, Cluster  # noqa: E402
 from control_plane import HELM, KUBECTL  # noqa: E402
 from cluster_trace import ClusterTrace  # noqa: E402
 from harness import ON_RECORD, FakeRapl, build_images, ergobench_version, record_time  # noqa: E402
@@ -98,7 +98,7 @@ class SharedCluster:
         self.rapl = FakeRapl(self.node_sysfs, NODE_WATTS).__enter__()
         # The agent mounts <hostSysfs>/class and <hostSysfs>/devices, as a real /sys has them.
         os.makedirs(os.path.join(self.node_sysfs, "sys/devices"))
-        self.cluster = Cluster(os.path.join(self.tmp, "cluster"), self.node_sysfs)
+        self.cluster = Cluster(os.path.join(self.tmp, "cluster"), node_sysfs=self.node_sysfs)
         self.cluster.start()
         for image in ("operator", "runner"):
             self.cluster.import_podman_image(f"ergobench-{image}:{VERSION}")
@@ -280,7 +280,7 @@ class ClusterSuite(unittest.TestCase):
         """containerd's own view, which needs neither the API server nor the kubelet:
         {container id: (pid, status)}, status RUNNING, STOPPED, ..."""
         tasks = {}
-        for line in self.cluster.ctr("tasks", "list").stdout.splitlines()[1:]:
+        for line in self.cluster.nodes[0].ctr("tasks", "list").stdout.splitlines()[1:]:
             task, pid, status = line.split()
             tasks[task] = (int(pid), status)
         return tasks
@@ -295,14 +295,16 @@ class ClusterSuite(unittest.TestCase):
             return ""
         pods = self.cluster.kubectl("get", "pods", "-n", OPERATOR_NAMESPACE, "-l", AGENT_SELECTOR, "-o", "wide", check=False)
         logs = self.cluster.kubectl("logs", "-n", OPERATOR_NAMESPACE, "-l", AGENT_SELECTOR, "--tail=20", check=False)
-        nat = subprocess.run(["iptables-save", "-t", "nat"], stdout=subprocess.PIPE, text=True).stdout
+        nat = subprocess.run(self.cluster.nodes[0].in_netns(["iptables-save", "-t", "nat"]), stdout=subprocess.PIPE,
+                             text=True).stdout
         hostports = "".join(line + "\n" for line in nat.splitlines() if "HOSTPORT" in line or "9810" in line)
         return "--- energy agent\n" + pods.stdout + logs.stdout + logs.stderr + hostports
 
     def component_logs(self, tail=20):
         """The last lines of every component's log, for a failure's report."""
         out = []
-        for name in ("kubelet", "containerd", "kube-scheduler", "kube-controller-manager", "dnsmasq"):
+        node = self.cluster.nodes[0].name
+        for name in (f"{node}-kubelet", f"{node}-containerd", "kube-scheduler", "kube-controller-manager", "dnsmasq"):
             path = os.path.join(self.cluster.workdir, f"{name}.log")
             if os.path.exists(path):
                 with open(path, errors="replace") as f:

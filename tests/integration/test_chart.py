@@ -15,7 +15,7 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
-sys.path.insert(0, os.path.join(ROOT, "tests/cluster"))
+sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 
 from control_plane import HELM, KUBECTL  # noqa: E402
 

@@ -1,6 +1,8 @@
-"""The test cluster itself (tests/cluster/cluster.py): a run killed mid-suite, or a machine that
-restarted under one, must not leave the next cluster unable to start. containerd's image
-store outlives clusters, and with it the containers of one that never tore down."""
+"""The cluster itself (kube/cluster): `ergobench cluster up --nodes 3` as users run it, its links
+against the rate tc was given, pods talking across nodes, and `down` leaving nothing behind;
+and a cluster killed mid-run, or a machine restarted under one, never keeping the next from
+starting clean. containerd's image stores outlive clusters, and with them the containers of one
+that never tore down."""
 
 import json
 import os
@@ -9,33 +11,73 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.normpath(os.path.join(HERE, "../cluster")))
+sys.path.insert(0, os.path.normpath(os.path.join(HERE, "../../kube/cluster")))
 
-from cluster import Cluster, process_start_time, shims_of  # noqa: E402
-
+from cluster import Cluster, ClusterSpec, process_start_time  # noqa: E402
+from control_plane import KUBECTL  # noqa: E402
+from harness import ERGOBENCH, build_images, ergobench_version  # noqa: E402
+from node import PAUSE_IMAGE, shims_of  # noqa: E402
 
 HOST_PORT = 19810
+NEEDS = (os.geteuid() == 0 and shutil.which("buildah"),
+         "a cluster node needs root, and its pause image buildah (scripts/install-deps.sh --tests)")
+# What TCP carries over a link of rate R: a full frame's payload (MSS 1448, with timestamps) over
+# the 1514 bytes tbf counts (1500 of IP, 14 of Ethernet).
+GOODPUT = 1448 / 1514
+# Measured over 3 s, the receiver's clock starting at the first byte: bench/link_rate.sh saw
+# 1.000-1.013 of the goodput at 1 Gbit/s; 3% holds a loaded 2-core machine.
+RATE_TOLERANCE = 0.03
+
+# A TCP receiver that reports the Mbit/s it got, back to its sender, and a sender that sends for
+# N seconds: perl, which the runner image has (it has no python, nc or iperf). perl-base has no
+# Time::HiRes: the clock is /proc/uptime's, to 10 ms, 0.3% of a 3 s transfer.
+CLOCK = r'''sub now { open(my $f, "<", "/proc/uptime") or die; (split(" ", <$f>))[0] }'''
+RECEIVER = CLOCK + r'''
+use IO::Socket::INET;
+my $s = IO::Socket::INET->new(LocalPort => 5201, Listen => 5, ReuseAddr => 1) or die "listen: $!";
+while (my $c = $s->accept) { my ($n, $t0, $b) = (0);
+  while (my $r = sysread($c, $b, 1 << 20)) { $t0 //= now(); $n += $r }
+  printf $c "%.3f\n", $n * 8 / (now() - $t0) / 1e6; close $c }'''
+SENDER = CLOCK + r'''
+use IO::Socket::INET;
+my $c = IO::Socket::INET->new("$ARGV[0]:5201") or die "connect: $!"; my $b = "x" x (1 << 20);
+my $end = now() + $ARGV[1]; while (now() < $end) { defined(syswrite($c, $b)) or die "send: $!" }
+shutdown($c, 1); print scalar <$c>;'''
+
+
+def pod(name, node, command, image=PAUSE_IMAGE, labels=None):
+    container = {"name": "main", "image": image, "imagePullPolicy": "Never"}
+    if command:
+        container["command"] = command
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default",
+                                                            "labels": labels or {"app": name}},
+            "spec": {"nodeName": node, "containers": [container], "terminationGracePeriodSeconds": 0}}
 
 
 def sleeper_pod(name):
     """A pod with a hostPort, as the node energy agent has: its rule outlives a killed cluster."""
-    container = {"name": "pause", "image": Cluster.pause_image(), "imagePullPolicy": "Never",
-                 "ports": [{"containerPort": HOST_PORT, "hostPort": HOST_PORT}]}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"containers": [container], "terminationGracePeriodSeconds": 0}}
+    manifest = pod(name, None, None)
+    del manifest["spec"]["nodeName"]
+    manifest["spec"]["containers"][0]["ports"] = [{"containerPort": HOST_PORT, "hostPort": HOST_PORT}]
+    return manifest
 
 
-def host_port_rules():
-    """portmap's DNAT rules for HOST_PORT in the node's nat table."""
-    rules = subprocess.run(["iptables-save", "-t", "nat"], check=True, stdout=subprocess.PIPE, text=True).stdout
+def host_port_rules(node):
+    """portmap's DNAT rules for HOST_PORT in the node's nat table; none where the node is gone."""
+    rules = subprocess.run(node.in_netns(["iptables-save", "-t", "nat"]), stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True).stdout
     return re.findall(rf"--dport {HOST_PORT} -j DNAT --to-destination (\S+)", rules)
 
 
-@unittest.skipUnless(os.geteuid() == 0 and shutil.which("buildah"),
-                     "a cluster node needs root, and its pause image buildah (scripts/install-deps.sh --tests)")
+def node_namespaces():
+    return {n for n in (os.listdir("/run/netns") if os.path.isdir("/run/netns") else []) if n.startswith("ergobench")}
+
+
+@unittest.skipUnless(*NEEDS)
 class ClusterRecoveryTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="ergobench-cluster-recovery-")
@@ -53,13 +95,13 @@ class ClusterRecoveryTest(unittest.TestCase):
         return cluster
 
     def test_a_cluster_starts_clean_after_a_run_killed_under_the_last(self):
-        host_netns = set(os.listdir("/var/run/netns")) if os.path.isdir("/var/run/netns") else set()
         first = self.start_with_a_running_pod("first")
         self.addCleanup(first.stop)  # what is still its own if the test fails early
         # What a run killed with SIGKILL leaves: the lock released, nothing torn down, every
         # process of the cluster and its pods still running.
         first.lock.close()
-        first_shims = shims_of(first.containerd_socket)
+        first.lock = None
+        first_shims = shims_of(first.nodes[0].containerd_socket)
         self.assertTrue(first_shims)
 
         second = self.start_with_a_running_pod("second")
@@ -68,21 +110,149 @@ class ClusterRecoveryTest(unittest.TestCase):
         try:
             # The kubelet never saw the first cluster's sandboxes: when it does, its start
             # races its own garbage collector (kubelet 1.20: "no PodsandBox found", exit 255).
-            with open(os.path.join(second.workdir, "containerd.log")) as f:
+            with open(os.path.join(second.workdir, "ergobench-node1-containerd.log")) as f:
                 self.assertNotIn("RemovePodSandbox", f.read())
-            self.assertEqual([], shims_of(first.containerd_socket))
+            self.assertEqual([], shims_of(first.nodes[0].containerd_socket))
             self.assertEqual([], [pid for pid in first_shims if process_start_time(pid) is not None])
             self.assertEqual([], first_alive)
             with open("/proc/mounts") as f:
                 self.assertEqual([], [line for line in f if first.workdir + "/" in line])
-            # The first's hostPort rule went with it: only the second's pod is reached.
-            self.assertEqual(len(host_port_rules()), 1, host_port_rules())
+            # The first's hostPort rule went with its node's namespace: only the second's is there.
+            self.assertEqual(len(host_port_rules(second.nodes[0])), 1, host_port_rules(second.nodes[0]))
         finally:
             second.stop()
-        self.assertEqual([], host_port_rules())
-        # Pods' network namespaces live, and go, with their cluster's work dir.
-        now = set(os.listdir("/var/run/netns")) if os.path.isdir("/var/run/netns") else set()
-        self.assertEqual(set(), now - host_netns)
+        self.assertEqual([], host_port_rules(second.nodes[0]))
+        self.assertEqual(set(), node_namespaces())
+
+
+def ergobench_cluster(*args, check=True):
+    result = subprocess.run([ERGOBENCH, "cluster", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if check and result.returncode != 0:
+        raise AssertionError(f"ergobench cluster {' '.join(args)} exited {result.returncode}: {result.stderr}")
+    return result
+
+
+@unittest.skipUnless(*NEEDS)
+class ClusterCommandTest(unittest.TestCase):
+    """One three-node cluster, 1 Gbit/s links, started by the product command, for every test
+    here; `down` at the end, which must leave nothing."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="ergobench-cluster-command-")
+        cls.workdir = os.path.join(cls.tmp, "cluster")
+        build_images()
+        cls.up_args = ["up", "--nodes", "3", "--link-rate", "1Gbit", "--instance-type", "test.small",
+                       "--node-label", "3:node.kubernetes.io/instance-type=test.large", "--workdir", cls.workdir,
+                       "--image", f"ergobench-runner:{ergobench_version()}"]
+        started = time.monotonic()
+        cls.up = ergobench_cluster(*cls.up_args, check=False)
+        cls.up_seconds = time.monotonic() - started
+        if cls.up.returncode != 0:
+            ergobench_cluster("down", check=False)
+            raise AssertionError(f"up failed: {cls.up.stderr}")
+        cls.kubeconfig = re.search(r"export KUBECONFIG=(\S+)", cls.up.stdout).group(1)
+
+    @classmethod
+    def tearDownClass(cls):
+        try:
+            cls.state = json.load(open(os.path.join(cls.workdir, "cluster.json")))
+            cls.down = ergobench_cluster("down", check=False)
+        finally:
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def kubectl(self, *args, check=True, input=None):
+        result = subprocess.run([KUBECTL, f"--kubeconfig={self.kubeconfig}", *args], input=input,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if check and result.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)}: {result.stderr}")
+        return result.stdout
+
+    def run_pods(self, *manifests):
+        for manifest in manifests:
+            self.addCleanup(self.kubectl, "delete", "pod", manifest["metadata"]["name"], "--wait=false", check=False)
+            self.kubectl("apply", "-f", "-", input=json.dumps(manifest))
+        self.kubectl("wait", "--for=condition=Ready", "--timeout=90s",
+                     *[f"pod/{m['metadata']['name']}" for m in manifests])
+
+    def mbit_per_second(self, sender, to, seconds=3):
+        return float(self.kubectl("exec", sender, "--", "perl", "-e", SENDER, to, str(seconds)))
+
+    def assert_rate(self, measured, rate_mbit):
+        expected = rate_mbit * GOODPUT
+        self.assertAlmostEqual(measured / expected, 1.0, delta=RATE_TOLERANCE,
+                               msg=f"{measured:.1f} Mbit/s over a {rate_mbit} Mbit/s link, expected {expected:.1f}")
+
+    def test_up_starts_three_ready_nodes_labelled_and_is_idempotent(self):
+        nodes = json.loads(self.kubectl("get", "nodes", "-o", "json"))["items"]
+        self.assertEqual({"ergobench-node1": "test.small", "ergobench-node2": "test.small",
+                          "ergobench-node3": "test.large"},
+                         {n["metadata"]["name"]: n["metadata"]["labels"]["node.kubernetes.io/instance-type"]
+                          for n in nodes})
+        self.assertTrue(all(any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"]["conditions"])
+                            for n in nodes))
+        self.assertEqual(["10.250.0.11", "10.250.0.12", "10.250.0.13"],
+                         sorted(a["address"] for n in nodes for a in n["status"]["addresses"]
+                                if a["type"] == "InternalIP"))
+        again = ergobench_cluster(*self.up_args)
+        self.assertEqual(self.up.stdout.splitlines()[-1], again.stdout.splitlines()[-1])
+        other = ergobench_cluster("up", "--nodes", "2", check=False)
+        self.assertEqual(2, other.returncode)
+        self.assertIn("a cluster of 3 node(s) runs", other.stderr)
+        status = ergobench_cluster("status").stdout
+        self.assertRegex(status, r"ergobench-node2\s+10\.250\.0\.12\s+true\s+1Gbit")
+
+    def test_pods_on_two_nodes_reach_each_other_by_service_name(self):
+        image = f"ergobench-runner:{ergobench_version()}"
+        self.run_pods(pod("server", "ergobench-node2", ["perl", "-e", RECEIVER], image),
+                      pod("client", "ergobench-node1", ["sleep", "3600"], image))
+        self.kubectl("expose", "pod", "server", "--port", "5201", "--name", "server")
+        self.addCleanup(self.kubectl, "delete", "service", "server", check=False)
+        server_ip = json.loads(self.kubectl("get", "pod", "server", "-o", "json"))["status"]["podIP"]
+        self.assertTrue(server_ip.startswith("10.244.2."), server_ip)  # node 2's pod CIDR
+        # By the Service's DNS name, once the cluster DNS on the switch has it: the Service's
+        # rules on node 1 send it to node 2's pod, across both nodes' links, at 1 Gbit/s.
+        name = "server.default.svc.cluster.local"
+        deadline = time.monotonic() + 30
+        while self.kubectl("exec", "client", "--", "getent", "hosts", name, check=False) == "":
+            self.assertLess(time.monotonic(), deadline, f"{name} never resolved")
+            time.sleep(0.5)
+        self.assert_rate(self.mbit_per_second("client", name), 1000)
+
+    def test_a_link_changed_while_running_carries_its_new_rate_both_ways(self):
+        image = f"ergobench-runner:{ergobench_version()}"
+        self.run_pods(pod("rx1", "ergobench-node1", ["perl", "-e", RECEIVER], image),
+                      pod("rx2", "ergobench-node2", ["perl", "-e", RECEIVER], image))
+        ip = {name: json.loads(self.kubectl("get", "pod", name, "-o", "json"))["status"]["podIP"]
+              for name in ("rx1", "rx2")}
+        ergobench_cluster("link", "2", "--rate", "200Mbit")
+        self.addCleanup(ergobench_cluster, "link", "2", "--rate", "1Gbit")
+        self.assertRegex(ergobench_cluster("status").stdout, r"ergobench-node2\s+\S+\s+true\s+200Mbit")
+        self.assert_rate(self.mbit_per_second("rx1", ip["rx2"]), 200)  # into node 2
+        self.assert_rate(self.mbit_per_second("rx2", ip["rx1"]), 200)  # out of node 2
+        refused = ergobench_cluster("link", "2", "--rate", "fast", check=False)
+        self.assertEqual((2, "ergobench cluster: --rate: 'fast' is not a rate such as 500Mbit, 1Gbit or 7.5Gbit\n"),
+                         (refused.returncode, refused.stderr))
+
+
+@unittest.skipUnless(*NEEDS)
+class ClusterDownTest(unittest.TestCase):
+    """Runs after ClusterCommandTest (unittest orders classes by name): what its `down` left."""
+
+    def test_down_leaves_no_process_namespace_link_mount_cgroup_or_rule(self):
+        state, down = ClusterCommandTest.state, ClusterCommandTest.down
+        self.assertEqual(0, down.returncode, down.stderr)
+        self.assertEqual([], [name for name, (pid, start) in state["processes"].items()
+                              if process_start_time(pid) == start])
+        self.assertEqual(set(), node_namespaces())
+        links = subprocess.run(["ip", "-o", "link", "show"], stdout=subprocess.PIPE, text=True).stdout
+        self.assertEqual([], re.findall(r" (ebsw0\S*):", links))
+        with open("/proc/mounts") as f:
+            self.assertEqual([], [line for line in f if ClusterCommandTest.workdir in line])
+        self.assertEqual([], [h for h in os.listdir("/sys/fs/cgroup/cpu") if h.startswith("ergobench-node")])
+        forward = subprocess.run(["iptables", "-S", "FORWARD"], stdout=subprocess.PIPE, text=True).stdout
+        self.assertNotIn("ergobench", forward)
+        self.assertEqual(3, ergobench_cluster("status", check=False).returncode)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import threading
 import yaml
 
 from cluster_suite import OPERATOR_NAMESPACE, ROOT, WORKER_CPU, NamespacedClusterSuite
-from cluster import POD_GATEWAY  # noqa: E402 (cluster_suite puts tests/cluster on the path)
+from network import HOST_ADDRESS  # noqa: E402 (cluster_suite puts kube/cluster on the path)
 from harness import ERGOBENCH
 
 ARCHIVE = "cifar-10-binary.tar.gz"
@@ -70,9 +70,9 @@ class ArchiveServer:
             def log_message(self, *args):
                 pass
 
-        self.httpd = http.server.ThreadingHTTPServer((POD_GATEWAY, 0), Handler)
+        self.httpd = http.server.ThreadingHTTPServer((HOST_ADDRESS, 0), Handler)
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://{POD_GATEWAY}:{self.httpd.server_port}/{ARCHIVE}"
+        self.url = f"http://{HOST_ADDRESS}:{self.httpd.server_port}/{ARCHIVE}"
 
     def close(self):
         self.httpd.shutdown()
@@ -96,7 +96,7 @@ class DatasetTest(NamespacedClusterSuite):
     # The archive server listens on the node's bridge, a private address: allowed by name. A
     # NetworkPolicy per gang: the API server takes them, and the runs go on (this cluster's
     # bridge CNI enforces none; egress, the data's way in, is left open by them anyway).
-    helm_values = {"policy": {"datasetAllowedNetworks": [f"{POD_GATEWAY}/32"], "networkPolicy": {"enabled": True}}}
+    helm_values = {"policy": {"datasetAllowedNetworks": [f"{HOST_ADDRESS}/32"], "networkPolicy": {"enabled": True}}}
 
     @classmethod
     def setUpClass(cls):

@@ -1,0 +1,218 @@
+"""`ergobench cluster`: a real Kubernetes cluster of N nodes on this machine (cluster.py), with
+links of known speed between them.
+
+  ergobench cluster up [--nodes N] [--link-rate 1Gbit] [--link-delay 50us] [--instance-type T]
+                       [--label KEY=VALUE]... [--node-label N:KEY=VALUE]... [--image NAME]...
+  ergobench cluster status
+  ergobench cluster load IMAGE...          podman images onto every node, as `kind load`
+  ergobench cluster link NODE [--rate R] [--delay D] [--unshaped]
+  ergobench cluster down
+
+`up` is idempotent: a cluster that runs as asked is left as it is. It prints the kubeconfig to
+use. Exit codes: 0 done, 1 the cluster failed (its logs are in the work dir), 2 bad input,
+3 no cluster runs (status, load, link).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import network  # noqa: E402
+from network import InputError, shown  # noqa: E402
+
+DEFAULT_WORKDIR = os.path.join(os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state"),
+                               "ergobench", "cluster")
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_label(text, option):
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise UsageError(f"{option}: {shown(text)} is not KEY=VALUE")
+    return key, value
+
+
+def spec_of(args):
+    from cluster import LABEL_OPTIONS, ClusterSpec
+    common = dict(parse_label(text, "--label") for text in args.label)
+    for option, key in LABEL_OPTIONS.items():
+        if getattr(args, option):
+            common[key] = getattr(args, option)
+    labels = {index: dict(common) for index in range(1, args.nodes + 1)} if common else {}
+    for text in args.node_label:
+        index, sep, label = text.partition(":")
+        if not sep or not index.isdigit():
+            raise UsageError(f"--node-label: {shown(text)} is not N:KEY=VALUE")
+        key, value = parse_label(label, "--node-label")
+        labels.setdefault(int(index), {})[key] = value
+    rate = network.parse_rate(args.link_rate) if args.link_rate else None
+    delay = network.parse_delay(args.link_delay) if args.link_delay else None
+    return ClusterSpec(args.nodes, rate, delay, labels)
+
+
+def print_up(workdir, state):
+    spec = state["spec"]
+    link = network.format_rate(spec["linkRate"]) if spec.get("linkRate") else "unshaped"
+    print(f"cluster up: {spec['nodes']} node(s), links {link}, work dir {workdir}")
+    print(f"export KUBECONFIG={state['kubeconfig']}")
+
+
+def up(args):
+    from cluster import Cluster, running_cluster
+    spec = spec_of(args)
+    running = running_cluster()
+    if running:
+        workdir, state = running
+        if state["spec"] != spec.to_json():
+            raise UsageError(f"a cluster of {state['spec']['nodes']} node(s) runs from {workdir}, set up otherwise: "
+                             "`ergobench cluster down` first, or `ergobench cluster link` to change a link")
+        # As asked: a link changed since (`cluster link`) goes back to the rate `up` gave.
+        for node in attached_nodes(workdir, state):
+            network.shape_link(node.net, spec.link_rate, spec.link_delay)
+        load_images(args.image)
+        print_up(workdir, state)
+        return 0
+    import shutil
+    shutil.rmtree(args.workdir, ignore_errors=True)
+    cluster = Cluster(args.workdir, spec)
+    try:
+        cluster.start()
+        for image in args.image:
+            cluster.import_podman_image(image)
+    except BaseException:
+        cluster.stop()
+        raise
+    # Left running: its processes are in sessions of their own, and `down` ends them.
+    cluster.lock.close()
+    print_up(args.workdir, running_cluster()[1])
+    return 0
+
+
+def attached():
+    """The running cluster's nodes and kubectl: what load, link and status act on."""
+    from cluster import running_cluster
+    running = running_cluster()
+    if not running:
+        raise LookupError("no cluster runs: `ergobench cluster up` starts one")
+    workdir, state = running
+    return workdir, state
+
+
+def attached_nodes(workdir, state):
+    from node import Node
+    return [Node(workdir, index) for index in range(1, state["spec"]["nodes"] + 1)]
+
+
+def load_images(images):
+    if not images:
+        return
+    from cluster import import_podman_image
+    workdir, state = attached()
+    for image in images:
+        import_podman_image(attached_nodes(workdir, state), workdir, image)
+        print(f"loaded {image} onto {state['spec']['nodes']} node(s)")
+
+
+def status(_args):
+    workdir, state = attached()
+    from control_plane import KUBECTL
+    nodes = subprocess.run([KUBECTL, f"--kubeconfig={state['kubeconfig']}", "get", "nodes", "-o", "json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready = {}
+    if nodes.returncode == 0:
+        for item in json.loads(nodes.stdout)["items"]:
+            ready[item["metadata"]["name"]] = any(c["type"] == "Ready" and c["status"] == "True"
+                                                  for c in item["status"].get("conditions", []))
+    print(f"{'NODE':<18} {'ADDRESS':<14} {'READY':<6} {'RATE':<10} DELAY")
+    for node in attached_nodes(workdir, state):
+        rate, delay = network.link_of(node.net)
+        print(f"{node.name:<18} {node.net.address:<14} {str(ready.get(node.name, False)).lower():<6} "
+              f"{network.format_rate(rate) if rate else 'unshaped':<10} {f'{delay * 1e6:g}us' if delay else '-'}")
+    print(f"export KUBECONFIG={state['kubeconfig']}")
+    return 0
+
+
+def link(args):
+    workdir, state = attached()
+    nodes = {node.name: node for node in attached_nodes(workdir, state)}
+    node = nodes.get(args.node) or nodes.get(f"{network.NODE_PREFIX}{args.node}")
+    if node is None:
+        raise UsageError(f"link: no node {shown(args.node)}; the nodes are {', '.join(nodes)}")
+    if args.unshaped == bool(args.rate or args.delay):
+        raise UsageError("link: give --rate and/or --delay, or --unshaped")
+    rate = network.parse_rate(args.rate, "--rate") if args.rate else None
+    delay = network.parse_delay(args.delay, "--delay") if args.delay else None
+    network.shape_link(node.net, rate, delay, "--delay")
+    print(f"{node.name}: link {network.format_rate(rate) if rate else 'unshaped'}"
+          f"{f', delay {delay * 1e6:g}us' if delay else ''}")
+    return 0
+
+
+def down(_args):
+    from cluster import cluster_down
+    workdirs = cluster_down()
+    print(f"cluster down{': ' + ', '.join(workdirs) if workdirs else ' (none ran)'}")
+    return 0
+
+
+def parser():
+    top = argparse.ArgumentParser(prog="ergobench cluster", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = top.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("up", help="start a cluster of N nodes on this machine")
+    p.add_argument("--nodes", type=int, default=1)
+    p.add_argument("--link-rate", help="each node's link, e.g. 1Gbit (tc's units)")
+    p.add_argument("--link-delay", help="each node's link, one way, e.g. 50us (needs netem in the kernel)")
+    p.add_argument("--instance-type", help="node.kubernetes.io/instance-type of every node")
+    p.add_argument("--region", help="topology.kubernetes.io/region of every node")
+    p.add_argument("--zone", help="topology.kubernetes.io/zone of every node")
+    p.add_argument("--accelerator", help="ergobench.io/accelerator of every node")
+    p.add_argument("--label", action="append", default=[], metavar="KEY=VALUE", help="on every node")
+    p.add_argument("--node-label", action="append", default=[], metavar="N:KEY=VALUE", help="on node N")
+    p.add_argument("--image", action="append", default=[], help="a podman image to load onto every node")
+    p.add_argument("--workdir", default=DEFAULT_WORKDIR, help="logs, certificates and volumes")
+    p.set_defaults(run=up)
+    p = commands.add_parser("status", help="the nodes, their links and the kubeconfig")
+    p.set_defaults(run=status)
+    p = commands.add_parser("load", help="put podman images onto every node")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.set_defaults(run=lambda args: load_images(args.images) or 0)
+    p = commands.add_parser("link", help="change a node's link while the cluster runs")
+    p.add_argument("node", help="ergobench-node2, or 2")
+    p.add_argument("--rate")
+    p.add_argument("--delay")
+    p.add_argument("--unshaped", action="store_true")
+    p.set_defaults(run=link)
+    p = commands.add_parser("down", help="stop the cluster and remove all it made")
+    p.set_defaults(run=down)
+    return top
+
+
+def main(argv):
+    args = parser().parse_args(argv)
+    if os.geteuid() != 0:
+        print("ergobench cluster: needs root (network namespaces, cgroups, containerd)", file=sys.stderr)
+        return 2
+    try:
+        return args.run(args)
+    except (UsageError, InputError) as e:
+        print(f"ergobench cluster: {e}", file=sys.stderr)
+        return 2
+    except LookupError as e:
+        print(f"ergobench cluster: {e}", file=sys.stderr)
+        return 3
+    except (RuntimeError, AssertionError, subprocess.CalledProcessError) as e:
+        print(f"ergobench cluster: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
