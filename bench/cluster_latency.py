@@ -26,6 +26,7 @@ import urllib.request
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 import cluster as cluster_module  # noqa: E402
+import node as node_module  # noqa: E402
 from control_plane import HELM  # noqa: E402
 
 VERSION = subprocess.run([os.path.join(ROOT, "build/bin/ergobench"), "version"], stdout=subprocess.PIPE,
@@ -98,11 +99,11 @@ def main():
     subprocess.run([os.path.join(ROOT, "images/build.sh")], check=True, stdout=subprocess.DEVNULL)
     tmp = tempfile.mkdtemp(prefix="ergobench-cluster-latency-")
     # Cold: an image store of its own, empty.
-    cached_store = cluster_module.CONTAINERD_ROOT
-    cluster_module.CONTAINERD_ROOT = os.path.join(tmp, "empty-store")
+    cached_store = node_module.cache_dir
+    node_module.cache_dir = lambda: os.path.join(tmp, "empty-store")
     cluster, cold = bring_up(os.path.join(tmp, "cold"))
     cluster.stop()
-    cluster_module.CONTAINERD_ROOT = cached_store
+    node_module.cache_dir = cached_store
     shutil.rmtree(os.path.join(tmp, "empty-store"), ignore_errors=True)
     cluster, warm = bring_up(os.path.join(tmp, "warm"))
     try:

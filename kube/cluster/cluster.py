@@ -222,9 +222,14 @@ class Cluster(ControlPlane):
         self.import_pause_image()
         proxy_kubeconfig = self.client_kubeconfig("kube-proxy", self.node_server)
         for node in self.nodes:
-            node.start_kubelet(self._spawn, self.bin_dir, self.client_kubeconfig(node.name, self.node_server),
-                               self.pki.path("ca.crt"))
+            self.start_kubelet(node.net.index)
             node.start_kube_proxy(self._spawn, self.bin_dir, proxy_kubeconfig)
+
+    def start_kubelet(self, index=1):
+        """Node `index`'s kubelet (process `ergobench-nodeN-kubelet`); again after a stop_process."""
+        node = self.nodes[index - 1]
+        node.start_kubelet(self._spawn, self.bin_dir, self.client_kubeconfig(node.name, self.node_server),
+                           self.pki.path("ca.crt"))
 
     def start_dns(self):
         hosts = os.path.join(self.workdir, "cluster-dns.hosts")

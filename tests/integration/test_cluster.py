@@ -15,10 +15,11 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.normpath(os.path.join(HERE, "../../kube/cluster")))
+ROOT = os.path.normpath(os.path.join(HERE, "../.."))
+sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 
 from cluster import Cluster, ClusterSpec, process_start_time  # noqa: E402
-from control_plane import KUBECTL  # noqa: E402
+from control_plane import HELM, KUBECTL  # noqa: E402
 from harness import ERGOBENCH, build_images, ergobench_version  # noqa: E402
 from node import PAUSE_IMAGE, shims_of  # noqa: E402
 
@@ -31,6 +32,8 @@ GOODPUT = 1448 / 1514
 # Measured over 3 s, the receiver's clock starting at the first byte: bench/link_rate.sh saw
 # 1.000-1.013 of the goodput at 1 Gbit/s; 3% holds a loaded 2-core machine.
 RATE_TOLERANCE = 0.03
+# 0a's peak over 3 sizes and 3 repetitions of a ring across 3 ranks: 5%.
+BUSBW_TOLERANCE = 0.05
 
 # A TCP receiver that reports the Mbit/s it got, back to its sender, and a sender that sends for
 # N seconds: perl, which the runner image has (it has no python, nc or iperf). perl-base has no
@@ -144,7 +147,8 @@ class ClusterCommandTest(unittest.TestCase):
         build_images()
         cls.up_args = ["up", "--nodes", "3", "--link-rate", "1Gbit", "--instance-type", "test.small",
                        "--node-label", "3:node.kubernetes.io/instance-type=test.large", "--workdir", cls.workdir,
-                       "--image", f"ergobench-runner:{ergobench_version()}"]
+                       "--image", f"ergobench-runner:{ergobench_version()}",
+                       "--image", f"ergobench-operator:{ergobench_version()}"]
         started = time.monotonic()
         cls.up = ergobench_cluster(*cls.up_args, check=False)
         cls.up_seconds = time.monotonic() - started
@@ -178,9 +182,9 @@ class ClusterCommandTest(unittest.TestCase):
     def mbit_per_second(self, sender, to, seconds=3):
         return float(self.kubectl("exec", sender, "--", "perl", "-e", SENDER, to, str(seconds)))
 
-    def assert_rate(self, measured, rate_mbit):
+    def assert_rate(self, measured, rate_mbit, tolerance=RATE_TOLERANCE):
         expected = rate_mbit * GOODPUT
-        self.assertAlmostEqual(measured / expected, 1.0, delta=RATE_TOLERANCE,
+        self.assertAlmostEqual(measured / expected, 1.0, delta=tolerance,
                                msg=f"{measured:.1f} Mbit/s over a {rate_mbit} Mbit/s link, expected {expected:.1f}")
 
     def test_up_starts_three_ready_nodes_labelled_and_is_idempotent(self):
@@ -233,6 +237,42 @@ class ClusterCommandTest(unittest.TestCase):
         refused = ergobench_cluster("link", "2", "--rate", "fast", check=False)
         self.assertEqual((2, "ergobench cluster: --rate: 'fast' is not a rate such as 500Mbit, 1Gbit or 7.5Gbit\n"),
                          (refused.returncode, refused.stderr))
+
+
+    def benchmark_status(self, manifest, timeout=300):
+        """Applies a Benchmark and waits for its end; its status."""
+        name = manifest["metadata"]["name"]
+        self.kubectl("apply", "-f", "-", input=json.dumps(manifest))
+        self.addCleanup(self.kubectl, "delete", "benchmark", name, "--wait=false", check=False)
+        deadline = time.monotonic() + timeout
+        while True:
+            status = json.loads(self.kubectl("get", "benchmark", name, "-o", "json")).get("status", {})
+            if status.get("phase") in ("Succeeded", "Failed"):
+                self.assertEqual("Succeeded", status["phase"], json.dumps(status, indent=1))
+                return status
+            self.assertLess(time.monotonic(), deadline, f"{name} still {status.get('phase')}")
+            time.sleep(1)
+
+    def test_0a_one_rank_per_node_reaches_the_link_rate_over_gloo_and_mpi(self):
+        """A ring all-reduce's bus bandwidth is what each rank's link carries each way: at
+        messages of 16-64 MiB, over 1 Gbit/s links, TCP's goodput on the link."""
+        subprocess.run([HELM, f"--kubeconfig={self.kubeconfig}", "upgrade", "--install", "ergobench",
+                        os.path.join(ROOT, "charts/ergobench"), "-n", "ergobench-system", "--create-namespace",
+                        "--wait", "--timeout", "120s", "--set", "progressInterval=1"],
+                       check=True, stdout=subprocess.DEVNULL)
+        busbw = {}
+        for backend in ("gloo", "mpi"):
+            status = self.benchmark_status({
+                "apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": f"links-{backend}"},
+                "spec": {"task": "0a", "workers": 3, "backend": backend, "resources": {"cpu": "500m"},
+                         "scheduling": {"ranksPerNode": 1},
+                         "hyperparameters": {"minElements": 4194304, "maxElements": 16777216, "sizes": 3,
+                                             "repetitions": 3, "warmup": 1}}})
+            busbw[backend] = status["results"]["allreduce"]["peakBusBandwidthBytesPerSecond"] * 8 / 1e6
+        print(f"0a k=3 over 1 Gbit/s links: busbw gloo {busbw['gloo']:.1f} Mbit/s, mpi {busbw['mpi']:.1f} Mbit/s "
+              f"(TCP goodput {1000 * GOODPUT:.1f})")
+        self.assert_rate(busbw["gloo"], 1000, BUSBW_TOLERANCE)
+        self.assert_rate(busbw["mpi"], 1000, BUSBW_TOLERANCE)
 
 
 @unittest.skipUnless(*NEEDS)

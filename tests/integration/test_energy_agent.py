@@ -10,7 +10,7 @@ import unittest
 import urllib.error
 import urllib.request
 
-from cluster_suite import (AGENT_SELECTOR, NODE_WATTS as WATTS, OPERATOR_NAMESPACE, OPERATOR_SELECTOR,
+from cluster_suite import (AGENT_SELECTOR, NODE_NAME, NODE_WATTS as WATTS, OPERATOR_NAMESPACE, OPERATOR_SELECTOR,
                            NamespacedClusterSuite, WORKER_CPU)
 
 AGENT_PORT = 9810
@@ -66,14 +66,14 @@ class EnergyAgentTest(NamespacedClusterSuite):
 
         # Prometheus reads the node's counter from the agent.
         metrics = self.agent_get("/metrics")
-        counter = re.search(r'^ergobench_node_energy_joules_total\{device="cpu0",domain="package",node="ergobench-node"\}'
-                            r' (\S+)$', metrics, re.M)
+        counter = re.search(r'^ergobench_node_energy_joules_total\{device="cpu0",domain="package",'
+                            rf'node="{NODE_NAME}"\}} (\S+)$', metrics, re.M)
         self.assertIsNotNone(counter, metrics)
         self.assertGreater(float(counter.group(1)), node_joules)
         # Asked about the Benchmark, it answers with the others, by the names the ranks were given;
         # asked about none, it says nothing of the pods.
         report = json.loads(self.agent_get(f"/energy?namespace={self.ns}&benchmark=metered"))
-        self.assertEqual(report["node"], "ergobench-node")
+        self.assertEqual(report["node"], NODE_NAME)
         self.assertTrue(report["podsKnown"])
         self.assertEqual(report["otherPods"], [now])
         report = json.loads(self.agent_get("/energy"))

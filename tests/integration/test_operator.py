@@ -19,7 +19,8 @@ import urllib.request
 
 import yaml
 
-from cluster_suite import OPERATOR_NAMESPACE, RELEASE, VERSION, WORKER_CPU, NamespacedClusterSuite, container_id
+from cluster_suite import (NODE_NAME, OPERATOR_NAMESPACE, RELEASE, VERSION, WORKER_CPU, NamespacedClusterSuite,
+                           container_id)
 from control_plane import free_port
 from harness import BIN_DIR
 
@@ -330,7 +331,7 @@ class OperatorTest(NamespacedClusterSuite):
         self.assertGreater(results["timeToAccuracySeconds"], 0)
         self.assertTrue(0 < results["communicationRatio"] < 1)
         self.assertEqual(status["workers"]["succeeded"], 2)
-        self.assertEqual(results["environment"]["nodes"], ["ergobench-node"] * 2)
+        self.assertEqual(results["environment"]["nodes"], [NODE_NAME] * 2)
         self.assertEqual(self.condition(status, "Scheduled")["message"], "2 workers on 1 node")
         self.assertEqual(self.condition(status, "Succeeded")["status"], "True")
         self.assertEqual(self.condition(status, "Running")["status"], "False")
@@ -462,7 +463,7 @@ class OperatorTest(NamespacedClusterSuite):
         self.assertIn("anti-affinity", scheduled["message"])
         self.assertIn(("Unschedulable", "Warning"), self.events())
         peer = self.cp.get_json("-n", self.ns, "pod", "short-worker-1")
-        self.assertEqual(peer["spec"]["nodeName"], "ergobench-node")
+        self.assertEqual(peer["spec"]["nodeName"], NODE_NAME)
         args = peer["spec"]["containers"][0]["args"]
         self.assertEqual(args[args.index("--rendezvous-timeout") + 1], str(7 * 86400))
         time.sleep(10)
@@ -596,7 +597,7 @@ class OperatorTest(NamespacedClusterSuite):
 
     def test_kubelet_restarted_mid_run(self):
         """Containers keep running under containerd, and the new kubelet adopts them."""
-        self.run_across_a_restart("node-restart", "kubelet", self.cp.start_kubelet)
+        self.run_across_a_restart("node-restart", f"{NODE_NAME}-kubelet", self.cp.start_kubelet)
 
 
 if __name__ == "__main__":
