@@ -12,6 +12,7 @@ root; those that act run `ip`, `tc` and `sysctl` and need root.
 
 import os
 import re
+import signal
 import subprocess
 import time
 
@@ -186,17 +187,32 @@ def link_of(node):
 
 
 def remove_all():
-    """Every node namespace, the switch and its FORWARD rule: what any cluster left. A namespace
-    goes with the last process in it (a node's pods are ended first), and with it its links,
-    routes and iptables rules."""
+    """Every node namespace, the switch and its FORWARD rule: what any cluster left. A process
+    still in a node's namespace (a node's pods are ended first; a shell someone entered it with)
+    is killed, since a namespace lives as long as one process is in it. The switch's ports go
+    by name, and with each its peer, even where a namespace outlived its name."""
     for netns in (os.listdir("/run/netns") if os.path.isdir("/run/netns") else []):
         if re.fullmatch(rf"{NODE_PREFIX}\d+", netns):
+            for pid in _run(["ip", "netns", "pids", netns], check=False).stdout.split():
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, ValueError):
+                    pass
             _run(["ip", "netns", "delete", netns], check=False)
+    for port in switch_ports():
+        _run(["ip", "link", "delete", port], check=False)
     _run(["ip", "link", "delete", SWITCH], check=False)
     while _run(["iptables", "-D", *forward_rule()], check=False).returncode == 0:
         pass
-    # The kernel dismantles a namespace in the background: its links to the switch go a moment
-    # later, and a new node's link of the same name cannot be made before.
+    # The kernel dismantles a namespace in the background: a new node's link of the same name
+    # cannot be made before its old one is gone.
     deadline = time.monotonic() + 30
-    while f" {SWITCH}p" in _run(["ip", "-o", "link", "show"]).stdout and time.monotonic() < deadline:
+    while switch_ports():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the switch's ports {switch_ports()} are still there 30 s after their deletion")
         time.sleep(0.1)
+
+
+def switch_ports():
+    links = _run(["ip", "-o", "link", "show"]).stdout
+    return re.findall(rf"^\d+: ({SWITCH}p\d+)[@:]", links, re.M)

@@ -95,12 +95,31 @@ json BuildSshSecret(const Benchmark& benchmark, const SshKeyPair& user_key, cons
             {"known_hosts", WorkerServiceName(benchmark) + " " + host_key.public_key + "\n"}}}};
 }
 
+// Open MPI's coll/tuned rules: MPI_Allreduce by the ring from 1 MiB up, below that Open MPI's own
+// choice (algorithm 0). Its fixed decision picks other algorithms for large messages that move
+// several times what a ring moves: across 3 nodes on 1 Gbit/s links, 0a's busbw at 16-64 MiB was
+// 0.31 of the link's TCP goodput by default and 0.99 by the ring, as gloo's (bench/RESULTS.md).
+// The ring's latency term, 2(k-1) steps, loses to recursive doubling only on small messages.
+std::string CollTunedRules() {
+  return "# ergobench: Open MPI coll/tuned dynamic rules (coll_tuned_dynamic_rules_filename)\n"
+         "1              # collectives in this file\n"
+         "2              # MPI_Allreduce\n"
+         "1              # communicator sizes\n"
+         "1              # from 1 rank up\n"
+         "2              # message sizes\n"
+         "0 0 0 0        # below 1 MiB: Open MPI's own choice\n"
+         "1048576 4 0 0  # from 1 MiB: ring\n";
+}
+
 json MpiConfigData(const Benchmark& benchmark) {
   std::string hostfile = "# rank i runs on line i: one rank per worker pod\n";
   for (int64_t rank = 0; rank < benchmark.spec.workers; ++rank) {
     hostfile += WorkerPodName(benchmark, rank) + "." + WorkerServiceName(benchmark) + " slots=1\n";
   }
-  return {{"hostfile", hostfile}, {"sshd_config", SshdConfig()}, {"ssh_config", SshConfig(benchmark)}};
+  return {{"hostfile", hostfile},
+          {"sshd_config", SshdConfig()},
+          {"ssh_config", SshConfig(benchmark)},
+          {"coll_tuned_rules", CollTunedRules()}};
 }
 
 std::vector<std::string> MpirunArgs(const Benchmark& benchmark) {
@@ -117,6 +136,9 @@ std::vector<std::string> MpirunArgs(const Benchmark& benchmark) {
           // A rank that busy-polls spends its pod's CPU limit waiting: measured on 3 ranks of
           // 500m, yielding took 1 MiB all-reduces from 0.03 to 0.5 GB/s (docs/kubernetes/mpi.md).
           "--mca", "mpi_yield_when_idle", "1",
+          // Large all-reduces by the ring (CollTunedRules); every rank reads the file.
+          "--mca", "coll_tuned_use_dynamic_rules", "1",
+          "--mca", "coll_tuned_dynamic_rules_filename", ConfigFile("coll_tuned_rules"),
           "ergobench-mpi", "rank", "--state-dir", kMpiStateDir, "--termination-log", kTerminationMessagePath};
 }
 
