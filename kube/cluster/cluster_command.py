@@ -16,12 +16,15 @@ use. Exit codes: 0 done, 1 the cluster failed (its logs are in the work dir), 2 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+# Only network.py at the top: cluster.py and control_plane.py find (and may install) the
+# Kubernetes binaries and tools as they load, which parsing the options must not wait for.
 import network  # noqa: E402
 from network import InputError, shown  # noqa: E402
 
@@ -66,7 +69,7 @@ def print_up(workdir, state):
 
 
 def up(args):
-    from cluster import Cluster, running_cluster
+    from cluster import Cluster, cluster_down, running_cluster
     spec = spec_of(args)
     running = running_cluster()
     if running:
@@ -80,8 +83,10 @@ def up(args):
         load_images(args.image)
         print_up(workdir, state)
         return 0
-    import shutil
-    shutil.rmtree(args.workdir, ignore_errors=True)
+    # What a dead cluster left is ended first, its mounts under the work dir among them: a
+    # container's root holds bind mounts of host folders, which deleting the dir would reach.
+    cluster_down()
+    clear_workdir(args.workdir)
     cluster = Cluster(args.workdir, spec)
     try:
         cluster.start()
@@ -96,8 +101,22 @@ def up(args):
     return 0
 
 
+def clear_workdir(workdir):
+    """An earlier cluster's work dir is emptied; any other folder with something in it is refused,
+    never deleted (`--workdir ~` must not cost anyone their home)."""
+    if os.path.isdir(workdir) and os.listdir(workdir):
+        if not os.path.isdir(os.path.join(workdir, "pki")):
+            raise UsageError(f"--workdir: {shown(workdir)} holds files of something other than a cluster; "
+                             "name an empty or new folder")
+        with open("/proc/mounts") as f:
+            mounted = [line.split()[1] for line in f if line.split()[1].startswith(os.path.abspath(workdir) + "/")]
+        if mounted:
+            raise RuntimeError(f"{workdir} still has {len(mounted)} mounts (such as {mounted[0]}); not deleting it")
+        shutil.rmtree(workdir)
+
+
 def attached():
-    """The running cluster's nodes and kubectl: what load, link and status act on."""
+    """(work dir, state) of the running cluster: what load, link and status act on."""
     from cluster import running_cluster
     running = running_cluster()
     if not running:

@@ -41,13 +41,18 @@ def shown(text):
     return repr(text if text is None or len(text) <= 40 else text[:40] + "...")
 
 
-def parse_rate(text, option="--link-rate"):
-    """'7.5Gbit' -> 7.5e9 bits per second (tc's units, any case: bit, kbit, mbit, gbit, tbit)."""
+def _parse_quantity(text, units, option, example):
+    """A number and one of `units` (any case), scaled: what a user writes on tc's command line."""
     match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]+)\s*", text or "")
-    unit = match and _RATE_UNITS.get(match.group(2).lower())
+    unit = match and units.get(match.group(2).lower())
     if not unit:
-        raise InputError(f"{option}: {shown(text)} is not a rate such as 500Mbit, 1Gbit or 7.5Gbit")
-    rate = float(match.group(1)) * unit
+        raise InputError(f"{option}: {shown(text)} is not {example}")
+    return float(match.group(1)) * unit
+
+
+def parse_rate(text, option="--link-rate"):
+    """'7.5Gbit' -> 7.5e9 bits per second (tc's units: bit, kbit, mbit, gbit, tbit)."""
+    rate = _parse_quantity(text, _RATE_UNITS, option, "a rate such as 500Mbit, 1Gbit or 7.5Gbit")
     if not 8e3 <= rate <= 400e9:
         raise InputError(f"{option}: {shown(text)} is outside 8kbit to 400Gbit")
     return rate
@@ -55,11 +60,7 @@ def parse_rate(text, option="--link-rate"):
 
 def parse_delay(text, option="--link-delay"):
     """'50us' -> 5e-05 seconds (units s, ms, us)."""
-    match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]+)\s*", text or "")
-    unit = match and _DELAY_UNITS.get(match.group(2).lower())
-    if not unit:
-        raise InputError(f"{option}: {shown(text)} is not a delay such as 50us or 2ms")
-    delay = float(match.group(1)) * unit
+    delay = _parse_quantity(text, _DELAY_UNITS, option, "a delay such as 50us or 2ms")
     if delay > 10:
         raise InputError(f"{option}: {shown(text)} is longer than 10s")
     return delay

@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import unittest
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
@@ -128,6 +129,17 @@ class CommandInputTest(unittest.TestCase):
             with self.subTest(argv=argv[0]), self.assertRaises((InputError, cluster_command.UsageError)) as caught:
                 self.spec(*argv)
             self.assertTrue(str(caught.exception).startswith(message), caught.exception)
+
+    def test_a_folder_that_is_not_a_clusters_is_never_deleted(self):
+        with tempfile.TemporaryDirectory() as home:
+            with open(os.path.join(home, "thesis.tex"), "w") as f:
+                f.write("years of work")
+            with self.assertRaisesRegex(cluster_command.UsageError, "^--workdir: .* holds files of something other"):
+                cluster_command.clear_workdir(home)
+            self.assertEqual(["thesis.tex"], os.listdir(home))
+            os.makedirs(os.path.join(home, "old", "pki"))
+            cluster_command.clear_workdir(os.path.join(home, "old"))
+            self.assertFalse(os.path.exists(os.path.join(home, "old")))
 
     def test_bad_input_exits_2_before_anything_runs(self):
         for argv in (["up", "--nodes", "0"], ["up", "--link-rate", "fast"], ["up", "--nodes"], ["frobnicate"]):
