@@ -25,6 +25,7 @@ import fcntl
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -81,7 +82,7 @@ def end_cluster(lines):
     for first, second in lines:
         if first != "workdir" and process_start_time(first) == second:
             try:
-                os.kill(int(first), 9)
+                os.kill(int(first), signal.SIGKILL)
             except ProcessLookupError:
                 pass
     workdirs = [workdir for first, workdir in lines if first == "workdir"]
@@ -118,7 +119,8 @@ def import_podman_image(nodes, workdir, local_name):
     inspected = subprocess.run(podman + ["image", "inspect", "--format", "{{.Id}}", local_name],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if inspected.returncode != 0:
-        raise network.InputError(f"image {local_name!r}: podman has no such image ({inspected.stderr.strip()})")
+        raise network.InputError(f"image {network.shown(local_name)}: podman has no such image "
+                                 f"({inspected.stderr.strip()})")
     reference = local_name if "/" in local_name.split(":")[0] else "docker.io/library/" + local_name
     import_image(nodes, workdir, reference, lambda archive: subprocess.run(
         podman + ["save", "--quiet", "--format", "oci-archive", "-o", archive, local_name], check=True),
@@ -129,6 +131,7 @@ class ClusterSpec:
     """What `up` was asked for: node count, the links, and each node's labels."""
 
     def __init__(self, nodes=1, link_rate=None, link_delay=None, labels=None):
+        network.NodeAddress(nodes)  # the count in range
         self.nodes = nodes
         self.link_rate = link_rate
         self.link_delay = link_delay
@@ -136,19 +139,10 @@ class ClusterSpec:
         for index in self.labels:
             if not 1 <= index <= nodes:
                 raise network.InputError(f"--node-label: node {index} is outside 1 to {nodes}")
-        network.NodeAddress(nodes)  # the count in range
 
     def to_json(self):
         return {"nodes": self.nodes, "linkRate": self.link_rate, "linkDelay": self.link_delay,
                 "labels": {str(index): labels for index, labels in sorted(self.labels.items())}}
-
-    @classmethod
-    def from_json(cls, data):
-        return cls(data["nodes"], data.get("linkRate"), data.get("linkDelay"),
-                   {int(index): labels for index, labels in data.get("labels", {}).items()})
-
-    def __eq__(self, other):
-        return self.to_json() == other.to_json()
 
 
 class Cluster(ControlPlane):

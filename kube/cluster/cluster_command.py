@@ -16,6 +16,7 @@ use. Exit codes: 0 done, 1 the cluster failed (its logs are in the work dir), 2 
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,19 +37,33 @@ class UsageError(Exception):
     pass
 
 
+_LABEL_NAME = r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)"
+_LABEL_PREFIX = r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*"
+
+
 def parse_label(text, option):
+    """KEY=VALUE as Kubernetes takes a label (checked here, before any node starts): KEY an
+    optional DNS-subdomain prefix and '/', then a name of at most 63 characters; VALUE empty or
+    a name."""
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise UsageError(f"{option}: {shown(text)} is not KEY=VALUE")
+    prefix, slash, name = key.rpartition("/")
+    if not re.fullmatch(_LABEL_NAME, name) or (slash and (len(prefix) > 253 or not re.fullmatch(_LABEL_PREFIX, prefix))):
+        raise UsageError(f"{option}: {shown(key)} is not a label key (a name of up to 63 of [A-Za-z0-9-_.], "
+                         "after an optional DNS prefix and /)")
+    if value and not re.fullmatch(_LABEL_NAME, value):
+        raise UsageError(f"{option}: {shown(value)} is not a label value (up to 63 of [A-Za-z0-9-_.])")
     return key, value
 
 
 def spec_of(args):
     from cluster import LABEL_OPTIONS, ClusterSpec
+    network.NodeAddress(args.nodes)  # the count in range before anything is made per node
     common = dict(parse_label(text, "--label") for text in args.label)
     for option, key in LABEL_OPTIONS.items():
         if getattr(args, option):
-            common[key] = getattr(args, option)
+            common.update([parse_label(f"{key}={getattr(args, option)}", "--" + option.replace("_", "-"))])
     labels = {index: dict(common) for index in range(1, args.nodes + 1)} if common else {}
     for text in args.node_label:
         index, sep, label = text.partition(":")

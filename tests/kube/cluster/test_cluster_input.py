@@ -120,9 +120,15 @@ class CommandInputTest(unittest.TestCase):
 
     def test_refusals_name_the_option(self):
         cases = {("--label", "novalue"): "--label: 'novalue' is not KEY=VALUE",
+                 ("--label", "a b=c"): "--label: 'a b' is not a label key",
+                 ("--label", "x" * 64 + "=v"): "--label: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' is not a label",
+                 ("--label", "Bad_Prefix/x=v"): "--label: 'Bad_Prefix/x' is not a label key",
+                 ("--instance-type", "m5 large"): "--instance-type: 'm5 large' is not a label value",
+                 ("--node-label", "1:a=" + "v" * 64): "--node-label: 'vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv...' is not",
                  ("--node-label", "x:a=b"): "--node-label: 'x:a=b' is not N:KEY=VALUE",
                  ("--node-label", "4:a=b"): "--node-label: node 4 is outside 1 to 1",
                  ("--nodes", "201"): "--nodes: 201 is outside 1 to 200",
+                 ("--nodes", "1000000000", "--label", "a=b"): "--nodes: 1000000000 is outside 1 to 200",
                  ("--link-rate", "x" * 5000): "--link-rate: ",
                  ("--link-delay", "5"): "--link-delay: '5' is not a delay"}
         for argv, message in cases.items():
