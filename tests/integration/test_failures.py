@@ -65,6 +65,9 @@ class BadInputTest(ErgobenchTestCase):
         for name in sorted(os.listdir(examples)):
             run = self.ergobench("validate", os.path.join(examples, name), timeout=30)
             self.assertEqual(run.returncode, 0, name + ": " + run.stderr)
+            # What it needs beyond `ergobench cluster up`'s one node, before anything else.
+            with open(os.path.join(examples, name)) as f:
+                self.assertTrue(f.readline().startswith("# Needs: "), name)
 
     def assert_validate_refuses(self, name, document, expected):
         path = self.write(name, document)
