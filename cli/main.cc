@@ -216,6 +216,60 @@ void ListTasks() {
   }
 }
 
+// The options of `ergobench run`.
+CLI::App* AddRunCommand(CLI::App* app, ergobench::RunCommandOptions* run) {
+  CLI::App* cmd = app->add_subcommand("run", "run Benchmarks on this machine with k local ranks");
+  cmd->add_option("files", run->files, "Benchmark YAML files ('-' for stdin)")->required();
+  cmd->add_option("--results-dir", run->local.results_root, "where results go, under <dir>/<name>/")
+      ->capture_default_str();
+  cmd->add_option("--metrics-port", run->local.metrics_port,
+                  "rank i serves /metrics on this port + i; 0 picks free ports, -1 disables")
+      ->capture_default_str();
+  cmd->add_option("--rendezvous-timeout", run->local.rendezvous_timeout_seconds, "seconds for all ranks to join")
+      ->capture_default_str();
+  cmd->add_option("--runner", run->local.runner_path, "ergobench-runner binary (default: next to ergobench)");
+  cmd->add_option("--mpirun", run->local.mpirun_path, "mpirun binary for backend mpi")->capture_default_str();
+  cmd->add_option("--price-catalog", run->local.price_catalog_dir,
+                  "a folder of price catalog .yaml files (default: $ERGOBENCH_PRICE_CATALOG, else built in)")
+      ->envname("ERGOBENCH_PRICE_CATALOG");
+  cmd->add_option("--price-max-age-days", run->local.price_max_age_days,
+                  "prices older than this are reported stale next to the cost")
+      ->capture_default_str();
+  cmd->add_flag("-q,--quiet", run->quiet, "no progress line");
+  return cmd;
+}
+
+// The options of `ergobench report`.
+CLI::App* AddReportCommand(CLI::App* app, ReportOptions* report) {
+  CLI::App* cmd = app->add_subcommand("report", "compare finished runs: speedup, efficiency, energy and cost");
+  cmd->add_option("dirs", report->dirs, "result directories of `ergobench run`")->capture_default_str();
+  cmd->add_option("--format", report->format, "text | markdown | csv | json")->capture_default_str();
+  cmd->add_option("--charts", report->charts_dir, "also write SVG charts into this directory");
+  ClusterSource& cluster = report->cluster;
+  cmd->add_flag("--cluster", cluster.enabled, "also read the Benchmarks of a cluster (default kubeconfig)");
+  cmd->add_option("--kubeconfig", cluster.kubeconfigs, "read the Benchmarks of this kubeconfig's cluster (repeatable)");
+  cmd->add_option("--context", cluster.contexts, "read the Benchmarks of this kubeconfig context (repeatable)");
+  cmd->add_option("--namespace", cluster.namespace_name, "with --cluster: only this namespace");
+  cmd->add_option("--baseline", report->baseline_dir,
+                  "judge each run against the run of the same name in these results; exit 3 on a regression");
+  cmd->add_option("--tolerance", report->tolerances,
+                  "FIGURE=PERCENT: how much worse a figure may be (repeatable; beats spec.baseline.tolerances)");
+  return cmd;
+}
+
+// The options of `ergobench results export`.
+CLI::App* AddExportCommand(CLI::App* app, ExportOptions* options) {
+  CLI::App* results_cmd = app->add_subcommand("results", "a cluster run's results, kept after its pods");
+  results_cmd->require_subcommand(1);
+  CLI::App* cmd = results_cmd->add_subcommand(
+      "export", "write Benchmarks' results ConfigMaps as `ergobench run` result folders, for `ergobench report`");
+  cmd->add_option("names", options->names, "Benchmark names")->required();
+  cmd->add_option("--to", options->to, "write <dir>/<name>/")->capture_default_str();
+  cmd->add_option("--kubeconfig", options->kubeconfig, "kubeconfig (default: $KUBECONFIG, ~/.kube/config)");
+  cmd->add_option("-n,--namespace", options->namespace_name, "namespace (default: the kubeconfig's)");
+  return cmd;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -223,60 +277,19 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   ergobench::RunCommandOptions run;
-  CLI::App* run_cmd = app.add_subcommand("run", "run Benchmarks on this machine with k local ranks");
-  run_cmd->add_option("files", run.files, "Benchmark YAML files ('-' for stdin)")->required();
-  run_cmd->add_option("--results-dir", run.local.results_root, "where results go, under <dir>/<name>/")
-      ->capture_default_str();
-  run_cmd->add_option("--metrics-port", run.local.metrics_port,
-                      "rank i serves /metrics on this port + i; 0 picks free ports, -1 disables")
-      ->capture_default_str();
-  run_cmd->add_option("--rendezvous-timeout", run.local.rendezvous_timeout_seconds, "seconds for all ranks to join")
-      ->capture_default_str();
-  run_cmd->add_option("--runner", run.local.runner_path, "ergobench-runner binary (default: next to ergobench)");
-  run_cmd->add_option("--mpirun", run.local.mpirun_path, "mpirun binary for backend mpi")->capture_default_str();
-  run_cmd->add_option("--price-catalog", run.local.price_catalog_dir,
-                      "a folder of price catalog .yaml files (default: $ERGOBENCH_PRICE_CATALOG, else built in)")
-      ->envname("ERGOBENCH_PRICE_CATALOG");
-  run_cmd->add_option("--price-max-age-days", run.local.price_max_age_days,
-                      "prices older than this are reported stale next to the cost")
-      ->capture_default_str();
-  run_cmd->add_flag("-q,--quiet", run.quiet, "no progress line");
-
+  CLI::App* run_cmd = AddRunCommand(&app, &run);
   std::vector<std::string> validate_files;
   CLI::App* validate_cmd = app.add_subcommand("validate", "check Benchmarks and print them resolved, as JSON");
   validate_cmd->add_option("files", validate_files, "Benchmark YAML files")->required();
-
   ReportOptions report;
-  CLI::App* report_cmd = app.add_subcommand("report", "compare finished runs: speedup, efficiency, energy and cost");
-  report_cmd->add_option("dirs", report.dirs, "result directories of `ergobench run`")->capture_default_str();
-  report_cmd->add_option("--format", report.format, "text | markdown | csv | json")->capture_default_str();
-  report_cmd->add_option("--charts", report.charts_dir, "also write SVG charts into this directory");
-  ClusterSource& cluster = report.cluster;
-  report_cmd->add_flag("--cluster", cluster.enabled, "also read the Benchmarks of a cluster (default kubeconfig)");
-  report_cmd->add_option("--kubeconfig", cluster.kubeconfigs, "read the Benchmarks of this kubeconfig's cluster (repeatable)");
-  report_cmd->add_option("--context", cluster.contexts, "read the Benchmarks of this kubeconfig context (repeatable)");
-  report_cmd->add_option("--namespace", cluster.namespace_name, "with --cluster: only this namespace");
-  report_cmd->add_option("--baseline", report.baseline_dir,
-                         "judge each run against the run of the same name in these results; exit 3 on a regression");
-  report_cmd->add_option("--tolerance", report.tolerances,
-                         "FIGURE=PERCENT: how much worse a figure may be (repeatable; beats spec.baseline.tolerances)");
-
+  CLI::App* report_cmd = AddReportCommand(&app, &report);
   ExportOptions export_options;
-  CLI::App* results_cmd = app.add_subcommand("results", "a cluster run's results, kept after its pods");
-  results_cmd->require_subcommand(1);
-  CLI::App* export_cmd = results_cmd->add_subcommand(
-      "export", "write Benchmarks' results ConfigMaps as `ergobench run` result folders, for `ergobench report`");
-  export_cmd->add_option("names", export_options.names, "Benchmark names")->required();
-  export_cmd->add_option("--to", export_options.to, "write <dir>/<name>/")->capture_default_str();
-  export_cmd->add_option("--kubeconfig", export_options.kubeconfig, "kubeconfig (default: $KUBECONFIG, ~/.kube/config)");
-  export_cmd->add_option("-n,--namespace", export_options.namespace_name, "namespace (default: the kubeconfig's)");
-
+  CLI::App* export_cmd = AddExportCommand(&app, &export_options);
   // Everything after `cluster` goes to kube/cluster/cluster_command.py, --help included.
   CLI::App* cluster_cmd = app.add_subcommand("cluster", "a real Kubernetes cluster of N nodes on this machine, "
                                                         "links of known speed (up, status, load, link, down)");
   cluster_cmd->prefix_command();
   cluster_cmd->set_help_flag();
-
   CLI::App* tasks_cmd = app.add_subcommand("tasks", "list the task catalog and each task's hyperparameters");
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
 
@@ -291,15 +304,14 @@ int main(int argc, char** argv) {
   }
   if (*validate_cmd) return Validate(validate_files);
   if (*report_cmd) {
+    ClusterSource& cluster = report.cluster;
     cluster.enabled = cluster.enabled || !cluster.kubeconfigs.empty() || !cluster.contexts.empty();
     // Result directories only when named, or when no cluster was asked for.
     if (cluster.enabled && report_cmd->count("dirs") == 0) report.dirs.clear();
     return Report(report);
   }
   if (*export_cmd) return ExportResults(export_options);
-  if (*cluster_cmd) {
-    return ergobench::ClusterCommand(cluster_cmd->remaining());
-  }
+  if (*cluster_cmd) return ergobench::ClusterCommand(cluster_cmd->remaining(), ergobench::kSourceDir);
   if (*tasks_cmd) {
     ListTasks();
     return 0;

@@ -26,17 +26,17 @@ TEST_F(FindClusterProgramTest, InstalledBesideTheBinaryComesFirst) {
   const fs::path program = dir_.path() / "share/ergobench/cluster/cluster_command.py";
   fs::create_directories(program.parent_path());
   std::ofstream(program) << "";
-  EXPECT_EQ(program.string(), FindClusterProgram((dir_.path() / "bin/ergobench").string()));
+  EXPECT_EQ(program.string(), FindClusterProgram((dir_.path() / "bin/ergobench").string(), testing::kSourceDir));
 }
 
 TEST_F(FindClusterProgramTest, ElseTheSourceTreeItWasBuiltFrom) {
   EXPECT_EQ(std::string(testing::kSourceDir) + "/kube/cluster/cluster_command.py",
-            FindClusterProgram((dir_.path() / "bin/ergobench").string()));
+            FindClusterProgram((dir_.path() / "bin/ergobench").string(), testing::kSourceDir));
 }
 
 TEST_F(FindClusterProgramTest, TheEnvironmentOverridesBoth) {
   setenv("ERGOBENCH_CLUSTER_COMMAND", "/opt/elsewhere/cluster_command.py", 1);
-  EXPECT_EQ("/opt/elsewhere/cluster_command.py", FindClusterProgram("/usr/bin/ergobench"));
+  EXPECT_EQ("/opt/elsewhere/cluster_command.py", FindClusterProgram("/usr/bin/ergobench", testing::kSourceDir));
 }
 
 }  // namespace
