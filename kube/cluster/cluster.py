@@ -74,6 +74,27 @@ def read_lock(lock):
     return [line.split(maxsplit=1) for line in lock.read().splitlines() if " " in line]
 
 
+def hold_the_machine():
+    """The lock file, open and held: one cluster at a time owns the machine."""
+    os.makedirs(cache_dir(), exist_ok=True)
+    lock = open(lock_path(), "a+")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
+
+
+def end_owner(lock):
+    """Ends the cluster the held lock names (end_cluster) and clears it; the work dirs it named."""
+    lines = read_lock(lock)
+    end_cluster(lines)
+    lock.truncate(0)
+    return [workdir for first, workdir in lines if first == "workdir"]
+
+
+def is_ready(node):
+    """Whether a Node object of the API says Ready."""
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in node["status"].get("conditions", []))
+
+
 def end_cluster(lines):
     """Ends what the lock file's `lines` name and everything a cluster leaves: its processes
     ("pid start-time", so that a reused pid is left alone), then its nodes' pods (the shims,
@@ -259,9 +280,7 @@ class Cluster(ControlPlane):
         self.check_running()
         ready = set()
         for node in self.get_json("nodes")["items"]:
-            conditions = node["status"].get("conditions", [])
-            if any(c["type"] == "Ready" and c["status"] == "True" for c in conditions) and \
-                    not node["spec"].get("taints"):
+            if is_ready(node) and not node["spec"].get("taints"):
                 ready.add(node["metadata"]["name"])
         return ready
 
@@ -278,11 +297,8 @@ class Cluster(ControlPlane):
     def take_the_machine(self):
         """One cluster at a time owns the machine. What an earlier one left when it died without
         teardown, or a cluster `up` left running, is ended first (end_cluster)."""
-        os.makedirs(cache_dir(), exist_ok=True)
-        self.lock = open(lock_path(), "a+")
-        fcntl.flock(self.lock, fcntl.LOCK_EX)
-        end_cluster(read_lock(self.lock))
-        self.lock.truncate(0)
+        self.lock = hold_the_machine()
+        end_owner(self.lock)
         self.lock.write(f"workdir {os.path.abspath(self.workdir)}\n")
         self.lock.flush()
 
@@ -333,21 +349,15 @@ class Cluster(ControlPlane):
         if self.lock:
             # The kubelet's volume mounts (tmpfs secrets, projected tokens), the sandboxes'
             # /dev/shm and network namespaces; the node namespaces, the switch and the cgroups.
-            end_cluster(read_lock(self.lock))
-            self.lock.truncate(0)
+            end_owner(self.lock)
             self.lock.close()
             self.lock = None
 
 
 def cluster_down():
     """Ends the cluster that owns the machine, whoever started it: `ergobench cluster down`."""
-    os.makedirs(cache_dir(), exist_ok=True)
-    with open(lock_path(), "a+") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        lines = read_lock(lock)
-        end_cluster(lines)
-        lock.truncate(0)
-    return [workdir for first, workdir in lines if first == "workdir"]
+    with hold_the_machine() as lock:
+        return end_owner(lock)
 
 
 def running_cluster():
@@ -356,7 +366,7 @@ def running_cluster():
     if not os.path.exists(lock_path()):
         return None
     with open(lock_path()) as lock:
-        workdirs = [line.split(maxsplit=1)[1] for line in lock.read().splitlines() if line.startswith("workdir ")]
+        workdirs = [workdir for first, workdir in read_lock(lock) if first == "workdir"]
     try:
         with open(os.path.join(workdirs[0], STATE_FILE)) as f:
             state = json.load(f)

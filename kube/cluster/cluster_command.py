@@ -93,7 +93,7 @@ def up(args):
             raise UsageError(f"a cluster of {state['spec']['nodes']} node(s) runs from {workdir}, set up otherwise: "
                              "`ergobench cluster down` first, or `ergobench cluster link` to change a link")
         # As asked: a link changed since (`cluster link`) goes back to the rate `up` gave.
-        for node in attached_nodes(workdir, state):
+        for node in attached()[2]:
             network.shape_link(node.net, spec.link_rate, spec.link_delay)
         load_images(args.image)
         print_up(workdir, state)
@@ -131,52 +131,45 @@ def clear_workdir(workdir):
 
 
 def attached():
-    """(work dir, state) of the running cluster: what load, link and status act on."""
+    """(work dir, state, nodes) of the running cluster: what load, link and status act on."""
     from cluster import running_cluster
+    from node import Node
     running = running_cluster()
     if not running:
         raise LookupError("no cluster runs: `ergobench cluster up` starts one")
     workdir, state = running
-    return workdir, state
-
-
-def attached_nodes(workdir, state):
-    from node import Node
-    return [Node(workdir, index) for index in range(1, state["spec"]["nodes"] + 1)]
+    return workdir, state, [Node(workdir, index) for index in range(1, state["spec"]["nodes"] + 1)]
 
 
 def load_images(images):
     if not images:
         return
     from cluster import import_podman_image
-    workdir, state = attached()
+    workdir, state, nodes = attached()
     for image in images:
-        import_podman_image(attached_nodes(workdir, state), workdir, image)
+        import_podman_image(nodes, workdir, image)
         print(f"loaded {image} onto {state['spec']['nodes']} node(s)")
 
 
 def status(_args):
-    workdir, state = attached()
+    _, state, nodes = attached()
+    from cluster import is_ready
     from control_plane import KUBECTL
-    nodes = subprocess.run([KUBECTL, f"--kubeconfig={state['kubeconfig']}", "get", "nodes", "-o", "json"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    ready = {}
-    if nodes.returncode == 0:
-        for item in json.loads(nodes.stdout)["items"]:
-            ready[item["metadata"]["name"]] = any(c["type"] == "Ready" and c["status"] == "True"
-                                                  for c in item["status"].get("conditions", []))
+    listed = subprocess.run([KUBECTL, f"--kubeconfig={state['kubeconfig']}", "get", "nodes", "-o", "json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready = {item["metadata"]["name"]: is_ready(item) for item in json.loads(listed.stdout)["items"]} \
+        if listed.returncode == 0 else {}
     print(f"{'NODE':<18} {'ADDRESS':<14} {'READY':<6} {'RATE':<10} DELAY")
-    for node in attached_nodes(workdir, state):
+    for node in nodes:
         rate, delay = network.link_of(node.net)
         print(f"{node.name:<18} {node.net.address:<14} {str(ready.get(node.name, False)).lower():<6} "
-              f"{network.format_rate(rate) if rate else 'unshaped':<10} {f'{delay * 1e6:g}us' if delay else '-'}")
+              f"{network.format_rate(rate) if rate else 'unshaped':<10} {network.format_delay(delay) if delay else '-'}")
     print(f"export KUBECONFIG={state['kubeconfig']}")
     return 0
 
 
 def link(args):
-    workdir, state = attached()
-    nodes = {node.name: node for node in attached_nodes(workdir, state)}
+    nodes = {node.name: node for node in attached()[2]}
     node = nodes.get(args.node) or nodes.get(f"{network.NODE_PREFIX}{args.node}")
     if node is None:
         raise UsageError(f"link: no node {shown(args.node)}; the nodes are {', '.join(nodes)}")
@@ -186,7 +179,7 @@ def link(args):
     delay = network.parse_delay(args.delay, "--delay") if args.delay else None
     network.shape_link(node.net, rate, delay, "--delay")
     print(f"{node.name}: link {network.format_rate(rate) if rate else 'unshaped'}"
-          f"{f', delay {delay * 1e6:g}us' if delay else ''}")
+          f"{', delay ' + network.format_delay(delay) if delay else ''}")
     return 0
 
 

@@ -20,7 +20,6 @@ SWITCH = "ebsw0"
 NODE_NET = "10.250.0"  # /24: the host .1, node i .(10+i)
 HOST_ADDRESS = f"{NODE_NET}.1"
 CLUSTER_CIDR = "10.244.0.0/16"
-SERVICE_CIDR = "10.96.0.0/16"
 NODE_PREFIX = "ergobench-node"
 MAX_NODES = 200  # addresses .11 to .210 of NODE_NET, pod CIDRs 10.244.1-200.0/24
 FORWARD_COMMENT = "ergobench cluster switch"
@@ -73,6 +72,10 @@ def format_rate(bits_per_second):
     return f"{bits_per_second:g}bit"
 
 
+def format_delay(seconds):
+    return f"{seconds * 1e6:g}us"
+
+
 def tbf_burst_bytes(bits_per_second):
     """The token bucket: 4 ms at the rate, at least 64 KiB. The timer that refills it is coarse
     in a VM; a smaller bucket caps the link below its rate (bench/link_rate.sh: a 64 KiB bucket
@@ -112,10 +115,13 @@ class NodeAddress:
         self.pod_cidr = f"10.244.{index}.0/24"
         self.pod_gateway = f"10.244.{index}.1"
 
+    def in_netns(self, argv):
+        """`argv` run in this node's network namespace (nsenter: `ip netns exec` remounts /sys,
+        and the kubelet then finds no cgroup mounts)."""
+        return ["nsenter", f"--net=/run/netns/{self.netns}", *argv]
+
     def run(self, *argv, check=True):
-        """`argv` in this node's network namespace (nsenter: `ip netns exec` remounts /sys, and
-        the kubelet then finds no cgroup mounts)."""
-        return _run(["nsenter", f"--net=/run/netns/{self.netns}", *argv], check)
+        return _run(self.in_netns(list(argv)), check)
 
 
 def _run(argv, check=True):
@@ -166,15 +172,11 @@ def shape_link(node, rate=None, delay=None, delay_option="--link-delay"):
         raise InputError(f"{delay_option}: this kernel has no netem (sch_netem); a link can have a rate "
                          "here, not a delay")
     node.run("tc", "qdisc", "del", "dev", "lo", "root", check=False)
-    for device, run in ((node.device, node.run), (node.host_port, _run_argv)):
+    for device, where in ((node.device, node.in_netns), (node.host_port, list)):
         commands = shaping_commands(device, rate, delay)
-        run(*commands[0], check=False)
+        _run(where(commands[0]), check=False)
         for command in commands[1:]:
-            run(*command)
-
-
-def _run_argv(*argv, check=True):
-    return _run(list(argv), check)
+            _run(where(command))
 
 
 def link_of(node):

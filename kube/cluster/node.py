@@ -78,10 +78,9 @@ class Node:
         # The image store outlives clusters: an image is imported once per build, per node.
         self.containerd_root = os.path.join(cache_dir(), "nodes", self.name, "containerd")
         self.node_sysfs = node_sysfs
-        self.cgroup = f"/{self.name}"
 
     def in_netns(self, argv):
-        return ["nsenter", f"--net=/run/netns/{self.net.netns}", *argv]
+        return self.net.in_netns(argv)
 
     # --- containerd -----------------------------------------------------------------------
     def write_containerd_config(self):
@@ -191,7 +190,7 @@ state = "{os.path.join(self.dir, 'containerd', 'state')}"
                 "authentication": {"anonymous": {"enabled": False}, "webhook": {"enabled": True},
                                    "x509": {"clientCAFile": client_ca}},
                 "authorization": {"mode": "Webhook"},
-                "cgroupDriver": "cgroupfs", "cgroupRoot": self.cgroup, "failSwapOn": False,
+                "cgroupDriver": "cgroupfs", "cgroupRoot": f"/{self.name}", "failSwapOn": False,
                 "clusterDNS": [HOST_ADDRESS], "clusterDomain": "cluster.local", "resolvConf": "",
                 # The nodes share one disk with the host: never evict for it, never collect images.
                 "evictionHard": {"memory.available": "100Mi", "nodefs.available": "1%", "imagefs.available": "1%",
