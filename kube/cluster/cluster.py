@@ -13,7 +13,7 @@ kubelet in a network namespace needs neither, shares the host's filesystem and c
 under a cgroup root of its own), and its network is a real one: its own addresses, routes,
 iptables and a link whose rate the kernel enforces. That is what the benchmarks measure.
 
-    with Cluster(workdir, nodes=3, link_rate=1e9) as cluster:
+    with Cluster(workdir, ClusterSpec(nodes=3, link_rate=1e9)) as cluster:
         cluster.kubectl("get", "nodes")
 
 One cluster at a time owns the machine (the switch, the node namespaces, the lock in the cache

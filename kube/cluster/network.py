@@ -78,7 +78,7 @@ def format_delay(seconds):
 
 def tbf_burst_bytes(bits_per_second):
     """The token bucket: 4 ms at the rate, at least 64 KiB. The timer that refills it is coarse
-    in a VM; a smaller bucket caps the link below its rate (bench/link_rate.sh: a 64 KiB bucket
+    in a VM; a smaller bucket caps the link below its rate (bench/link_rate.py: a 64 KiB bucket
     gave 0.72 of 1 Gbit/s, 4 ms gave 1.00)."""
     return max(65536, int(bits_per_second / 8 / 250))
 

@@ -29,7 +29,7 @@ NEEDS = (os.geteuid() == 0 and shutil.which("buildah"),
 # What TCP carries over a link of rate R: a full frame's payload (MSS 1448, with timestamps) over
 # the 1514 bytes tbf counts (1500 of IP, 14 of Ethernet).
 GOODPUT = 1448 / 1514
-# Measured over 3 s, the receiver's clock starting at the first byte: bench/link_rate.sh saw
+# Measured over 3 s, the receiver's clock starting at the first byte: bench/link_rate.py saw
 # 1.000-1.013 of the goodput at 1 Gbit/s; 3% holds a loaded 2-core machine.
 RATE_TOLERANCE = 0.03
 # 0a's peak over 3 sizes and 3 repetitions of a ring across 3 ranks: 5%.
