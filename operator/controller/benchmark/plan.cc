@@ -208,6 +208,7 @@ class Planner {
     std::vector<WorkerPod> failed;
     for (const WorkerPod& pod : current) {
       if (pod.phase == kPodFailed) failed.push_back(pod);
+      if (!HasEnded(pod) && !pod.node_lost.empty()) failed.push_back(LostWithItsNode(pod));
     }
     // A worker deleted from under a running gang is lost as surely as a crashed one: its
     // peers wait for it in a collective until they time out.
@@ -265,6 +266,15 @@ class Planner {
     return true;
   }
 
+  // A pod whose node is lost has ended for its gang: nothing it computes can reach its peers,
+  // and its kubelet will never report it.
+  WorkerPod LostWithItsNode(WorkerPod pod) const {
+    pod.phase = kPodFailed;
+    pod.termination_reason = "lost with its node: " + pod.node_lost;
+    pod.finished_at = now_text_;
+    return pod;
+  }
+
   std::string RankFailure(const WorkerPod& pod) const {
     const RankResult cause = RankResultOf(pod, b_);
     return "rank " + std::to_string(cause.rank) + " (pod " + pod.name + ") failed: " + cause.error;
@@ -286,6 +296,7 @@ class Planner {
                                          [](const WorkerPod& p) { return p.phase == kPodSucceeded; });
     if (!backend_.HasLauncher() || all_results) return std::nullopt;
     if (launcher_ && launcher_->phase == kPodFailed) return launcher_;
+    if (launcher_ && !launcher_->node_lost.empty()) return LostWithItsNode(*launcher_);
     if (launcher_) return NeverStarted(&*launcher_);
     if (plan_.status.phase != kPhaseRunning) return std::nullopt;
     WorkerPod vanished;
@@ -473,9 +484,10 @@ ReconcilePlan PlanReconcile(const Benchmark& benchmark, const std::vector<Worker
   ReconcilePlan plan = Planner(benchmark, pods, now).Run();
   // A pod deleted while it ran that has since ended is deleted again, which removes it at once:
   // a kubelet before v1.22 holds its object until it has removed the container, often until
-  // its once-a-minute garbage collection, and the next gang waits for the names.
+  // its once-a-minute garbage collection, and the next gang waits for the names. So is one on
+  // a lost node, whose kubelet will never remove it.
   for (const WorkerPod& pod : pods) {
-    if (pod.terminating && HasEnded(pod)) MergeUnique(&plan.delete_pods, {pod.name});
+    if (pod.terminating && (HasEnded(pod) || !pod.node_lost.empty())) MergeUnique(&plan.delete_pods, {pod.name});
   }
   return plan;
 }

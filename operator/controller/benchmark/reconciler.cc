@@ -168,7 +168,24 @@ void BenchmarkReconciler::RecordEvent(const Benchmark& benchmark, const std::str
   }
 }
 
-Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<std::string>& names) {
+Status BenchmarkReconciler::FindLostNodes(std::vector<WorkerPod>* pods) {
+  std::map<std::string, std::string> lost;  // by node name: why, or "" when it is not lost
+  for (WorkerPod& pod : *pods) {
+    if (!MayBeOnLostNode(pod)) continue;
+    if (!lost.contains(pod.node_name)) {
+      StatusOr<json> node = deps_.client->Get(kube::Nodes(), "", pod.node_name);
+      if (!node.ok() && IsTransient(node.status())) return node.status().WithContext("read node " + pod.node_name);
+      // Not ours to read (RBAC): not known to be lost, and the gang waits as it did before.
+      const bool gone = kube::IsNotFound(node.status());
+      lost[pod.node_name] = node.ok() || gone ? LostNodeOf(pod.node_name, gone ? std::nullopt : std::optional(*node)) : "";
+    }
+    pod.node_lost = lost[pod.node_name];
+  }
+  return Status::Ok();
+}
+
+Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<std::string>& names,
+                                       const std::set<std::string>& lost) {
   for (const std::string& pod : names) {
     // The UID the plan saw: a pod that has since been replaced under the name is not this one.
     const auto cached = deps_.pods->Get(ns + "/" + pod);
@@ -184,6 +201,7 @@ Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<
     const std::optional<WorkerPod> read = cached ? std::optional(ReadWorkerPod(*cached)) : std::nullopt;
     if (read && HasEnded(*read)) options.grace_period_seconds = 0;
     if (read && read->phase == kPodPending) options.grace_period_seconds = kStartingPodGraceSeconds;
+    if (lost.contains(pod)) options.grace_period_seconds = 0;
     auto deleted = deps_.client->Delete(kube::Pods(), ns, pod, options);
     const bool gone = kube::IsNotFound(deleted.status()) || kube::IsConflict(deleted.status());
     if (!deleted.ok() && !gone) return deleted.status().WithContext("delete pod " + pod);
@@ -429,14 +447,16 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
 
   // 3. The Dataset it reads, mounted once Ready. Until then it waits, Pending, saying why; a
   //    gang already running keeps its mount and is followed, but gets no new pod.
-  const std::vector<WorkerPod> pods = OwnedWorkerPods(benchmark, *deps_.pods);
+  std::vector<WorkerPod> pods = OwnedWorkerPods(benchmark, *deps_.pods);
   bool hold_new_pods = false;
   if (!benchmark.spec.dataset.ref.empty() && !IsFinished(previous_phase)) {
     ASSIGN_OR_RETURN(hold_new_pods, WaitForDataset(*object, &benchmark, stored, now, /*write=*/pods.empty()));
     if (hold_new_pods && pods.empty()) return runtime::Result::Done();
   }
 
-  // 4. Plan from the pods this Benchmark owns.
+  // 4. Plan from the pods this Benchmark owns. A node that stopped reporting took its ranks with
+  //    it: the pods the node lifecycle controller marked not Ready have their node read.
+  RETURN_IF_ERROR(FindLostNodes(&pods));
   ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.time->WallNow());
   if (hold_new_pods) plan.create_ranks.clear();
 
@@ -471,7 +491,11 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
   }
 
   // 9. Deletions after the status holds the results the pods' termination messages gave.
-  RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, plan.delete_pods));
+  std::set<std::string> lost;
+  for (const WorkerPod& pod : pods) {
+    if (!pod.node_lost.empty()) lost.insert(pod.name);
+  }
+  RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, plan.delete_pods, lost));
   for (const PlannedEvent& event : plan.events) RecordEvent(benchmark, event.type, event.reason, event.message);
   if (finishes) OnFinished(key, finished);
   return runtime::Result::RequeueAfter(plan.requeue_after);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -111,7 +112,11 @@ class BenchmarkReconciler {
   Status AdoptOwn(const Benchmark& owner, const kube::ApiResource& resource, const nlohmann::json& desired);
   runtime::ReconcileResult AfterCreateFailed(const nlohmann::json& object, const Benchmark& benchmark,
                                              BenchmarkStatus status, const Status& error);
-  Status DeletePods(const std::string& ns, const std::vector<std::string>& names);
+  // Pods on a lost node (`lost`) go with no grace period: no kubelet will ever confirm them.
+  Status DeletePods(const std::string& ns, const std::vector<std::string>& names,
+                    const std::set<std::string>& lost = {});
+  // Sets node_lost on the pods that MayBeOnLostNode, reading each of their nodes once.
+  Status FindLostNodes(std::vector<WorkerPod>* pods);
   // A sweep's point whose sweep has not read how it ended (SweepAwaitsItsEnd), for at most
   // kSweepReadGrace past its ttlSecondsAfterFinished.
   bool AwaitsItsSweep(const nlohmann::json& object, const Benchmark& benchmark) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/utf8.h"
 #include "operator/controller/benchmark/builders.h"
 #include "operator/controller/common/ownership.h"
 
@@ -10,6 +11,14 @@ namespace ergobench::controller {
 namespace {
 
 using nlohmann::json;
+
+constexpr size_t kMaxNodeWordsBytes = 256;
+
+// A string field of an object someone else wrote; "" when absent or of another type.
+std::string TextOf(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
 
 int64_t IntLabel(const json& labels, const char* key) {
   if (!labels.is_object() || !labels.contains(key) || !labels[key].is_string()) return -1;
@@ -63,7 +72,10 @@ WorkerPod ReadWorkerPod(const json& pod) {
   for (const auto& condition : status.value("conditions", json::array())) {
     const std::string type = condition.value("type", "");
     const bool holds = condition.value("status", "") == "True";
-    if (type == "Ready") out.ready = holds;
+    if (type == "Ready") {
+      out.ready = holds;
+      out.marked_not_ready = condition.value("status", "") == "False";
+    }
     if (type != "PodScheduled") continue;
     if (holds) out.placed = true;
     if (!holds && condition.value("reason", "") == "Unschedulable") {
@@ -109,6 +121,10 @@ RankResult RankResultOf(const WorkerPod& pod, const Benchmark& benchmark) {
   missing.rank = pod.rank;
   missing.world_size = benchmark.spec.workers;
   missing.status = kRankFailed;
+  if (!pod.node_lost.empty()) {
+    missing.error = "pod " + pod.name + " was lost with its node: " + pod.node_lost;
+    return missing;
+  }
   missing.error = "pod " + pod.name + " ended";
   if (pod.exit_code) missing.error += " with exit code " + std::to_string(*pod.exit_code);
   if (!pod.termination_reason.empty()) missing.error += " (" + pod.termination_reason + ")";
@@ -128,6 +144,30 @@ bool TrimWorkerPod(nlohmann::json* pod) {
 }
 
 bool HasEnded(const WorkerPod& pod) { return pod.phase == kPodSucceeded || pod.phase == kPodFailed; }
+
+bool MayBeOnLostNode(const WorkerPod& pod) {
+  return pod.placed && !pod.node_name.empty() && pod.marked_not_ready && !HasEnded(pod);
+}
+
+std::string LostNodeOf(const std::string& name, const std::optional<json>& node) {
+  if (!node) return "node " + name + " no longer exists";
+  // Read as the API server should have written it; a malformed node is not lost.
+  const auto status = node->is_object() ? node->find("status") : node->end();
+  if (status == node->end() || !status->is_object()) return "";
+  const auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return "";
+  for (const json& condition : *conditions) {
+    if (!condition.is_object() || TextOf(condition, "type") != "Ready") continue;
+    if (TextOf(condition, "status") != "Unknown") return "";
+    std::string why = "node " + name + " stopped reporting";
+    const std::string reason = TextOf(condition, "reason");
+    const std::string message = TextOf(condition, "message");
+    // The kubelet's or the controller's words, bounded: a node's status is anyone's who can write it.
+    const std::string words = reason + (reason.empty() || message.empty() ? "" : ": ") + message;
+    return words.empty() ? why : why + " (" + AbbreviateUtf8(words, kMaxNodeWordsBytes) + ")";
+  }
+  return "";
+}
 
 std::vector<std::string> ActivePodNames(const std::vector<WorkerPod>& pods) {
   std::vector<std::string> names;

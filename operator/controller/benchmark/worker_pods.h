@@ -34,6 +34,7 @@ struct WorkerPod {
   int64_t repeat = 0;       // from the repeat label; absent: the first
   std::string phase;     // Pending | Running | Succeeded | Failed | Unknown
   bool ready = false;
+  bool marked_not_ready = false;  // its Ready condition says False (absent: not yet known)
   bool terminating = false;  // metadata.deletionTimestamp is set
   std::string pod_ip;
   bool placed = false;        // bound to a node: spec.nodeName, or PodScheduled True
@@ -45,6 +46,9 @@ struct WorkerPod {
   std::string termination_reason;   // "Error", "OOMKilled", ...
   std::string termination_message;
   std::string finished_at;          // RFC 3339, for ordering failures
+  // Why its node is lost ("" while it is not): the node stopped reporting (Ready Unknown) or no
+  // longer exists. Set by the reconciler from the Node (LostNodeOf), never read from the pod.
+  std::string node_lost;
 };
 
 WorkerPod ReadWorkerPod(const nlohmann::json& pod);
@@ -71,6 +75,17 @@ WorkerCounts CountWorkers(const std::vector<WorkerPod>& pods);
 
 // Succeeded or Failed: every container has ended, and none will run again.
 bool HasEnded(const WorkerPod& pod);
+
+// A pod whose node may be lost: placed, not ended, and marked not Ready, as the node lifecycle
+// controller marks every pod of a node that stopped reporting. Only these make the reconciler
+// read their node.
+bool MayBeOnLostNode(const WorkerPod& pod);
+
+// Why `node` (a Node object, or nothing when the API says it does not exist) counts as lost for
+// the pods on it, or "" when it does not: its kubelet has stopped reporting (Ready Unknown,
+// after the controller manager's node-monitor-grace-period, 40 s by default) or it is gone. A
+// node whose kubelet reports NotReady still runs and stops its pods itself: not lost.
+std::string LostNodeOf(const std::string& name, const std::optional<nlohmann::json>& node);
 
 // The pods that have not ended and are not already being deleted.
 std::vector<std::string> ActivePodNames(const std::vector<WorkerPod>& pods);

@@ -393,6 +393,40 @@ TEST(Plan, RepeatsRunOneGangAfterAnotherAndFoldIntoMedians) {
   EXPECT_DOUBLE_EQ(results.summary.at("samplesPerSecond").max, 1400);
 }
 
+// A rank whose node stopped reporting is lost: its gang restarts (the pod on the lost node
+// deleted again once terminating, which the reconciler does with no grace period), and the
+// message says which node and why.
+TEST(Plan, ARankOnALostNodeRestartsTheGang) {
+  Benchmark b = Bench();
+  b.spec.run_policy.backoff_limit = 1;
+  b.status.phase = "Running";
+  WorkerPod lost = Placed(Pod(1, "Running"), "n2");
+  lost.ready = false;
+  lost.node_lost = "node n2 stopped reporting (NodeStatusUnknown: Kubelet stopped posting node status.)";
+  ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), lost}, kT0);
+  EXPECT_EQ(plan.status.restarts, 1);
+  EXPECT_EQ(plan.status.phase, "Pending");
+  EXPECT_EQ(plan.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1"}));
+  EXPECT_EQ(plan.events.back().message,
+            "rank 1 (pod b-worker-1) failed: pod b-worker-1 was lost with its node: node n2 stopped reporting "
+            "(NodeStatusUnknown: Kubelet stopped posting node status.); restarting all workers (restart 1 of 1)");
+
+  b.status = plan.status;
+  WorkerPod old0 = Pod(0, "Running");
+  old0.terminating = lost.terminating = true;
+  EXPECT_EQ(PlanReconcile(b, {old0, lost}, kT0 + seconds(1)).delete_pods, std::vector<std::string>{"b-worker-1"});
+
+  // Without restarts left, the run fails with the same cause.
+  b.spec.run_policy.backoff_limit = 0;
+  b.status.restarts = 0;
+  b.status.phase = "Running";
+  lost.terminating = false;
+  ReconcilePlan failed = PlanReconcile(b, {Pod(0, "Running"), lost}, kT0);
+  EXPECT_EQ(failed.status.phase, "Failed");
+  EXPECT_EQ(FindCondition(failed.status.conditions, kConditionFailed)->message.rfind(
+                "rank 1 (pod b-worker-1) failed: pod b-worker-1 was lost with its node: node n2", 0), 0u);
+}
+
 TEST(Plan, AWorkerDeletedFromARunningGangCountsAsFailed) {
   Benchmark b = Bench();
   b.status.phase = "Running";
@@ -714,6 +748,20 @@ TEST(Plan, ALauncherDeletedWhileRunningFailsTheRun) {
   ASSERT_NE(failed, nullptr);
   EXPECT_NE(failed->message.find("the launcher (pod b-launcher) failed: deleted while running"), std::string::npos)
       << failed->message;
+}
+
+// The launcher on a lost node: mpirun is gone with it, and the run fails naming the node.
+TEST(Plan, ALauncherOnALostNodeFailsTheRunNamingTheNode) {
+  Benchmark b = MpiBench(2);
+  b.status.phase = "Running";
+  b.status.observed_generation = 2;
+  WorkerPod launcher = Placed(Launcher("Running"), "n3");
+  launcher.node_lost = "node n3 no longer exists";
+  const ReconcilePlan plan = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running"), launcher}, kT0);
+  EXPECT_EQ(plan.status.phase, "Failed");
+  EXPECT_EQ(FindCondition(plan.status.conditions, kConditionFailed)->message,
+            "the launcher (pod b-launcher) failed: lost with its node: node n3 no longer exists");
+  EXPECT_EQ(plan.delete_pods, (std::vector<std::string>{"b-worker-0", "b-worker-1", "b-launcher"}));
 }
 }  // namespace
 }  // namespace ergobench::controller

@@ -696,6 +696,50 @@ TEST_F(ReconcilerTest, AnEndedPodIsDeletedAtOnceARunningOneGracefully) {
                                                                {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}));
 }
 
+// A node that stops reporting: after node-monitor-grace-period the node lifecycle controller
+// sets its Ready condition Unknown and marks its pods not Ready. The gang restarts, and the
+// pod on that node is deleted with no grace period: no kubelet will ever confirm it, and the
+// next gang needs its name. A pod that is merely not Ready (its probe) on a reporting node is
+// left alone, and so is one on a node the operator may not read.
+TEST_F(ReconcilerTest, APodOnANodeThatStoppedReportingIsDeletedAtOnceAndTheGangRestarts) {
+  const json spec = {{"task", "0a"}, {"workers", 2}, {"runPolicy", {{"backoffLimit", 1}}}};
+  std::vector<json> pods = StartGang(BenchmarkObject(spec));
+  ASSERT_EQ(pods.size(), 2u);
+  for (json& pod : pods) {
+    if (pod["metadata"]["labels"]["ergobench.io/rank"] == "1") pod["status"]["conditions"] = {{{"type", "Ready"}, {"status", "False"}}};
+  }
+  pods_.Apply({runtime::WatcherEvent::kRestarted, pods});
+  for (const std::string ready : {"True", "forbidden"}) {
+    if (ready == "forbidden") {
+      Refuse("GET", "/api/v1/nodes/node-1", 403, R"({"kind":"Status","reason":"Forbidden","code":403})");
+    } else {
+      Refuse("GET", "/api/v1/nodes/node-1", 200, json{{"status", {{"conditions", {{{"type", "Ready"}, {"status", ready}}}}}}}.dump());
+    }
+    transport_.requests.clear();
+    ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, gang_status_)).ok());
+    EXPECT_EQ(DeleteGracePeriods(), (std::map<std::string, json>{})) << ready;
+  }
+  for (const std::string how : {"Unknown", "gone"}) {
+    if (how == "gone") {
+      Refuse("GET", "/api/v1/nodes/node-1", 404, R"({"kind":"Status","reason":"NotFound","code":404})");
+    } else {
+      Refuse("GET", "/api/v1/nodes/node-1", 200,
+             json{{"status", {{"conditions", {{{"type", "Ready"}, {"status", "Unknown"}, {"reason", "NodeStatusUnknown"}}}}}}}.dump());
+    }
+    transport_.requests.clear();
+    ASSERT_TRUE(Reconcile(BenchmarkObject(spec, 1, gang_status_)).ok());
+    EXPECT_EQ(LastStatusWrite()["restarts"], 1) << how;
+    EXPECT_EQ(DeleteGracePeriods(), (std::map<std::string, json>{{"/api/v1/namespaces/ns/pods/b-worker-0", json()},
+                                                                 {"/api/v1/namespaces/ns/pods/b-worker-1", 0}}))
+        << how;
+    const std::string message = LastStatusWrite()["conditions"].dump();
+    EXPECT_NE(message.find(how == "gone" ? "lost with its node: node node-1 no longer exists"
+                                         : "lost with its node: node node-1 stopped reporting (NodeStatusUnknown)"),
+              std::string::npos)
+        << message;
+  }
+}
+
 // A pod still Pending has done no work, and a SIGTERM that reaches its container as it starts is
 // lost (the runner is PID 1 and has no handler yet): it stops after a second, not after its 30 s
 // grace period (traced in a full test run: a sweep point's replaced gang held its names 39 s).

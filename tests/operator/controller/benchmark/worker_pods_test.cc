@@ -98,6 +98,40 @@ TEST(WorkerPods, AResultlessPodSaysHowItEnded) {
   EXPECT_EQ(r.error, "pod b-worker-1 ended with exit code 137 (OOMKilled) without a result; last log lines:\nKilled\n");
 }
 
+// A node whose kubelet stopped reporting: the node lifecycle controller sets its Ready
+// condition Unknown (after node-monitor-grace-period) and every pod on it Ready False. Those
+// pods are the ones whose node is read; the node's own words say why it is lost, bounded.
+TEST(WorkerPods, APodMarkedNotReadyOnANodeThatStoppedReportingIsLost) {
+  json pod = {{"metadata", {{"name", "b-worker-1"}}},
+              {"spec", {{"nodeName", "n2"}}},
+              {"status", {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "False"}}}}}}};
+  EXPECT_TRUE(MayBeOnLostNode(ReadWorkerPod(pod)));
+  pod["status"]["conditions"][0]["status"] = "True";
+  EXPECT_FALSE(MayBeOnLostNode(ReadWorkerPod(pod)));
+  pod["status"]["conditions"] = json::array();
+  EXPECT_FALSE(MayBeOnLostNode(ReadWorkerPod(pod))) << "not yet known is not marked";
+  EXPECT_FALSE(MayBeOnLostNode(ReadWorkerPod(json::parse(kFailedPod)))) << "an ended pod has nothing to lose";
+
+  const json unknown = {{"status", {{"conditions", {{{"type", "MemoryPressure"}, {"status", "Unknown"}},
+                                                    {{"type", "Ready"}, {"status", "Unknown"},
+                                                     {"reason", "NodeStatusUnknown"},
+                                                     {"message", "Kubelet stopped posting node status."}}}}}}};
+  EXPECT_EQ(LostNodeOf("n2", unknown), "node n2 stopped reporting (NodeStatusUnknown: Kubelet stopped posting node status.)");
+  EXPECT_EQ(LostNodeOf("n2", std::nullopt), "node n2 no longer exists");
+  json not_ready = unknown;
+  not_ready["status"]["conditions"][1]["status"] = "False";
+  EXPECT_EQ(LostNodeOf("n2", not_ready), "") << "a kubelet that says NotReady still runs and stops its own pods";
+  EXPECT_EQ(LostNodeOf("n2", json::object()), "");
+  EXPECT_EQ(LostNodeOf("n2", json{{"status", "x"}}), "");
+  EXPECT_EQ(LostNodeOf("n2", json::array({1})), "");
+  EXPECT_EQ(LostNodeOf("n2", json{{"status", {{"conditions", {1, "x", {{"type", 7}}}}}}}), "");
+  EXPECT_EQ(LostNodeOf("n2", json{{"status", {{"conditions", {{{"type", "Ready"}, {"status", "Unknown"}, {"reason", 7}}}}}}}),
+            "node n2 stopped reporting");
+  json loud = unknown;
+  loud["status"]["conditions"][1]["message"] = std::string(100000, 'x');
+  EXPECT_EQ(LostNodeOf("n2", loud).size(), std::string("node n2 stopped reporting (NodeStatusUnknown: ").size() + 256 - 19 + 1);
+}
+
 TEST(WorkerPods, Counts) {
   std::vector<WorkerPod> pods(4);
   pods[0].phase = "Running";
