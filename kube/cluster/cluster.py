@@ -37,7 +37,8 @@ sys.path.insert(0, HERE)
 import network  # noqa: E402
 from control_plane import ControlPlane, kube_bin_dir, write_kubeconfig  # noqa: E402
 from network import HOST_ADDRESS  # noqa: E402
-from node import PAUSE_IMAGE, Node, cache_dir, end_shims, remove_node_cgroups, require_node_tools  # noqa: E402
+from node import (PAUSE_IMAGE, Node, cache_dir, end_shims, remove_node_cgroups, require_node_tools,  # noqa: E402
+                  thaw_all_nodes)
 
 FIRST_NODE = f"{network.NODE_PREFIX}1"
 STATE_FILE = "cluster.json"
@@ -97,9 +98,10 @@ def is_ready(node):
 
 def end_cluster(lines):
     """Ends what the lock file's `lines` name and everything a cluster leaves: its processes
-    ("pid start-time", so that a reused pid is left alone), then its nodes' pods (the shims,
+    ("pid start-time", so that a reused pid is left alone; a hung node's thawed first), then its nodes' pods (the shims,
     parents before children, until none is left), its mounts (the pods' network namespaces
     among them), the node namespaces and the switch, and the nodes' cgroups."""
+    thaw_all_nodes()
     for first, second in lines:
         if first != "workdir" and process_start_time(first) == second:
             try:

@@ -6,11 +6,14 @@ links of known speed between them.
   ergobench cluster status
   ergobench cluster load IMAGE...          podman images onto every node, as `kind load`
   ergobench cluster link NODE [--rate R] [--delay D] [--unshaped]
+  ergobench cluster fail NODE              the node hangs and its link is cut
+  ergobench cluster recover NODE
   ergobench cluster down
 
-`up` is idempotent: a cluster that runs as asked is left as it is. It prints the kubeconfig to
-use. Exit codes: 0 done, 1 the cluster failed (its logs are in the work dir), 2 bad input,
-3 no cluster runs (status, load, link).
+`up` is idempotent: a cluster that runs as asked is left as it is (links reset to their rate,
+failed nodes recovered). It prints the kubeconfig to use. Exit codes: 0 done, 1 the cluster
+failed (its logs are in the work dir), 2 bad input, 3 no cluster runs (status, load, link,
+fail, recover).
 """
 
 import argparse
@@ -92,8 +95,10 @@ def up(args):
         if state["spec"] != spec.to_json():
             raise UsageError(f"a cluster of {state['spec']['nodes']} node(s) runs from {workdir}, set up otherwise: "
                              "`ergobench cluster down` first, or `ergobench cluster link` to change a link")
-        # As asked: a link changed since (`cluster link`) goes back to the rate `up` gave.
+        # As asked: a link changed since (`cluster link`) goes back to the rate `up` gave, and a
+        # failed node (`cluster fail`) comes back.
         for node in attached()[2]:
+            recover_node(node)
             network.shape_link(node.net, spec.link_rate, spec.link_delay)
         load_images(args.image)
         print_up(workdir, state)
@@ -159,20 +164,28 @@ def status(_args):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     ready = {item["metadata"]["name"]: is_ready(item) for item in json.loads(listed.stdout)["items"]} \
         if listed.returncode == 0 else {}
-    print(f"{'NODE':<18} {'ADDRESS':<14} {'READY':<6} {'RATE':<10} DELAY")
+    print(f"{'NODE':<18} {'ADDRESS':<14} {'READY':<6} {'RATE':<10} {'DELAY':<8} STATE")
     for node in nodes:
         rate, delay = network.link_of(node.net)
+        how = ", ".join(["hung"] * node.is_hung() + ["link cut"] * (not network.link_is_up(node.net))) or "running"
         print(f"{node.name:<18} {node.net.address:<14} {str(ready.get(node.name, False)).lower():<6} "
-              f"{network.format_rate(rate) if rate else 'unshaped':<10} {network.format_delay(delay) if delay else '-'}")
+              f"{network.format_rate(rate) if rate else 'unshaped':<10} "
+              f"{network.format_delay(delay) if delay else '-':<8} {how}")
     print(f"export KUBECONFIG={state['kubeconfig']}")
     return 0
 
 
-def link(args):
+def named_node(name, command):
+    """The running cluster's node called `name` (ergobench-node2, or 2)."""
     nodes = {node.name: node for node in attached()[2]}
-    node = nodes.get(args.node) or nodes.get(f"{network.NODE_PREFIX}{args.node}")
+    node = nodes.get(name) or nodes.get(f"{network.NODE_PREFIX}{name}")
     if node is None:
-        raise UsageError(f"link: no node {shown(args.node)}; the nodes are {', '.join(nodes)}")
+        raise UsageError(f"{command}: no node {shown(name)}; the nodes are {', '.join(nodes)}")
+    return node
+
+
+def link(args):
+    node = named_node(args.node, "link")
     if args.unshaped == bool(args.rate or args.delay):
         raise UsageError("link: give --rate and/or --delay, or --unshaped")
     rate = network.parse_rate(args.rate, "--rate") if args.rate else None
@@ -180,6 +193,32 @@ def link(args):
     network.shape_link(node.net, rate, delay, "--delay")
     print(f"{node.name}: link {network.format_rate(rate) if rate else 'unshaped'}"
           f"{', delay ' + network.format_delay(delay) if delay else ''}")
+    return 0
+
+
+def fail(args):
+    """A node lost as a machine is lost: it hangs (kubelet, containerd, kube-proxy and its pods
+    stop where they are) and its link is cut, so that nothing it had open is closed or reset.
+    The control plane notices as it would a real node's loss: the node goes Unknown after the
+    controller manager's node-monitor-grace-period (40 s)."""
+    node = named_node(args.node, "fail")
+    network.set_link_up(node.net, False)
+    node.hang()
+    print(f"{node.name}: hung, its link cut; `ergobench cluster recover {node.net.index}` brings it back")
+    return 0
+
+
+def recover_node(node):
+    if node.is_hung():
+        node.resume()
+    if not network.link_is_up(node.net):
+        network.set_link_up(node.net, True)
+
+
+def recover(args):
+    node = named_node(args.node, "recover")
+    recover_node(node)
+    print(f"{node.name}: running, its link up")
     return 0
 
 
@@ -218,6 +257,12 @@ def parser():
     p.add_argument("--delay")
     p.add_argument("--unshaped", action="store_true")
     p.set_defaults(run=link)
+    p = commands.add_parser("fail", help="a node hangs and its link is cut, as a lost machine")
+    p.add_argument("node", help="ergobench-node2, or 2")
+    p.set_defaults(run=fail)
+    p = commands.add_parser("recover", help="a failed node runs again, its link up")
+    p.add_argument("node", help="ergobench-node2, or 2")
+    p.set_defaults(run=recover)
     p = commands.add_parser("down", help="stop the cluster and remove all it made")
     p.set_defaults(run=down)
     return top

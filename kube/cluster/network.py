@@ -179,6 +179,16 @@ def shape_link(node, rate=None, delay=None, delay_option="--link-delay"):
             _run(where(command))
 
 
+def set_link_up(node, up):
+    """Cuts the node's link at the switch (`up` False), as a pulled cable: nothing crosses it
+    either way, and nothing is told; or joins it again."""
+    _run(["ip", "link", "set", node.host_port, "up" if up else "down"])
+
+
+def link_is_up(node):
+    return "UP" in _run(["ip", "-o", "link", "show", node.host_port]).stdout.split("<", 1)[1].split(">", 1)[0].split(",")
+
+
 def link_of(node):
     """(rate bits/s or None, delay s or None) as tc has it on the node's egress."""
     out = node.run("tc", "qdisc", "show", "dev", node.device).stdout

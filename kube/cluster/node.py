@@ -51,6 +51,44 @@ def make_cgroup(name):
                     child.write(parent.read())
 
 
+FREEZER = os.path.join(CGROUP_ROOT, "freezer")
+FROZEN_GROUP = "ergobench-frozen"  # under a node's freezer cgroup: its own processes, while it hangs
+
+
+def processes_in_netns(netns):
+    """The pids whose network namespace is `netns` (a name under /run/netns)."""
+    target = os.stat(f"/run/netns/{netns}")
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            ns = os.stat(f"/proc/{pid}/ns/net")
+        except OSError:
+            continue
+        if (ns.st_dev, ns.st_ino) == (target.st_dev, target.st_ino):
+            pids.append(pid)
+    return pids
+
+
+def set_frozen(name, frozen):
+    """Freezes or thaws the freezer cgroup of node `name`, and waits until the kernel says so."""
+    state = os.path.join(FREEZER, name, "freezer.state")
+    want = "FROZEN" if frozen else "THAWED"
+    with open(state, "w") as f:
+        f.write(want)
+    deadline = time.monotonic() + 10
+    while open(state).read().strip() != want:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{name}'s cgroup is still {open(state).read().strip()} 10 s after {want}")
+        time.sleep(0.05)
+
+
+def thaw_all_nodes():
+    """Every node's freezer cgroup thawed: a frozen process does not die of SIGKILL until then."""
+    for name in os.listdir(FREEZER) if os.path.isdir(FREEZER) else []:
+        if re.fullmatch(rf"{NODE_PREFIX}\d+", name):
+            set_frozen(name, False)
+
+
 def remove_node_cgroups():
     """Every node's cgroup root, rmdir'ed deepest first: what the kubelet and runc made under it
     goes with it. One still holding a process stays."""
@@ -81,6 +119,28 @@ class Node:
 
     def in_netns(self, argv):
         return self.net.in_netns(argv)
+
+    def hang(self):
+        """The node stops where it is, as a machine whose kernel locked up: every process in its
+        network namespace (its kubelet, containerd, kube-proxy and shims) and every pod under
+        its cgroup root, in its freezer cgroup. Nothing of it runs, answers or closes a
+        connection until `resume`."""
+        frozen = os.path.join(FREEZER, self.name, FROZEN_GROUP)
+        os.makedirs(frozen, exist_ok=True)
+        for pid in processes_in_netns(self.net.netns):
+            try:
+                with open(os.path.join(frozen, "cgroup.procs"), "w") as f:
+                    f.write(pid)
+            except ProcessLookupError:
+                pass  # ended meanwhile
+        set_frozen(self.name, True)
+
+    def resume(self):
+        set_frozen(self.name, False)
+
+    def is_hung(self):
+        state = os.path.join(FREEZER, self.name, "freezer.state")
+        return os.path.exists(state) and open(state).read().strip() != "THAWED"
 
     # --- containerd -----------------------------------------------------------------------
     def write_containerd_config(self):

@@ -343,13 +343,16 @@ class Planner {
       const auto it = by_rank.find(rank);
       peers_placed = peers_placed && it != by_rank.end() && it->second->placed && !it->second->terminating;
     }
-    std::set<std::string> taken;  // names still held by pods of an earlier gang
+    // Names still held by pods of an earlier gang. While one is left, the new gang waits whole:
+    // a peer started beside the old rank 0 would find it by its name and join its rendezvous.
+    std::set<std::string> taken;
     for (const WorkerPod& pod : pods_) taken.insert(pod.name);
+    const bool old_gang_left = pods_.size() > current.size() + (launcher_ ? 1 : 0);
     bool waiting = false;
     for (int64_t rank = 0; rank < workers; ++rank) {
       if (by_rank.count(rank) > 0) continue;
-      if (taken.count(WorkerPodName(b_, rank)) > 0) {
-        Requeue(seconds(1));  // the old pod must go before its name is reused
+      if (old_gang_left) {
+        Requeue(seconds(1));  // the old pods must go first
         waiting = true;
       } else if (rank == 0 && !peers_placed) {
         waiting = true;  // a peer's pod event brings us back
