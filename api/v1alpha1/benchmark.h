@@ -120,6 +120,9 @@ struct Progress {
   std::optional<int64_t> step;
   std::string metric;
   std::optional<double> value;
+  // Of the steps since the operator's previous read of rank 0 (--progress-interval): a link
+  // slowed mid-run shows here at once, where the run's ratio would take the rest of the run.
+  std::optional<double> communication_ratio;
 };
 
 struct BenchmarkStatus {

@@ -100,7 +100,8 @@ const JsonFields<BenchmarkStatus>& BenchmarkStatusFields() {
                                                    .Add("epoch", &Progress::epoch)
                                                    .Add("step", &Progress::step)
                                                    .Add("metric", &Progress::metric)
-                                                   .Add("value", &Progress::value);
+                                                   .Add("value", &Progress::value)
+                                                   .Add("communicationRatio", &Progress::communication_ratio);
   using S = BenchmarkStatus;
   // The worker counts of a Benchmark the operator has seen, and of no other.
   const auto seen = [](const S& s) {

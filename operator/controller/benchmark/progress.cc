@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "api/analysis/training_phases.h"
+
 namespace ergobench::controller {
 
 std::optional<double> FindSample(std::string_view exposition, std::string_view name) {
@@ -60,8 +62,55 @@ std::optional<Progress> ParseProgress(std::string_view exposition, const std::st
   return progress;
 }
 
+namespace {
+
+// The phase="..." label of a sample line, and its value; nothing for a line that is not one.
+std::optional<std::pair<TrainingPhase, double>> PhaseSample(std::string_view line) {
+  static constexpr std::string_view kName = "ergobench_phase_seconds_total{";
+  static constexpr std::string_view kLabel = "phase=\"";
+  if (line.substr(0, kName.size()) != kName) return std::nullopt;
+  const size_t labels_end = line.find("} ");
+  const size_t label = line.find(kLabel);
+  if (labels_end == std::string_view::npos || label == std::string_view::npos || label > labels_end) return std::nullopt;
+  const size_t name_start = label + kLabel.size();
+  const size_t name_end = line.find('"', name_start);
+  if (name_end == std::string_view::npos || name_end > labels_end) return std::nullopt;
+  const auto phase = ParsePhaseName(std::string(line.substr(name_start, name_end - name_start)));
+  const std::string value(line.substr(labels_end + 2));
+  char* parse_end = nullptr;
+  const double total = std::strtod(value.c_str(), &parse_end);
+  if (!phase || parse_end == value.c_str() || !std::isfinite(total) || total < 0) return std::nullopt;
+  return std::pair(*phase, total);
+}
+
+std::optional<StepTimeTotals> ParseStepTimeTotals(std::string_view exposition) {
+  std::optional<StepTimeTotals> totals;
+  size_t start = 0;
+  while (start < exposition.size()) {
+    size_t end = exposition.find('\n', start);
+    if (end == std::string_view::npos) end = exposition.size();
+    const auto sample = PhaseSample(exposition.substr(start, end - start));
+    start = end + 1;
+    if (!sample || !InStepTime(sample->first)) continue;
+    if (!totals) totals.emplace();
+    totals->step_seconds += sample->second;
+    if (sample->first == TrainingPhase::kCommunication) totals->communication_seconds += sample->second;
+  }
+  return totals;
+}
+
+}  // namespace
+
+std::optional<double> RecentCommunicationRatio(const StepTimeTotals& before, const StepTimeTotals& after) {
+  const double step = after.step_seconds - before.step_seconds;
+  const double communication = after.communication_seconds - before.communication_seconds;
+  if (!(step > 0) || communication < 0 || communication > step) return std::nullopt;
+  return communication / step;
+}
+
 RankZeroState ParseRankZeroState(std::string_view exposition, const std::string& goal_metric) {
-  return {ParseProgress(exposition, goal_metric), FindSample(exposition, kArtifactsOfferedMetric).value_or(0) == 1};
+  return {ParseProgress(exposition, goal_metric), FindSample(exposition, kArtifactsOfferedMetric).value_or(0) == 1,
+          ParseStepTimeTotals(exposition)};
 }
 
 }  // namespace ergobench::controller

@@ -19,11 +19,24 @@ std::optional<double> FindSample(std::string_view exposition, std::string_view n
 // Nothing when the exposition has no epoch yet (the rank is still initialising).
 std::optional<Progress> ParseProgress(std::string_view exposition, const std::string& goal_metric);
 
-// What rank 0's /metrics says: how far it is, and whether its run has ended and its output
-// files are on offer (ArtifactBundle).
+// Rank 0's step time and the part of it spent waiting in collectives, each summed since it
+// started (ergobench_phase_seconds_total, by the one definition of api/analysis/training_phases.h).
+struct StepTimeTotals {
+  double step_seconds = 0;
+  double communication_seconds = 0;
+};
+
+// The communication ratio of the steps between two reads of the totals; nothing when no step
+// time passed between them, or when they cannot be of one process.
+std::optional<double> RecentCommunicationRatio(const StepTimeTotals& before, const StepTimeTotals& after);
+
+// What rank 0's /metrics says: how far it is, its step time so far (nothing for a task that
+// times no phases, as 0a), and whether its run has ended and its output files are on offer
+// (ArtifactBundle).
 struct RankZeroState {
   std::optional<Progress> progress;
   bool artifacts_offered = false;
+  std::optional<StepTimeTotals> totals{};
 };
 RankZeroState ParseRankZeroState(std::string_view exposition, const std::string& goal_metric);
 

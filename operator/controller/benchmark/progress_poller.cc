@@ -1,5 +1,6 @@
 #include "operator/controller/benchmark/progress_poller.h"
 
+#include <cmath>
 #include <set>
 
 #include "api/v1alpha1/benchmark_codec.h"
@@ -13,7 +14,8 @@ namespace ergobench::controller {
 namespace {
 
 bool SameProgress(const Progress& a, const Progress& b) {
-  return a.epoch == b.epoch && a.step == b.step && a.metric == b.metric && a.value == b.value;
+  return a.epoch == b.epoch && a.step == b.step && a.metric == b.metric && a.value == b.value &&
+         a.communication_ratio == b.communication_ratio;
 }
 
 bool IsRunning(const nlohmann::json& benchmark) {
@@ -51,11 +53,20 @@ std::optional<Progress> ProgressCache::Get(const std::string& key, const Gang& g
   return it->second.progress;
 }
 
-bool ProgressCache::Put(const std::string& key, const Gang& gang, const Progress& progress) {
+bool ProgressCache::Put(const std::string& key, const Gang& gang, Progress progress,
+                        const std::optional<StepTimeTotals>& totals) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto it = entries_.find(key);
-  if (it != entries_.end() && it->second.gang == gang && SameProgress(it->second.progress, progress)) return false;
-  entries_[key] = Entry{gang, progress};
+  const bool same_gang = it != entries_.end() && it->second.gang == gang;
+  if (same_gang) {
+    const Entry& last = it->second;
+    std::optional<double> recent;
+    if (last.totals && totals) recent = RecentCommunicationRatio(*last.totals, *totals);
+    // Thousandths: the status is written when it changes, and finer is noise at a poll's length.
+    progress.communication_ratio = recent ? std::optional(std::round(*recent * 1000) / 1000) : last.progress.communication_ratio;
+    if (SameProgress(last.progress, progress)) return false;
+  }
+  entries_[key] = Entry{gang, progress, totals};
   return true;
 }
 
@@ -124,7 +135,7 @@ std::vector<std::string> PollRankZeroOnce(const std::vector<ProgressTarget>& tar
     live.push_back(target.key);
     const std::optional<RankZeroState> state = client.Read(target.pod_ip, kMetricsPort, target.goal_metric);
     if (!state) continue;
-    bool changed = state->progress && caches.progress->Put(target.key, target.gang, *state->progress);
+    bool changed = state->progress && caches.progress->Put(target.key, target.gang, *state->progress, state->totals);
     if (state->artifacts_offered && TakeArtifacts(target, client, *caches.artifacts)) changed = true;
     if (changed) moved.push_back(target.key);
   }

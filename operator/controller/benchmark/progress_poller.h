@@ -29,8 +29,11 @@ class ProgressCache {
  public:
   // The progress of rank 0 of gang `gang`: a restarted gang never shows an earlier gang's.
   std::optional<Progress> Get(const std::string& key, const Gang& gang) const;
-  // True when `progress` differs from what was stored for this key and gang.
-  bool Put(const std::string& key, const Gang& gang, const Progress& progress);
+  // True when `progress` differs from what was stored for this key and gang. With rank 0's
+  // step time `totals`, the progress gets the communication ratio of the steps since the last
+  // Put of the same gang (the last one's, when no step came since).
+  bool Put(const std::string& key, const Gang& gang, Progress progress,
+           const std::optional<StepTimeTotals>& totals = std::nullopt);
   // Drops the keys not in `live` (Benchmarks that finished or were deleted).
   void Retain(const std::vector<std::string>& live);
 
@@ -38,6 +41,7 @@ class ProgressCache {
   struct Entry {
     Gang gang;
     Progress progress;
+    std::optional<StepTimeTotals> totals;
   };
   mutable std::mutex mutex_;
   std::map<std::string, Entry> entries_;

@@ -469,7 +469,7 @@ TEST(Plan, ASpecEditRestartsTheGangOnTheNewGeneration) {
   EXPECT_EQ(b.status.observed_generation, 2);
   b.status = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running")}, kT0 + seconds(1)).status;
   b.status.restarts = 1;
-  b.status.progress = Progress{1, 100, "accuracy", 0.5};
+  b.status.progress = Progress{1, 100, "accuracy", 0.5, std::nullopt};
   b.metadata.generation = 3;
   b.spec.workers = 3;
 

@@ -71,7 +71,7 @@ std::vector<std::string> PollProgressOnce(const std::vector<ProgressTarget>& tar
   return PollRankZeroOnce(targets, client, {&cache, &artifacts});
 }
 
-Progress At(int64_t step) { return Progress{1, step, "accuracy", 0.5}; }
+Progress At(int64_t step) { return Progress{1, step, "accuracy", 0.5, std::nullopt}; }
 
 TEST(ProgressTargetsTest, RankZeroOfTheCurrentGangOfRunningBenchmarksOnly) {
   runtime::Store benchmarks;
@@ -111,6 +111,20 @@ TEST(PollProgressOnceTest, QueuesABenchmarkOnlyWhenItsProgressMoves) {
   EXPECT_FALSE(cache.Get("ns/a", {1, 1}).has_value());  // a restarted gang starts without progress
   EXPECT_FALSE(cache.Get("ns/a", {2, 0}).has_value());  // and so does the gang of an edited spec
   EXPECT_FALSE(cache.Get("ns/b", {1, 0}).has_value());
+}
+
+// The status shows the communication ratio of the steps since the last read: the first read
+// has none, and a read with no new step keeps the last.
+TEST(ProgressCacheTest, KeepsTheRecentCommunicationRatioOfItsGang) {
+  ProgressCache cache;
+  EXPECT_TRUE(cache.Put("ns/a", {1, 0}, At(10), StepTimeTotals{10, 2}));
+  EXPECT_FALSE(cache.Get("ns/a", {1, 0})->communication_ratio.has_value());
+  EXPECT_TRUE(cache.Put("ns/a", {1, 0}, At(20), StepTimeTotals{20, 8}));
+  EXPECT_EQ(cache.Get("ns/a", {1, 0})->communication_ratio, 0.6);
+  EXPECT_FALSE(cache.Put("ns/a", {1, 0}, At(20), StepTimeTotals{20, 8}));
+  EXPECT_EQ(cache.Get("ns/a", {1, 0})->communication_ratio, 0.6);
+  EXPECT_TRUE(cache.Put("ns/a", {1, 1}, At(5), StepTimeTotals{30, 9})) << "a restarted gang";
+  EXPECT_FALSE(cache.Get("ns/a", {1, 1})->communication_ratio.has_value()) << "never measured against another gang's";
 }
 
 TEST(PollProgressOnceTest, FinishedBenchmarksAreForgotten) {

@@ -67,5 +67,43 @@ TEST(Progress, ArtifactsOfferedOnceTheGaugeIsOne) {
   EXPECT_EQ(state.progress->epoch, 2);
 }
 
+// Rank 0's phase counters, as RunnerMetrics renders them: the step time is every phase but
+// evaluation (api/analysis/training_phases.h), and the communication part of it.
+TEST(Progress, StepTimeTotalsFromThePhaseCounters) {
+  const std::string exposition =
+      "# TYPE ergobench_phase_seconds_total counter\n"
+      "ergobench_phase_seconds_total{benchmark=\"b\",rank=\"0\",phase=\"data\"} 0.5\n"
+      "ergobench_phase_seconds_total{benchmark=\"b\",rank=\"0\",phase=\"forward\"} 2\n"
+      "ergobench_phase_seconds_total{benchmark=\"b\",rank=\"0\",phase=\"backward\"} 3\n"
+      "ergobench_phase_seconds_total{benchmark=\"b\",rank=\"0\",phase=\"optimizer\"} 0.5\n"
+      "ergobench_phase_seconds_total{benchmark=\"b\",rank=\"0\",phase=\"communication\"} 2\n"
+      "ergobench_phase_seconds_total{benchmark=\"b\",rank=\"0\",phase=\"eval\"} 40\n"
+      "ergobench_epoch{rank=\"0\"} 1\n";
+  const RankZeroState state = ParseRankZeroState(exposition, "accuracy");
+  ASSERT_TRUE(state.totals.has_value());
+  EXPECT_DOUBLE_EQ(state.totals->step_seconds, 8);
+  EXPECT_DOUBLE_EQ(state.totals->communication_seconds, 2);
+  EXPECT_FALSE(ParseRankZeroState("ergobench_epoch 1\n", "").totals.has_value()) << "0a times no phases";
+  // Hostile or broken lines are skipped, never read as numbers.
+  const auto broken = ParseRankZeroState(
+      "ergobench_phase_seconds_total{phase=\"communication\"} nan\n"
+      "ergobench_phase_seconds_total{phase=\"communication\"} -1\n"
+      "ergobench_phase_seconds_total{phase=\"warp\"} 5\n"
+      "ergobench_phase_seconds_total{phase=\"forward} 5\n"
+      "ergobench_phase_seconds_total{phase=\"forward\"} 4\n", "");
+  ASSERT_TRUE(broken.totals.has_value());
+  EXPECT_DOUBLE_EQ(broken.totals->step_seconds, 4);
+  EXPECT_DOUBLE_EQ(broken.totals->communication_seconds, 0);
+}
+
+// The ratio of the steps between two reads, not since the start: a link slowed mid-run shows
+// at once. 3 s of 4 in collectives since the last read is 0.75, whatever came before.
+TEST(Progress, TheRecentCommunicationRatioIsThatOfTheStepsBetweenTwoReads) {
+  EXPECT_EQ(RecentCommunicationRatio({100, 10}, {104, 13}), 0.75);
+  EXPECT_EQ(RecentCommunicationRatio({100, 10}, {100, 10}), std::nullopt) << "no step since";
+  EXPECT_EQ(RecentCommunicationRatio({100, 10}, {50, 5}), std::nullopt) << "a counter went back: another process";
+  EXPECT_EQ(RecentCommunicationRatio({100, 10}, {101, 12}), std::nullopt) << "more waiting than step time is not a ratio";
+}
+
 }  // namespace
 }  // namespace ergobench::controller

@@ -620,14 +620,15 @@ TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
   StartGang(BenchmarkObject(spec));
   benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
   ProgressCache progress;
-  progress.Put("ns/b", Gang{1, 0}, Progress{2, 300, "accuracy", 0.71});
+  progress.Put("ns/b", Gang{1, 0}, Progress{2, 300, "accuracy", 0.71, 0.25});
   transport_.requests.clear();
 
   BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &datasets_, &progress, &time_, nullptr, "", {}, {}});
   ASSERT_TRUE(reconciler.Reconcile("ns/b").ok());
   const json running = LastStatusWrite();
   EXPECT_EQ(running["phase"], "Running");
-  EXPECT_EQ(running["progress"], json({{"epoch", 2}, {"step", 300}, {"metric", "accuracy"}, {"value", 0.71}}));
+  EXPECT_EQ(running["progress"], json({{"epoch", 2}, {"step", 300}, {"metric", "accuracy"}, {"value", 0.71},
+                                       {"communicationRatio", 0.25}}));
 }
 
 // A status written by a newer operator (a result field this one does not know) is not the
