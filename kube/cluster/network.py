@@ -76,11 +76,19 @@ def format_delay(seconds):
     return f"{seconds * 1e6:g}us"
 
 
+TBF_BUCKET_SECONDS = 0.004
+MIN_TBF_BURST = 2 * 1514  # two full frames
+
+
 def tbf_burst_bytes(bits_per_second):
-    """The token bucket: 4 ms at the rate, at least 64 KiB. The timer that refills it is coarse
-    in a VM; a smaller bucket caps the link below its rate (bench/link_rate.py: a 64 KiB bucket
-    gave 0.72 of 1 Gbit/s, 4 ms gave 1.00)."""
-    return max(65536, int(bits_per_second / 8 / 250))
+    """The token bucket: 4 ms at the rate, at least two frames. The timer that refills it is
+    coarse in a VM; a smaller bucket caps the link below its rate (bench/link_rate.py: 0.5 ms
+    gave 0.72 of 1 Gbit/s, 4 ms gave 1.00). A larger one is a link that is faster than its rate
+    after a pause: a whole bucket passes at once. A 64 KiB floor let fmnist's 82 KB gradients
+    through a 20 Mbit/s link at 2.7 times its rate (its step's compute refilled the bucket).
+    So a transfer after an idle link takes up to TBF_BUCKET_SECONDS less than its bytes at the
+    rate; one that keeps the link busy, none."""
+    return max(MIN_TBF_BURST, int(bits_per_second / 8 * TBF_BUCKET_SECONDS))
 
 
 def shaping_commands(device, rate=None, delay=None):
