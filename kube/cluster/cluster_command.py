@@ -151,6 +151,10 @@ def load_images(images):
         return
     from cluster import import_podman_image
     workdir, state, nodes = attached()
+    hung = [node.name for node in nodes if node.is_hung()]
+    if hung:
+        raise UsageError(f"load: {', '.join(hung)} hung (`ergobench cluster fail`): `ergobench cluster recover` "
+                         "it first, or every node would not hold the image")
     for image in images:
         import_podman_image(nodes, workdir, image)
         print(f"loaded {image} onto {state['spec']['nodes']} node(s)")

@@ -168,8 +168,9 @@ void BenchmarkReconciler::RecordEvent(const Benchmark& benchmark, const std::str
   }
 }
 
-Status BenchmarkReconciler::FindLostNodes(std::vector<WorkerPod>* pods) {
+StatusOr<bool> BenchmarkReconciler::FindLostNodes(std::vector<WorkerPod>* pods) {
   std::map<std::string, std::string> lost;  // by node name: why, or "" when it is not lost
+  bool recheck = false;
   for (WorkerPod& pod : *pods) {
     if (!MayBeOnLostNode(pod)) continue;
     if (!lost.contains(pod.node_name)) {
@@ -180,8 +181,9 @@ Status BenchmarkReconciler::FindLostNodes(std::vector<WorkerPod>* pods) {
       lost[pod.node_name] = node.ok() || gone ? LostNodeOf(pod.node_name, gone ? std::nullopt : std::optional(*node)) : "";
     }
     pod.node_lost = lost[pod.node_name];
+    recheck = recheck || pod.node_lost.empty();
   }
-  return Status::Ok();
+  return recheck;
 }
 
 Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<std::string>& names,
@@ -456,7 +458,7 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
 
   // 4. Plan from the pods this Benchmark owns. A node that stopped reporting took its ranks with
   //    it: the pods the node lifecycle controller marked not Ready have their node read.
-  RETURN_IF_ERROR(FindLostNodes(&pods));
+  ASSIGN_OR_RETURN(const bool recheck_nodes, FindLostNodes(&pods));
   ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.time->WallNow());
   if (hold_new_pods) plan.create_ranks.clear();
 
@@ -498,6 +500,9 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
   RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, plan.delete_pods, lost));
   for (const PlannedEvent& event : plan.events) RecordEvent(benchmark, event.type, event.reason, event.message);
   if (finishes) OnFinished(key, finished);
+  if (recheck_nodes && !IsFinished(plan.status.phase)) {
+    plan.requeue_after = std::min(plan.requeue_after.value_or(kLostNodeRecheck), kLostNodeRecheck);
+  }
   return runtime::Result::RequeueAfter(plan.requeue_after);
 }
 

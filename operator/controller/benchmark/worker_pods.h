@@ -3,6 +3,7 @@
 // result, or the last log lines when the rank died before writing one).
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,6 +76,10 @@ WorkerCounts CountWorkers(const std::vector<WorkerPod>& pods);
 
 // Succeeded or Failed: every container has ended, and none will run again.
 bool HasEnded(const WorkerPod& pod);
+
+// How often the node of a pod that MayBeOnLostNode is read while it is not lost: a pod marked
+// not Ready before its node stopped reporting gets no second mark, and so brings no event.
+inline constexpr std::chrono::seconds kLostNodeRecheck{10};
 
 // A pod whose node may be lost: placed, not ended, and marked not Ready, as the node lifecycle
 // controller marks every pod of a node that stopped reporting. Only these make the reconciler
