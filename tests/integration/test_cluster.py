@@ -383,6 +383,27 @@ class ClusterCommandTest(unittest.TestCase):
         self.assertAlmostEqual(after["ratio"], ratio, delta=0.05)
         self.assertAlmostEqual(status_ratio, ratio, delta=0.08)  # the operator's 1 s windows
 
+    def test_two_instance_types_are_two_systems_in_the_report(self):
+        """Nodes 1 and 2 are test.small, node 3 test.large (setUpClass's labels): a run on each kind
+        is a run on its own system, and `ergobench report`, reading the cluster, tells them apart
+        as it would two cloud offers."""
+        nodes = {}
+        for name, instance_type, workers in (("on-small", "test.small", 2), ("on-large", "test.large", 1)):
+            status = self.benchmark_status({
+                "apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
+                "spec": {"task": "0a", "workers": workers, "resources": {"cpu": "500m"},
+                         "scheduling": {"ranksPerNode": 1,
+                                        "nodeSelector": {"node.kubernetes.io/instance-type": instance_type}},
+                         "hyperparameters": {"maxElements": 65536, "sizes": 2, "repetitions": 2, "warmup": 1}}})
+            nodes[name] = sorted(status["results"]["system"]["nodes"])
+        self.assertEqual({"on-small": ["ergobench-node1", "ergobench-node2"], "on-large": ["ergobench-node3"]}, nodes)
+        report = subprocess.run([ERGOBENCH, "report", "--kubeconfig", self.kubeconfig, "--namespace", "default",
+                                 "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(0, report.returncode, report.stderr)
+        systems = {row["benchmark"]: row["system"] for row in json.loads(report.stdout)
+                   if row["benchmark"] in ("on-small", "on-large")}
+        self.assertEqual({"on-small": "test.small", "on-large": "test.large"}, systems)
+
     def test_a_node_lost_mid_run_restarts_the_gang_on_the_others_and_keeps_its_results(self):
         """fmnist at k=2, twice (repeats: 2), one rank per node. In the second repeat the node of a
         rank (not the operator's) hangs and its link is cut. After the controller manager's
