@@ -153,25 +153,28 @@ def import_podman_image(nodes, workdir, local_name):
 class ClusterSpec:
     """What `up` was asked for: node count, the links, and each node's labels."""
 
-    def __init__(self, nodes=1, link_rate=None, link_delay=None, labels=None):
+    def __init__(self, nodes=1, link_rate=None, link_delay=None, labels=None, node_sysfs=None):
         network.NodeAddress(nodes)  # the count in range
         self.nodes = nodes
         self.link_rate = link_rate
         self.link_delay = link_delay
         self.labels = labels or {}  # {index: {key: value}}
+        self.node_sysfs = node_sysfs  # a folder: sys/ as the host's, ergobench-nodeN/sys each node's
         for index in self.labels:
             if not 1 <= index <= nodes:
                 raise network.InputError(f"--node-label: node {index} is outside 1 to {nodes}")
 
     def to_json(self):
         return {"nodes": self.nodes, "linkRate": self.link_rate, "linkDelay": self.link_delay,
-                "labels": {str(index): labels for index, labels in sorted(self.labels.items())}}
+                "labels": {str(index): labels for index, labels in sorted(self.labels.items())},
+                "nodeSysfs": self.node_sysfs}
 
 
 class Cluster(ControlPlane):
     """`node_sysfs`: a folder holding a fake sys/ (tests' FakeRapl) that every workload
     container of a node sees as its sysfs for energy (runc_node_sysfs.py), one path for every
-    node or {index: path}; this VM has no RAPL."""
+    node or {index: path}; this VM has no RAPL. `spec.node_sysfs` gives each node its own,
+    the energy agent's included (`ergobench cluster up --node-sysfs`)."""
 
     def __init__(self, workdir, spec=None, node_sysfs=None):
         require_node_tools()
@@ -179,8 +182,12 @@ class Cluster(ControlPlane):
         self.spec = spec or ClusterSpec()
         self.bin_dir = kube_bin_dir()
         self.node_server = f"https://{HOST_ADDRESS}:{self.api_port}"  # what a node reaches
-        self.nodes = [Node(workdir, index, node_sysfs.get(index) if isinstance(node_sysfs, dict) else node_sysfs)
-                      for index in range(1, self.spec.nodes + 1)]
+        if self.spec.node_sysfs:
+            node_sysfs = {index: os.path.join(self.spec.node_sysfs, f"{network.NODE_PREFIX}{index}")
+                          for index in range(1, self.spec.nodes + 1)}
+        host_sysfs = os.path.join(self.spec.node_sysfs, "sys") if self.spec.node_sysfs else None
+        self.nodes = [Node(workdir, index, node_sysfs.get(index) if isinstance(node_sysfs, dict) else node_sysfs,
+                           host_sysfs) for index in range(1, self.spec.nodes + 1)]
         self.pki.issue("kube-scheduler", "/CN=system:kube-scheduler", None, "clientAuth")
         self.pki.issue("kube-proxy", "/CN=system:kube-proxy", None, "clientAuth")
         self.pki.issue("apiserver-kubelet-client", "/O=system:masters/CN=kube-apiserver-kubelet-client", None,

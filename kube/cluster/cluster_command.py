@@ -76,7 +76,23 @@ def spec_of(args):
         labels.setdefault(int(index), {})[key] = value
     rate = network.parse_rate(args.link_rate) if args.link_rate else None
     delay = network.parse_delay(args.link_delay) if args.link_delay else None
-    return ClusterSpec(args.nodes, rate, delay, labels)
+    return ClusterSpec(args.nodes, rate, delay, labels, node_sysfs_of(args.node_sysfs, args.nodes))
+
+
+def node_sysfs_of(folder, nodes):
+    """--node-sysfs: the folder, absolute, once it holds ergobench-nodeN/sys for every node; sys/class
+    and sys/devices made in it for the energy agent's hostPath mounts (energyAgent.hostSysfs:
+    FOLDER/sys), which each node's runc gives from its own."""
+    if not folder:
+        return None
+    folder = os.path.abspath(folder)
+    missing = [f"{network.NODE_PREFIX}{index}/sys" for index in range(1, nodes + 1)
+               if not os.path.isdir(os.path.join(folder, f"{network.NODE_PREFIX}{index}", "sys"))]
+    if missing:
+        raise UsageError(f"--node-sysfs: {shown(folder)} has no {', '.join(missing)}: one sys/ folder a node")
+    for part in ("class", "devices"):
+        os.makedirs(os.path.join(folder, "sys", part), exist_ok=True)
+    return folder
 
 
 def print_up(workdir, state):
@@ -248,6 +264,8 @@ def parser():
     p.add_argument("--label", action="append", default=[], metavar="KEY=VALUE", help="on every node")
     p.add_argument("--node-label", action="append", default=[], metavar="N:KEY=VALUE", help="on node N")
     p.add_argument("--image", action="append", default=[], help="a podman image to load onto every node")
+    p.add_argument("--node-sysfs", metavar="DIR", help="DIR/ergobench-nodeN/sys is node N's sysfs for energy "
+                   "(a host without RAPL, or fakes); point the chart's energyAgent.hostSysfs at DIR/sys")
     p.add_argument("--workdir", default=DEFAULT_WORKDIR, help="logs, certificates and volumes")
     p.set_defaults(run=up)
     p = commands.add_parser("status", help="the nodes, their links and the kubeconfig")

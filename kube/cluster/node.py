@@ -107,7 +107,7 @@ class Node:
     """Node `index` of the cluster in `workdir`. Spawning goes through `spawn(name, argv, env)`
     (the cluster's, which records each process so that `down` ends it whoever started it)."""
 
-    def __init__(self, workdir, index, node_sysfs=None):
+    def __init__(self, workdir, index, node_sysfs=None, host_sysfs=None):
         self.net = NodeAddress(index)
         self.name = self.net.name
         self.dir = os.path.abspath(os.path.join(workdir, "nodes", self.name))
@@ -116,6 +116,7 @@ class Node:
         # The image store outlives clusters: an image is imported once per build, per node.
         self.containerd_root = os.path.join(cache_dir(), "nodes", self.name, "containerd")
         self.node_sysfs = node_sysfs
+        self.host_sysfs = host_sysfs  # mounts from under it come from node_sysfs/sys (runc_node_sysfs.py)
 
     def in_netns(self, argv):
         return self.net.in_netns(argv)
@@ -188,6 +189,8 @@ state = "{os.path.join(self.dir, 'containerd', 'state')}"
         config = self.write_containerd_config()
         os.makedirs(self.containerd_root, exist_ok=True)
         env = dict(os.environ, ERGOBENCH_NODE_SYSFS=self.node_sysfs) if self.node_sysfs else None
+        if env and self.host_sysfs:
+            env["ERGOBENCH_HOST_SYSFS"] = self.host_sysfs
         argv = self.in_netns(["containerd", "--config", config])
         spawn(f"{self.name}-containerd", argv, env)
         wait_for(lambda: self.ctr("version", check=False).returncode == 0, 30, f"{self.name}'s containerd")

@@ -21,10 +21,11 @@ sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 
 from cluster import Cluster, ClusterSpec, is_ready, process_start_time  # noqa: E402
 from control_plane import HELM, KUBECTL  # noqa: E402
-from harness import ERGOBENCH, build_images, ergobench_version  # noqa: E402
+from harness import ERGOBENCH, FakeRapl, build_images, ergobench_version  # noqa: E402
 from node import PAUSE_IMAGE, shims_of  # noqa: E402
 
 HOST_PORT = 19810
+NODE_WATTS = {1: 40.0, 2: 80.0, 3: 120.0}
 NEEDS = (os.geteuid() == 0 and shutil.which("buildah"),
          "a cluster node needs root, and its pause image buildah (scripts/install-deps.sh --tests)")
 # What TCP carries over a link of rate R: a full frame's payload (MSS 1448, with timestamps) over
@@ -201,8 +202,16 @@ class ClusterCommandTest(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="ergobench-cluster-command-")
         cls.workdir = os.path.join(cls.tmp, "cluster")
         build_images()
+        # Each node's RAPL counter at a power of its own, read by the energy agent on that node.
+        cls.sysfs = os.path.join(cls.tmp, "sysfs")
+        cls.rapls = []
+        for index, watts in NODE_WATTS.items():
+            node = os.path.join(cls.sysfs, f"ergobench-node{index}")
+            cls.rapls.append(FakeRapl(node, watts).__enter__())
+            os.makedirs(os.path.join(node, "sys", "devices"))
         cls.up_args = ["up", "--nodes", "3", "--link-rate", "1Gbit", "--instance-type", "test.small",
                        "--node-label", "3:node.kubernetes.io/instance-type=test.large", "--workdir", cls.workdir,
+                       "--node-sysfs", cls.sysfs,
                        "--image", f"ergobench-runner:{ergobench_version()}",
                        "--image", f"ergobench-operator:{ergobench_version()}"]
         started = time.monotonic()
@@ -215,7 +224,8 @@ class ClusterCommandTest(unittest.TestCase):
         # The operator, as the README installs it (progress each second).
         subprocess.run([HELM, f"--kubeconfig={cls.kubeconfig}", "install", "ergobench",
                         os.path.join(ROOT, "charts/ergobench"), "-n", "ergobench-system", "--create-namespace",
-                        "--wait", "--timeout", "120s", "--set", "progressInterval=1"],
+                        "--wait", "--timeout", "120s", "--set", "progressInterval=1", "--set", "energyAgent.enabled=true",
+                        "--set", f"energyAgent.hostSysfs={cls.sysfs}/sys"],
                        check=True, stdout=subprocess.DEVNULL)
 
     @classmethod
@@ -226,6 +236,8 @@ class ClusterCommandTest(unittest.TestCase):
             cls.failed = ergobench_cluster("fail", "3", check=False)
             cls.down = ergobench_cluster("down", check=False)
         finally:
+            for rapl in cls.rapls:
+                rapl.__exit__(None, None, None)
             shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def kubectl(self, *args, check=True, input=None):
@@ -382,6 +394,23 @@ class ClusterCommandTest(unittest.TestCase):
         self.assertAlmostEqual(after["communication"] / model, 1.0, delta=0.10)
         self.assertAlmostEqual(after["ratio"], ratio, delta=0.05)
         self.assertAlmostEqual(status_ratio, ratio, delta=0.08)  # the operator's 1 s windows
+
+    def test_each_rank_takes_its_energy_from_its_own_nodes_agent(self):
+        """One energy agent a node (the chart's DaemonSet), each reading its node's own RAPL
+        counter (`--node-sysfs`: 40, 80 and 120 W): a rank's energy over its timed region is its
+        node's power times that region's length, within the agents' 100 ms sampling."""
+        name = "metered-k3"
+        self.benchmark_status({
+            "apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
+            "spec": {"task": "0a", "workers": 3, "resources": {"cpu": "500m"}, "scheduling": {"ranksPerNode": 1},
+                     "hyperparameters": {"maxElements": 262144, "repetitions": 20, "warmup": 3}}})
+        data = json.loads(self.kubectl("get", "configmap", f"{name}-results", "-o", "json"))["data"]
+        for rank in (json.loads(data[f"rank-{r}.json"]) for r in range(3)):
+            watts = NODE_WATTS[int(rank["environment"]["node"].rsplit("node", 1)[1])]
+            print(f"rank {rank['rank']} on {rank['environment']['node']} ({watts:.0f} W): {rank['energyJoules']:.2f} J "
+                  f"over {rank['runSeconds']:.3f} s")
+            self.assertGreater(rank["runSeconds"], 1.0, "a timed region much longer than the sampling interval")
+            self.assertAlmostEqual(rank["energyJoules"], watts * rank["runSeconds"], delta=watts * 2 * 0.1 + 1.0)
 
     def test_two_instance_types_are_two_systems_in_the_report(self):
         """Nodes 1 and 2 are test.small, node 3 test.large (setUpClass's labels): a run on each kind

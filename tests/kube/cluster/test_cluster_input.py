@@ -2,6 +2,7 @@
 them, the tc commands a link gets, where each node lives, and the command's own input. Every
 refusal names the option; hostile input is refused, never a traceback."""
 
+import json
 import os
 import random
 import subprocess
@@ -14,6 +15,7 @@ sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 
 import cluster_command  # noqa: E402
 import network  # noqa: E402
+import runc_node_sysfs  # noqa: E402
 from network import InputError  # noqa: E402
 
 
@@ -106,6 +108,27 @@ class NodeAddressTest(unittest.TestCase):
                 network.NodeAddress(count)
 
 
+class NodeSysfsTest(unittest.TestCase):
+    """What each node's runc does to a container's OCI spec (runc_node_sysfs.py)."""
+
+    def test_the_hosts_sysfs_mounts_come_from_the_nodes_own(self):
+        with tempfile.TemporaryDirectory() as bundle:
+            spec = {"process": {"args": ["ergobench-energy-agent"], "env": []},
+                    "mounts": [{"destination": "/host/sys/class", "source": "/d/sys/class"},
+                               {"destination": "/host/sys/devices", "source": "/d/sys/devices"},
+                               {"destination": "/etc/hosts", "source": "/d/system/hosts"},
+                               {"destination": "/proc", "type": "proc"}]}
+            with open(os.path.join(bundle, "config.json"), "w") as f:
+                json.dump(spec, f)
+            runc_node_sysfs.add_node_sysfs(bundle, "/d/ergobench-node2")
+            runc_node_sysfs.redirect_host_sysfs(bundle, "/d/sys", "/d/ergobench-node2/sys")
+            with open(os.path.join(bundle, "config.json")) as f:
+                written = json.load(f)
+        self.assertEqual(["/d/ergobench-node2/sys/class", "/d/ergobench-node2/sys/devices", "/d/system/hosts", "",
+                          "/d/ergobench-node2"], [m.get("source", "") for m in written["mounts"]])
+        self.assertEqual(["ERGOBENCH_SYSFS_ROOT=/ergobench-node-sysfs"], written["process"]["env"])
+
+
 class CommandInputTest(unittest.TestCase):
     """`ergobench cluster up`'s options, parsed as the command does, before anything runs."""
 
@@ -138,6 +161,19 @@ class CommandInputTest(unittest.TestCase):
             with self.subTest(argv=argv[0]), self.assertRaises((InputError, cluster_command.UsageError)) as caught:
                 self.spec(*argv)
             self.assertTrue(str(caught.exception).startswith(message), caught.exception)
+
+    def test_node_sysfs_is_one_sys_folder_a_node(self):
+        with tempfile.TemporaryDirectory() as folder:
+            os.makedirs(os.path.join(folder, "ergobench-node1", "sys"))
+            with self.assertRaises(cluster_command.UsageError) as caught:
+                self.spec("--nodes", "2", "--node-sysfs", folder)
+            self.assertEqual(f"--node-sysfs: '{folder}' has no ergobench-node2/sys: one sys/ folder a node",
+                             str(caught.exception))
+            os.makedirs(os.path.join(folder, "ergobench-node2", "sys"))
+            self.assertEqual(folder, self.spec("--nodes", "2", "--node-sysfs", folder).node_sysfs)
+            # What the energy agent's hostPath mounts need to find on the host.
+            self.assertTrue(os.path.isdir(os.path.join(folder, "sys", "class")))
+            self.assertTrue(os.path.isdir(os.path.join(folder, "sys", "devices")))
 
     def test_a_folder_that_is_not_a_clusters_is_never_deleted(self):
         with tempfile.TemporaryDirectory() as home:
