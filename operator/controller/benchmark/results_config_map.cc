@@ -45,7 +45,9 @@ json BuildResultsConfigMap(const Benchmark& finished, const std::vector<RankResu
   std::vector<Entry> entries = RankEntries(ranks);
   if (artifacts.bundle) {
     for (const auto& [name, content] : artifacts.bundle->files) {
-      if (data.contains(name) || std::any_of(entries.begin(), entries.end(), [&](const Entry& e) { return e.name == name; })) {
+      // Clang before 16 cannot capture a structured binding.
+      const auto taken = [&file = name](const Entry& e) { return e.name == file; };
+      if (data.contains(name) || std::any_of(entries.begin(), entries.end(), taken)) {
         manifest += ManifestLine("left-out", name, std::to_string(content.size()), "rank 0's file has a name the operator writes");
         continue;
       }
