@@ -169,8 +169,8 @@ def load_images(images):
     workdir, state, nodes = attached()
     hung = [node.name for node in nodes if node.is_hung()]
     if hung:
-        raise UsageError(f"load: {', '.join(hung)} hung (`ergobench cluster fail`): `ergobench cluster recover` "
-                         "it first, or every node would not hold the image")
+        raise UsageError(f"load: {', '.join(hung)} hung (`ergobench cluster fail`); `ergobench cluster recover` "
+                         "first, so that every node holds the image")
     for image in images:
         import_podman_image(nodes, workdir, image)
         print(f"loaded {image} onto {state['spec']['nodes']} node(s)")

@@ -194,7 +194,13 @@ def set_link_up(node, up):
 
 
 def link_is_up(node):
-    return "UP" in _run(["ip", "-o", "link", "show", node.host_port]).stdout.split("<", 1)[1].split(">", 1)[0].split(",")
+    flags = re.search(r"<([^>]*)>", _run(["ip", "-o", "link", "show", node.host_port]).stdout)
+    return "UP" in flags.group(1).split(",")
+
+
+def netns_pids(netns):
+    """The pids of the processes in network namespace `netns` (a name under /run/netns)."""
+    return _run(["ip", "netns", "pids", netns], check=False).stdout.split()
 
 
 def link_of(node):
@@ -214,7 +220,7 @@ def remove_all():
     by name, and with each its peer, even where a namespace outlived its name."""
     for netns in (os.listdir("/run/netns") if os.path.isdir("/run/netns") else []):
         if re.fullmatch(rf"{NODE_PREFIX}\d+", netns):
-            for pid in _run(["ip", "netns", "pids", netns], check=False).stdout.split():
+            for pid in netns_pids(netns):
                 try:
                     os.kill(int(pid), signal.SIGKILL)
                 except (ProcessLookupError, ValueError):

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import time
 
-from network import CLUSTER_CIDR, HOST_ADDRESS, NODE_PREFIX, NodeAddress
+from network import CLUSTER_CIDR, HOST_ADDRESS, NODE_PREFIX, NodeAddress, netns_pids
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CNI_BRIDGE = "ebcni0"  # in the node's namespace: every node has its own
@@ -55,30 +55,24 @@ FREEZER = os.path.join(CGROUP_ROOT, "freezer")
 FROZEN_GROUP = "ergobench-frozen"  # under a node's freezer cgroup: its own processes, while it hangs
 
 
-def processes_in_netns(netns):
-    """The pids whose network namespace is `netns` (a name under /run/netns)."""
-    target = os.stat(f"/run/netns/{netns}")
-    pids = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            ns = os.stat(f"/proc/{pid}/ns/net")
-        except OSError:
-            continue
-        if (ns.st_dev, ns.st_ino) == (target.st_dev, target.st_ino):
-            pids.append(pid)
-    return pids
+def freezer_state(name):
+    """THAWED, FREEZING or FROZEN: node `name`'s freezer cgroup; None where it has none."""
+    try:
+        with open(os.path.join(FREEZER, name, "freezer.state")) as f:
+            return f.read().strip()
+    except FileNotFoundError:
+        return None
 
 
 def set_frozen(name, frozen):
     """Freezes or thaws the freezer cgroup of node `name`, and waits until the kernel says so."""
-    state = os.path.join(FREEZER, name, "freezer.state")
     want = "FROZEN" if frozen else "THAWED"
-    with open(state, "w") as f:
+    with open(os.path.join(FREEZER, name, "freezer.state"), "w") as f:
         f.write(want)
     deadline = time.monotonic() + 10
-    while open(state).read().strip() != want:
+    while freezer_state(name) != want:
         if time.monotonic() > deadline:
-            raise RuntimeError(f"{name}'s cgroup is still {open(state).read().strip()} 10 s after {want}")
+            raise RuntimeError(f"{name}'s cgroup is still {freezer_state(name)} 10 s after {want}")
         time.sleep(0.05)
 
 
@@ -128,7 +122,7 @@ class Node:
         connection until `resume`."""
         frozen = os.path.join(FREEZER, self.name, FROZEN_GROUP)
         os.makedirs(frozen, exist_ok=True)
-        for pid in processes_in_netns(self.net.netns):
+        for pid in netns_pids(self.net.netns):
             try:
                 with open(os.path.join(frozen, "cgroup.procs"), "w") as f:
                     f.write(pid)
@@ -140,8 +134,7 @@ class Node:
         set_frozen(self.name, False)
 
     def is_hung(self):
-        state = os.path.join(FREEZER, self.name, "freezer.state")
-        return os.path.exists(state) and open(state).read().strip() != "THAWED"
+        return freezer_state(self.name) not in (None, "THAWED")
 
     # --- containerd -----------------------------------------------------------------------
     def write_containerd_config(self):
