@@ -176,9 +176,10 @@ StatusOr<bool> BenchmarkReconciler::FindLostNodes(std::vector<WorkerPod>* pods) 
     if (!lost.contains(pod.node_name)) {
       StatusOr<json> node = deps_.client->Get(kube::Nodes(), "", pod.node_name);
       if (!node.ok() && IsTransient(node.status())) return node.status().WithContext("read node " + pod.node_name);
-      // Not ours to read (RBAC): not known to be lost, and the gang waits as it did before.
-      const bool gone = kube::IsNotFound(node.status());
-      lost[pod.node_name] = node.ok() || gone ? LostNodeOf(pod.node_name, gone ? std::nullopt : std::optional(*node)) : "";
+      std::string why;  // and not ours to read (RBAC): not known to be lost, the gang waits as before
+      if (node.ok()) why = LostNodeOf(pod.node_name, *node);
+      if (kube::IsNotFound(node.status())) why = LostNodeOf(pod.node_name, std::nullopt);
+      lost[pod.node_name] = why;
     }
     pod.node_lost = lost[pod.node_name];
     recheck = recheck || pod.node_lost.empty();
