@@ -8,7 +8,12 @@
 
 namespace ergobench::controller {
 
-std::optional<double> FindSample(std::string_view exposition, std::string_view name) {
+namespace {
+
+// Calls `sample(labels, value)` for each sample of `name` whose value is a finite number, in
+// order, until it returns false; `labels` is what the braces hold ("" without them).
+template <typename OnSample>
+void ForEachSample(std::string_view exposition, std::string_view name, OnSample&& sample) {
   size_t start = 0;
   while (start < exposition.size()) {
     size_t end = exposition.find('\n', start);
@@ -19,17 +24,29 @@ std::optional<double> FindSample(std::string_view exposition, std::string_view n
     const char next = line[name.size()];
     if (next != '{' && next != ' ') continue;
     size_t value_at = name.size();
+    std::string_view labels;
     if (next == '{') {
       value_at = line.find("} ", value_at);
       if (value_at == std::string_view::npos) continue;
+      labels = line.substr(name.size() + 1, value_at - name.size() - 1);
       value_at += 1;
     }
     const std::string value(line.substr(value_at + 1));
     char* parse_end = nullptr;
     const double number = std::strtod(value.c_str(), &parse_end);
-    if (parse_end != value.c_str() && std::isfinite(number)) return number;
+    if (parse_end != value.c_str() && std::isfinite(number) && !sample(labels, number)) return;
   }
-  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> FindSample(std::string_view exposition, std::string_view name) {
+  std::optional<double> found;
+  ForEachSample(exposition, name, [&found](std::string_view, double value) {
+    found = value;
+    return false;
+  });
+  return found;
 }
 
 namespace {
@@ -64,38 +81,27 @@ std::optional<Progress> ParseProgress(std::string_view exposition, const std::st
 
 namespace {
 
-// The phase="..." label of a sample line, and its value; nothing for a line that is not one.
-std::optional<std::pair<TrainingPhase, double>> PhaseSample(std::string_view line) {
-  static constexpr std::string_view kName = "ergobench_phase_seconds_total{";
+// The training phase a sample's labels name (phase="..."), if any.
+std::optional<TrainingPhase> PhaseLabel(std::string_view labels) {
   static constexpr std::string_view kLabel = "phase=\"";
-  if (line.substr(0, kName.size()) != kName) return std::nullopt;
-  const size_t labels_end = line.find("} ");
-  const size_t label = line.find(kLabel);
-  if (labels_end == std::string_view::npos || label == std::string_view::npos || label > labels_end) return std::nullopt;
+  const size_t label = labels.find(kLabel);
+  if (label == std::string_view::npos) return std::nullopt;
   const size_t name_start = label + kLabel.size();
-  const size_t name_end = line.find('"', name_start);
-  if (name_end == std::string_view::npos || name_end > labels_end) return std::nullopt;
-  const auto phase = ParsePhaseName(std::string(line.substr(name_start, name_end - name_start)));
-  const std::string value(line.substr(labels_end + 2));
-  char* parse_end = nullptr;
-  const double total = std::strtod(value.c_str(), &parse_end);
-  if (!phase || parse_end == value.c_str() || !std::isfinite(total) || total < 0) return std::nullopt;
-  return std::pair(*phase, total);
+  const size_t name_end = labels.find('"', name_start);
+  if (name_end == std::string_view::npos) return std::nullopt;
+  return ParsePhaseName(std::string(labels.substr(name_start, name_end - name_start)));
 }
 
 std::optional<StepTimeTotals> ParseStepTimeTotals(std::string_view exposition) {
   std::optional<StepTimeTotals> totals;
-  size_t start = 0;
-  while (start < exposition.size()) {
-    size_t end = exposition.find('\n', start);
-    if (end == std::string_view::npos) end = exposition.size();
-    const auto sample = PhaseSample(exposition.substr(start, end - start));
-    start = end + 1;
-    if (!sample || !InStepTime(sample->first)) continue;
+  ForEachSample(exposition, "ergobench_phase_seconds_total", [&totals](std::string_view labels, double total) {
+    const std::optional<TrainingPhase> phase = PhaseLabel(labels);
+    if (!phase || !InStepTime(*phase) || total < 0) return true;
     if (!totals) totals.emplace();
-    totals->step_seconds += sample->second;
-    if (sample->first == TrainingPhase::kCommunication) totals->communication_seconds += sample->second;
-  }
+    totals->step_seconds += total;
+    if (*phase == TrainingPhase::kCommunication) totals->communication_seconds += total;
+    return true;
+  });
   return totals;
 }
 
