@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "base/json_reader.h"
 #include "base/utf8.h"
 #include "operator/controller/benchmark/builders.h"
 #include "operator/controller/common/ownership.h"
@@ -13,12 +14,6 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxNodeWordsBytes = 256;
-
-// A string field of an object someone else wrote; "" when absent or of another type.
-std::string TextOf(const json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 int64_t IntLabel(const json& labels, const char* key) {
   if (!labels.is_object() || !labels.contains(key) || !labels[key].is_string()) return -1;
@@ -71,10 +66,11 @@ WorkerPod ReadWorkerPod(const json& pod) {
   out.placed = !out.node_name.empty();
   for (const auto& condition : status.value("conditions", json::array())) {
     const std::string type = condition.value("type", "");
-    const bool holds = condition.value("status", "") == "True";
+    const std::string said = condition.value("status", "");
+    const bool holds = said == "True";
     if (type == "Ready") {
       out.ready = holds;
-      out.marked_not_ready = condition.value("status", "") == "False";
+      out.marked_not_ready = said == "False";
     }
     if (type != "PodScheduled") continue;
     if (holds) out.placed = true;
@@ -157,11 +153,11 @@ std::string LostNodeOf(const std::string& name, const std::optional<json>& node)
   const auto conditions = status->find("conditions");
   if (conditions == status->end() || !conditions->is_array()) return "";
   for (const json& condition : *conditions) {
-    if (!condition.is_object() || TextOf(condition, "type") != "Ready") continue;
-    if (TextOf(condition, "status") != "Unknown") return "";
+    if (StringField(condition, "type") != "Ready") continue;
+    if (StringField(condition, "status") != "Unknown") return "";
     std::string why = "node " + name + " stopped reporting";
-    const std::string reason = TextOf(condition, "reason");
-    const std::string message = TextOf(condition, "message");
+    const std::string reason = StringField(condition, "reason");
+    const std::string message = StringField(condition, "message");
     // The kubelet's or the controller's words, bounded: a node's status is anyone's who can write it.
     const std::string words = reason + (reason.empty() || message.empty() ? "" : ": ") + message;
     return words.empty() ? why : why + " (" + AbbreviateUtf8(words, kMaxNodeWordsBytes) + ")";
