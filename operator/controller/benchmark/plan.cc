@@ -88,8 +88,9 @@ class Planner {
         launcher_ = pod;
       } else if (InGang(pod, gang) && !pod.launcher && pod.rank >= 0 && pod.rank < workers) {
         current.push_back(pod);
-      } else if (!pod.terminating) {
-        plan_.delete_pods.push_back(pod.name);
+      } else {
+        old_gang_left_ = true;
+        if (!pod.terminating) plan_.delete_pods.push_back(pod.name);
       }
     }
     status.workers = CountWorkers(current);
@@ -343,16 +344,14 @@ class Planner {
       const auto it = by_rank.find(rank);
       peers_placed = peers_placed && it != by_rank.end() && it->second->placed && !it->second->terminating;
     }
-    // Names still held by pods of an earlier gang. While one is left, the new gang waits whole:
-    // a peer started beside the old rank 0 would find it by its name and join its rendezvous.
-    std::set<std::string> taken;
-    for (const WorkerPod& pod : pods_) taken.insert(pod.name);
-    const bool old_gang_left = pods_.size() > current.size() + (launcher_ ? 1 : 0);
     bool waiting = false;
     for (int64_t rank = 0; rank < workers; ++rank) {
       if (by_rank.count(rank) > 0) continue;
-      if (old_gang_left) {
-        Requeue(seconds(1));  // the old pods must go first
+      if (old_gang_left_) {
+        // The new gang waits whole until every pod of an earlier one has gone, not only those
+        // holding its names: a peer started beside the old rank 0 would find it by its name
+        // and join its rendezvous.
+        Requeue(seconds(1));
         waiting = true;
       } else if (rank == 0 && !peers_placed) {
         waiting = true;  // a peer's pod event brings us back
@@ -360,7 +359,7 @@ class Planner {
         plan_.create_ranks.push_back(rank);
       }
     }
-    if (backend_.HasLauncher() && !launcher_) CreateLauncher(current, taken);
+    if (backend_.HasLauncher() && !launcher_) CreateLauncher(current);
     if (!created && !waiting) {
       const std::string message = "created " + Count(workers, "worker pod") + ", Service " +
                                   b_.metadata.name + "-workers and ConfigMap " + b_.metadata.name + "-config";
@@ -375,12 +374,12 @@ class Planner {
     }
   }
 
-  void CreateLauncher(const std::vector<WorkerPod>& current, const std::set<std::string>& taken) {
+  void CreateLauncher(const std::vector<WorkerPod>& current) {
     const bool all_placed =
         static_cast<int64_t>(current.size()) == b_.spec.workers &&
         std::all_of(current.begin(), current.end(), [](const WorkerPod& p) { return p.placed && !p.terminating; });
-    if (taken.count(backend_.LauncherPodName(b_)) > 0) {
-      Requeue(seconds(1));  // an earlier gang's launcher still holds the name
+    if (old_gang_left_) {
+      Requeue(seconds(1));  // an earlier gang's launcher may still hold the name
     } else if (all_placed) {
       plan_.create_launcher = true;
     }
@@ -478,6 +477,7 @@ class Planner {
   int64_t generation_;
   ReconcilePlan plan_;
   std::optional<WorkerPod> launcher_;  // the current gang's, for an MPI run
+  bool old_gang_left_ = false;         // a pod of an earlier gang is still there
 };
 
 }  // namespace
@@ -491,6 +491,11 @@ ReconcilePlan PlanReconcile(const Benchmark& benchmark, const std::vector<Worker
   // a lost node, whose kubelet will never remove it.
   for (const WorkerPod& pod : pods) {
     if (pod.terminating && (HasEnded(pod) || !pod.node_lost.empty())) MergeUnique(&plan.delete_pods, {pod.name});
+    // A pod marked not Ready before its node stopped reporting gets no second mark, and so no
+    // event, when it does: its node is looked at again.
+    if (MayBeOnLostNode(pod) && pod.node_lost.empty() && !IsFinished(plan.status.phase)) {
+      plan.requeue_after = std::min(plan.requeue_after.value_or(kLostNodeRecheck), kLostNodeRecheck);
+    }
   }
   return plan;
 }

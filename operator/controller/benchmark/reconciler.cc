@@ -168,9 +168,9 @@ void BenchmarkReconciler::RecordEvent(const Benchmark& benchmark, const std::str
   }
 }
 
-StatusOr<bool> BenchmarkReconciler::FindLostNodes(std::vector<WorkerPod>* pods) {
+StatusOr<std::set<std::string>> BenchmarkReconciler::FindLostNodes(std::vector<WorkerPod>* pods) {
   std::map<std::string, std::string> lost;  // by node name: why, or "" when it is not lost
-  bool recheck = false;
+  std::set<std::string> on_lost_nodes;
   for (WorkerPod& pod : *pods) {
     if (!MayBeOnLostNode(pod)) continue;
     if (!lost.contains(pod.node_name)) {
@@ -182,9 +182,9 @@ StatusOr<bool> BenchmarkReconciler::FindLostNodes(std::vector<WorkerPod>* pods) 
       lost[pod.node_name] = why;
     }
     pod.node_lost = lost[pod.node_name];
-    recheck = recheck || pod.node_lost.empty();
+    if (!pod.node_lost.empty()) on_lost_nodes.insert(pod.name);
   }
-  return recheck;
+  return on_lost_nodes;
 }
 
 Status BenchmarkReconciler::DeletePods(const std::string& ns, const std::vector<std::string>& names,
@@ -459,7 +459,7 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
 
   // 4. Plan from the pods this Benchmark owns. A node that stopped reporting took its ranks with
   //    it: the pods the node lifecycle controller marked not Ready have their node read.
-  ASSIGN_OR_RETURN(const bool recheck_nodes, FindLostNodes(&pods));
+  ASSIGN_OR_RETURN(const std::set<std::string> on_lost_nodes, FindLostNodes(&pods));
   ReconcilePlan plan = PlanReconcile(benchmark, pods, deps_.time->WallNow());
   if (hold_new_pods) plan.create_ranks.clear();
 
@@ -494,16 +494,9 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
   }
 
   // 9. Deletions after the status holds the results the pods' termination messages gave.
-  std::set<std::string> lost;
-  for (const WorkerPod& pod : pods) {
-    if (!pod.node_lost.empty()) lost.insert(pod.name);
-  }
-  RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, plan.delete_pods, lost));
+  RETURN_IF_ERROR(DeletePods(benchmark.metadata.namespace_name, plan.delete_pods, on_lost_nodes));
   for (const PlannedEvent& event : plan.events) RecordEvent(benchmark, event.type, event.reason, event.message);
   if (finishes) OnFinished(key, finished);
-  if (recheck_nodes && !IsFinished(plan.status.phase)) {
-    plan.requeue_after = std::min(plan.requeue_after.value_or(kLostNodeRecheck), kLostNodeRecheck);
-  }
   return runtime::Result::RequeueAfter(plan.requeue_after);
 }
 

@@ -115,9 +115,9 @@ class BenchmarkReconciler {
   // Pods on a lost node (`lost`) go with no grace period: no kubelet will ever confirm them.
   Status DeletePods(const std::string& ns, const std::vector<std::string>& names,
                     const std::set<std::string>& lost = {});
-  // Sets node_lost on the pods that MayBeOnLostNode, reading each of their nodes once. True when
-  // one of them is on a node not (yet) lost, to be looked at again (kLostNodeRecheck).
-  StatusOr<bool> FindLostNodes(std::vector<WorkerPod>* pods);
+  // Sets node_lost on the pods that MayBeOnLostNode, reading each of their nodes once; the
+  // names of those on a lost node.
+  StatusOr<std::set<std::string>> FindLostNodes(std::vector<WorkerPod>* pods);
   // A sweep's point whose sweep has not read how it ended (SweepAwaitsItsEnd), for at most
   // kSweepReadGrace past its ttlSecondsAfterFinished.
   bool AwaitsItsSweep(const nlohmann::json& object, const Benchmark& benchmark) const;
