@@ -113,7 +113,7 @@ def up(args):
                              "`ergobench cluster down` first, or `ergobench cluster link` to change a link")
         # As asked: a link changed since (`cluster link`) goes back to the rate `up` gave, and a
         # failed node (`cluster fail`) comes back.
-        for node in attached()[2]:
+        for node in nodes_of(workdir, state):
             recover_node(node)
             network.shape_link(node.net, spec.link_rate, spec.link_delay)
         load_images(args.image)
@@ -154,12 +154,16 @@ def clear_workdir(workdir):
 def attached():
     """(work dir, state, nodes) of the running cluster: what load, link and status act on."""
     from cluster import running_cluster
-    from node import Node
     running = running_cluster()
     if not running:
         raise LookupError("no cluster runs: `ergobench cluster up` starts one")
     workdir, state = running
-    return workdir, state, [Node(workdir, index) for index in range(1, state["spec"]["nodes"] + 1)]
+    return workdir, state, nodes_of(workdir, state)
+
+
+def nodes_of(workdir, state):
+    from node import Node
+    return [Node(workdir, index) for index in range(1, state["spec"]["nodes"] + 1)]
 
 
 def load_images(images):
@@ -187,10 +191,9 @@ def status(_args):
     print(f"{'NODE':<18} {'ADDRESS':<14} {'READY':<6} {'RATE':<10} {'DELAY':<8} STATE")
     for node in nodes:
         rate, delay = network.link_of(node.net)
-        how = ", ".join(["hung"] * node.is_hung() + ["link cut"] * (not network.link_is_up(node.net))) or "running"
         print(f"{node.name:<18} {node.net.address:<14} {str(ready.get(node.name, False)).lower():<6} "
               f"{network.format_rate(rate) if rate else 'unshaped':<10} "
-              f"{network.format_delay(delay) if delay else '-':<8} {how}")
+              f"{network.format_delay(delay) if delay else '-':<8} {node_state(node)}")
     print(f"export KUBECONFIG={state['kubeconfig']}")
     return 0
 
@@ -202,6 +205,16 @@ def named_node(name, command):
     if node is None:
         raise UsageError(f"{command}: no node {shown(name)}; the nodes are {', '.join(nodes)}")
     return node
+
+
+def node_state(node):
+    """What `cluster fail` left of a node: "running", or "hung", "link cut" or both."""
+    words = []
+    if node.is_hung():
+        words.append("hung")
+    if not network.link_is_up(node.net):
+        words.append("link cut")
+    return ", ".join(words) or "running"
 
 
 def link(args):
