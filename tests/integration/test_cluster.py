@@ -13,7 +13,6 @@ import sys
 import tempfile
 import time
 import unittest
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
@@ -21,7 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 
 from cluster import Cluster, ClusterSpec, is_ready, process_start_time  # noqa: E402
 from control_plane import HELM, KUBECTL  # noqa: E402
-from harness import ERGOBENCH, FakeRapl, build_images, ergobench_version  # noqa: E402
+from harness import ERGOBENCH, FakeRapl, build_images, ergobench_version, http_get  # noqa: E402
 from node import PAUSE_IMAGE, shims_of  # noqa: E402
 
 HOST_PORT = 19810
@@ -80,7 +79,7 @@ def host_port_rules(node):
 
 def phase_totals(pod_ip):
     """(steps, {phase: seconds}) from rank 0's metrics: what the operator reads."""
-    text = urllib.request.urlopen(f"http://{pod_ip}:9400/metrics", timeout=5).read().decode()
+    _, text = http_get(f"http://{pod_ip}:9400/metrics", timeout=5)
     phases = {m.group(1): float(m.group(2))
               for m in re.finditer(r'^ergobench_phase_seconds_total\{.*phase="(\w+)"\} (\S+)$', text, re.M)}
     steps = re.search(r"^ergobench_step_duration_seconds_count\{.*\} (\S+)$", text, re.M)
