@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 
 from cluster import Cluster, ClusterSpec, is_ready, process_start_time  # noqa: E402
 from control_plane import HELM, KUBECTL  # noqa: E402
+import cpu_lock  # noqa: E402
 from harness import ERGOBENCH, FakeRapl, build_images, ergobench_version, http_get  # noqa: E402
 from node import PAUSE_IMAGE, shims_of  # noqa: E402
 
@@ -194,7 +195,10 @@ def ergobench_cluster(*args, check=True):
 @unittest.skipUnless(*NEEDS)
 class ClusterCommandTest(unittest.TestCase):
     """One three-node cluster, 1 Gbit/s links, started by the product command, for every test
-    here; `down` at the end, which must leave nothing."""
+    here; `down` at the end, which must leave nothing. A test that measures a rate has the CPUs
+    alone (cpu_lock): beside another suite's training, a rank's compute falls behind its peer's
+    and the wait shows as communication (CI saw 11 ms per step at 1 Gbit/s, and 0.947 of the
+    link's rate from mpi)."""
 
     @classmethod
     def setUpClass(cls):
@@ -280,6 +284,7 @@ class ClusterCommandTest(unittest.TestCase):
         status = ergobench_cluster("status").stdout
         self.assertRegex(status, r"ergobench-node2\s+10\.250\.0\.12\s+true\s+1Gbit")
 
+    @cpu_lock.alone
     def test_pods_on_two_nodes_reach_each_other_by_service_name(self):
         image = f"ergobench-runner:{ergobench_version()}"
         self.run_pods(pod("server", "ergobench-node2", ["perl", "-e", RECEIVER], image),
@@ -297,6 +302,7 @@ class ClusterCommandTest(unittest.TestCase):
             time.sleep(0.5)
         self.assert_rate(self.mbit_per_second("client", name), 1000)
 
+    @cpu_lock.alone
     def test_a_link_changed_while_running_carries_its_new_rate_both_ways(self):
         image = f"ergobench-runner:{ergobench_version()}"
         self.run_pods(pod("rx1", "ergobench-node1", ["perl", "-e", RECEIVER], image),
@@ -354,11 +360,12 @@ class ClusterCommandTest(unittest.TestCase):
             self.assertLess(time.monotonic(), deadline, f"{name}: {len(running)} of {workers} pods run")
             time.sleep(0.3)
 
+    @cpu_lock.alone
     def test_a_link_slowed_mid_run_costs_what_the_ring_model_says_and_shows_in_the_status(self):
         """fmnist at k=2, one rank per node. Its link slowed to 10 Mbit/s mid-run, each step's
         all-reduce moves 2(k-1)/k of the gradients each way at the link's goodput: rank 0's
-        communication time per step (its phase counters) becomes that, and the status's recent
-        communication ratio jumps to it over the step time."""
+        communication time per step (its phase counters) becomes that plus what it waited at
+        1 Gbit/s, its compute time stays, and the status's recent communication ratio jumps."""
         name = "links-slowed"
         self.kubectl("apply", "-f", "-", input=json.dumps({
             "apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
@@ -382,15 +389,17 @@ class ClusterCommandTest(unittest.TestCase):
         results = self.benchmark_status_of(name)["results"]
 
         workers = 2
-        ring_bytes = 2 * (workers - 1) / workers * results["memory"]["parameterBytes"]
-        model = ring_bytes * 8 / (10e6 * GOODPUT)
-        ratio = model / (model + before["compute"])
+        ring_bits = 2 * (workers - 1) / workers * results["memory"]["parameterBytes"] * 8
+        model = ring_bits / (10e6 * GOODPUT)
+        # What is not the link's: the wait for the slower rank and the latency, measured at 1 Gbit/s.
+        waited = before["communication"] - ring_bits / (1e9 * GOODPUT)
+        ratio = (model + waited) / (model + waited + before["compute"])
         print(f"fmnist k=2, rank 1's link 1 Gbit/s -> 10 Mbit/s: communication per step {before['communication'] * 1e3:.1f} "
-              f"-> {after['communication'] * 1e3:.1f} ms (ring model {model * 1e3:.1f} ms); ratio {before['ratio']:.3f} -> "
-              f"{after['ratio']:.3f}, status {status_ratio} (expected {ratio:.3f})")
+              f"-> {after['communication'] * 1e3:.1f} ms (ring model {model * 1e3:.1f} ms, waits {waited * 1e3:.1f} ms); "
+              f"ratio {before['ratio']:.3f} -> {after['ratio']:.3f}, status {status_ratio} (expected {ratio:.3f})")
         # 10%: the bucket lets up to 4 ms pass at once after each step's compute (docs/kubernetes/
-        # cluster.md), and the wait for the slower rank adds up to the few ms it was at 1 Gbit/s.
-        self.assertAlmostEqual(after["communication"] / model, 1.0, delta=0.10)
+        # cluster.md), and the wait for the slower rank varies by a few ms from step to step.
+        self.assertAlmostEqual(after["communication"] / (model + waited), 1.0, delta=0.10)
         self.assertAlmostEqual(after["ratio"], ratio, delta=0.05)
         self.assertAlmostEqual(status_ratio, ratio, delta=0.08)  # the operator's 1 s windows
 
@@ -502,6 +511,7 @@ class ClusterCommandTest(unittest.TestCase):
             self.assertLess(time.monotonic(), deadline, f"{node} not Ready again")
             time.sleep(0.5)
 
+    @cpu_lock.alone
     def test_0a_one_rank_per_node_reaches_the_link_rate_over_gloo_and_mpi(self):
         """A ring all-reduce's bus bandwidth is what each rank's link carries each way: at
         messages of 16-64 MiB, over 1 Gbit/s links, TCP's goodput on the link."""
