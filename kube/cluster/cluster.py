@@ -195,6 +195,7 @@ class Cluster(ControlPlane):
         for node in self.nodes:
             self.pki.issue(node.name, f"/O=system:nodes/CN=system:node:{node.name}", None, "clientAuth")
         self.lock = None
+        self.started = False
 
     def client_kubeconfig(self, name, server):
         return write_kubeconfig(os.path.join(self.workdir, f"{name}.kubeconfig"), server, self.pki.path("ca.crt"),
@@ -316,6 +317,16 @@ class Cluster(ControlPlane):
         pid = str(self.procs[name].pid)
         self.lock.write(f"{pid} {process_start_time(pid)}\n")
         self.lock.flush()
+        if self.started:  # a process restarted since (a kubelet, the API server)
+            self.write_state()
+
+    def write_state(self):
+        """What `ergobench cluster` commands attach to (running_cluster): the spec, the kubeconfig,
+        and the processes, each alive only while its pid has its start time."""
+        with open(os.path.join(self.workdir, STATE_FILE), "w") as f:
+            json.dump({"spec": self.spec.to_json(), "kubeconfig": os.path.abspath(self.admin_kubeconfig),
+                       "processes": {name: [str(proc.pid), process_start_time(proc.pid)]
+                                     for name, proc in self.procs.items()}}, f, indent=1)
 
     def start(self):
         self.take_the_machine()
@@ -336,10 +347,8 @@ class Cluster(ControlPlane):
                       "kube-proxy's rules for the kubernetes Service on every node")
         self.label_nodes()
         self.start_storage()
-        with open(os.path.join(self.workdir, STATE_FILE), "w") as f:
-            json.dump({"spec": self.spec.to_json(), "kubeconfig": os.path.abspath(self.admin_kubeconfig),
-                       "processes": {name: [str(proc.pid), process_start_time(proc.pid)]
-                                     for name, proc in self.procs.items()}}, f, indent=1)
+        self.write_state()
+        self.started = True
         return self
 
     def stop(self):

@@ -1,5 +1,5 @@
-"""The test bed of the cluster suites: one real one-node cluster (kube/cluster/cluster.py) for
-them all, the images of images/build.sh imported into its containerd, and the operator
+"""The test bed of the cluster suites: one real cluster of three nodes (kube/cluster/cluster.py)
+for them all, the images of images/build.sh imported into their containerds, and the operator
 installed by its Helm chart, running in the cluster as its Deployment, as a user installs it."""
 
 import atexit
@@ -19,6 +19,8 @@ ROOT = os.path.normpath(os.path.join(HERE, "../.."))
 sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 
 from cluster import FIRST_NODE as NODE_NAME, Cluster  # noqa: E402
+from cluster_command import parser as cluster_parser, spec_of  # noqa: E402
+from network import NODE_PREFIX  # noqa: E402
 from control_plane import HELM, KUBECTL  # noqa: E402
 from cluster_trace import ClusterTrace  # noqa: E402
 from harness import ON_RECORD, FakeRapl, build_images, ergobench_version, record_time  # noqa: E402
@@ -31,8 +33,14 @@ AGENT_SELECTOR = "app.kubernetes.io/name=ergobench-energy-agent"
 # The CI node has 2 CPUs and the operator asks for 50m of them: two workers of 900m fit beside
 # it, Guaranteed and one torch thread each (the runner takes its threads from the quota).
 WORKER_CPU = "900m"
-# The power of the node's RAPL package counter, for every suite: one counter for the whole run.
-NODE_WATTS = 100.0
+# The power of each node's RAPL package counter, for every suite: one counter a node for the whole
+# run. Node 1 (NODE_NAME) is where the suites run, and NODE_WATTS its power.
+NODES_WATTS = {1: 100.0, 2: 50.0, 3: 150.0}
+NODE_WATTS = NODES_WATTS[1]
+# Every node but the first carries this taint, except while a suite of `all_nodes` runs: no pod
+# goes there, the energy agent's included (NoExecute, which no DaemonSet tolerates unasked), so
+# the suites written for one node see one, and the idle nodes cost a kubelet's polling.
+IDLE_TAINT = "ergobench.io/idle=true:NoExecute"
 # The chart values of every suite's release: progress rounds of 1 s, so that rank 0 hands its
 # results over within a second of its run's end (at the chart's 10 s, a run's pods would stay up
 # to 10 s longer, and every test waits for them).
@@ -62,12 +70,15 @@ def node_labels(cluster):
 class SharedCluster:
     """The one cluster of a test process, started by the first suite that needs it and stopped
     as the process exits: the cluster suites run in one process (tests/CMakeLists.txt,
-    integration_kube) and share it, each in namespaces of its own. Its node has a RAPL package
-    counter advancing at NODE_WATTS (FakeRapl under `node_sysfs`), which every container reads as
-    its sysfs (runc_node_sysfs.py) and the chart's energy agent through its hostPath mounts.
-    Between suites, clean() leaves it as it started: no namespace of a test, the node's labels
-    restored. The operator's release is installed with each suite's values, and upgraded only
-    where they differ from the values it runs with."""
+    integration_kube) and share it, each in namespaces of its own. It is the cluster
+    `ergobench cluster up` starts with up_options() (test_cluster runs that command and its
+    siblings against it): three nodes on 1 Gbit/s links, each with a RAPL package counter
+    advancing at its NODES_WATTS (FakeRapl under the node's folder of `sysfs`), which its
+    containers read as their sysfs (runc_node_sysfs.py) and its energy agent through the
+    chart's hostPath mounts (`host_sysfs`). Between suites, clean() leaves it as it started: no
+    namespace of a test, node 1's labels restored, the other nodes idle. The operator's release
+    is installed with each suite's values, and upgraded only where they differ from the values
+    it runs with."""
 
     _instance = None
 
@@ -86,22 +97,35 @@ class SharedCluster:
 
     def __init__(self):
         self.tmp = tempfile.mkdtemp(prefix="ergobench-shared-cluster-")
-        self.node_sysfs = os.path.join(self.tmp, "node-sysfs")
-        self.rapl = self.cluster = self.trace = None
+        self.workdir = os.path.join(self.tmp, "cluster")
+        self.sysfs = os.path.join(self.tmp, "node-sysfs")
+        self.node_sysfs = os.path.join(self.sysfs, NODE_NAME)  # node 1's: ERGOBENCH_SYSFS_ROOT of its runner
+        self.host_sysfs = os.path.join(self.sysfs, "sys")  # the chart's energyAgent.hostSysfs
+        self.rapls, self.cluster, self.trace = [], None, None
         self.release = None  # the values the operator's release runs with; None: no release
+
+    def up_options(self):
+        return ["--nodes", str(len(NODES_WATTS)), "--link-rate", "1Gbit", "--instance-type", "test.small",
+                "--node-label", "3:node.kubernetes.io/instance-type=test.large", "--workdir", self.workdir,
+                "--node-sysfs", self.sysfs]
+
+    def other_nodes(self):
+        return [node.name for node in self.cluster.nodes[1:]]
 
     def start(self):
         started = time.monotonic()
         build_images()
         record_time("cluster", "images/build.sh", time.monotonic() - started)
         started = time.monotonic()
-        self.rapl = FakeRapl(self.node_sysfs, NODE_WATTS).__enter__()
-        # The agent mounts <hostSysfs>/class and <hostSysfs>/devices, as a real /sys has them.
-        os.makedirs(os.path.join(self.node_sysfs, "sys/devices"))
-        self.cluster = Cluster(os.path.join(self.tmp, "cluster"), node_sysfs=self.node_sysfs)
+        for index, watts in NODES_WATTS.items():
+            folder = os.path.join(self.sysfs, f"{NODE_PREFIX}{index}")
+            self.rapls.append(FakeRapl(folder, watts).__enter__())
+            os.makedirs(os.path.join(folder, "sys/devices"))
+        self.cluster = Cluster(self.workdir, spec_of(cluster_parser().parse_args(["up", *self.up_options()])))
         self.cluster.start()
         for image in ("operator", "runner"):
             self.cluster.import_podman_image(f"ergobench-{image}:{VERSION}")
+        self.cluster.kubectl("taint", "nodes", *self.other_nodes(), IDLE_TAINT)
         self.namespaces = self.namespace_names() | {OPERATOR_NAMESPACE}
         self.labels = node_labels(self.cluster)
         record_time("cluster", "start and import the images", time.monotonic() - started)
@@ -114,9 +138,22 @@ class SharedCluster:
             self.trace.stop(self.tmp)
         if self.cluster:
             self.cluster.stop()
-        if self.rapl:
-            self.rapl.__exit__()
+        for rapl in self.rapls:
+            rapl.__exit__()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def let_go(self):
+        """For `ergobench cluster down` to end the cluster (test_cluster's last test): the
+        machine's lock released for it to take, and this process no longer the cluster's owner.
+        Returns the processes it started, to be reaped once `down` has ended them (until then
+        they are zombies, which /proc still lists)."""
+        self.cluster.lock.close()
+        self.cluster.lock = None
+        procs, self.cluster = list(self.cluster.procs.values()), None
+        return procs
+
+    def use_all_nodes(self):
+        self.cluster.kubectl("taint", "nodes", *self.other_nodes(), IDLE_TAINT.split("=")[0] + "-")
 
     def namespace_names(self):
         return {n["metadata"]["name"] for n in self.cluster.get_json("namespaces")["items"]}
@@ -147,6 +184,7 @@ class SharedCluster:
                   [f"{key}={value}" for key, value in self.labels.items() if labels.get(key) != value]
         if changes:
             self.cluster.kubectl("label", "node", NODE_NAME, "--overwrite", *changes)
+        self.cluster.kubectl("taint", "nodes", *self.other_nodes(), IDLE_TAINT, "--overwrite")
 
     def helm(self, *args, check=True):
         result = subprocess.run([HELM, f"--kubeconfig={self.cluster.admin_kubeconfig}", *args],
@@ -193,12 +231,14 @@ class ClusterSuite(unittest.TestCase):
     """A suite on the process's SharedCluster. `helm_values` (over BASE_VALUES) go to the
     operator's release, installed before the tests unless `install_at_start` is False (then the
     suite starts with no release and no CRD). With `energy_agent`, the chart's node energy agent
-    reads the node's counter and the ranks read the agent. The suite leaves the cluster clean
+    reads the node's counter and the ranks read the agent. With `all_nodes`, pods may go to
+    every node; without, to node 1 alone. The suite leaves the cluster clean
     (SharedCluster.clean)."""
 
     helm_values = {}
     install_at_start = True
     energy_agent = False
+    all_nodes = False
 
     @classmethod
     def setUpClass(cls):
@@ -208,9 +248,11 @@ class ClusterSuite(unittest.TestCase):
         cls.node_sysfs = cls.shared.node_sysfs
         if cls.energy_agent:
             cls.helm_values = {**cls.helm_values,
-                               "energyAgent": {"enabled": True, "hostSysfs": os.path.join(cls.node_sysfs, "sys")}}
+                               "energyAgent": {"enabled": True, "hostSysfs": cls.shared.host_sysfs}}
         try:
             cls.shared.clean()
+            if cls.all_nodes:
+                cls.shared.use_all_nodes()
             if cls.install_at_start:
                 cls.install_operator()
             else:

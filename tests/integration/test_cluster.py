@@ -1,7 +1,7 @@
-"""The cluster itself (kube/cluster): `ergobench cluster up --nodes 3` as users run it, its links
-against the rate tc was given, pods talking across nodes, and `down` leaving nothing behind;
-and a cluster killed mid-run, or a machine restarted under one, never keeping the next from
-starting clean. containerd's image stores outlive clusters, and with them the containers of one
+"""The cluster itself (kube/cluster): the three-node cluster of `ergobench cluster up`, which the
+cluster suites share, its links against the rate tc was given, pods talking across nodes, nodes
+lost, and `down` leaving nothing behind; and a cluster killed mid-run, or a machine restarted
+under one, never keeping the next from starting clean. containerd's image stores outlive clusters, and with them the containers of one
 that never tore down."""
 
 import json
@@ -18,14 +18,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "../.."))
 sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 
-from cluster import Cluster, ClusterSpec, is_ready, process_start_time  # noqa: E402
-from control_plane import HELM, KUBECTL  # noqa: E402
+from cluster import Cluster, is_ready, process_start_time  # noqa: E402
+from cluster_suite import AGENT_SELECTOR, NODES_WATTS, OPERATOR_NAMESPACE, ClusterSuite, SharedCluster  # noqa: E402
+from control_plane import KUBECTL  # noqa: E402
 import cpu_lock  # noqa: E402
-from harness import ERGOBENCH, FakeRapl, build_images, ergobench_version, http_get  # noqa: E402
+from harness import ERGOBENCH, ergobench_version, http_get  # noqa: E402
 from node import PAUSE_IMAGE, shims_of  # noqa: E402
 
 HOST_PORT = 19810
-NODE_WATTS = {1: 40.0, 2: 80.0, 3: 120.0}
 NEEDS = (os.geteuid() == 0 and shutil.which("buildah"),
          "a cluster node needs root, and its pause image buildah (scripts/install-deps.sh --tests)")
 # What TCP carries over a link of rate R: a full frame's payload (MSS 1448, with timestamps) over
@@ -192,56 +192,28 @@ def ergobench_cluster(*args, check=True):
     return result
 
 
-@unittest.skipUnless(*NEEDS)
-class ClusterCommandTest(unittest.TestCase):
-    """One three-node cluster, 1 Gbit/s links, started by the product command, for every test
-    here; `down` at the end, which must leave nothing. A test that measures a rate has the CPUs
-    alone (cpu_lock): beside another suite's training, a rank's compute falls behind its peer's
-    and the wait shows as communication (CI saw 11 ms per step at 1 Gbit/s, and 0.947 of the
-    link's rate from mpi)."""
+class ClusterCommandTest(ClusterSuite):
+    """The suites' shared cluster (cluster_suite.SharedCluster) is the one `ergobench cluster up`
+    starts with its up_options: three nodes, 1 Gbit/s links, energy agents. Here pods go to every
+    node, and the product's commands act on it. A test that measures a rate has the CPUs alone
+    (cpu_lock): beside another suite's training, a rank's compute falls behind its peer's and the
+    wait shows as communication (CI saw 11 ms per step at 1 Gbit/s, and 0.947 of the link's rate
+    from mpi)."""
+
+    energy_agent = True
+    all_nodes = True
 
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="ergobench-cluster-command-")
-        cls.workdir = os.path.join(cls.tmp, "cluster")
-        build_images()
-        # Each node's RAPL counter at a power of its own, read by the energy agent on that node.
-        cls.sysfs = os.path.join(cls.tmp, "sysfs")
-        cls.rapls = []
-        for index, watts in NODE_WATTS.items():
-            node = os.path.join(cls.sysfs, f"ergobench-node{index}")
-            cls.rapls.append(FakeRapl(node, watts).__enter__())
-            os.makedirs(os.path.join(node, "sys", "devices"))
-        cls.up_args = ["up", "--nodes", "3", "--link-rate", "1Gbit", "--instance-type", "test.small",
-                       "--node-label", "3:node.kubernetes.io/instance-type=test.large", "--workdir", cls.workdir,
-                       "--node-sysfs", cls.sysfs,
-                       "--image", f"ergobench-runner:{ergobench_version()}",
-                       "--image", f"ergobench-operator:{ergobench_version()}"]
-        started = time.monotonic()
-        cls.up = ergobench_cluster(*cls.up_args, check=False)
-        cls.up_seconds = time.monotonic() - started
-        if cls.up.returncode != 0:
-            ergobench_cluster("down", check=False)
-            raise AssertionError(f"up failed: {cls.up.stderr}")
-        cls.kubeconfig = re.search(r"export KUBECONFIG=(\S+)", cls.up.stdout).group(1)
-        # The operator, as the README installs it (progress each second).
-        subprocess.run([HELM, f"--kubeconfig={cls.kubeconfig}", "install", "ergobench",
-                        os.path.join(ROOT, "charts/ergobench"), "-n", "ergobench-system", "--create-namespace",
-                        "--wait", "--timeout", "120s", "--set", "progressInterval=1", "--set", "energyAgent.enabled=true",
-                        "--set", f"energyAgent.hostSysfs={cls.sysfs}/sys"],
-                       check=True, stdout=subprocess.DEVNULL)
+        super().setUpClass()
+        cls.kubeconfig = cls.cluster.admin_kubeconfig
 
-    @classmethod
-    def tearDownClass(cls):
-        try:
-            cls.state = json.load(open(os.path.join(cls.workdir, "cluster.json")))
-            # A hung node's processes do not die of SIGKILL until thawed: `down` must thaw them.
-            cls.failed = ergobench_cluster("fail", "3", check=False)
-            cls.down = ergobench_cluster("down", check=False)
-        finally:
-            for rapl in cls.rapls:
-                rapl.__exit__(None, None, None)
-            shutil.rmtree(cls.tmp, ignore_errors=True)
+        def agents_ready():  # the DaemonSet's pods on the nodes untainted a moment ago too
+            pods = cls.cluster.get_json("-n", OPERATOR_NAMESPACE, "pods", "-l", AGENT_SELECTOR)["items"]
+            return sorted(p["spec"]["nodeName"] for p in pods if is_ready(p))
+        nodes = [node.name for node in cls.cluster.nodes]
+        cls.cluster.wait_for(lambda: agents_ready() == nodes, 120, "an energy agent Ready on every node",
+                             lambda: f"ready on {agents_ready()}")
 
     def kubectl(self, *args, check=True, input=None):
         result = subprocess.run([KUBECTL, f"--kubeconfig={self.kubeconfig}", *args], input=input,
@@ -276,8 +248,8 @@ class ClusterCommandTest(unittest.TestCase):
         self.assertEqual(["10.250.0.11", "10.250.0.12", "10.250.0.13"],
                          sorted(a["address"] for n in nodes for a in n["status"]["addresses"]
                                 if a["type"] == "InternalIP"))
-        again = ergobench_cluster(*self.up_args)
-        self.assertEqual(self.up.stdout.splitlines()[-1], again.stdout.splitlines()[-1])
+        again = ergobench_cluster("up", *self.shared.up_options())
+        self.assertEqual(f"export KUBECONFIG={os.path.abspath(self.kubeconfig)}", again.stdout.splitlines()[-1])
         other = ergobench_cluster("up", "--nodes", "2", check=False)
         self.assertEqual(2, other.returncode)
         self.assertIn("a cluster of 3 node(s) runs", other.stderr)
@@ -405,7 +377,7 @@ class ClusterCommandTest(unittest.TestCase):
 
     def test_each_rank_takes_its_energy_from_its_own_nodes_agent(self):
         """One energy agent a node (the chart's DaemonSet), each reading its node's own RAPL
-        counter (`--node-sysfs`: 40, 80 and 120 W): a rank's energy over its timed region is its
+        counter (`--node-sysfs`: 100, 50 and 150 W): a rank's energy over its timed region is its
         node's power times that region's length, within the agents' 100 ms sampling."""
         name = "metered-k3"
         self.benchmark_status({
@@ -414,7 +386,7 @@ class ClusterCommandTest(unittest.TestCase):
                      "hyperparameters": {"maxElements": 262144, "repetitions": 20, "warmup": 3}}})
         data = json.loads(self.kubectl("get", "configmap", f"{name}-results", "-o", "json"))["data"]
         for rank in (json.loads(data[f"rank-{r}.json"]) for r in range(3)):
-            watts = NODE_WATTS[int(rank["environment"]["node"].rsplit("node", 1)[1])]
+            watts = NODES_WATTS[int(rank["environment"]["node"].rsplit("node", 1)[1])]
             print(f"rank {rank['rank']} on {rank['environment']['node']} ({watts:.0f} W): {rank['energyJoules']:.2f} J "
                   f"over {rank['runSeconds']:.3f} s")
             self.assertGreater(rank["runSeconds"], 1.0, "a timed region much longer than the sampling interval")
@@ -535,20 +507,30 @@ class ClusterCommandTest(unittest.TestCase):
 
 @unittest.skipUnless(*NEEDS)
 class ClusterDownTest(unittest.TestCase):
-    """Runs after ClusterCommandTest (unittest orders classes by name): what its `down` left, with
-    a node hung (`cluster fail`) when it ran."""
+    """The last of the cluster suites (tests/integration/CMakeLists.txt): `ergobench cluster down`
+    ends the shared cluster with a node hung (`cluster fail`), and leaves nothing."""
 
     def test_down_leaves_no_process_namespace_link_mount_cgroup_or_rule(self):
-        state, down = ClusterCommandTest.state, ClusterCommandTest.down
-        self.assertEqual(0, ClusterCommandTest.failed.returncode, ClusterCommandTest.failed.stderr)
+        shared = SharedCluster.get()
+        # The kubelet and the API server restarted (test_operator): the commands still find the cluster.
+        self.assertEqual(0, ergobench_cluster("status", check=False).returncode)
+        with open(os.path.join(shared.workdir, "cluster.json")) as f:
+            state = json.load(f)
+        procs = shared.let_go()
+        self.addCleanup(ergobench_cluster, "down", check=False)  # what a failure below leaves
+        # A hung node's processes do not die of SIGKILL until thawed: `down` must thaw them.
+        ergobench_cluster("fail", "3")
+        down = ergobench_cluster("down", check=False)
         self.assertEqual(0, down.returncode, down.stderr)
+        for proc in procs:
+            proc.wait(timeout=30)
         self.assertEqual([], [name for name, (pid, start) in state["processes"].items()
                               if process_start_time(pid) == start])
         self.assertEqual(set(), node_namespaces())
         links = subprocess.run(["ip", "-o", "link", "show"], stdout=subprocess.PIPE, text=True).stdout
         self.assertEqual([], re.findall(r" (ebsw0\S*):", links))
         with open("/proc/mounts") as f:
-            self.assertEqual([], [line for line in f if ClusterCommandTest.workdir in line])
+            self.assertEqual([], [line for line in f if shared.workdir in line])
         self.assertEqual([], [h for h in os.listdir("/sys/fs/cgroup/cpu") if h.startswith("ergobench-node")])
         forward = subprocess.run(["iptables", "-S", "FORWARD"], stdout=subprocess.PIPE, text=True).stdout
         self.assertNotIn("ergobench", forward)

@@ -1,4 +1,4 @@
-"""Datasets on the real one-node cluster: a CIFAR-10-format archive served over HTTP from the
+"""Datasets on the real cluster: a CIFAR-10-format archive served over HTTP from the
 node (the pods' bridge address) is staged once by the operator's Job into a claim of the
 default StorageClass, and task 1a Benchmarks train on it from that claim mounted read-only;
 a second Benchmark reads the same copy, with no second download. The node energy agent runs

@@ -1,4 +1,4 @@
-"""Installing ergobench on a real one-node cluster (tests/cluster/cluster.py) as users do:
+"""Installing ergobench on a real cluster (kube/cluster) as users do:
 `kubectl apply -k` of the kustomize base and local overlay, and `helm install`, `upgrade` and
 `uninstall` of the chart. The kubelet runs the operator image under the Deployment's pod spec:
 its args and env, its securityContext, in-cluster config from its ServiceAccount's token,

@@ -1,4 +1,4 @@
-"""ergobench-operator on a real one-node cluster (tests/cluster/cluster.py: kubelet, containerd,
+"""ergobench-operator on a real cluster (kube/cluster: kubelet, containerd,
 kube-scheduler, kube-proxy and the control plane, all v1.20 from Debian's source package),
 installed by its Helm chart: the operator and the runners run as containers of the images
 images/build.sh makes, under the chart's ServiceAccount and RBAC."""
