@@ -1,7 +1,5 @@
 #include "base/utf8.h"
 
-#include <cstdint>
-
 namespace ergobench {
 
 std::string TruncateUtf8(std::string_view text, size_t max_bytes) {
@@ -13,28 +11,28 @@ std::string TruncateUtf8(std::string_view text, size_t max_bytes) {
   return std::string(text.substr(0, cut));
 }
 
+Utf8Char DecodeUtf8At(std::string_view text, size_t pos) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(pos);
+  const Utf8Char one_byte{lead, 1, lead < 0x80};
+  if (lead < 0x80) return one_byte;
+  const size_t length = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xC2 && lead <= 0xDF ? 2 : 0;
+  if (length == 0 || pos + length > text.size()) return one_byte;
+  uint32_t value = lead & (0x7F >> length);
+  for (size_t i = 1; i < length; ++i) {
+    if ((byte(pos + i) & 0xC0) != 0x80) return one_byte;
+    value = (value << 6) | (byte(pos + i) & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (value < kMin[length] || (value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF) return one_byte;
+  return {value, length, true};
+}
+
 size_t FirstInvalidUtf8(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
-    const auto byte = [&](size_t at) { return static_cast<unsigned char>(text[at]); };
-    const unsigned char lead = byte(i);
-    size_t length = 1;
-    uint32_t min = 0, code = lead;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-      length = 2, min = 0x80, code = lead & 0x1F;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      length = 3, min = 0x800, code = lead & 0x0F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      length = 4, min = 0x10000, code = lead & 0x07;
-    } else if (lead >= 0x80) {
-      return i;  // a continuation byte or a lead byte no character starts with
-    }
-    if (i + length > text.size()) return i;
-    for (size_t k = 1; k < length; ++k) {
-      if ((byte(i + k) & 0xC0) != 0x80) return i;
-      code = (code << 6) | (byte(i + k) & 0x3F);
-    }
-    if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return i;
-    i += length;
+    const Utf8Char c = DecodeUtf8At(text, i);
+    if (!c.valid) return i;
+    i += c.length;
   }
   return std::string_view::npos;
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
 #include "runner/data/gz_file.h"
 
 namespace ergobench {
@@ -38,30 +39,6 @@ std::string Utf8(uint32_t cp) {
 
 // The code point at `pos` and its length in bytes; a byte that does not start valid UTF-8
 // is returned as itself with length 1 and `valid` false.
-struct CodePoint {
-  uint32_t value = 0;
-  size_t length = 1;
-  bool valid = false;
-};
-
-CodePoint DecodeAt(std::string_view text, size_t pos) {
-  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(pos);
-  CodePoint cp{lead, 1, lead < 0x80};
-  if (lead < 0x80) return cp;
-  size_t length = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 && lead < 0xE0 ? 2 : 0;
-  if (length == 0 || pos + length > text.size()) return cp;
-  uint32_t value = lead & (0x7F >> length);
-  for (size_t i = 1; i < length; ++i) {
-    if ((byte(pos + i) & 0xC0) != 0x80) return cp;
-    value = (value << 6) | (byte(pos + i) & 0x3F);
-  }
-  // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
-  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (value < kMin[length] || (value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF) return cp;
-  return {value, length, true};
-}
-
 // GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the other 68 are
 // shifted to U+0100 and up, so that every token is printable text (a space is "Ġ").
 struct ByteAlphabet {
@@ -87,10 +64,10 @@ const ByteAlphabet& Alphabet() {
 
 enum class CharClass { kLetter, kNumber, kSpace, kOther };
 
-CharClass Classify(const CodePoint& cp) {
+CharClass Classify(const Utf8Char& cp) {
   if (!cp.valid) return CharClass::kOther;
-  if (cp.value < 0x80) {
-    const int c = static_cast<int>(cp.value);
+  if (cp.code_point < 0x80) {
+    const int c = static_cast<int>(cp.code_point);
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return CharClass::kLetter;
     if (c >= '0' && c <= '9') return CharClass::kNumber;
     if (c == ' ' || (c >= '\t' && c <= '\r')) return CharClass::kSpace;
@@ -98,7 +75,7 @@ CharClass Classify(const CodePoint& cp) {
   }
   static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
   if (utf8 == static_cast<locale_t>(nullptr)) return CharClass::kLetter;
-  const auto wc = static_cast<wint_t>(cp.value);
+  const auto wc = static_cast<wint_t>(cp.code_point);
   if (iswspace_l(wc, utf8)) return CharClass::kSpace;
   if (iswdigit_l(wc, utf8)) return CharClass::kNumber;
   if (iswalpha_l(wc, utf8)) return CharClass::kLetter;
@@ -108,7 +85,7 @@ CharClass Classify(const CodePoint& cp) {
 // Where the run of code points of class `cls` starting at `pos` ends.
 size_t RunEnd(std::string_view text, size_t pos, CharClass cls) {
   while (pos < text.size()) {
-    const CodePoint cp = DecodeAt(text, pos);
+    const Utf8Char cp = DecodeUtf8At(text, pos);
     if (Classify(cp) != cls) break;
     pos += cp.length;
   }
@@ -139,8 +116,8 @@ std::vector<std::string_view> PreTokenize(std::string_view text) {
     }
     // " ?\p{L}+", " ?\p{N}+", " ?[^\s\p{L}\p{N}]+": one leading space joins the run after it.
     size_t run = pos;
-    if (text[pos] == ' ' && pos + 1 < text.size() && Classify(DecodeAt(text, pos + 1)) != CharClass::kSpace) run = pos + 1;
-    const CharClass cls = Classify(DecodeAt(text, run));
+    if (text[pos] == ' ' && pos + 1 < text.size() && Classify(DecodeUtf8At(text, pos + 1)) != CharClass::kSpace) run = pos + 1;
+    const CharClass cls = Classify(DecodeUtf8At(text, run));
     if (cls != CharClass::kSpace) {
       pos = RunEnd(text, run, cls);
     } else {
@@ -149,7 +126,7 @@ std::vector<std::string_view> PreTokenize(std::string_view text) {
       size_t last = pos;
       size_t end = pos;
       while (end < text.size()) {
-        const CodePoint cp = DecodeAt(text, end);
+        const Utf8Char cp = DecodeUtf8At(text, end);
         if (Classify(cp) != CharClass::kSpace) break;
         last = end;
         end += cp.length;
@@ -272,8 +249,8 @@ std::vector<int32_t> BpeTokenizer::EncodePiece(std::string_view piece) {
     }
     // A merge whose result is not in the vocabulary: its bytes, which all are.
     for (size_t pos = 0; pos < symbol.size();) {
-      const CodePoint cp = DecodeAt(symbol, pos);
-      ids.push_back(token_to_id_.at(Alphabet().symbol[static_cast<size_t>(Alphabet().byte_of[cp.value])]));
+      const Utf8Char cp = DecodeUtf8At(symbol, pos);
+      ids.push_back(token_to_id_.at(Alphabet().symbol[static_cast<size_t>(Alphabet().byte_of[cp.code_point])]));
       pos += cp.length;
     }
   }
@@ -301,9 +278,9 @@ StatusOr<std::string> BpeTokenizer::Decode(const std::vector<int32_t>& ids) cons
     std::string bytes;
     bool special = false;
     for (size_t pos = 0; pos < token.size() && !special;) {
-      const CodePoint cp = DecodeAt(token, pos);
-      special = !cp.valid || cp.value >= Alphabet().byte_of.size() || Alphabet().byte_of[cp.value] < 0;
-      if (!special) bytes += static_cast<char>(Alphabet().byte_of[cp.value]);
+      const Utf8Char cp = DecodeUtf8At(token, pos);
+      special = !cp.valid || cp.code_point >= Alphabet().byte_of.size() || Alphabet().byte_of[cp.code_point] < 0;
+      if (!special) bytes += static_cast<char>(Alphabet().byte_of[cp.code_point]);
       pos += cp.length;
     }
     out += special ? token : bytes;  // <|endoftext|> and its kind stand for themselves
