@@ -161,7 +161,9 @@ std::vector<TaskDef> BuildCatalog() {
   // The synchronous-SGD recipe every training task shares; each sets its own values.
   auto sgd_recipe = [](int64_t batch, double lr, double momentum, bool nesterov, double weight_decay) {
     return std::vector<HyperparameterDef>{
-        {"batchSize", ParamType::kInteger, batch, 1, 65536, {}, "samples per worker per step"},
+        {"batchSize", ParamType::kInteger, batch, 1, 65536, {}, "samples per worker per micro-batch"},
+        {"gradientAccumulation", ParamType::kInteger, 1, 1, 65536, {},
+         "micro-batches per optimizer step (MLBench's update_freq): gradients summed, one all-reduce a step"},
         {"learningRate", ParamType::kNumber, lr, 0, 100, {}, "base rate, scaled linearly to k times over log2(k) epochs"},
         {"momentum", ParamType::kNumber, momentum, 0, 1, {}, "SGD momentum"},
         {"nesterov", ParamType::kBoolean, nesterov, std::nullopt, std::nullopt, {}, "Nesterov momentum"},

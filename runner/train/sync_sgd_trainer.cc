@@ -46,7 +46,8 @@ class SgdTrainee : public Trainee {
   void LogRecipe(MlLog& mllog) override {
     mllog.Point("submission_benchmark", context_.benchmark.spec.task);
     mllog.Point("seed", recipe_.seed);
-    mllog.Point("global_batch_size", recipe_.batch * comm_.world_size());
+    mllog.Point("global_batch_size", StepSamples() * comm_.world_size());
+    mllog.Point("gradient_accumulation_steps", recipe_.accumulation);
     mllog.Point("opt_base_learning_rate", recipe_.lr);
   }
 
@@ -68,11 +69,13 @@ class SgdTrainee : public Trainee {
     const int world_size = comm_.world_size();
     train_count_ = recipe_.train_samples > 0 ? std::min(recipe_.train_samples, problem_.train_count())
                                              : problem_.train_count();
-    steps_per_epoch_ = StepsPerEpoch(train_count_, world_size, recipe_.batch);
+    steps_per_epoch_ = StepsPerEpoch(train_count_, world_size, StepSamples());
     if (steps_per_epoch_ == 0) {
-      return Status::InvalidArgument("spec.hyperparameters.batchSize: " + std::to_string(recipe_.batch) +
-                                     " per worker is more than " + std::to_string(train_count_) + " samples over " +
-                                     std::to_string(world_size) + " ranks can fill");
+      return Status::InvalidArgument(
+          "spec.hyperparameters.batchSize: " + std::to_string(recipe_.batch) +
+          (recipe_.accumulation > 1 ? " × gradientAccumulation " + std::to_string(recipe_.accumulation) : "") +
+          " per worker is more than " + std::to_string(train_count_) + " samples over " + std::to_string(world_size) +
+          " ranks can fill");
     }
     context_.mllog.Point("train_samples", train_count_);
     context_.mllog.Point("eval_samples", problem_.test_count());
@@ -86,7 +89,7 @@ class SgdTrainee : public Trainee {
     shard_ = ShardIndices(train_count_, comm_.world_size(), comm_.rank(), epoch, seed);
     const uint64_t stream = RankStreamSeed(recipe_.seed, comm_.rank(), epoch);
     rng_ = SplitMix64(stream);
-    problem_.WillTrain({shard_.begin(), shard_.begin() + steps_per_epoch_ * recipe_.batch}, recipe_.batch, stream);
+    problem_.WillTrain({shard_.begin(), shard_.begin() + steps_per_epoch_ * StepSamples()}, recipe_.batch, stream);
     model_.ptr()->train();
     epoch_loss_ = 0;
   }
@@ -100,15 +103,19 @@ class SgdTrainee : public Trainee {
                               recipe_.polynomial->power);
   }
 
+  // A step's micro-batches are consecutive in the shard; each one's loss is its share of the
+  // step's mean, so that their gradients add up to the gradient of the step's samples.
   StepWork WorkOf(int64_t step) override {
-    const int64_t in_epoch = step % steps_per_epoch_;
+    const int64_t first = step % steps_per_epoch_ * StepSamples();
     StepWork work;
-    work.samples = recipe_.batch;
-    work.load = [this, in_epoch](int64_t) {
-      return problem_.TrainBatch(shard_.data() + in_epoch * recipe_.batch, recipe_.batch, rng_, &inputs_, &targets_);
+    work.micro_batches = recipe_.accumulation;
+    work.samples = StepSamples();
+    work.load = [this, first](int64_t micro) {
+      return problem_.TrainBatch(shard_.data() + first + micro * recipe_.batch, recipe_.batch, rng_, &inputs_,
+                                 &targets_);
     };
     work.loss = [this](int64_t) {
-      return problem_.LossSum(model_.forward(inputs_), targets_) / static_cast<double>(recipe_.batch);
+      return problem_.LossSum(model_.forward(inputs_), targets_) / static_cast<double>(StepSamples());
     };
     return work;
   }
@@ -161,6 +168,8 @@ class SgdTrainee : public Trainee {
   }
 
  private:
+  int64_t StepSamples() const { return recipe_.batch * recipe_.accumulation; }
+
   TaskContext& context_;
   Communicator& comm_;
   TrainingProblem& problem_;
@@ -212,6 +221,7 @@ StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec) {
   RecipeReader read(spec.hyperparameters);
   SgdRecipe recipe;
   recipe.batch = read.Int("batchSize");
+  recipe.accumulation = read.Int("gradientAccumulation");
   recipe.lr = read.Number("learningRate");
   recipe.momentum = read.Number("momentum");
   recipe.nesterov = read.Bool("nesterov");

@@ -26,7 +26,8 @@ struct PolynomialLr {
 
 // The hyperparameters every training task shares, read from spec.hyperparameters.
 struct SgdRecipe {
-  int64_t batch = 0;
+  int64_t batch = 0;         // samples per micro-batch
+  int64_t accumulation = 1;  // micro-batches per step, averaged: a step takes batch × accumulation
   double lr = 0;
   double momentum = 0;
   bool nesterov = false;

@@ -70,7 +70,7 @@ TEST(GradientBufferTest, FourRanksMatchOneProcess) { ExpectAveragedGradientsMatc
 TEST(SgdRecipeTest, ReadsTheDefaultedSpec) {
   BenchmarkSpec spec;
   spec.hyperparameters = {{"batchSize", 128}, {"learningRate", 0.02}, {"momentum", 0.9}, {"nesterov", true},
-                          {"weightDecay", 1e-4}, {"plateauFactor", 0.1}, {"plateauPatience", 2}, {"seed", 42},
+                          {"weightDecay", 1e-4}, {"gradientAccumulation", 4}, {"plateauFactor", 0.1}, {"plateauPatience", 2}, {"seed", 42},
                           {"warmupSteps", 20}, {"trainSamples", 0}, {"gradientSync", "overlap"}, {"bucketMiB", 25}, {"zeroStage", 1}};
   spec.max_epochs = 164;
   spec.dataset.source = "path";
@@ -79,6 +79,7 @@ TEST(SgdRecipeTest, ReadsTheDefaultedSpec) {
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   const SgdRecipe& r = *read;
   EXPECT_EQ(r.batch, 128);
+  EXPECT_EQ(r.accumulation, 4);
   EXPECT_TRUE(r.nesterov);
   EXPECT_EQ(r.max_epochs, 164);
   EXPECT_EQ(r.goal, 0.8);
@@ -249,6 +250,82 @@ TEST(SyncSgdTrainerTest, CommunicationRatioFromInjectedDelays) {
   EXPECT_GE(figures.phase_seconds.at("data"), injected);
   ASSERT_TRUE(figures.communication_ratio.has_value());
   EXPECT_NEAR(*figures.communication_ratio, 0.5, 0.03);
+}
+
+// Sample i is row i of fixed data, whichever rank and micro-batch it falls to; a linear
+// classifier, whose weights the test reads after training.
+class IndexedProblem : public ClassifierProblem {
+ public:
+  explicit IndexedProblem(int64_t count) {
+    torch::manual_seed(5);
+    inputs_ = torch::randn({count, 4});
+    targets_ = torch::randint(0, 2, {count});
+  }
+  torch::nn::AnyModule BuildModel() override {
+    torch::manual_seed(6);
+    model = torch::nn::Linear(4, 2);
+    return torch::nn::AnyModule(model);
+  }
+  Status Load() override { return Status::Ok(); }
+  int64_t train_count() const override { return inputs_.size(0); }
+  int64_t test_count() const override { return 4; }
+  Status TrainBatch(const int64_t* indices, int64_t n, SplitMix64&, torch::Tensor* inputs,
+                    torch::Tensor* targets) override {
+    const torch::Tensor rows = torch::from_blob(const_cast<int64_t*>(indices), {n}, torch::kInt64).clone();
+    *inputs = inputs_.index_select(0, rows);
+    *targets = targets_.index_select(0, rows);
+    return Status::Ok();
+  }
+  Status TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) override {
+    *inputs = inputs_.slice(0, begin, begin + n);
+    *targets = targets_.slice(0, begin, begin + n);
+    return Status::Ok();
+  }
+
+  torch::Tensor all_inputs() const { return inputs_; }
+  torch::Tensor all_targets() const { return targets_; }
+  torch::nn::Linear model{nullptr};
+
+ private:
+  torch::Tensor inputs_;
+  torch::Tensor targets_;
+};
+
+// Rank 0's weights after one epoch of one step: `world_size` ranks, each accumulating
+// `accumulation` micro-batches of 3 samples, over the 48 samples there are.
+std::vector<torch::Tensor> WeightsAfterOneStep(int world_size, int64_t accumulation) {
+  Benchmark benchmark;
+  benchmark.spec.task = "test";
+  SgdRecipe recipe = OneEpoch(3);
+  recipe.accumulation = accumulation;
+  std::vector<IndexedProblem> problems(static_cast<size_t>(world_size), IndexedProblem(48));
+  const std::vector<Status> statuses = OnLoopbackRanks(world_size, [&](Communicator& comm) -> Status {
+    RunnerMetrics metrics(MetricLabels{"b", "test", "gloo", comm.rank(), world_size});
+    ProgressWriter progress("", 0);
+    MlLog mllog("");
+    TaskContext context{benchmark, comm, metrics, progress, "", mllog};
+    return TrainSyncSgd(context, problems[static_cast<size_t>(comm.rank())], recipe).status();
+  });
+  for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.ToString();
+  return {problems[0].model->weight.detach().clone(), problems[0].model->bias.detach().clone()};
+}
+
+// MLBench's update_freq: the same samples give the same update however they are split into
+// ranks and micro-batches, and that update is one SGD step on the mean loss of all of them.
+TEST(SyncSgdTrainerTest, AccumulatingSixteenOnOneRankOrEightOnTwoIsOneStepOnTheMeanOfAll) {
+  IndexedProblem reference(48);
+  reference.BuildModel();
+  torch::nn::functional::cross_entropy(reference.model->forward(reference.all_inputs()), reference.all_targets())
+      .backward();
+  const torch::Tensor weight = reference.model->weight.detach() - 0.1 * reference.model->weight.grad();
+  const torch::Tensor bias = reference.model->bias.detach() - 0.1 * reference.model->bias.grad();
+  for (const auto& [world_size, accumulation] : {std::pair{1, 16}, std::pair{2, 8}}) {
+    const std::vector<torch::Tensor> got = WeightsAfterOneStep(world_size, accumulation);
+    EXPECT_TRUE(torch::allclose(got[0], weight, 1e-5, 1e-6))
+        << world_size << " ranks × " << accumulation << ": " << (got[0] - weight).abs().max().item<float>();
+    EXPECT_TRUE(torch::allclose(got[1], bias, 1e-5, 1e-6)) << world_size << " ranks × " << accumulation;
+  }
+  EXPECT_GT((weight - reference.model->weight).abs().max().item<float>(), 1e-3);  // the step moved them
 }
 
 // MLPerf's clock starts before the dataset is first touched: loading counts towards time to
