@@ -1,5 +1,7 @@
 #include "runner/sync/gradient_sync.h"
 
+#include <cmath>
+
 #include "runner/dist/communicator.h"
 #include "runner/sync/overlapped_gradient_sync.h"
 #include "runner/sync/sharded_gradient_sync.h"
@@ -74,9 +76,28 @@ StatusOr<std::unique_ptr<GradientSync>> MakeGradientSync(const GradientSyncOptio
   return MakeShardedGradientSync(comm, std::move(groups), bucket_bytes, options.zero_stage, std::move(blocks));
 }
 
-Status ReplicatedGradientSync::ClipGradNorm(double max_norm) {
-  torch::nn::utils::clip_grad_norm_(AllParameters(), max_norm);
+Status GradientSync::ClipGradNorm(double max_norm) {
+  ASSIGN_OR_RETURN(const double norm, GradNorm());
+  const double coefficient = max_norm / (norm + 1e-6);  // torch's clip_grad_norm_
+  if (coefficient < 1) ScaleGradients(coefficient);
   return Status::Ok();
+}
+
+StatusOr<double> ReplicatedGradientSync::GradNorm() {
+  double squares = 0;
+  for (const torch::Tensor& p : AllParameters()) {
+    if (!p.grad().defined()) continue;
+    const double norm = p.grad().norm().item<double>();
+    squares += norm * norm;
+  }
+  return std::sqrt(squares);
+}
+
+void ReplicatedGradientSync::ScaleGradients(double factor) {
+  torch::NoGradGuard no_grad;
+  for (const torch::Tensor& p : AllParameters()) {
+    if (p.grad().defined()) p.mutable_grad().mul_(factor);
+  }
 }
 
 int64_t ReplicatedGradientSync::ParameterBytes() const { return TensorBytes(AllParameters()); }

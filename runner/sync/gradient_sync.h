@@ -57,9 +57,14 @@ class GradientSync {
   // collectives is charged to communication, packing to the optimizer, and every collective's
   // whole time to phases.AddCollectiveSeconds.
   virtual Status Synchronize(PhaseTimer& phases) = 0;
+  // The L2 norm of the averaged gradients over all parameters (every rank's shards), the same
+  // on every rank: inf or NaN where an element is.
+  virtual StatusOr<double> GradNorm() = 0;
+  // Multiplies the averaged gradients (this rank's shards of them) by `factor`.
+  virtual void ScaleGradients(double factor) = 0;
   // Scales the averaged gradients so that their L2 norm over all parameters is at most
   // `max_norm`, as torch::nn::utils::clip_grad_norm_.
-  virtual Status ClipGradNorm(double max_norm) = 0;
+  Status ClipGradNorm(double max_norm);
   // After the optimizer's step; sharded all-gathers the updated parameters here.
   virtual Status AfterUpdate(PhaseTimer& /*phases*/) { return Status::Ok(); }
   // The bytes of gradient storage this rank keeps through the update: the model's .grad and
@@ -80,7 +85,8 @@ class ReplicatedGradientSync : public GradientSync {
  public:
   explicit ReplicatedGradientSync(ParameterGroups groups) : groups_(std::move(groups)) {}
   ParameterGroups OptimizerGroups() const override { return groups_; }
-  Status ClipGradNorm(double max_norm) override;
+  StatusOr<double> GradNorm() override;
+  void ScaleGradients(double factor) override;
   int64_t ParameterBytes() const override;
 
  protected:

@@ -56,7 +56,8 @@ class ShardedGradientSync : public GradientSync, public BlockHooks {
   void StartStep(PhaseTimer& phases) override;
   void BeforeBackward(bool last) override;
   Status Synchronize(PhaseTimer& phases) override;
-  Status ClipGradNorm(double max_norm) override;
+  StatusOr<double> GradNorm() override;
+  void ScaleGradients(double factor) override;
   Status AfterUpdate(PhaseTimer& phases) override;
   // Stage 1's .grad are views into flat_grads, counted once; stages 2 and 3 keep only owned_grad.
   int64_t GradientBytes() const override {
@@ -354,15 +355,19 @@ Status ShardedGradientSync::WaitForLaunchedUnits(PhaseTimer& phases) {
 
 // The norm over all parameters is the root of the owned blocks' squared norms summed over
 // ranks (padding adds zeros); every rank then scales its blocks alike.
-Status ShardedGradientSync::ClipGradNorm(double max_norm) {
+StatusOr<double> ShardedGradientSync::GradNorm() {
   double squares = 0;
-  for (const Unit& unit : units_) squares += unit.owned.grad().pow(2).sum().item<double>();
+  for (const Unit& unit : units_) {
+    const double norm = unit.owned.grad().norm().item<double>();
+    squares += norm * norm;
+  }
   RETURN_IF_ERROR(comm_.AllReduce(&squares, 1, DType::kFloat64, ReduceOp::kSum));
-  const double coefficient = max_norm / (std::sqrt(squares) + 1e-6);  // torch's clip_grad_norm_
-  if (coefficient >= 1) return Status::Ok();
+  return std::sqrt(squares);
+}
+
+void ShardedGradientSync::ScaleGradients(double factor) {
   torch::NoGradGuard no_grad;
-  for (Unit& unit : units_) unit.owned.mutable_grad().mul_(coefficient);
-  return Status::Ok();
+  for (Unit& unit : units_) unit.owned.mutable_grad().mul_(factor);
 }
 
 Status ShardedGradientSync::AfterUpdate(PhaseTimer& phases) {

@@ -330,8 +330,8 @@ class LanguageModelTrainee : public Trainee {
     }
   }
 
-  double LearningRate(int64_t step) const override {
-    return WarmupCosineLr(step, recipe_.lr_warmup, recipe_.decay_steps, recipe_.lr, recipe_.min_lr);
+  double LearningRate(int64_t update) const override {
+    return WarmupCosineLr(update, recipe_.lr_warmup, recipe_.decay_steps, recipe_.lr, recipe_.min_lr);
   }
 
   StepWork WorkOf(int64_t step) override {

@@ -15,6 +15,7 @@ StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
     optimizer_.zero_grad();
     sync_.StartStep(phases_);
   });
+  const double scale = scaler_ ? scaler_->scale() : 1.0;
   double loss_sum = 0;
   for (int64_t micro = 0; micro < work.micro_batches; ++micro) {
     Status loaded = Status::Ok();
@@ -23,20 +24,30 @@ StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
     torch::Tensor loss;
     phases_.Time(TrainingPhase::kForward, [&] { loss = work.loss(micro); });
     sync_.BeforeBackward(micro == work.micro_batches - 1);
-    phases_.Time(TrainingPhase::kBackward, [&] { loss.backward(); });
+    phases_.Time(TrainingPhase::kBackward, [&] { (scaler_ ? loss * scale : loss).backward(); });
     loss_sum += loss.item<double>();
   }
   RETURN_IF_ERROR(sync_.Synchronize(phases_));
   Status updated = Status::Ok();
+  bool apply = true;
   phases_.Time(TrainingPhase::kOptimizer, [&] {
-    if (work.before_update) updated = work.before_update();
-    if (updated.ok()) optimizer_.step();
+    if (scaler_) updated = Unscale(scale, &apply);
+    if (updated.ok() && apply && work.before_update) updated = work.before_update();
+    if (updated.ok() && apply) optimizer_.step();
   });
   RETURN_IF_ERROR(updated);
+  if (apply) ++updates_;
   RETURN_IF_ERROR(sync_.AfterUpdate(phases_));
   clock_.Step(clock_.SecondsSince(start), work.samples);
   if (memory_) peak_tensor_bytes_ = std::max(peak_tensor_bytes_.value_or(0), memory_->peak_bytes());
   return loss_sum;
+}
+
+Status StepDriver::Unscale(double scale, bool* apply) {
+  sync_.ScaleGradients(1.0 / scale);
+  ASSIGN_OR_RETURN(const double norm, sync_.GradNorm());
+  ASSIGN_OR_RETURN(*apply, scaler_->Update(norm));
+  return Status::Ok();
 }
 
 }  // namespace ergobench

@@ -5,7 +5,8 @@
 //   every kAgreeEvery steps, agree with the other ranks to go on (a stop signal ends all alike);
 //   zero the gradients; for each micro-batch: data → forward → backward (losses summed;
 //   backward may start averaging: gradientSync overlap and sharded);
-//   average the gradients across ranks; the task's hook; the optimizer's step; gather the
+//   average the gradients across ranks; with a loss scaler, unscale them and skip the update
+//   where their norm is inf or NaN; the task's hook; the optimizer's step; gather the
 //   updated parameters (gradientSync sharded);
 //   the step's time and samples into the run clock (the throughput window) and the metrics;
 //   the most tensor bytes live during the step into the run's peak (memory_accounting.h).
@@ -21,6 +22,7 @@
 
 #include "base/status.h"
 #include "runner/sync/gradient_sync.h"
+#include "runner/train/loss_scaler.h"
 #include "runner/train/phase_timer.h"
 #include "runner/train/run_clock.h"
 
@@ -53,16 +55,28 @@ class StepDriver {
   // agreed to stop, or the communicator's error.
   StatusOr<double> Step(int64_t step, const StepWork& work);
 
+  // Mixed precision's dynamic loss scaling: each backward runs on the loss times the scale,
+  // the averaged gradients are divided by it, and an update whose gradient norm is then inf
+  // or NaN is skipped (the scaler's Update). Null: none.
+  void set_loss_scaler(DynamicLossScaler* scaler) { scaler_ = scaler; }
+  // The updates applied so far: the steps less those the loss scaler skipped.
+  int64_t updates() const { return updates_; }
+
   // The most tensor bytes live during any step so far; absent without `memory` or a step.
   std::optional<int64_t> peak_tensor_bytes() const { return peak_tensor_bytes_; }
 
  private:
+  // The averaged gradients divided by the step's `scale`; whether the scaler applies the update.
+  Status Unscale(double scale, bool* apply);
+
   Communicator& comm_;
   RunClock& clock_;
   PhaseTimer& phases_;
   GradientSync& sync_;
   torch::optim::Optimizer& optimizer_;
   TensorMemory* memory_;
+  DynamicLossScaler* scaler_ = nullptr;
+  int64_t updates_ = 0;
   std::optional<int64_t> peak_tensor_bytes_;
 };
 

@@ -95,8 +95,8 @@ class SgdTrainee : public Trainee {
   }
 
   // The rate of a step, by the recipe's schedule.
-  double LearningRate(int64_t step) const override {
-    const double progress = static_cast<double>(step) / steps_per_epoch_;
+  double LearningRate(int64_t update) const override {
+    const double progress = static_cast<double>(update) / steps_per_epoch_;
     if (!recipe_.polynomial) return schedule_.At(progress);
     return WarmupPolynomialLr(progress + 1.0 / steps_per_epoch_, recipe_.polynomial->warmup_epochs,
                               static_cast<double>(recipe_.max_epochs), recipe_.lr * comm_.world_size(),

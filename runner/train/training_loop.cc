@@ -52,6 +52,11 @@ class TrainingLoop {
     ASSIGN_OR_RETURN(sync_, MakeGradientSync(trainee_.sync_options(), comm_, model_.groups, model_.blocks));
     optimizer_ = trainee_.MakeOptimizer(*sync_);
     driver_ = std::make_unique<StepDriver>(comm_, clock_, phases_, *sync_, *optimizer_, memory);
+    if (const std::optional<LossScalerOptions> scaling = trainee_.loss_scaling()) {
+      ASSIGN_OR_RETURN(DynamicLossScaler scaler, DynamicLossScaler::Create(*scaling));
+      scaler_ = scaler;
+      driver_->set_loss_scaler(&*scaler_);
+    }
     return Status::Ok();
   }
 
@@ -66,7 +71,7 @@ class TrainingLoop {
         context_.metrics.SetEpoch(epoch);
         trainee_.BeginEpoch(epoch);
       }
-      const double lr = trainee_.LearningRate(step);
+      const double lr = trainee_.LearningRate(driver_->updates());
       for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
       // Counted within the epoch: every epoch begins with a stop check, however short it is.
       ASSIGN_OR_RETURN(const double loss, driver_->Step(in_epoch, trainee_.WorkOf(step)));
@@ -98,6 +103,7 @@ class TrainingLoop {
   std::unique_ptr<GradientSync> sync_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<StepDriver> driver_;
+  std::optional<DynamicLossScaler> scaler_;
   TaskOutcome outcome_;
 };
 

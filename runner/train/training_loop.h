@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ class Trainee {
   virtual int64_t throughput_warmup_steps() const = 0;  // left out of the throughput window
   virtual const GradientSyncOptions& sync_options() const = 0;
   virtual bool has_goal() const = 0;  // none on synthetic data: throughput only
+  // Dynamic loss scaling (mixed precision's, loss_scaler.h); none by default.
+  virtual std::optional<LossScalerOptions> loss_scaling() const { return std::nullopt; }
   virtual void LogRecipe(MlLog& mllog) = 0;
 
   // Initialisation, after the seed is set: must not depend on the data.
@@ -63,7 +66,8 @@ class Trainee {
 
   // Each epoch starts with this: its shard, the model back in training mode.
   virtual void BeginEpoch(int64_t epoch) = 0;
-  virtual double LearningRate(int64_t step) const = 0;  // over the run, 0 first
+  // The rate of update `update` (0 first): updates the loss scaler skipped do not count.
+  virtual double LearningRate(int64_t update) const = 0;
   virtual StepWork WorkOf(int64_t step) = 0;
   // After the step: progress. True when an evaluation comes now.
   virtual bool AfterStep(int64_t step, double loss) = 0;
