@@ -1,5 +1,6 @@
 #include "runner/train/lr_schedule.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -44,6 +45,21 @@ double WarmupPolynomialLr(double epoch_progress, double warmup_epochs, double to
   if (epoch_progress < warmup_epochs) return peak * epoch_progress / warmup_epochs;
   if (epoch_progress >= total_epochs) return 0;
   return peak * std::pow(1 - (epoch_progress - warmup_epochs) / (total_epochs - warmup_epochs), power);
+}
+
+double InverseSqrtLr(int64_t update, int64_t warmup, double peak) {
+  if (update <= warmup) return warmup > 0 ? peak * static_cast<double>(update) / static_cast<double>(warmup) : peak;
+  return peak * std::sqrt(static_cast<double>(warmup) / static_cast<double>(update));
+}
+
+double StepDecayLr::At(int64_t update) const {
+  const int64_t warmup_end = std::min(warmup, decay_start);  // MLBench caps the warm-up there
+  if (update <= warmup_end) {
+    return warmup_end > 0 ? peak * std::pow(0.01, static_cast<double>(warmup_end - update) / warmup_end) : peak;
+  }
+  if (update < decay_start) return peak;
+  const int64_t steps = std::min(decays, (update - decay_start) / std::max<int64_t>(interval, 1) + 1);
+  return peak * std::pow(factor, static_cast<double>(steps));
 }
 
 }  // namespace ergobench

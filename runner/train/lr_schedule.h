@@ -42,4 +42,22 @@ double WarmupCosineLr(int64_t step, int64_t warmup_steps, int64_t decay_steps, d
 // does not waste itself at rate 0.
 double WarmupPolynomialLr(double epoch_progress, double warmup_epochs, double total_epochs, double peak, double power);
 
+// MLBench 4b's schedule (its SQRTTimeDecayLRWithWarmup, fairseq's inverse_sqrt): linear from
+// 0 to `peak` over `warmup` updates, then peak·sqrt(warmup/update). `update` counts applied
+// updates from 0, so the first takes rate 0, as there.
+double InverseSqrtLr(int64_t update, int64_t warmup, double peak);
+
+// MLBench 4a's schedule (its ExponentialWarmupMultiStepLR, from NVIDIA's GNMT): exponential
+// warm-up from peak/100 to `peak` over `warmup` updates, then `peak` until `decay_start`, then
+// times `factor` at decay_start and every `interval` updates after it, at most `decays` times.
+struct StepDecayLr {
+  double peak = 2e-3;
+  int64_t warmup = 200;
+  int64_t decay_start = 0;  // MLBench: 40% of the run's updates
+  int64_t interval = 1;     // MLBench: 5% of them
+  int64_t decays = 4;
+  double factor = 0.5;
+  double At(int64_t update) const;
+};
+
 }  // namespace ergobench

@@ -64,5 +64,35 @@ TEST(WarmupPolynomialLrTest, RampsFromZeroThenDecaysAsThePowerToZero) {
   EXPECT_DOUBLE_EQ(WarmupPolynomialLr(0.5, 0, 2, 1.0, 1), 0.75);  // no warm-up: linear decay
 }
 
+// MLBench 4b: linear warm-up from 0 over 1000 updates to 1.976e-3, then the inverse square root.
+TEST(InverseSqrtLrTest, RampsFromZeroThenFallsAsTheInverseSquareRoot) {
+  EXPECT_EQ(0.0, InverseSqrtLr(0, 1000, 1.976e-3));
+  EXPECT_DOUBLE_EQ(1.976e-3 / 2, InverseSqrtLr(500, 1000, 1.976e-3));
+  EXPECT_DOUBLE_EQ(1.976e-3, InverseSqrtLr(1000, 1000, 1.976e-3));
+  EXPECT_DOUBLE_EQ(1.976e-3 / 2, InverseSqrtLr(4000, 1000, 1.976e-3));
+  EXPECT_DOUBLE_EQ(1.976e-3, InverseSqrtLr(0, 0, 1.976e-3));
+}
+
+// MLBench 4a: from 1% of the peak up over 200 updates, halved from the 40% point and every 5%
+// after, at most 4 times (here a run of 1000 updates: from 400, every 50).
+TEST(StepDecayLrTest, ExponentialWarmupThenHalvedAtMostFourTimes) {
+  const StepDecayLr lr{2e-3, 200, 400, 50, 4, 0.5};
+  EXPECT_DOUBLE_EQ(2e-5, lr.At(0));
+  EXPECT_DOUBLE_EQ(2e-4, lr.At(100));
+  EXPECT_DOUBLE_EQ(2e-3, lr.At(200));
+  EXPECT_DOUBLE_EQ(2e-3, lr.At(399));
+  EXPECT_DOUBLE_EQ(1e-3, lr.At(400));
+  EXPECT_DOUBLE_EQ(1e-3, lr.At(449));
+  EXPECT_DOUBLE_EQ(5e-4, lr.At(450));
+  EXPECT_DOUBLE_EQ(2e-3 / 16, lr.At(550));
+  EXPECT_DOUBLE_EQ(2e-3 / 16, lr.At(100000));
+  // A warm-up longer than the run before the decay is cut there, as MLBench cuts it; the
+  // decay's first halving comes an update later.
+  const StepDecayLr short_run{2e-3, 200, 100, 5, 4, 0.5};
+  EXPECT_DOUBLE_EQ(2e-3, short_run.At(100));
+  EXPECT_DOUBLE_EQ(1e-3, short_run.At(101));
+  EXPECT_DOUBLE_EQ(2e-3 * std::pow(0.01, 0.5), short_run.At(50));
+}
+
 }  // namespace
 }  // namespace ergobench
