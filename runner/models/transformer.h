@@ -98,4 +98,13 @@ torch::Tensor LabelSmoothedLossSum(const torch::Tensor& logits, const torch::Ten
 torch::Tensor GreedyDecode(TransformerImpl& model, const torch::Tensor& source, int64_t begin, int64_t end,
                            int64_t max_length);
 
+// Beam search, as fairseq and MLPerf's reference decode: `beam` hypotheses a sentence, each
+// step extended by their `beam` best next tokens; one that emits <\s> is finished, scored by
+// its summed log-probability over ((5 + length) / 6)^length_penalty (GNMT's normalisation);
+// the search stops when `beam` hypotheses of every sentence are finished or at `max_length`.
+// The best finished hypothesis (or, where none finished, the best at the end) of each
+// sentence, [batch, its length] ids padded with `pad`, <\s> included where it ended.
+torch::Tensor BeamSearchDecode(TransformerImpl& model, const torch::Tensor& source, int64_t begin, int64_t end,
+                               int64_t max_length, int64_t beam, double length_penalty);
+
 }  // namespace ergobench
