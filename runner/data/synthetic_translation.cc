@@ -13,7 +13,7 @@ constexpr int kMaxPerSentence = 8;
 
 // Function words: never drawn as content words.
 const std::set<std::string, std::less<>> kReserved = {"the", "a", "some", "and", "lo", "la", "los", "las",
-                                                      "un", "una", "unos", "unas", "y"};
+                                                      "uno", "una", "unos", "unas", "y"};
 
 // Pseudo-words from syllables, distinct within `taken`. Source words are CV syllables and end
 // in a vowel; target stems end in one of l m n r t. So no word ends as a suffix makes another
@@ -173,7 +173,7 @@ std::string SyntheticLanguagePair::Gloss(std::string_view source) const {
     }
     const auto i = static_cast<size_t>(entry->index);
     switch (entry->kind) {
-      case Kind::kDeterminer: target.push_back(entry->index == 0 ? "lo" : entry->plural ? "unos" : "un"); break;
+      case Kind::kDeterminer: target.push_back(entry->index == 0 ? "lo" : entry->plural ? "unos" : "uno"); break;
       case Kind::kAdjective: target.push_back(target_adjectives_[i] + "o"); break;
       case Kind::kNoun: target.push_back(target_nouns_[i] + (entry->plural ? "s" : "")); break;
       case Kind::kVerb: target.push_back(target_verbs_[i] + "e"); break;
@@ -191,7 +191,7 @@ std::vector<std::string> SyntheticLanguagePair::SourceWords() const {
 }
 
 std::vector<std::string> SyntheticLanguagePair::TargetWords() const {
-  std::vector<std::string> words = {"lo", "la", "los", "las", "un", "una", "unos", "unas", "y"};
+  std::vector<std::string> words = {"lo", "la", "los", "las", "uno", "una", "unos", "unas", "y"};
   for (const std::string& adjective : target_adjectives_) {
     for (const char* ending : {"o", "a", "os", "as"}) words.push_back(adjective + ending);
   }

@@ -6,7 +6,7 @@
 //   - its own words (a fixed dictionary, one target word for each source word);
 //   - local reordering: adjectives follow their noun, in reverse order;
 //   - agreement: every noun has a gender, and its determiner and adjectives take the noun's
-//     gender and number ("lo"/"la"/"los"/"las", "un"/"una"/"unos"/"unas"; adjective + "o",
+//     gender and number ("lo"/"la"/"los"/"las", "uno"/"una"/"unos"/"unas"; adjective + "o",
 //     "a", "os" or "as"), and the verb takes its subject's number ("-e" or "-ed").
 // Nouns take "s" in the plural in both languages. A word-by-word gloss (the dictionary alone)
 // scores far below 100 (tests/runner/data/synthetic_translation_test.cc), so BLEU measures how

@@ -87,7 +87,9 @@ TEST(TransformerTest, GreedyDecodingStopsAtTheEndAndPadsAfterIt) {
     bool ended = false;
     for (int64_t i = 0; i < out.size(1); ++i) {
       const int64_t id = out[row][i].item<int64_t>();
-      if (ended) EXPECT_EQ(0, id) << "after the end";
+      if (ended) {
+        EXPECT_EQ(0, id) << "after the end";
+      }
       ended = ended || id == 3;
     }
   }
