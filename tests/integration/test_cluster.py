@@ -369,9 +369,13 @@ class ClusterCommandTest(ClusterSuite):
         print(f"fmnist k=2, rank 1's link 1 Gbit/s -> 10 Mbit/s: communication per step {before['communication'] * 1e3:.1f} "
               f"-> {after['communication'] * 1e3:.1f} ms (ring model {model * 1e3:.1f} ms, waits {waited * 1e3:.1f} ms); "
               f"ratio {before['ratio']:.3f} -> {after['ratio']:.3f}, status {status_ratio} (expected {ratio:.3f})")
-        # 10%: the bucket lets up to 4 ms pass at once after each step's compute (docs/kubernetes/
-        # cluster.md), and the wait for the slower rank varies by a few ms from step to step.
-        self.assertAlmostEqual(after["communication"] / (model + waited), 1.0, delta=0.10)
+        # The wait for the slower rank is hidden, or not: the rank that comes first sends its
+        # half into its socket while the other computes (CI: 78.5 ms against 68.6 + 10.3; a
+        # run alone: 68.6 against 68.6 + 4.5). So at least the ring model's time and at most it
+        # plus the whole wait, each within 10%: the bucket lets up to 4 ms pass at once after
+        # each step's compute (docs/kubernetes/cluster.md), and the wait varies step to step.
+        self.assertGreater(after["communication"], 0.90 * model)
+        self.assertLess(after["communication"], 1.10 * (model + waited))
         self.assertAlmostEqual(after["ratio"], ratio, delta=0.05)
         self.assertAlmostEqual(status_ratio, ratio, delta=0.08)  # the operator's 1 s windows
 

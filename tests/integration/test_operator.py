@@ -458,9 +458,11 @@ class OperatorTest(NamespacedClusterSuite):
                          60, "the Scheduled condition")
         scheduled = self.condition(self.status("short"), "Scheduled")
         self.assertEqual(scheduled["reason"], "Unschedulable")
+        # The scheduler's words on the shared cluster: node 1 holds rank 1, the others are idle.
         self.assertIn("1 of 2 workers cannot be placed (ranksPerNode 1: the gang needs 2 nodes); rank 0 (pod "
-                      "short-worker-0): 0/1 nodes are available", scheduled["message"])
+                      "short-worker-0): 0/3 nodes are available", scheduled["message"])
         self.assertIn("anti-affinity", scheduled["message"])
+        self.assertIn("2 node(s) had taint {ergobench.io/idle: true}", scheduled["message"])
         self.assertIn(("Unschedulable", "Warning"), self.events())
         peer = self.cp.get_json("-n", self.ns, "pod", "short-worker-1")
         self.assertEqual(peer["spec"]["nodeName"], NODE_NAME)
