@@ -70,6 +70,7 @@ TaskDef GptTask() {
                              4.5, 1000, {});
   gpt.goal_metric = "loss";
   gpt.goal_minimizes = true;
+  gpt.goal_max = 100;
   gpt.dataset_sources = {"synthetic", "path"};
   const auto integer = [](std::string name, int64_t value, double min, double max, std::string description) {
     return HyperparameterDef{std::move(name), ParamType::kInteger, value, min, max, {}, std::move(description)};
@@ -121,6 +122,64 @@ TaskDef GptTask() {
       ZeroStageDef(3),
   };
   return gpt;
+}
+
+// MLBench task 4b: the Transformer (runner/models/transformer.h) with its recipe (Adam 0.9/0.98,
+// inverse square-root learning rate after 1000 updates of warm-up, label smoothing 0.1, 8192
+// tokens a batch), BLEU as sacreBLEU computes it as the goal (MLBench's 25.0). Data: a folder
+// in the WMT16 text layout (runner/data/parallel_corpus.h), or the synthetic language pair.
+TaskDef TransformerTranslationTask() {
+  TaskDef task = TrainingTask("4b", "Transformer on WMT17 EN-DE", "MLBench task 4b", 25.0, 20.0, 10, {});
+  task.goal_metric = "bleu";
+  task.goal_max = 100;
+  task.dataset_sources = {"synthetic", "path"};
+  const auto integer = [](std::string name, int64_t value, double min, double max, std::string description) {
+    return HyperparameterDef{std::move(name), ParamType::kInteger, value, min, max, {}, std::move(description)};
+  };
+  const auto number = [](std::string name, double value, double min, double max, std::string description) {
+    return HyperparameterDef{std::move(name), ParamType::kNumber, value, min, max, {}, std::move(description)};
+  };
+  const auto text = [](std::string name, std::string value, std::vector<std::string> choices, std::string description) {
+    return HyperparameterDef{std::move(name), ParamType::kString, std::move(value), std::nullopt, std::nullopt,
+                             std::move(choices), std::move(description)};
+  };
+  task.hyperparameters = {
+      integer("dim", 1024, 8, 65536, "model width"),
+      integer("ffn", 4096, 8, 262144, "feed-forward width"),
+      integer("heads", 16, 1, 1024, "attention heads (a divisor of dim)"),
+      integer("layers", 6, 1, 64, "encoder layers, and as many decoder layers"),
+      number("dropout", 0.1, 0, 0.9, "dropout of the residual, attention and feed-forward paths"),
+      integer("batchTokens", 8192, 16, 1e7, "padded tokens per worker per micro-batch"),
+      integer("gradientAccumulation", 0, 0, 65536,
+              "micro-batches per update (MLBench's update_freq); 0: max(16 / k, 1), as MLBench"),
+      number("learningRate", 1.976e-3, 0, 1, "Adam's peak learning rate"),
+      integer("lrWarmupSteps", 1000, 0, 1e7, "updates of linear warm-up from 0, then 1/sqrt decay"),
+      number("beta1", 0.9, 0, 1, "Adam beta1"),
+      number("beta2", 0.98, 0, 1, "Adam beta2"),
+      number("epsilon", 1e-9, 0, 1, "Adam epsilon"),
+      number("labelSmoothing", 0.1, 0, 1, "label smoothing of the cross entropy"),
+      integer("maxLength", 80, 2, 1024, "tokens a sentence may have on either side; longer pairs are left out"),
+      text("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+           "autocast type; auto: fp32 on CPUs; fp16 (GPUs) scales the loss dynamically"),
+      number("lossScale", 128, 1, 1e9, "fp16: the initial loss scale (MLBench 4b: 2^7)"),
+      integer("lossScaleWindow", 2000, 1, 1e9, "fp16: clean updates before the scale doubles"),
+      integer("beam", 4, 1, 64, "beam width of the BLEU evaluation's decoding (1: greedy)"),
+      number("lengthPenalty", 0.6, 0, 10, "GNMT's length normalisation exponent of beam search"),
+      integer("evalSentences", 0, 0, 1e9, "test sentences translated at each evaluation (0: all)"),
+      text("trainPrefix", "train.tok.clean.bpe.32000", {}, "source path: <prefix>.<language> under dataset.path"),
+      text("testPrefix", "newstest2014.tok.bpe.32000", {}, "source path: the test set's prefix"),
+      text("vocabFile", "vocab.bpe.32000", {}, "source path: the shared vocabulary, one token a line"),
+      text("sourceLanguage", "en", {}, "the suffix of the source files"),
+      text("targetLanguage", "de", {}, "the suffix of the target files"),
+      integer("syntheticSentences", 20000, 16, 1e8, "source synthetic: training pairs of the synthetic language pair"),
+      integer("syntheticTestSentences", 500, 1, 1e6, "source synthetic: test pairs"),
+      integer("seed", 42, 0, 2147483647, "initialisation, batching and the synthetic pair"),
+      integer("warmupSteps", 3, 0, 1000000, "updates left out of the throughput window"),
+      GradientSyncDef(),
+      BucketMibDef(),
+      ZeroStageDef(2),
+  };
+  return task;
 }
 
 // CARAML's computer-vision benchmark: ResNet-50 v1.5 on ImageNet-shaped data, synthetic (for
@@ -207,6 +266,7 @@ std::vector<TaskDef> BuildCatalog() {
                                std::move(logreg)));
 
   tasks.push_back(GptTask());
+  tasks.push_back(TransformerTranslationTask());
 
   return tasks;
 }

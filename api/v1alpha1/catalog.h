@@ -32,6 +32,7 @@ struct TaskDef {
   bool trains = false;
   std::string goal_metric;
   bool goal_minimizes = false;  // reached at or below the target (a loss), not at or above
+  double goal_max = 1;           // the largest target: 1 for an accuracy, 100 for a loss or BLEU
   double reference_target = 0;
   double light_target = 0;
   int64_t default_max_epochs = 0;

@@ -83,10 +83,9 @@ void ValidateTask(const BenchmarkSpec& spec, const TaskDef& task, FieldErrors* e
       errors->Add("spec.goal.metric", "task " + task.id + " measures " + task.goal_metric +
                                           ", got " + Quote(spec.goal->metric));
     }
-    // An accuracy is a ratio; a loss (nats per token) only has to be positive.
+    // An accuracy is a ratio, BLEU a percentage; a loss (nats per token) only has to be positive.
     if (spec.goal && spec.goal->target) {
-      CheckRange("spec.goal.target", *spec.goal->target, task.goal_minimizes ? 1e-9 : 0, task.goal_minimizes ? 100 : 1,
-                 errors);
+      CheckRange("spec.goal.target", *spec.goal->target, task.goal_minimizes ? 1e-9 : 0, task.goal_max, errors);
     }
     if (spec.max_epochs) CheckRange("spec.maxEpochs", static_cast<double>(*spec.max_epochs), 1, 100000, errors);
   }

@@ -39,6 +39,7 @@ class RunnerMetrics {
   void SetTrainLoss(double loss);
   void SetEvalAccuracy(double accuracy);
   void SetEvalLoss(double loss);
+  void SetEvalBleu(double bleu);
   void SetGoalReached(bool reached);
   void SetArtifactsOffered();
   void SetBusBandwidth(int64_t bytes, double bytes_per_second);

@@ -1,6 +1,5 @@
 #include "runner/tasks/language_model.h"
 
-#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -18,6 +17,7 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/models/gpt.h"
 #include "runner/progress_writer.h"
+#include "runner/train/cpu_autocast.h"
 #include "runner/train/lr_schedule.h"
 #include "runner/train/recipe_reader.h"
 #include "runner/train/run_clock.h"
@@ -124,26 +124,6 @@ StatusOr<LmRecipe> ReadLmRecipe(const BenchmarkSpec& spec) {
   if (!recipe.synthetic && spec.goal) recipe.goal = spec.goal->target;
   return recipe;
 }
-
-// Autocast to bf16 for the forward pass on the CPU; a no-op at fp32.
-class CpuAutocast {
- public:
-  explicit CpuAutocast(bool enabled) : enabled_(enabled) {
-    if (!enabled_) return;
-    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-    at::autocast::set_cpu_enabled(true);
-  }
-  ~CpuAutocast() {
-    if (!enabled_) return;
-    at::autocast::set_cpu_enabled(false);
-    at::autocast::clear_cache();
-  }
-  CpuAutocast(const CpuAutocast&) = delete;
-  CpuAutocast& operator=(const CpuAutocast&) = delete;
-
- private:
-  bool enabled_;
-};
 
 // Training and validation sequences: windows of S + 1 corpus tokens, or random tokens.
 class TokenSequences {

@@ -3,6 +3,7 @@
 #include "runner/tasks/language_model.h"
 #include "runner/tasks/logistic_regression.h"
 #include "runner/tasks/task.h"
+#include "runner/tasks/translation.h"
 
 namespace ergobench {
 
@@ -13,6 +14,7 @@ StatusOr<std::unique_ptr<Task>> CreateTask(const std::string& id) {
   if (id == "resnet50") return NewImageNetClassificationTask();
   if (id == "2a") return NewLogisticRegressionTask();
   if (id == "gpt") return NewLanguageModelTask();
+  if (id == "4b") return NewTranslationTask();
   return Status::Unimplemented("this runner has no implementation of task \"" + id + "\"");
 }
 

@@ -74,9 +74,9 @@ TEST(ValidationTest, ANameOfAHundredThousandCharactersIsRefusedByItsLength) {
 TEST(ValidationTest, Task) {
   Benchmark b = Valid();
   b.spec.task = "9z";
-  EXPECT_EQ(OnlyError(b), "spec.task: unknown task \"9z\"; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt");
+  EXPECT_EQ(OnlyError(b), "spec.task: unknown task \"9z\"; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt, 4b");
   b.spec.task = "";
-  EXPECT_EQ(OnlyError(b), "spec.task: is required; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt");
+  EXPECT_EQ(OnlyError(b), "spec.task: is required; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt, 4b");
 }
 
 TEST(ValidationTest, Workers) {
@@ -135,6 +135,25 @@ TEST(ValidationTest, ALanguageModelsGoalIsALossAtOrBelowAPositiveTarget) {
   b.spec.goal = Goal{"loss", 2.5, false};
   b.spec.hyperparameters["precision"] = "fp8";
   EXPECT_EQ(OnlyError(b).rfind("spec.hyperparameters.precision: ", 0), 0u);
+}
+
+TEST(ValidationTest, ATranslationsGoalIsABleuOfAtMost100) {
+  Benchmark b = Valid();
+  b.spec.task = "4b";
+  b.spec.hyperparameters = nlohmann::json::object();
+  b.spec.dataset.source = "synthetic";
+  ApplyDefaults(&b);
+  EXPECT_EQ(b.spec.goal->metric, "bleu");
+  EXPECT_EQ(*b.spec.goal->target, 25.0);  // MLBench's
+  EXPECT_EQ(b.spec.hyperparameters["gradientAccumulation"], 0);  // max(16 / k, 1) in the runner
+  EXPECT_TRUE(ValidateBenchmark(b).empty()) << ValidateBenchmark(b).ToString();
+  b.spec.goal->target = 100.5;
+  EXPECT_EQ(OnlyError(b), "spec.goal.target: must be between 0 and 100, got 100.5");
+  b.spec.goal = Goal{"accuracy", 0.8, false};
+  EXPECT_EQ(OnlyError(b), "spec.goal.metric: task 4b measures bleu, got \"accuracy\"");
+  b.spec.goal = Goal{"bleu", 25, false};
+  b.spec.hyperparameters["heads"] = 0;
+  EXPECT_EQ(OnlyError(b).rfind("spec.hyperparameters.heads: ", 0), 0u);
 }
 
 TEST(ValidationTest, Hyperparameters) {
