@@ -3,6 +3,17 @@
 namespace ergobench {
 namespace {
 
+HyperparameterDef Integer(std::string name, int64_t value, double min, double max, std::string description) {
+  return HyperparameterDef{std::move(name), ParamType::kInteger, value, min, max, {}, std::move(description)};
+}
+HyperparameterDef Number(std::string name, double value, double min, double max, std::string description) {
+  return HyperparameterDef{std::move(name), ParamType::kNumber, value, min, max, {}, std::move(description)};
+}
+HyperparameterDef Text(std::string name, std::string value, std::vector<std::string> choices, std::string description) {
+  return HyperparameterDef{std::move(name), ParamType::kString, std::move(value), std::nullopt, std::nullopt,
+                           std::move(choices), std::move(description)};
+}
+
 // How every training task averages gradients (runner/sync/gradient_sync.h).
 HyperparameterDef GradientSyncDef() {
   return {"gradientSync", ParamType::kString, "flat", std::nullopt, std::nullopt, {"flat", "overlap", "sharded"},
@@ -72,51 +83,41 @@ TaskDef GptTask() {
   gpt.goal_minimizes = true;
   gpt.goal_max = 100;
   gpt.dataset_sources = {"synthetic", "path"};
-  const auto integer = [](std::string name, int64_t value, double min, double max, std::string description) {
-    return HyperparameterDef{std::move(name), ParamType::kInteger, value, min, max, {}, std::move(description)};
-  };
-  const auto number = [](std::string name, double value, double min, double max, std::string description) {
-    return HyperparameterDef{std::move(name), ParamType::kNumber, value, min, max, {}, std::move(description)};
-  };
-  const auto text = [](std::string name, std::string value, std::vector<std::string> choices, std::string description) {
-    return HyperparameterDef{std::move(name), ParamType::kString, std::move(value), std::nullopt, std::nullopt,
-                             std::move(choices), std::move(description)};
-  };
   gpt.hyperparameters = {
       // runner/models/gpt_config.cc defines the shapes; gpt_config_test checks both lists agree.
-      text("model", "gpt2",
+      Text("model", "gpt2",
            {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "gpt2-xxl", "gpt2-xxxl", "caraml-117m", "caraml-800m", "tiny",
             "mini"},
            "size preset (layers x width): GPT-2's four, the Turing table's two larger, CARAML's 117M and 800M, tiny and "
            "mini for tests"),
-      integer("layers", 0, 0, 1024, "transformer blocks (0: the preset's)"),
-      integer("hidden", 0, 0, 65536, "model width (0: the preset's)"),
-      integer("heads", 0, 0, 1024, "attention heads (0: the preset's)"),
-      integer("sequenceLength", 0, 0, 65536, "tokens per sequence (0: the preset's)"),
-      integer("batchSize", 4, 1, 65536, "sequences per worker per micro-step"),
-      integer("gradientAccumulation", 1, 1, 65536, "micro-steps per optimizer step"),
-      number("learningRate", 6e-4, 0, 1, "peak AdamW learning rate"),
-      number("minLearningRate", 6e-5, 0, 1, "where the cosine decay ends"),
-      integer("lrWarmupSteps", 20, 0, 10000000, "optimizer steps of linear learning-rate warm-up"),
-      integer("maxSteps", 100, 1, 1e9, "optimizer steps to run (the goal may stop earlier)"),
-      integer("decaySteps", 0, 0, 1e9, "step where the cosine decay ends (0: maxSteps)"),
-      number("weightDecay", 0.1, 0, 1, "AdamW decoupled weight decay of the weight matrices"),
-      number("beta1", 0.9, 0, 1, "AdamW beta1"),
-      number("beta2", 0.95, 0, 1, "AdamW beta2"),
-      number("epsilon", 1e-8, 0, 1, "AdamW epsilon"),
-      number("gradClip", 1.0, 0, 1e6, "clip the global gradient norm to this (0: no clipping)"),
-      text("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+      Integer("layers", 0, 0, 1024, "transformer blocks (0: the preset's)"),
+      Integer("hidden", 0, 0, 65536, "model width (0: the preset's)"),
+      Integer("heads", 0, 0, 1024, "attention heads (0: the preset's)"),
+      Integer("sequenceLength", 0, 0, 65536, "tokens per sequence (0: the preset's)"),
+      Integer("batchSize", 4, 1, 65536, "sequences per worker per micro-step"),
+      Integer("gradientAccumulation", 1, 1, 65536, "micro-steps per optimizer step"),
+      Number("learningRate", 6e-4, 0, 1, "peak AdamW learning rate"),
+      Number("minLearningRate", 6e-5, 0, 1, "where the cosine decay ends"),
+      Integer("lrWarmupSteps", 20, 0, 10000000, "optimizer steps of linear learning-rate warm-up"),
+      Integer("maxSteps", 100, 1, 1e9, "optimizer steps to run (the goal may stop earlier)"),
+      Integer("decaySteps", 0, 0, 1e9, "step where the cosine decay ends (0: maxSteps)"),
+      Number("weightDecay", 0.1, 0, 1, "AdamW decoupled weight decay of the weight matrices"),
+      Number("beta1", 0.9, 0, 1, "AdamW beta1"),
+      Number("beta2", 0.95, 0, 1, "AdamW beta2"),
+      Number("epsilon", 1e-8, 0, 1, "AdamW epsilon"),
+      Number("gradClip", 1.0, 0, 1e6, "clip the global gradient norm to this (0: no clipping)"),
+      Text("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
            "autocast type; auto: bf16 on GPUs that have it, fp16 on older GPUs, fp32 on CPUs"),
-      integer("evalInterval", 50, 1, 1e9, "optimizer steps between validation-loss evaluations"),
-      integer("evalSequences", 64, 1, 1e9, "held-out sequences at the end of the corpus for validation"),
-      text("vocabFile", "", {}, "GPT-2 vocab.json (relative: under dataset.path); empty: byte-level tokens"),
-      text("mergesFile", "", {}, "GPT-2 merges.txt, with vocabFile"),
-      text("corpusFormat", "auto", {"auto", "text", "jsonl"}, "text files, or JSON Lines with a text field"),
-      text("textField", "text", {}, "the JSON Lines field holding a document"),
-      integer("maxTokens", 0, 0, 1e12, "read at most this many corpus tokens (0: all)"),
-      number("peakTflops", 0, 0, 1e6, "peak TFLOP/s of one device for MFU (0: estimated from the device)"),
-      integer("seed", 42, 0, 2147483647, "initialisation, shuffling and synthetic tokens"),
-      integer("warmupSteps", 3, 0, 1000000, "optimizer steps left out of the throughput window"),
+      Integer("evalInterval", 50, 1, 1e9, "optimizer steps between validation-loss evaluations"),
+      Integer("evalSequences", 64, 1, 1e9, "held-out sequences at the end of the corpus for validation"),
+      Text("vocabFile", "", {}, "GPT-2 vocab.json (relative: under dataset.path); empty: byte-level tokens"),
+      Text("mergesFile", "", {}, "GPT-2 merges.txt, with vocabFile"),
+      Text("corpusFormat", "auto", {"auto", "text", "jsonl"}, "text files, or JSON Lines with a text field"),
+      Text("textField", "text", {}, "the JSON Lines field holding a document"),
+      Integer("maxTokens", 0, 0, 1e12, "read at most this many corpus tokens (0: all)"),
+      Number("peakTflops", 0, 0, 1e6, "peak TFLOP/s of one device for MFU (0: estimated from the device)"),
+      Integer("seed", 42, 0, 2147483647, "initialisation, shuffling and synthetic tokens"),
+      Integer("warmupSteps", 3, 0, 1000000, "optimizer steps left out of the throughput window"),
       GradientSyncDef(),
       BucketMibDef(),
       ZeroStageDef(3),
@@ -133,48 +134,38 @@ TaskDef TransformerTranslationTask() {
   task.goal_metric = "bleu";
   task.goal_max = 100;
   task.dataset_sources = {"synthetic", "path"};
-  const auto integer = [](std::string name, int64_t value, double min, double max, std::string description) {
-    return HyperparameterDef{std::move(name), ParamType::kInteger, value, min, max, {}, std::move(description)};
-  };
-  const auto number = [](std::string name, double value, double min, double max, std::string description) {
-    return HyperparameterDef{std::move(name), ParamType::kNumber, value, min, max, {}, std::move(description)};
-  };
-  const auto text = [](std::string name, std::string value, std::vector<std::string> choices, std::string description) {
-    return HyperparameterDef{std::move(name), ParamType::kString, std::move(value), std::nullopt, std::nullopt,
-                             std::move(choices), std::move(description)};
-  };
   task.hyperparameters = {
-      integer("dim", 1024, 8, 65536, "model width"),
-      integer("ffn", 4096, 8, 262144, "feed-forward width"),
-      integer("heads", 16, 1, 1024, "attention heads (a divisor of dim)"),
-      integer("layers", 6, 1, 64, "encoder layers, and as many decoder layers"),
-      number("dropout", 0.1, 0, 0.9, "dropout of the residual, attention and feed-forward paths"),
-      integer("batchTokens", 8192, 16, 1e7, "padded tokens per worker per micro-batch"),
-      integer("gradientAccumulation", 0, 0, 65536,
+      Integer("dim", 1024, 8, 65536, "model width"),
+      Integer("ffn", 4096, 8, 262144, "feed-forward width"),
+      Integer("heads", 16, 1, 1024, "attention heads (a divisor of dim)"),
+      Integer("layers", 6, 1, 64, "encoder layers, and as many decoder layers"),
+      Number("dropout", 0.1, 0, 0.9, "dropout of the residual, attention and feed-forward paths"),
+      Integer("batchTokens", 8192, 16, 1e7, "padded tokens per worker per micro-batch"),
+      Integer("gradientAccumulation", 0, 0, 65536,
               "micro-batches per update (MLBench's update_freq); 0: max(16 / k, 1), as MLBench"),
-      number("learningRate", 1.976e-3, 0, 1, "Adam's peak learning rate"),
-      integer("lrWarmupSteps", 1000, 0, 1e7, "updates of linear warm-up from 0, then 1/sqrt decay"),
-      number("beta1", 0.9, 0, 1, "Adam beta1"),
-      number("beta2", 0.98, 0, 1, "Adam beta2"),
-      number("epsilon", 1e-9, 0, 1, "Adam epsilon"),
-      number("labelSmoothing", 0.1, 0, 1, "label smoothing of the cross entropy"),
-      integer("maxLength", 80, 2, 1024, "tokens a sentence may have on either side; longer pairs are left out"),
-      text("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+      Number("learningRate", 1.976e-3, 0, 1, "Adam's peak learning rate"),
+      Integer("lrWarmupSteps", 1000, 0, 1e7, "updates of linear warm-up from 0, then 1/sqrt decay"),
+      Number("beta1", 0.9, 0, 1, "Adam beta1"),
+      Number("beta2", 0.98, 0, 1, "Adam beta2"),
+      Number("epsilon", 1e-9, 0, 1, "Adam epsilon"),
+      Number("labelSmoothing", 0.1, 0, 1, "label smoothing of the cross entropy"),
+      Integer("maxLength", 80, 2, 1024, "tokens a sentence may have on either side; longer pairs are left out"),
+      Text("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
            "autocast type; auto: fp32 on CPUs; fp16 (GPUs) scales the loss dynamically"),
-      number("lossScale", 128, 1, 1e9, "fp16: the initial loss scale (MLBench 4b: 2^7)"),
-      integer("lossScaleWindow", 2000, 1, 1e9, "fp16: clean updates before the scale doubles"),
-      integer("beam", 4, 1, 64, "beam width of the BLEU evaluation's decoding (1: greedy)"),
-      number("lengthPenalty", 0.6, 0, 10, "GNMT's length normalisation exponent of beam search"),
-      integer("evalSentences", 0, 0, 1e9, "test sentences translated at each evaluation (0: all)"),
-      text("trainPrefix", "train.tok.clean.bpe.32000", {}, "source path: <prefix>.<language> under dataset.path"),
-      text("testPrefix", "newstest2014.tok.bpe.32000", {}, "source path: the test set's prefix"),
-      text("vocabFile", "vocab.bpe.32000", {}, "source path: the shared vocabulary, one token a line"),
-      text("sourceLanguage", "en", {}, "the suffix of the source files"),
-      text("targetLanguage", "de", {}, "the suffix of the target files"),
-      integer("syntheticSentences", 20000, 16, 1e8, "source synthetic: training pairs of the synthetic language pair"),
-      integer("syntheticTestSentences", 500, 1, 1e6, "source synthetic: test pairs"),
-      integer("seed", 42, 0, 2147483647, "initialisation, batching and the synthetic pair"),
-      integer("warmupSteps", 3, 0, 1000000, "updates left out of the throughput window"),
+      Number("lossScale", 128, 1, 1e9, "fp16: the initial loss scale (MLBench 4b: 2^7)"),
+      Integer("lossScaleWindow", 2000, 1, 1e9, "fp16: clean updates before the scale doubles"),
+      Integer("beam", 4, 1, 64, "beam width of the BLEU evaluation's decoding (1: greedy)"),
+      Number("lengthPenalty", 0.6, 0, 10, "GNMT's length normalisation exponent of beam search"),
+      Integer("evalSentences", 0, 0, 1e9, "test sentences translated at each evaluation (0: all)"),
+      Text("trainPrefix", "train.tok.clean.bpe.32000", {}, "source path: <prefix>.<language> under dataset.path"),
+      Text("testPrefix", "newstest2014.tok.bpe.32000", {}, "source path: the test set's prefix"),
+      Text("vocabFile", "vocab.bpe.32000", {}, "source path: the shared vocabulary, one token a line"),
+      Text("sourceLanguage", "en", {}, "the suffix of the source files"),
+      Text("targetLanguage", "de", {}, "the suffix of the target files"),
+      Integer("syntheticSentences", 20000, 16, 1e8, "source synthetic: training pairs of the synthetic language pair"),
+      Integer("syntheticTestSentences", 500, 1, 1e6, "source synthetic: test pairs"),
+      Integer("seed", 42, 0, 2147483647, "initialisation, batching and the synthetic pair"),
+      Integer("warmupSteps", 3, 0, 1000000, "updates left out of the throughput window"),
       GradientSyncDef(),
       BucketMibDef(),
       ZeroStageDef(2),

@@ -253,17 +253,21 @@ TEST(SyncSgdTrainerTest, CommunicationRatioFromInjectedDelays) {
 }
 
 // Sample i is row i of fixed data, whichever rank and micro-batch it falls to; a linear
-// classifier, whose weights the test reads after training.
+// classifier of fixed initial weights (ranks build models in threads at once, so drawing them
+// from torch's one generator would race), whose weights the test reads after training.
 class IndexedProblem : public ClassifierProblem {
  public:
   explicit IndexedProblem(int64_t count) {
     torch::manual_seed(5);
     inputs_ = torch::randn({count, 4});
     targets_ = torch::randint(0, 2, {count});
+    initial_ = torch::nn::Linear(4, 2);
   }
   torch::nn::AnyModule BuildModel() override {
-    torch::manual_seed(6);
     model = torch::nn::Linear(4, 2);
+    torch::NoGradGuard no_grad;
+    model->weight.copy_(initial_->weight);
+    model->bias.copy_(initial_->bias);
     return torch::nn::AnyModule(model);
   }
   Status Load() override { return Status::Ok(); }
@@ -289,6 +293,7 @@ class IndexedProblem : public ClassifierProblem {
  private:
   torch::Tensor inputs_;
   torch::Tensor targets_;
+  torch::nn::Linear initial_{nullptr};
 };
 
 // Rank 0's weights after one epoch of one step: `world_size` ranks, each accumulating
