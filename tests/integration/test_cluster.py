@@ -308,6 +308,23 @@ class ClusterCommandTest(ClusterSuite):
             self.assertLess(time.monotonic(), deadline, f"{name} still {status.get('phase')}")
             time.sleep(1)
 
+    def test_translation_learns_its_pair_to_the_bleu_goal_one_rank_per_node(self):
+        """Task 4b at k=2 across two nodes: test_translation's small Transformer learns the
+        synthetic pair to BLEU 50 (a word-for-word gloss scores 10.63), and the status tells
+        the BLEU as its progress and the goal reached."""
+        hyperparameters = {"dim": 64, "ffn": 128, "heads": 4, "layers": 2, "batchTokens": 1024,
+                           "gradientAccumulation": 1, "learningRate": 0.003, "lrWarmupSteps": 50,
+                           "syntheticSentences": 4000, "syntheticTestSentences": 200, "beam": 1}
+        status = self.benchmark_status({
+            "apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": "translate-k2"},
+            "spec": {"task": "4b", "workers": 2, "resources": {"cpu": "1"}, "scheduling": {"ranksPerNode": 1},
+                     "dataset": {"source": "synthetic"}, "maxEpochs": 16, "goal": {"metric": "bleu", "target": 50},
+                     "hyperparameters": hyperparameters}})
+        self.assertTrue(status["results"]["goalReached"], status["results"])
+        self.assertEqual(2, len(set(status["results"]["environment"]["nodes"])))
+        self.assertEqual("bleu", status["progress"]["metric"])
+        self.assertGreaterEqual(status["progress"]["value"], 50)
+
     def test_the_fmnist_k3_example_runs_as_written_one_rank_per_node_to_its_goal(self):
         with open(os.path.join(ROOT, "manifests/examples/fmnist-k3.yaml")) as f:
             example = f.read()

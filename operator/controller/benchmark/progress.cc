@@ -70,6 +70,7 @@ std::optional<Progress> ParseProgress(std::string_view exposition, const std::st
   // Zero until the first evaluation: better absent than a false 0 % or a loss of 0.
   const char* sample = goal_metric == "accuracy" ? "ergobench_eval_accuracy_ratio"
                        : goal_metric == "loss"   ? "ergobench_eval_loss"
+                       : goal_metric == "bleu"   ? "ergobench_eval_bleu"
                                                  : nullptr;
   if (sample != nullptr) {
     progress.metric = goal_metric;

@@ -40,6 +40,14 @@ TEST(Progress, ALanguageModelsLoss) {
   EXPECT_DOUBLE_EQ(*progress->value, 3.25);
 }
 
+TEST(Progress, ATranslationsBleu) {
+  auto progress = ParseProgress("ergobench_epoch 4\nergobench_eval_accuracy_ratio 0\nergobench_eval_bleu 37.5\n", "bleu");
+  ASSERT_TRUE(progress.has_value());
+  EXPECT_EQ(progress->metric, "bleu");
+  ASSERT_TRUE(progress->value.has_value());
+  EXPECT_DOUBLE_EQ(*progress->value, 37.5);
+}
+
 // A pod can serve any number; converting one past int64's range to an integer was undefined.
 TEST(Progress, ImplausibleCountsAreIgnored) {
   EXPECT_FALSE(ParseProgress("ergobench_epoch 1e300\n", "accuracy"));
