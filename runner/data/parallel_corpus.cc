@@ -1,5 +1,6 @@
 #include "runner/data/parallel_corpus.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -125,6 +126,19 @@ std::string Vocabulary::Decode(const std::vector<int32_t>& ids) const {
   return joined;
 }
 
+void ParallelCorpus::Add(const std::vector<int32_t>& source_ids, const std::vector<int32_t>& target_ids,
+                         int64_t max_length) {
+  const auto longest = static_cast<int64_t>(std::max(source_ids.size(), target_ids.size()));
+  if (max_length > 0 && longest > max_length) {
+    ++skipped;
+    return;
+  }
+  for (auto [side, ids] : {std::pair{&source, &source_ids}, std::pair{&target, &target_ids}}) {
+    side->tokens.insert(side->tokens.end(), ids->begin(), ids->end());
+    side->offsets.push_back(static_cast<int64_t>(side->tokens.size()));
+  }
+}
+
 StatusOr<ParallelCorpus> ReadParallelCorpus(const ParallelCorpusOptions& options, const Vocabulary& vocabulary) {
   std::ifstream source(options.source_path, std::ios::binary), target(options.target_path, std::ios::binary);
   if (!source) return Status::NotFound(options.source_path + ": cannot be read");
@@ -141,18 +155,7 @@ StatusOr<ParallelCorpus> ReadParallelCorpus(const ParallelCorpusOptions& options
                                      " goes on: a parallel corpus has a line on each side for each pair");
     }
     if (!more_source) break;
-    std::vector<int32_t> source_ids = vocabulary.Encode(source_line), target_ids = vocabulary.Encode(target_line);
-    const auto too_long = [&](const std::vector<int32_t>& ids) {
-      return options.max_length > 0 && static_cast<int64_t>(ids.size()) > options.max_length;
-    };
-    if (too_long(source_ids) || too_long(target_ids)) {
-      ++corpus.skipped;
-      continue;
-    }
-    for (auto [side, ids] : {std::pair{&corpus.source, &source_ids}, std::pair{&corpus.target, &target_ids}}) {
-      side->tokens.insert(side->tokens.end(), ids->begin(), ids->end());
-      side->offsets.push_back(static_cast<int64_t>(side->tokens.size()));
-    }
+    corpus.Add(vocabulary.Encode(source_line), vocabulary.Encode(target_line), options.max_length);
   }
   return corpus;
 }

@@ -65,6 +65,10 @@ struct ParallelCorpus {
   ParallelSide source;
   ParallelSide target;
   int64_t skipped = 0;  // pairs with a side longer than max_length
+
+  // Adds a pair, or counts it skipped where a side has more than `max_length` tokens (0: any).
+  void Add(const std::vector<int32_t>& source_ids, const std::vector<int32_t>& target_ids, int64_t max_length);
+  int64_t size() const { return source.size(); }
 };
 
 struct ParallelCorpusOptions {

@@ -75,6 +75,14 @@ SyntheticLanguagePair::SyntheticLanguagePair(const SyntheticPairOptions& options
   target_adjectives_ = DrawWords(rng, options.adjectives, true, target_taken);
   target_verbs_ = DrawWords(rng, options.verbs, true, target_taken);
   for (int i = 0; i < options.nouns; ++i) feminine_.push_back(rng.Below(2) == 1);
+  entries_ = {{"the", {Kind::kDeterminer, 0, false}}, {"a", {Kind::kDeterminer, 1, false}},
+              {"some", {Kind::kDeterminer, 1, true}}, {"and", {Kind::kAnd, 0, false}}};
+  for (int i = 0; i < options.adjectives; ++i) entries_.emplace(source_adjectives_[i], Entry{Kind::kAdjective, i, false});
+  for (int i = 0; i < options.verbs; ++i) entries_.emplace(source_verbs_[i], Entry{Kind::kVerb, i, false});
+  for (int i = 0; i < options.nouns; ++i) {
+    entries_.emplace(source_nouns_[i], Entry{Kind::kNoun, i, false});
+    entries_.emplace(source_nouns_[i] + "s", Entry{Kind::kNoun, i, true});
+  }
 }
 
 SyntheticLanguagePair::Pair SyntheticLanguagePair::Sentence(uint64_t index) const {
@@ -99,21 +107,9 @@ SyntheticLanguagePair::Pair SyntheticLanguagePair::Sentence(uint64_t index) cons
 }
 
 StatusOr<SyntheticLanguagePair::Entry> SyntheticLanguagePair::Lookup(std::string_view word) const {
-  if (word == "the" || word == "a" || word == "some") return Entry{Kind::kDeterminer, word == "the" ? 0 : 1, word == "some"};
-  if (word == "and") return Entry{Kind::kAnd, 0, false};
-  const auto find = [](const std::vector<std::string>& words, std::string_view w) {
-    for (size_t i = 0; i < words.size(); ++i) {
-      if (words[i] == w) return static_cast<int>(i);
-    }
-    return -1;
-  };
-  if (const int i = find(source_adjectives_, word); i >= 0) return Entry{Kind::kAdjective, i, false};
-  if (const int i = find(source_verbs_, word); i >= 0) return Entry{Kind::kVerb, i, false};
-  if (const int i = find(source_nouns_, word); i >= 0) return Entry{Kind::kNoun, i, false};
-  if (!word.empty() && word.back() == 's') {
-    if (const int i = find(source_nouns_, word.substr(0, word.size() - 1)); i >= 0) return Entry{Kind::kNoun, i, true};
-  }
-  return Status::NotFound("not a word of the language");
+  const auto it = entries_.find(std::string(word));
+  if (it == entries_.end()) return Status::NotFound("not a word of the language");
+  return it->second;
 }
 
 StatusOr<std::string> SyntheticLanguagePair::Translate(std::string_view source) const {

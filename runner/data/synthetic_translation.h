@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
@@ -70,6 +71,7 @@ class SyntheticLanguagePair {
   std::vector<std::string> source_nouns_, source_adjectives_, source_verbs_;
   std::vector<std::string> target_nouns_, target_adjectives_, target_verbs_;
   std::vector<bool> feminine_;  // by noun
+  std::unordered_map<std::string, Entry> entries_;  // every source word, plural nouns included
 };
 
 }  // namespace ergobench

@@ -101,29 +101,15 @@ StatusOr<TranslationRecipe> ReadTranslationRecipe(const BenchmarkSpec& spec, int
   return r;
 }
 
-// Sentence pairs as ids: the source ending in <\s>; the target as the decoder reads it (after
-// <s>) and as it is scored (before <\s>), each its words' ids.
-struct Pairs {
+// The first `count` pairs of the synthetic pair's corpus from `first`, as ids.
+ParallelCorpus SyntheticPairs(const SyntheticLanguagePair& language, const Vocabulary& vocabulary, uint64_t first,
+                              int64_t count, int64_t max_length) {
   ParallelCorpus corpus;
-  int64_t size() const { return corpus.source.size(); }
-};
-
-Pairs SyntheticPairs(const SyntheticLanguagePair& language, const Vocabulary& vocabulary, uint64_t first,
-                               int64_t count, int64_t max_length) {
-  Pairs pairs;
   for (int64_t i = 0; i < count; ++i) {
     const SyntheticLanguagePair::Pair sentence = language.Sentence(first + static_cast<uint64_t>(i));
-    const std::vector<int32_t> source = vocabulary.Encode(sentence.source), target = vocabulary.Encode(sentence.target);
-    if (static_cast<int64_t>(std::max(source.size(), target.size())) > max_length) {
-      ++pairs.corpus.skipped;
-      continue;
-    }
-    for (auto [side, ids] : {std::pair{&pairs.corpus.source, &source}, std::pair{&pairs.corpus.target, &target}}) {
-      side->tokens.insert(side->tokens.end(), ids->begin(), ids->end());
-      side->offsets.push_back(static_cast<int64_t>(side->tokens.size()));
-    }
+    corpus.Add(vocabulary.Encode(sentence.source), vocabulary.Encode(sentence.target), max_length);
   }
-  return pairs;
+  return corpus;
 }
 
 // A batch of pairs as the model's tensors, padded at the end with <pad>: the source with <\s>,
@@ -161,9 +147,8 @@ Batch MakeBatch(const ParallelCorpus& corpus, const std::vector<int64_t>& pairs)
 }
 
 std::vector<int32_t> Ids(const torch::Tensor& row) {
-  std::vector<int32_t> ids;
-  for (int64_t i = 0; i < row.size(0); ++i) ids.push_back(static_cast<int32_t>(row[i].item<int64_t>()));
-  return ids;
+  const torch::Tensor ids = row.to(torch::kCPU, torch::kInt).contiguous();
+  return {ids.data_ptr<int32_t>(), ids.data_ptr<int32_t>() + ids.numel()};
 }
 
 class TranslationTrainee : public Trainee {
@@ -225,13 +210,13 @@ class TranslationTrainee : public Trainee {
       test_ = SyntheticPairs(*language_, *vocabulary_, uint64_t{1} << 40, recipe_.synthetic_test_sentences,
                              recipe_.max_length);
     } else {
-      ASSIGN_OR_RETURN(train_.corpus, ReadParallelCorpus(recipe_.train, *vocabulary_));
-      ASSIGN_OR_RETURN(test_.corpus, ReadParallelCorpus(recipe_.test, *vocabulary_));
+      ASSIGN_OR_RETURN(train_, ReadParallelCorpus(recipe_.train, *vocabulary_));
+      ASSIGN_OR_RETURN(test_, ReadParallelCorpus(recipe_.test, *vocabulary_));
     }
     std::vector<int64_t> source_lengths, target_lengths;
     for (int64_t i = 0; i < train_.size(); ++i) {
-      source_lengths.push_back(train_.corpus.source.offsets[i + 1] - train_.corpus.source.offsets[i] + 1);
-      target_lengths.push_back(train_.corpus.target.offsets[i + 1] - train_.corpus.target.offsets[i] + 1);
+      source_lengths.push_back(train_.source.offsets[i + 1] - train_.source.offsets[i] + 1);
+      target_lengths.push_back(train_.target.offsets[i + 1] - train_.target.offsets[i] + 1);
     }
     batches_ = TokenBatches(source_lengths, target_lengths, recipe_.batch_tokens, static_cast<uint64_t>(recipe_.seed));
     const int64_t per_rank = static_cast<int64_t>(batches_.size()) / comm_.world_size();
@@ -269,7 +254,7 @@ class TranslationTrainee : public Trainee {
     int64_t tokens = 0, sentences = 0;
     for (int64_t micro = 0; micro < recipe_.accumulation; ++micro) {
       const int64_t index = order_[static_cast<size_t>((first + micro) * comm_.world_size() + comm_.rank())];
-      step_batches_.push_back(MakeBatch(train_.corpus, batches_[static_cast<size_t>(index)]));
+      step_batches_.push_back(MakeBatch(train_, batches_[static_cast<size_t>(index)]));
       tokens += step_batches_.back().target_tokens;
       sentences += step_batches_.back().source.size(0);
     }
@@ -356,7 +341,7 @@ class TranslationTrainee : public Trainee {
     for (int64_t start = begin; start < end; start += kSentences) {
       std::vector<int64_t> pairs;
       for (int64_t p = start; p < std::min(end, start + kSentences); ++p) pairs.push_back(p);
-      const Batch batch = MakeBatch(test_.corpus, pairs);
+      const Batch batch = MakeBatch(test_, pairs);
       const int64_t longest = std::min(batch.source.size(1) + 50, recipe_.max_length + 1);
       const torch::Tensor output =
           recipe_.beam == 1 ? GreedyDecode(*model_, batch.source, Vocabulary::kBegin, Vocabulary::kEnd, longest)
@@ -364,7 +349,7 @@ class TranslationTrainee : public Trainee {
                                                recipe_.beam, recipe_.length_penalty);
       for (int64_t row = 0; row < output.size(0); ++row) {
         const std::string hypothesis = vocabulary_->Decode(Ids(output[row]));
-        const std::string reference = vocabulary_->Decode(test_.corpus.target.Sentence(pairs[static_cast<size_t>(row)]));
+        const std::string reference = vocabulary_->Decode(test_.target.Sentence(pairs[static_cast<size_t>(row)]));
         statistics += SegmentBleuStatistics(hypothesis, {reference});
       }
     }
@@ -387,7 +372,7 @@ class TranslationTrainee : public Trainee {
   std::optional<Vocabulary> vocabulary_;
   std::optional<SyntheticLanguagePair> language_;
   Transformer model_{nullptr};
-  Pairs train_, test_;
+  ParallelCorpus train_, test_;
   std::vector<std::vector<int64_t>> batches_;
   std::vector<int64_t> order_;  // of the batches, this epoch
   std::vector<Batch> step_batches_;
