@@ -98,7 +98,7 @@ StatusOr<std::string> HttpRequest(const std::string& method, const std::string& 
     return Status::Unavailable(url + ": HTTP " + std::to_string(response.result_int()) + " " +
                                response.body().substr(0, std::min<size_t>(response.body().find('\n'), 200)));
   }
-  return std::move(response.body());
+  return response.body();
 }
 
 }  // namespace ergobench

@@ -10,12 +10,15 @@ Run with Debian's interpreter, which is where python3-torch lives:
 """
 
 import argparse
+import json
 import math
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from amp_energy import Energy, Precision
 
 
 class Attention(nn.Module):
@@ -67,7 +70,7 @@ class Gpt(nn.Module):
         self.ln_f = nn.LayerNorm(hidden)
 
     def forward(self, tokens):
-        x = self.wte(tokens) + self.wpe(torch.arange(tokens.shape[1]))
+        x = self.wte(tokens) + self.wpe(torch.arange(tokens.shape[1], device=tokens.device))
         for block in self.blocks:
             x = block(x)
         return self.ln_f(x) @ self.wte.weight.t()
@@ -78,27 +81,40 @@ def main():
     for name, default in (("threads", 2), ("layers", 4), ("hidden", 256), ("heads", 8), ("sequence", 256),
                           ("vocab", 257), ("batch", 4), ("steps", 20), ("warmup", 3)):
         parser.add_argument(f"--{name}", type=int, default=default)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--precision", default="fp32", choices=("fp32", "bf16", "fp16"))
+    parser.add_argument("--json", action="store_true", help="print tokens/s and J/token as JSON")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(42)
-    model = Gpt(args.layers, args.hidden, args.heads, args.sequence, args.vocab)
+    device = torch.device(args.device)
+    model = Gpt(args.layers, args.hidden, args.heads, args.sequence, args.vocab).to(device)
     decay = [p for p in model.parameters() if p.dim() >= 2]
     no_decay = [p for p in model.parameters() if p.dim() < 2]
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}],
                                   lr=6e-4, betas=(0.9, 0.95), eps=1e-8)
-    tokens = torch.randint(args.vocab, (args.batch, args.sequence + 1))
+    precision = Precision(device, args.precision)
+    energy = Energy(device)
     elapsed = 0.0
     for step in range(args.warmup + args.steps):
         start = time.perf_counter()
-        logits = model(tokens[:, :-1])
-        loss = F.cross_entropy(logits.reshape(-1, args.vocab), tokens[:, 1:].reshape(-1))
+        # Fresh tokens each step, drawn on the host and copied, as ergobench's synthetic source.
+        tokens = torch.randint(args.vocab, (args.batch, args.sequence + 1)).to(device)
+        with precision.forward():
+            logits = model(tokens[:, :-1])
+        loss = F.cross_entropy(logits.float().reshape(-1, args.vocab), tokens[:, 1:].reshape(-1))
         optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
+        precision.backward_and_step(loss, optimizer, clip=1.0, parameters=model.parameters())
+        loss.item()  # ergobench reads every step's loss, which waits for the step's work
         if step >= args.warmup:
             elapsed += time.perf_counter() - start
-    print(args.steps * args.batch * args.sequence / elapsed)
+    joules = energy.joules()
+    if args.json:
+        total = (args.warmup + args.steps) * args.batch * args.sequence
+        print(json.dumps({"tokensPerSecond": args.steps * args.batch * args.sequence / elapsed,
+                          "joulesPerToken": joules / total if joules else None}))
+    else:
+        print(args.steps * args.batch * args.sequence / elapsed)
 
 
 if __name__ == "__main__":

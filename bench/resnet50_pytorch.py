@@ -7,14 +7,19 @@ libtorch with the same threads. Prints images per second over the steps after th
 
 Run with Debian's interpreter, which is where python3-torch lives:
     /usr/bin/python3 bench/resnet50_pytorch.py --threads 2 --steps 10 --warmup 2
+On a GPU (bench/gpu/run.sh): --device cuda --precision bf16 --json, which also reports the
+GPU's energy per image from NVML over all steps, as ergobench's joulesPerSample.
 """
 
 import argparse
+import json
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from amp_energy import Energy, Precision
 
 
 class Bottleneck(nn.Module):
@@ -68,29 +73,42 @@ def main():
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--precision", default="fp32", choices=("fp32", "bf16", "fp16"))
+    parser.add_argument("--json", action="store_true", help="print images/s and J/image as JSON")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(42)
+    device = torch.device(args.device)
     model = ResNet50()
     assert sum(p.numel() for p in model.parameters()) == 25557032
+    model.to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0125, momentum=0.9, weight_decay=5e-5)
     pool = torch.rand(64, 3, 224, 224) * 4 - 2
     labels = torch.randint(0, 1000, (args.batch * args.steps,))
     model.train()
+    precision = Precision(device, args.precision)
+    energy = Energy(device)
     timed, samples = 0.0, 0
     for step in range(args.steps):
         start = time.perf_counter()
         index = torch.arange(step * args.batch, (step + 1) * args.batch)
-        x = pool[index % 64].contiguous()
-        loss = F.cross_entropy(model(x), labels[index], label_smoothing=0.1)
+        x = pool[index % 64].contiguous().to(device)
+        with precision.forward():
+            outputs = model(x)
+        loss = F.cross_entropy(outputs.float(), labels[index].to(device), label_smoothing=0.1)
         optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+        precision.backward_and_step(loss, optimizer)
         loss.item()
         if step >= args.warmup:
             timed += time.perf_counter() - start
             samples += args.batch
-    print(f"{samples / timed:.2f}")
+    joules = energy.joules()
+    if args.json:
+        print(json.dumps({"imagesPerSecond": samples / timed,
+                          "joulesPerImage": joules / (args.steps * args.batch) if joules else None}))
+    else:
+        print(f"{samples / timed:.2f}")
 
 
 if __name__ == "__main__":

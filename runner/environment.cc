@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <fstream>
 
-#include <gloo/config.h>
 #include <torch/csrc/api/include/torch/version.h>
+#if ERGOBENCH_HAS_GLOO
+#include <gloo/config.h>
+#endif
 
 #include "api/contract/runner_invocation.h"
 #include "runner/dist/mpi_communicator.h"
@@ -43,12 +45,14 @@ nlohmann::json DescribeEnvironment(const EnvironmentFacts& facts) {
       {"backend", facts.backend},
       {"ergobenchVersion", ERGOBENCH_VERSION},
       {"torchVersion", TORCH_VERSION},
-      {"glooVersion", std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
-                          std::to_string(GLOO_VERSION_PATCH)},
       {"mpiVersion", MpiLibraryVersion()},
       {"compiler", std::string("gcc ") + __VERSION__},
       {"seed", facts.seed},
   };
+#if ERGOBENCH_HAS_GLOO
+  env["glooVersion"] = std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
+                       std::to_string(GLOO_VERSION_PATCH);
+#endif
   if (facts.budget.quota_cpus) env["cpuQuota"] = *facts.budget.quota_cpus;
   // In a pod, the host name is the pod's: the node comes from the downward API.
   if (const char* node = std::getenv(kNodeNameEnv); node != nullptr && *node != '\0') env["node"] = node;

@@ -26,7 +26,12 @@
 #include "energy/agent_meter.h"
 #include "runner/artifact_shelf.h"
 #include "runner/cpu_budget.h"
+#if ERGOBENCH_HAS_GLOO
 #include "runner/dist/gloo_communicator.h"
+#endif
+#if ERGOBENCH_HAS_CUDA
+#include "runner/dist/nccl_connect.h"
+#endif
 #include "runner/dist/mpi_communicator.h"
 #include "runner/dist/rendezvous_env.h"
 #include "runner/environment.h"
@@ -107,6 +112,26 @@ class ResultOnce {
   std::string summary_path_;
 };
 
+// Where the gloo and nccl ranks meet, from the environment and the runner's flags.
+StatusOr<RendezvousOptions> Rendezvous(int workers, const RunnerInvocation& options,
+                                       std::optional<ReservedPort>* own_store_port) {
+  ASSIGN_OR_RETURN(RendezvousOptions rendezvous, RendezvousFromEnv(ProcessEnv()));
+  if (rendezvous.world_size != workers) {
+    return Status::FailedPrecondition("WORLD_SIZE is " + std::to_string(rendezvous.world_size) +
+                                      " but spec.workers is " + std::to_string(workers));
+  }
+  if (rendezvous.master_port == 0) {  // a world of one serves its own store
+    ASSIGN_OR_RETURN(*own_store_port, ReservedPort::Reserve(rendezvous.master_addr.c_str()));
+    rendezvous.master_port = (*own_store_port)->port();
+  }
+  if (!options.bind_address.empty()) rendezvous.bind_address = options.bind_address;
+  if (rendezvous.bind_address.empty()) rendezvous.bind_address = HostName();
+  rendezvous.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.rendezvous_timeout_seconds * 1000));
+  rendezvous.collective_timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(options.collective_timeout_seconds * 1000));
+  return rendezvous;
+}
+
 StatusOr<std::unique_ptr<Communicator>> Connect(const Benchmark& benchmark, const RunnerInvocation& options) {
   const std::string& backend = benchmark.spec.backend;
   const int workers = static_cast<int>(benchmark.spec.workers);
@@ -117,25 +142,22 @@ StatusOr<std::unique_ptr<Communicator>> Connect(const Benchmark& benchmark, cons
     }
     return ConnectMpi(workers);
   }
-  if (backend != "gloo") {
-    return Status::Unimplemented("backend " + backend + " needs a CUDA build of ergobench-runner; this one is CPU-only");
+  if (backend != "gloo" && backend != "nccl") return Status::InvalidArgument("spec.backend: unknown backend " + backend);
+  std::optional<ReservedPort> own_store_port;
+  ASSIGN_OR_RETURN(const RendezvousOptions rendezvous, Rendezvous(workers, options, &own_store_port));
+  if (backend == "nccl") {
+#if ERGOBENCH_HAS_CUDA
+    return ConnectNcclRanks(rendezvous);
+#else
+    return Status::Unimplemented("backend nccl needs a runner built with CUDA (ERGOBENCH_CUDA); this one has none");
+#endif
   }
-  ASSIGN_OR_RETURN(RendezvousOptions rendezvous, RendezvousFromEnv(ProcessEnv()));
-  if (rendezvous.world_size != workers) {
-    return Status::FailedPrecondition("WORLD_SIZE is " + std::to_string(rendezvous.world_size) +
-                                      " but spec.workers is " + std::to_string(workers));
-  }
-  std::optional<ReservedPort> own_store_port;  // a world of one serves its own store
-  if (rendezvous.master_port == 0) {
-    ASSIGN_OR_RETURN(own_store_port, ReservedPort::Reserve(rendezvous.master_addr.c_str()));
-    rendezvous.master_port = own_store_port->port();
-  }
-  if (!options.bind_address.empty()) rendezvous.bind_address = options.bind_address;
-  if (rendezvous.bind_address.empty()) rendezvous.bind_address = HostName();
-  rendezvous.timeout = std::chrono::milliseconds(static_cast<int64_t>(options.rendezvous_timeout_seconds * 1000));
-  rendezvous.collective_timeout =
-      std::chrono::milliseconds(static_cast<int64_t>(options.collective_timeout_seconds * 1000));
+#if ERGOBENCH_HAS_GLOO
   return ConnectGloo(rendezvous);
+#else
+  return Status::Unimplemented("backend gloo: this runner was built without gloo's headers (PyTorch's wheel has "
+                               "none); use backend nccl or mpi");
+#endif
 }
 
 // Ends the process once a stop was requested and the main thread has not finished within
@@ -342,9 +364,13 @@ int RunRunner(const RunnerInvocation& options) {
   if (!communicator.ok()) return report.Fail(communicator.status(), kExitFailed);
   watchdog.MarkConnected();
   const double init_seconds = std::chrono::duration<double>(Clock::now() - process_start).count();
+  if (const std::string library = (*communicator)->LibraryVersion(); !library.empty()) {
+    environment["collectiveLibrary"] = library;
+  }
   report.Update([&](RankResult& r) {
     r.rank = (*communicator)->rank();
     r.figures.init_seconds = init_seconds;
+    r.environment = environment;
   });
   Log((*communicator)->rank(), "joined " + std::to_string((*communicator)->world_size()) + " ranks over " +
                                    spec.backend + " in " + FormatSeconds(init_seconds) + "; " +

@@ -107,7 +107,7 @@ TaskDef GptTask() {
       Number("epsilon", 1e-8, 0, 1, "AdamW epsilon"),
       Number("gradClip", 1.0, 0, 1e6, "clip the global gradient norm to this (0: no clipping)"),
       Text("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
-           "autocast type; auto: bf16 on GPUs that have it, fp16 on older GPUs, fp32 on CPUs"),
+           "autocast type; auto: bf16 on GPUs, fp32 on CPUs; fp16 scales the loss dynamically"),
       Integer("evalInterval", 50, 1, 1e9, "optimizer steps between validation-loss evaluations"),
       Integer("evalSequences", 64, 1, 1e9, "held-out sequences at the end of the corpus for validation"),
       Text("vocabFile", "", {}, "GPT-2 vocab.json (relative: under dataset.path); empty: byte-level tokens"),
@@ -133,6 +133,7 @@ TaskDef TransformerTranslationTask() {
   TaskDef task = TrainingTask("4b", "Transformer on WMT17 EN-DE", "MLBench task 4b", 25.0, 20.0, 10, {});
   task.goal_metric = "bleu";
   task.goal_max = 100;
+  task.cpu_only = true;
   task.dataset_sources = {"synthetic", "path"};
   task.hyperparameters = {
       Integer("dim", 1024, 8, 65536, "model width"),
@@ -223,6 +224,8 @@ std::vector<TaskDef> BuildCatalog() {
         {"seed", ParamType::kInteger, 42, 0, 2147483647, {}, "initialisation, shuffling and augmentation"},
         {"warmupSteps", ParamType::kInteger, 20, 0, 1000000, {}, "steps left out of the throughput window"},
         {"trainSamples", ParamType::kInteger, 0, 0, 1e9, {}, "use only the first N training samples (0: all)"},
+        Text("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
+             "autocast type of the forward pass; auto: bf16 on GPUs, fp32 on CPUs; fp16 scales the loss"),
         GradientSyncDef(),
         BucketMibDef(),
         ZeroStageDef(2),

@@ -183,10 +183,6 @@ void ValidateResources(const BenchmarkSpec& spec, FieldErrors* errors) {
   if (spec.backend == "nccl" && spec.device != "cuda") {
     errors->Add("spec.backend", "nccl needs device cuda, got device " + Quote(spec.device));
   }
-  if (spec.device == "cuda" && !kRunnerHasCuda) {
-    errors->Add("spec.device", "cuda is not supported by this release: ergobench-runner trains on the CPU only (its "
-                               "CUDA and NCCL paths are not written yet); use device cpu with backend gloo or mpi");
-  }
 }
 
 // Walks `node` along `names` (from `at`), calling `check` with each value reached and its path.
@@ -353,6 +349,9 @@ FieldErrors ValidateBenchmark(const Benchmark& b) {
   if (task != nullptr) {
     ValidateTask(spec, *task, &errors);
     ValidateTaskSpecific(spec, &errors);
+    if (task->cpu_only && spec.device == "cuda") {
+      errors.Add("spec.device", "task " + task->id + " trains on the CPU only in this release; use device cpu");
+    }
   }
   ValidateLimits(b, &errors);
   ValidateImage(spec.image, &errors);

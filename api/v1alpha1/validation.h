@@ -15,10 +15,6 @@ inline constexpr int64_t kMaxWorkers = 1024;
 // A Dataset's name leaves room for its children's suffixes ("-stage", "-data") in 63.
 inline constexpr size_t kMaxDatasetNameLength = 57;
 
-// Whether ergobench-runner can train on a GPU. Not yet: validation refuses device cuda (and
-// so backend nccl), naming why, instead of letting every pod fail at run time.
-inline constexpr bool kRunnerHasCuda = false;
-
 FieldErrors ValidateBenchmark(const Benchmark& benchmark);
 
 // A bound on what a user may write, as the CRD's schema states it (so the API server refuses

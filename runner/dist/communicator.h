@@ -1,12 +1,15 @@
 // Communicator: the collectives a runner needs, behind one interface so that tasks do not
 // know which library moves their bytes. Implementations: gloo (c10d ProcessGroupGloo over
-// a TCPStore rendezvous) and mpi (OpenMPI). Buffers are raw host memory, so this header
-// stays free of torch; every call returns only once the operation has completed, which is
-// what the communication timers measure.
+// a TCPStore rendezvous), mpi (OpenMPI) and nccl (GPUs, runner/cuda). Buffers are raw
+// pointers, so this header stays free of torch: host memory for gloo and mpi; for nccl the
+// GPU's memory, or host memory that it stages through the GPU (small control messages). Every
+// call returns only once the operation has completed, which is what the communication timers
+// measure.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "base/status.h"
@@ -19,6 +22,33 @@ const char* DTypeName(DType dtype);
 StatusOr<DType> ParseDType(const std::string& name);
 
 enum class ReduceOp { kSum, kMax, kMin };
+
+// Memory where a communicator moves bytes fastest (the GPU's, for nccl), filled and read
+// through copies from and to the host.
+class CollectiveBuffer {
+ public:
+  virtual ~CollectiveBuffer() = default;
+  virtual void* data() = 0;
+  virtual size_t bytes() const = 0;
+  virtual Status CopyFromHost(const void* source, size_t bytes) = 0;
+  virtual Status CopyToHost(void* destination, size_t bytes) const = 0;
+};
+
+// Host memory, for the backends that reduce in it.
+class HostBuffer : public CollectiveBuffer {
+ public:
+  // Unavailable, naming the size, when the memory is not there.
+  static StatusOr<std::unique_ptr<CollectiveBuffer>> Allocate(size_t bytes);
+  void* data() override { return data_.get(); }
+  size_t bytes() const override { return bytes_; }
+  Status CopyFromHost(const void* source, size_t bytes) override;
+  Status CopyToHost(void* destination, size_t bytes) const override;
+
+ private:
+  HostBuffer(std::unique_ptr<std::byte[]> data, size_t bytes) : data_(std::move(data)), bytes_(bytes) {}
+  std::unique_ptr<std::byte[]> data_;
+  size_t bytes_;
+};
 
 class Communicator {
  public:
@@ -43,6 +73,14 @@ class Communicator {
   // Copies `count` elements at `data` from `root` to every rank.
   virtual Status Broadcast(void* data, size_t count, DType dtype, int root) = 0;
   virtual Status Barrier() = 0;
+
+  // A buffer of `bytes` where this backend's collectives are fastest: host memory unless the
+  // backend says otherwise.
+  virtual StatusOr<std::unique_ptr<CollectiveBuffer>> AllocateBuffer(size_t bytes) {
+    return HostBuffer::Allocate(bytes);
+  }
+  // The collective library and its version ("nccl 2.28.9"); empty where the backend's name says it.
+  virtual std::string LibraryVersion() const { return ""; }
 
   // Ends every rank of the job after this one failed outside a collective. MPI needs it:
   // MPI_Finalize waits for peers that are blocked in a collective with no timeout. Gloo

@@ -13,9 +13,9 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "base/units.h"
+#include "runner/dist/tcp_store.h"
 
 namespace ergobench {
 namespace {
@@ -44,13 +44,6 @@ gloo::AllreduceOptions::Func ReduceFunction(ReduceOp op) {
 
 // Gloo's own collectives use slot prefixes 0x01-0x08; ours stays clear of them.
 constexpr uint8_t kReduceScatterSlotPrefix = 0x40;
-
-// Gloo and c10d report through exceptions whose first line is the message and the rest a
-// C++ backtrace; users need the first line.
-std::string FirstLine(const char* what) {
-  std::string text(what);
-  return text.substr(0, text.find('\n'));
-}
 
 // Gloo's collectives called directly on the caller's thread. c10d's ProcessGroupGloo, which
 // this used before, hands every collective to a worker thread and wakes the caller through a
@@ -165,33 +158,6 @@ class GlooCommunicator : public Communicator {
   uint32_t tag_ = 0;
   std::vector<std::byte> incoming_;  // the reduce-scatter's receive block, kept between calls
 };
-
-// The store's client gives up at once on some errors a cluster makes for a few seconds: a
-// restarted rank 0's name resolves to nothing yet, or to its old address (no route to host).
-// Other ranks try again, a second apart, until the rendezvous deadline.
-StatusOr<c10::intrusive_ptr<c10d::TCPStore>> ConnectStore(const RendezvousOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + options.timeout;
-  c10d::TCPStoreOptions store_options;
-  store_options.port = static_cast<uint16_t>(options.master_port);
-  store_options.isServer = options.rank == 0;
-  store_options.numWorkers = options.world_size;
-  store_options.waitWorkers = true;
-  while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    store_options.timeout = std::max(left, std::chrono::milliseconds(1));
-    try {
-      return c10::make_intrusive<c10d::TCPStore>(options.master_addr, store_options);
-    } catch (const std::exception& e) {
-      if (options.rank == 0 || Clock::now() + std::chrono::seconds(1) >= deadline) {
-        return Status::DeadlineExceeded("rendezvous with MASTER_ADDR:MASTER_PORT=" + options.master_addr + ":" +
-                                        std::to_string(options.master_port) + " failed within " +
-                                        FormatSeconds(options.timeout.count() / 1000.0) + ": " + FirstLine(e.what()));
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-  }
-}
 
 }  // namespace
 

@@ -47,4 +47,15 @@ StatusOr<RendezvousOptions> RendezvousFromEnv(const EnvLookup& env) {
   return options;
 }
 
+int LocalRank(const EnvLookup& env) {
+  for (const char* name : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK"}) {
+    const std::optional<std::string> value = env(name);
+    if (!value) continue;
+    char* end = nullptr;
+    const long rank = std::strtol(value->c_str(), &end, 10);
+    if (end != value->c_str() && *end == '\0' && rank >= 0 && rank < 1 << 20) return static_cast<int>(rank);
+  }
+  return 0;
+}
+
 }  // namespace ergobench

@@ -19,4 +19,8 @@ EnvLookup ProcessEnv();
 // With none of the four variables set, a single rank on loopback (MASTER_PORT 0: pick one).
 StatusOr<RendezvousOptions> RendezvousFromEnv(const EnvLookup& env);
 
+// This process's rank among those on its machine (LOCAL_RANK as torchrun sets it, or mpirun's
+// OMPI_COMM_WORLD_LOCAL_RANK); 0 when neither is set. A rank's GPU is this modulo the GPUs it sees.
+int LocalRank(const EnvLookup& env);
+
 }  // namespace ergobench

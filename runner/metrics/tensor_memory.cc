@@ -5,10 +5,12 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
+#include <torch/csrc/api/include/torch/version.h>
 
 namespace ergobench {
 namespace {
@@ -23,7 +25,23 @@ namespace {
 // out is its own deleter context: torch's raw_allocate (which some kernels use) requires it.
 class CountingCpuAllocator final : public c10::Allocator, public TensorMemory {
  public:
-  c10::DataPtr allocate(size_t bytes) const override {
+  // libtorch 2.3 made allocate() non-const and added copy_data(); Debian's 1.13 has neither.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+  c10::DataPtr allocate(size_t bytes) override { return Allocate(bytes); }
+  void copy_data(void* destination, const void* source, size_t bytes) const override {
+    std::memcpy(destination, source, bytes);
+  }
+#else
+  c10::DataPtr allocate(size_t bytes) const override { return Allocate(bytes); }
+#endif
+  c10::DeleterFnPtr raw_deleter() const override { return &Release; }
+
+  int64_t live_bytes() const override { return live_.load(); }
+  int64_t peak_bytes() const override { return peak_.load(); }
+  void ResetPeak() override { peak_.store(live_.load()); }
+
+ private:
+  c10::DataPtr Allocate(size_t bytes) const {
     void* raw = std::malloc(bytes + kHeaderBytes + kAlignment);
     TORCH_CHECK(raw != nullptr, "CPU allocator: not enough memory for ", bytes, " bytes");
     const uintptr_t after_header = reinterpret_cast<uintptr_t>(raw) + kHeaderBytes;
@@ -35,13 +53,7 @@ class CountingCpuAllocator final : public c10::Allocator, public TensorMemory {
     }
     return {data, data, &Release, c10::Device(c10::DeviceType::CPU)};
   }
-  c10::DeleterFnPtr raw_deleter() const override { return &Release; }
 
-  int64_t live_bytes() const override { return live_.load(); }
-  int64_t peak_bytes() const override { return peak_.load(); }
-  void ResetPeak() override { peak_.store(live_.load()); }
-
- private:
   struct Header {
     void* raw;  // what malloc returned: the block this header sits in
     int64_t bytes;

@@ -40,7 +40,10 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   const torch::Tensor& k = qkv_parts[1];
   const torch::Tensor& v = qkv_parts[2];
   torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim));
-  scores = scores.masked_fill(future_.slice(0, 0, tokens).slice(1, 0, tokens).to(x.device()),
+  // Moved once to the input's device, not copied every call: a copy from pageable host memory
+  // waits for the GPU's queue, twelve times a forward pass for GPT-2 small.
+  if (future_.device() != x.device()) future_ = future_.to(x.device());
+  scores = scores.masked_fill(future_.slice(0, 0, tokens).slice(1, 0, tokens),
                               -std::numeric_limits<float>::infinity());
   torch::Tensor y = torch::matmul(torch::softmax(scores, -1), v);  // [B, heads, T, head_dim]
   return proj(y.transpose(1, 2).reshape({batch, tokens, hidden}));

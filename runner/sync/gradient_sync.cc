@@ -120,7 +120,7 @@ GradientBuffer::GradientBuffer(std::vector<torch::Tensor> params) : params_(std:
     offsets_.push_back(total);
     total += p.numel();
   }
-  flat_ = torch::zeros({total});
+  flat_ = torch::zeros({total}, torch::TensorOptions().device(params_.empty() ? torch::kCPU : params_.front().device()));
 }
 
 void GradientBuffer::Pack() {

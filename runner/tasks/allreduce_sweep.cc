@@ -222,6 +222,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The sweep's buffer where the backend reduces (the GPU's, for nccl), filled and checked on
+// the host: in place for host buffers, through a mirror copy for device ones.
+class SweepBuffer {
+ public:
+  explicit SweepBuffer(std::unique_ptr<CollectiveBuffer> buffer)
+      : buffer_(std::move(buffer)), on_host_(dynamic_cast<HostBuffer*>(buffer_.get()) != nullptr) {
+    if (!on_host_) mirror_.resize(buffer_->bytes());
+  }
+  void* device() { return buffer_->data(); }
+  void* host() { return on_host_ ? buffer_->data() : mirror_.data(); }
+
+  Status Fill(size_t count, DType dtype, int rank) {
+    FillInput(host(), count, dtype, rank);
+    return FromHost(count * DTypeSize(dtype));
+  }
+  Status ToHost(size_t bytes) { return on_host_ ? Status::Ok() : buffer_->CopyToHost(mirror_.data(), bytes); }
+  Status FromHost(size_t bytes) { return on_host_ ? Status::Ok() : buffer_->CopyFromHost(mirror_.data(), bytes); }
+
+ private:
+  std::unique_ptr<CollectiveBuffer> buffer_;
+  bool on_host_;
+  std::vector<std::byte> mirror_;
+};
+
 class AllreduceSweepTask : public Task {
  public:
   StatusOr<TaskOutcome> Run(TaskContext& context) override {
@@ -243,14 +267,14 @@ class AllreduceSweepTask : public Task {
     const size_t element_size = DTypeSize(dtype);
     const int64_t largest = *std::max_element(sizes.begin(), sizes.end());
 
-    std::unique_ptr<std::byte[]> buffer;
-    try {
-      buffer.reset(new std::byte[static_cast<size_t>(largest) * element_size]);
-    } catch (const std::bad_alloc&) {
-      return Status::Unavailable("cannot allocate " + FormatBytes(static_cast<double>(largest * element_size)) +
-                                 " for spec.hyperparameters.maxElements=" + std::to_string(largest));
+    StatusOr<std::unique_ptr<CollectiveBuffer>> allocated =
+        comm.AllocateBuffer(static_cast<size_t>(largest) * element_size);
+    if (!allocated.ok()) {
+      return Status::Unavailable(allocated.status().message() + " for spec.hyperparameters.maxElements=" +
+                                 std::to_string(largest));
     }
-    void* data = buffer.get();
+    SweepBuffer buffer(std::move(*allocated));
+    void* data = buffer.device();
 
     const auto start = Clock::now();
     context.mllog.Start("run_start");
@@ -260,10 +284,10 @@ class AllreduceSweepTask : public Task {
       RETURN_IF_ERROR(AgreeToContinue(comm, "before the sweep finished"));
       const size_t count = static_cast<size_t>(sizes[index]);
       // Every result is checked, and the check refills the input for the next repetition.
-      FillInput(data, count, dtype, comm.rank());
+      RETURN_IF_ERROR(buffer.Fill(count, dtype, comm.rank()));
       for (int w = 0; w < warmup; ++w) {
         RETURN_IF_ERROR(comm.AllReduce(data, count, dtype, ReduceOp::kSum));
-        RETURN_IF_ERROR(VerifyAndRefill(data, count, dtype, comm));
+        RETURN_IF_ERROR(VerifyAndRefill(buffer, count, dtype, comm));
       }
       std::vector<double> seconds;
       for (int r = 0; r < repetitions; ++r) {
@@ -273,7 +297,7 @@ class AllreduceSweepTask : public Task {
         const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
         seconds.push_back(elapsed);
         communication_seconds += elapsed;
-        RETURN_IF_ERROR(VerifyAndRefill(data, count, dtype, comm));
+        RETURN_IF_ERROR(VerifyAndRefill(buffer, count, dtype, comm));
       }
       context.metrics.AddPhaseSeconds(TrainingPhase::kCommunication, Sum(seconds));
       // A collective has finished when its slowest rank has.
@@ -304,9 +328,11 @@ class AllreduceSweepTask : public Task {
     return total;
   }
 
-  static Status VerifyAndRefill(void* data, size_t count, DType dtype, const Communicator& comm) {
+  static Status VerifyAndRefill(SweepBuffer& buffer, size_t count, DType dtype, const Communicator& comm) {
+    RETURN_IF_ERROR(buffer.ToHost(count * DTypeSize(dtype)));
+    void* data = buffer.host();
     const int64_t bad = ergobench::VerifyAndRefill(data, count, dtype, comm.world_size(), comm.rank());
-    if (bad < 0) return Status::Ok();
+    if (bad < 0) return buffer.FromHost(count * DTypeSize(dtype));
     char message[256];
     std::snprintf(message, sizeof message,
                   "wrong all-reduce result: %zu %s elements, element %lld is %g but the sum over %d ranks is %g",

@@ -17,7 +17,11 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/models/gpt.h"
 #include "runner/progress_writer.h"
-#include "runner/train/cpu_autocast.h"
+#include "runner/device_peaks.h"
+#include "runner/train/training_device.h"
+#if ERGOBENCH_HAS_CUDA
+#include "runner/cuda/cuda_runtime.h"
+#endif
 #include "runner/train/lr_schedule.h"
 #include "runner/train/recipe_reader.h"
 #include "runner/train/run_clock.h"
@@ -28,6 +32,7 @@ namespace {
 
 struct LmRecipe {
   std::string model_name;
+  torch::Device device{torch::kCPU};
   GptConfig model;
   int64_t batch = 0;
   int64_t accumulation = 0;
@@ -117,10 +122,10 @@ StatusOr<LmRecipe> ReadLmRecipe(const BenchmarkSpec& spec) {
   recipe.seed = read.Int("seed");
   recipe.throughput_warmup = read.Int("warmupSteps");
   RETURN_IF_ERROR(read.status());
-  if (recipe.precision == "auto") recipe.precision = "fp32";  // this runner trains on CPUs
-  if (recipe.precision == "fp16") {
-    return Status::InvalidArgument("spec.hyperparameters.precision: fp16 autocast needs a CUDA device; use bf16 or fp32");
-  }
+  ASSIGN_OR_RETURN(recipe.device, TrainingDevice(spec));
+  // auto: what each device trains fastest in and converges like fp32 without a loss scale.
+  if (recipe.precision == "auto") recipe.precision = recipe.device.is_cuda() ? "bf16" : "fp32";
+  RETURN_IF_ERROR(CheckPrecision(recipe.precision, recipe.device));
   if (!recipe.synthetic && spec.goal) recipe.goal = spec.goal->target;
   return recipe;
 }
@@ -158,11 +163,11 @@ class TokenSequences {
   SplitMix64 rng_;
 };
 
-torch::Tensor TokenLoss(Gpt& model, const torch::Tensor& inputs, const torch::Tensor& targets, bool bf16,
+torch::Tensor TokenLoss(Gpt& model, const torch::Tensor& inputs, const torch::Tensor& targets, const LmRecipe& recipe,
                         torch::nn::functional::CrossEntropyFuncOptions::reduction_t reduction) {
   torch::Tensor logits;
   {
-    CpuAutocast autocast(bf16);
+    Autocast autocast(recipe.device, recipe.precision);
     logits = model->forward(inputs);
   }
   namespace F = torch::nn::functional;
@@ -172,7 +177,7 @@ torch::Tensor TokenLoss(Gpt& model, const torch::Tensor& inputs, const torch::Te
 
 // Mean validation loss per token over sequences [first, first + count), split across ranks.
 Status EvaluateLoss(Communicator& comm, Gpt& model, TokenSequences& data, int64_t first, int64_t count, int64_t batch,
-                    int64_t length, bool bf16, double* loss) {
+                    int64_t length, const LmRecipe& recipe, double* loss) {
   torch::NoGradGuard no_grad;
   const int64_t k = comm.world_size();
   const int64_t begin = first + count * comm.rank() / k;
@@ -183,7 +188,7 @@ Status EvaluateLoss(Communicator& comm, Gpt& model, TokenSequences& data, int64_
     torch::Tensor inputs = torch::empty({n, length}, torch::kLong);
     torch::Tensor targets = torch::empty({n, length}, torch::kLong);
     for (int64_t b = 0; b < n; ++b) data.Fill(start + b, b, inputs, targets);
-    sums[0] += TokenLoss(model, inputs, targets, bf16, torch::kSum).item<double>();
+    sums[0] += TokenLoss(model, inputs.to(recipe.device), targets.to(recipe.device), recipe, torch::kSum).item<double>();
     sums[1] += static_cast<double>(n * length);
   }
   RETURN_IF_ERROR(comm.AllReduce(sums, 2, DType::kFloat64, ReduceOp::kSum));
@@ -218,11 +223,29 @@ std::unique_ptr<torch::optim::AdamW> MakeAdamW(const ParameterGroups& groups, co
   return std::make_unique<torch::optim::AdamW>(optimizer_groups, *options(r.weight_decay));
 }
 
-std::optional<CpuPeak> PeakOfThisRank() {
+// What MFU divides by: the GPU's datasheet peak in the precision trained, or the CPU cores'.
+struct Peak {
+  double tflops = 0;
+  std::string basis;
+};
+
+std::optional<Peak> PeakOfThisRank(const LmRecipe& recipe) {
+  if (recipe.device.is_cuda()) {
+#if ERGOBENCH_HAS_CUDA
+    const std::string name = CudaDeviceName(recipe.device.index());
+    const std::optional<DevicePeak> peak = FindDevicePeak(name);
+    if (!peak || PeakTflops(*peak, recipe.precision) <= 0) return std::nullopt;
+    return Peak{PeakTflops(*peak, recipe.precision), peak->model + std::string(" ") + recipe.precision + " datasheet"};
+#else
+    return std::nullopt;
+#endif
+  }
   std::ifstream in("/proc/cpuinfo");
   std::stringstream text;
   text << in.rdbuf();
-  return EstimateCpuPeak(text.str(), at::get_num_threads());
+  const std::optional<CpuPeak> cpu = EstimateCpuPeak(text.str(), at::get_num_threads());
+  if (!cpu) return std::nullopt;
+  return Peak{cpu->tflops, cpu->basis};
 }
 
 // The language model as the training loop's trainee: maxSteps optimizer steps of AdamW with a
@@ -237,6 +260,12 @@ class LanguageModelTrainee : public Trainee {
   int64_t throughput_warmup_steps() const override { return recipe_.throughput_warmup; }
   const GradientSyncOptions& sync_options() const override { return recipe_.sync; }
   bool has_goal() const override { return recipe_.goal.has_value(); }
+  torch::Device device() const override { return recipe_.device; }
+  // fp16's narrow range needs the loss scaled; bf16 has fp32's.
+  std::optional<LossScalerOptions> loss_scaling() const override {
+    if (recipe_.precision != "fp16") return std::nullopt;
+    return LossScalerOptions{65536.0, 2.0, 2000, std::nullopt, 1e-4};  // torch.amp.GradScaler's defaults
+  }
 
   void LogRecipe(MlLog& mllog) override {
     mllog.Point("submission_benchmark", "gpt");
@@ -261,6 +290,7 @@ class LanguageModelTrainee : public Trainee {
     context_.mllog.Point("max_sequence_length", config_.sequence_length);
     tokenizer_ = std::move(tokenizer);
     model_ = Gpt(config_);
+    model_->to(recipe_.device);
     return BuiltModel{model_->parameters(), DecayedAndNot(model_), model_->ParameterBlocks()};
   }
 
@@ -323,10 +353,13 @@ class LanguageModelTrainee : public Trainee {
       for (int64_t row = 0; row < recipe_.batch; ++row) {
         data_->Fill(recipe_.synthetic ? 0 : shard_[first + row], row, inputs_, targets_);
       }
+      device_inputs_ = inputs_.to(recipe_.device);
+      device_targets_ = targets_.to(recipe_.device);
       return Status::Ok();
     };
     work.loss = [this](int64_t) {
-      return TokenLoss(model_, inputs_, targets_, Bf16(), torch::kMean) / static_cast<double>(recipe_.accumulation);
+      return TokenLoss(model_, device_inputs_, device_targets_, recipe_, torch::kMean) /
+             static_cast<double>(recipe_.accumulation);
     };
     // Every rank holds the same averaged gradients (or its shard of them), so every rank clips alike.
     if (recipe_.grad_clip > 0) work.before_update = [this] { return sync_->ClipGradNorm(recipe_.grad_clip); };
@@ -355,7 +388,7 @@ class LanguageModelTrainee : public Trainee {
     if (eval_count_ > 0) {
       double loss = 0;
       RETURN_IF_ERROR(
-          EvaluateLoss(comm_, model_, *data_, train_count_, eval_count_, recipe_.batch, Length(), Bf16(), &loss));
+          EvaluateLoss(comm_, model_, *data_, train_count_, eval_count_, recipe_.batch, Length(), recipe_, &loss));
       eval_loss_ = event.value = loss;
       context_.metrics.SetEvalLoss(loss);
       context_.mllog.Point("eval_loss", loss, {{"step_num", step + 1}});
@@ -390,9 +423,9 @@ class LanguageModelTrainee : public Trainee {
       if (recipe_.peak_tflops > 0) {
         summary.peak_tflops = recipe_.peak_tflops;
         peak_basis_ = "peakTflops";
-      } else if (const std::optional<CpuPeak> cpu = PeakOfThisRank()) {
-        summary.peak_tflops = cpu->tflops;
-        peak_basis_ = cpu->basis;
+      } else if (const std::optional<Peak> peak = PeakOfThisRank(recipe_)) {
+        summary.peak_tflops = peak->tflops;
+        peak_basis_ = peak->basis;
       }
       if (summary.peak_tflops) summary.mfu = summary.model_tflops_per_second / *summary.peak_tflops;
     }
@@ -416,7 +449,6 @@ class LanguageModelTrainee : public Trainee {
  private:
   int64_t PerStep() const { return recipe_.batch * recipe_.accumulation; }
   int64_t Length() const { return config_.sequence_length; }
-  bool Bf16() const { return recipe_.precision == "bf16"; }
 
   // The training loss since the last evaluation, and the last evaluation's loss.
   ProgressEvent Progress(int64_t step) const {
@@ -439,8 +471,10 @@ class LanguageModelTrainee : public Trainee {
   Gpt model_{nullptr};
   GradientSync* sync_ = nullptr;  // the loop's
   std::optional<TokenSequences> data_;
-  torch::Tensor inputs_;
+  torch::Tensor inputs_;  // filled on the host, copied to the training device
   torch::Tensor targets_;
+  torch::Tensor device_inputs_;
+  torch::Tensor device_targets_;
   std::vector<int64_t> shard_;
   int64_t train_count_ = 0;
   int64_t eval_count_ = 0;

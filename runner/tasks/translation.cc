@@ -16,7 +16,7 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/models/transformer.h"
 #include "runner/progress_writer.h"
-#include "runner/train/cpu_autocast.h"
+#include "runner/train/training_device.h"
 #include "runner/train/lr_schedule.h"
 #include "runner/train/recipe_reader.h"
 #include "runner/train/training_loop.h"
@@ -92,10 +92,11 @@ StatusOr<TranslationRecipe> ReadTranslationRecipe(const BenchmarkSpec& spec, int
     return Status::InvalidArgument("spec.hyperparameters.heads: " + std::to_string(r.model.heads) +
                                    " heads do not divide dim " + std::to_string(r.model.dim));
   }
-  if (r.precision == "auto") r.precision = "fp32";  // this runner trains on CPUs
-  if (r.precision == "fp16") {
-    return Status::InvalidArgument("spec.hyperparameters.precision: fp16 autocast needs a CUDA device; use bf16 or fp32");
+  if (spec.device != "cpu") {
+    return Status::InvalidArgument("spec.device: task " + spec.task + " trains on the CPU only in this version");
   }
+  if (r.precision == "auto") r.precision = "fp32";
+  RETURN_IF_ERROR(CheckPrecision(r.precision, torch::kCPU));
   r.max_epochs = spec.max_epochs.value_or(1);
   if (spec.goal) r.goal = spec.goal->target;  // synthetic pairs have a BLEU to reach too
   return r;
@@ -267,7 +268,7 @@ class TranslationTrainee : public Trainee {
       const Batch& batch = step_batches_[static_cast<size_t>(micro)];
       torch::Tensor logits;
       {
-        CpuAutocast autocast(recipe_.precision == "bf16");
+        Autocast autocast(torch::kCPU, recipe_.precision);
         logits = model_->forward(batch.source, batch.target_input);
       }
       return LabelSmoothedLossSum(logits, batch.target_output, recipe_.smoothing, Vocabulary::kPad) /

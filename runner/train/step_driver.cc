@@ -38,6 +38,7 @@ StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
   RETURN_IF_ERROR(updated);
   if (apply) ++updates_;
   RETURN_IF_ERROR(sync_.AfterUpdate(phases_));
+  phases_.Settle();  // the step's work done on the device too, as its loss read already waited for most
   clock_.Step(clock_.SecondsSince(start), work.samples);
   if (memory_) peak_tensor_bytes_ = std::max(peak_tensor_bytes_.value_or(0), memory_->peak_bytes());
   return loss_sum;

@@ -9,6 +9,7 @@
 #include "runner/progress_writer.h"
 #include "runner/train/lr_schedule.h"
 #include "runner/train/recipe_reader.h"
+#include "runner/train/training_device.h"
 #include "runner/train/training_loop.h"
 
 namespace ergobench {
@@ -42,6 +43,12 @@ class SgdTrainee : public Trainee {
   int64_t throughput_warmup_steps() const override { return recipe_.warmup_steps; }
   const GradientSyncOptions& sync_options() const override { return recipe_.sync; }
   bool has_goal() const override { return recipe_.goal.has_value(); }
+  torch::Device device() const override { return recipe_.device; }
+  // fp16's narrow range needs the loss scaled; bf16 has fp32's.
+  std::optional<LossScalerOptions> loss_scaling() const override {
+    if (recipe_.precision != "fp16") return std::nullopt;
+    return LossScalerOptions{65536.0, 2.0, 2000, std::nullopt, 1e-4};  // torch.amp.GradScaler's defaults
+  }
 
   void LogRecipe(MlLog& mllog) override {
     mllog.Point("submission_benchmark", context_.benchmark.spec.task);
@@ -53,6 +60,7 @@ class SgdTrainee : public Trainee {
 
   StatusOr<BuiltModel> BuildModel() override {
     model_ = problem_.BuildModel();
+    model_.ptr()->to(recipe_.device);
     std::vector<torch::Tensor> params = model_.ptr()->parameters();
     return BuiltModel{params, {params}, {}};
   }
@@ -111,11 +119,19 @@ class SgdTrainee : public Trainee {
     work.micro_batches = recipe_.accumulation;
     work.samples = StepSamples();
     work.load = [this, first](int64_t micro) {
-      return problem_.TrainBatch(shard_.data() + first + micro * recipe_.batch, recipe_.batch, rng_, &inputs_,
-                                 &targets_);
+      RETURN_IF_ERROR(problem_.TrainBatch(shard_.data() + first + micro * recipe_.batch, recipe_.batch, rng_,
+                                          &inputs_, &targets_));
+      device_inputs_ = inputs_.to(recipe_.device);
+      device_targets_ = targets_.to(recipe_.device);
+      return Status::Ok();
     };
     work.loss = [this](int64_t) {
-      return problem_.LossSum(model_.forward(inputs_), targets_) / static_cast<double>(StepSamples());
+      torch::Tensor outputs;
+      {
+        Autocast autocast(recipe_.device, recipe_.precision);
+        outputs = model_.forward(device_inputs_);
+      }
+      return problem_.LossSum(outputs.to(torch::kFloat), device_targets_) / static_cast<double>(StepSamples());
     };
     return work;
   }
@@ -181,8 +197,10 @@ class SgdTrainee : public Trainee {
   int64_t epoch_ = 0;
   std::vector<int64_t> shard_;
   SplitMix64 rng_{0};
-  torch::Tensor inputs_;
+  torch::Tensor inputs_;  // made on the host by the problem, copied to the training device
   torch::Tensor targets_;
+  torch::Tensor device_inputs_;
+  torch::Tensor device_targets_;
   double epoch_loss_ = 0;           // summed over this epoch's steps
   std::optional<double> accuracy_;  // the last evaluation's
 };
@@ -194,6 +212,8 @@ Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, Training
   RETURN_IF_ERROR(BroadcastFromRankZero(comm, model.ptr()->buffers()));
   torch::NoGradGuard no_grad;
   model.ptr()->eval();
+  const std::vector<torch::Tensor> parameters = model.ptr()->parameters();
+  const torch::Device device = parameters.empty() ? torch::Device(torch::kCPU) : parameters.front().device();
   const int64_t count = problem.test_count();
   const int64_t k = comm.world_size();
   const int64_t begin = count * comm.rank() / k;
@@ -206,6 +226,8 @@ Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, Training
   for (int64_t start = begin; start < end; start += batch) {
     const int64_t n = std::min(batch, end - start);
     RETURN_IF_ERROR(problem.TestBatch(start, n, &inputs, &targets));
+    inputs = inputs.to(device);
+    targets = targets.to(device);
     torch::Tensor outputs = model.forward(inputs);
     sums[0] += problem.Correct(outputs, targets).item<double>();
     sums[1] += problem.LossSum(outputs, targets).item<double>();
@@ -236,7 +258,11 @@ StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec) {
   recipe.warmup_steps = read.Int("warmupSteps");
   recipe.train_samples = read.Int("trainSamples");
   recipe.sync = ReadGradientSyncOptions(read);
+  recipe.precision = read.String("precision");
   RETURN_IF_ERROR(read.status());
+  ASSIGN_OR_RETURN(recipe.device, TrainingDevice(spec));
+  if (recipe.precision == "auto") recipe.precision = recipe.device.is_cuda() ? "bf16" : "fp32";
+  RETURN_IF_ERROR(CheckPrecision(recipe.precision, recipe.device));
   recipe.max_epochs = spec.max_epochs.value_or(1);
   if (spec.dataset.source != "synthetic" && spec.goal) recipe.goal = spec.goal->target;
   return recipe;

@@ -43,6 +43,8 @@ struct SgdRecipe {
   int64_t max_epochs = 0;
   std::optional<double> goal;  // absent for synthetic data: throughput only
   GradientSyncOptions sync;
+  torch::Device device{torch::kCPU};  // spec.device: where the model and batches live
+  std::string precision = "fp32";     // the forward pass's autocast type
 };
 
 StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec);

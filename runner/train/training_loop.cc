@@ -7,6 +7,7 @@
 #include "runner/train/memory_accounting.h"
 #include "runner/train/parameter_digest.h"
 #include "runner/train/phase_timer.h"
+#include "runner/train/training_device.h"
 
 namespace ergobench {
 namespace {
@@ -29,6 +30,7 @@ class TrainingLoop {
     ASSIGN_OR_RETURN(const int64_t epochs, Train(plan));
     clock_.StopRun(trainee_.has_goal(), &figures);
     figures.epochs = epochs;
+    phases_.Settle();
     phases_.Report(&figures);
     trainee_.Finish(clock_, &figures);
     figures.memory = PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
@@ -46,6 +48,13 @@ class TrainingLoop {
   // Initialisation, reported apart from time to the goal: the model and the optimizer.
   Status Initialise() {
     torch::manual_seed(static_cast<uint64_t>(trainee_.seed()));
+    if (const torch::Device device = trainee_.device(); device.is_cuda()) {
+      if (std::unique_ptr<PhaseTimeline> timeline = OpenDeviceTimeline(device)) {
+        phases_.set_timeline(std::move(timeline));
+      } else {
+        phases_.set_fence([device] { FenceDevice(device); });
+      }
+    }
     TensorMemory* memory = TensorMemory::Install();  // before the model: its parameters count
     ASSIGN_OR_RETURN(model_, trainee_.BuildModel());
     RETURN_IF_ERROR(BroadcastFromRankZero(comm_, model_.parameters));
@@ -90,6 +99,7 @@ class TrainingLoop {
   StatusOr<bool> Evaluate(int64_t step) {
     StatusOr<bool> reached = false;
     phases_.Time(TrainingPhase::kEval, [&] { reached = trainee_.Evaluate(step, clock_); });
+    phases_.Settle();
     PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
     return reached;
   }

@@ -52,6 +52,8 @@ class Trainee {
   virtual int64_t throughput_warmup_steps() const = 0;  // left out of the throughput window
   virtual const GradientSyncOptions& sync_options() const = 0;
   virtual bool has_goal() const = 0;  // none on synthetic data: throughput only
+  // Where the model trains; on a GPU each phase's time includes the GPU work it queued.
+  virtual torch::Device device() const { return torch::kCPU; }
   // Dynamic loss scaling (mixed precision's, loss_scaler.h); none by default.
   virtual std::optional<LossScalerOptions> loss_scaling() const { return std::nullopt; }
   virtual void LogRecipe(MlLog& mllog) = 0;

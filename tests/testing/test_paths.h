@@ -8,5 +8,6 @@ namespace ergobench::testing {
 
 extern const char kSourceDir[];     // the repository's root
 extern const char kFakeNvmlPath[];  // tests/energy/fake_nvml.cc, built as a library
+extern const char kFakeNcclPath[];  // tests/runner/cuda/fake_nccl.cc; empty without the CUDA toolkit
 
 }  // namespace ergobench::testing

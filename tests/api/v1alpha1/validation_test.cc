@@ -101,12 +101,14 @@ TEST(ValidationTest, BackendAndDevice) {
   EXPECT_EQ(OnlyError(b), "spec.backend: nccl needs device cuda, got device \"cpu\"");
   b.spec.device = "cuda";
   b.spec.resources.gpu = 1;
-  // No runner of this release trains on a GPU: refused here, with the reason, rather than
-  // failing in every pod at run time (the audit's point 18).
-  EXPECT_EQ(OnlyError(b), "spec.device: cuda is not supported by this release: ergobench-runner trains on the CPU "
-                          "only (its CUDA and NCCL paths are not written yet); use device cpu with backend gloo or mpi");
+  EXPECT_TRUE(ValidateBenchmark(b).empty()) << "0a over NCCL on a GPU";
   b.spec.resources.gpu = 0;
-  EXPECT_EQ(ValidateBenchmark(b).size(), 2u) << "and a GPU count, once there is CUDA";
+  EXPECT_EQ(OnlyError(b), "spec.resources.gpu: must be at least 1 when device is cuda, got 0");
+  b.spec.resources.gpu = 1;
+  b.spec.task = "4b";
+  b.spec.backend = "gloo";
+  b.spec.hyperparameters = nlohmann::json::object();
+  EXPECT_EQ(OnlyError(b), "spec.device: task 4b trains on the CPU only in this release; use device cpu");
 }
 
 TEST(ValidationTest, GoalAndEpochsOnANonTrainingTask) {

@@ -71,7 +71,8 @@ TEST(SgdRecipeTest, ReadsTheDefaultedSpec) {
   BenchmarkSpec spec;
   spec.hyperparameters = {{"batchSize", 128}, {"learningRate", 0.02}, {"momentum", 0.9}, {"nesterov", true},
                           {"weightDecay", 1e-4}, {"gradientAccumulation", 4}, {"plateauFactor", 0.1}, {"plateauPatience", 2}, {"seed", 42},
-                          {"warmupSteps", 20}, {"trainSamples", 0}, {"gradientSync", "overlap"}, {"bucketMiB", 25}, {"zeroStage", 1}};
+                          {"warmupSteps", 20}, {"trainSamples", 0}, {"gradientSync", "overlap"}, {"bucketMiB", 25}, {"zeroStage", 1},
+                          {"precision", "auto"}};
   spec.max_epochs = 164;
   spec.dataset.source = "path";
   spec.goal = Goal{"accuracy", 0.8, false};
@@ -84,8 +85,29 @@ TEST(SgdRecipeTest, ReadsTheDefaultedSpec) {
   EXPECT_EQ(r.max_epochs, 164);
   EXPECT_EQ(r.goal, 0.8);
   EXPECT_EQ(r.sync.strategy, "overlap");
+  EXPECT_EQ(r.precision, "fp32") << "auto on a CPU";
+  EXPECT_TRUE(r.device.is_cpu());
   spec.dataset.source = "synthetic";
   EXPECT_FALSE(ReadSgdRecipe(spec)->goal);  // synthetic data has no accuracy to reach
+}
+
+TEST(SgdRecipeTest, APrecisionOrDeviceThisRunnerCannotTrainInIsRefusedByName) {
+  BenchmarkSpec spec;
+  spec.hyperparameters = {{"batchSize", 8}, {"learningRate", 0.02}, {"momentum", 0.9}, {"nesterov", true},
+                          {"weightDecay", 1e-4}, {"gradientAccumulation", 1}, {"plateauFactor", 0.1}, {"plateauPatience", 2}, {"seed", 42},
+                          {"warmupSteps", 20}, {"trainSamples", 0}, {"gradientSync", "flat"}, {"bucketMiB", 25}, {"zeroStage", 1},
+                          {"precision", "fp16"}};
+  EXPECT_EQ(ReadSgdRecipe(spec).status().message(),
+            "spec.hyperparameters.precision: fp16 autocast needs a CUDA device; use bf16 or fp32");
+  spec.hyperparameters["precision"] = "bf16";
+  EXPECT_EQ(ReadSgdRecipe(spec)->precision, "bf16");
+  spec.device = "cuda";
+  if (torch::cuda::is_available()) return;  // a GPU machine trains there; the rest is for those without
+  const Status s = ReadSgdRecipe(spec).status();
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.message(), ERGOBENCH_TORCH_CUDA ? "spec.device: cuda, but libtorch sees no GPU (no driver, or none visible to this process)"
+                                              : "spec.device: cuda, but this runner's libtorch was built without CUDA (build it "
+                                                "against a CUDA libtorch: ERGOBENCH_TORCH_CONFIG, bench/gpu/run.sh)");
 }
 
 TEST(SgdRecipeTest, AMissingOrMistypedKeyIsAnErrorNotAThrow) {
