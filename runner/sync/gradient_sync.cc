@@ -66,9 +66,10 @@ StatusOr<std::unique_ptr<GradientSync>> MakeGradientSync(const GradientSyncOptio
   // Overlap and stages 2 and 3 run collectives on a thread of their own while backward computes.
   const bool on_another_thread = strategy == "overlap" || (strategy == "sharded" && options.zero_stage >= 2);
   if (on_another_thread && !comm.CallableFromAnotherThread()) {
+    // MPI without MPI_THREAD_SERIALIZED; NCCL, whose CUDA device is per thread.
     return Status::FailedPrecondition("spec.hyperparameters.gradientSync: " + strategy +
-                                      " runs collectives from a thread of its own, which this " + comm.backend() +
-                                      " library does not allow (MPI_THREAD_SERIALIZED); use flat");
+                                      " runs collectives from a thread of its own, which backend " + comm.backend() +
+                                      " does not allow here; use flat");
   }
   const auto bucket_bytes = static_cast<size_t>(options.bucket_mib * 1024 * 1024);
   if (strategy == "flat") return std::unique_ptr<GradientSync>(new FlatGradientSync(comm, std::move(groups)));
