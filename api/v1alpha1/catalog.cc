@@ -49,6 +49,9 @@ TaskDef AllreduceTask() {
       {"warmup", ParamType::kInteger, 5, 0, 10000, {}, "untimed all-reduces per size before timing"},
       {"dtype", ParamType::kString, "float32", std::nullopt, std::nullopt, {"float32", "float16"},
        "element type"},
+      {"collective", ParamType::kString, "all_reduce", std::nullopt, std::nullopt,
+       {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"},
+       "the collective swept, as nccl-tests names it; sizes count its whole buffer"},
   };
   return allreduce;
 }

@@ -12,6 +12,7 @@ constexpr Written kAlways = Written::kAlways;
 const JsonFields<AllreduceSummary>& AllreduceFields() {
   using A = AllreduceSummary;
   static const JsonFields<A> fields = JsonFields<A>()
+                                          .Add("collective", &A::collective, Written::kUnlessEmpty)
                                           .Add("sizes", &A::sizes, kAlways)
                                           .Add("repetitions", &A::repetitions, kAlways)
                                           .Add("dtype", &A::dtype, kAlways)

@@ -34,6 +34,7 @@ struct AllreduceSummary {
   double peak_bus_bandwidth_bytes_per_second = 0;
   int64_t peak_bus_bandwidth_bytes = 0;   // message size at which the peak was reached
   double min_latency_seconds = 0;         // median latency of the smallest message
+  std::string collective;  // nccl-tests' name: all_reduce, all_gather, ... (empty before it was recorded)
   bool operator==(const AllreduceSummary&) const = default;
 };
 

@@ -104,6 +104,41 @@ class NcclCommunicator : public Communicator {
     });
   }
 
+  Status Reduce(void* data, size_t count, DType dtype, ReduceOp op, int root) override {
+    if (root < 0 || root >= world_size_) return Status::InvalidArgument("reduce root " + std::to_string(root));
+    return Collective("ncclReduce", data, count * DTypeSize(dtype), [&](std::byte* on_device) {
+      return nccl_->Reduce(on_device, on_device, count, NcclType(dtype), NcclOp(op), root, comm_, Stream());
+    });
+  }
+
+  // NCCL has no all-to-all of its own: a send and a receive with every rank, grouped so that
+  // NCCL runs them at once (as nccl-tests' alltoall does).
+  Status AllToAll(const void* send, void* receive, size_t count, DType dtype) override {
+    if (comm_ == nullptr) return Status::FailedPrecondition("alltoall: the communicator was aborted");
+    const size_t block = count * DTypeSize(dtype);
+    const size_t bytes = block * static_cast<size_t>(world_size_);
+    const bool staged = !device_->IsDeviceMemory(send) || !device_->IsDeviceMemory(receive);
+    const auto* in = static_cast<const std::byte*>(send);
+    auto* out = static_cast<std::byte*>(receive);
+    if (staged) {
+      ASSIGN_OR_RETURN(std::byte* scratch, Scratch(2 * bytes));
+      RETURN_IF_ERROR(device_->CopyToDevice(scratch, send, bytes));
+      in = scratch;
+      out = scratch + bytes;
+    }
+    ncclResult_t result = nccl_->GroupStart();
+    for (int peer = 0; peer < world_size_ && result == ncclSuccess; ++peer) {
+      result = nccl_->Send(in + peer * block, count, NcclType(dtype), peer, comm_, Stream());
+      if (result == ncclSuccess) result = nccl_->Recv(out + peer * block, count, NcclType(dtype), peer, comm_, Stream());
+    }
+    const ncclResult_t ended = nccl_->GroupEnd();  // a group once started is always ended
+    if (result == ncclSuccess) result = ended;
+    if (result != ncclSuccess) return Status::Unavailable(nccl_->Error("alltoall (ncclSend/ncclRecv)", result, comm_));
+    RETURN_IF_ERROR(Wait("alltoall"));
+    if (staged) RETURN_IF_ERROR(device_->CopyToHost(receive, out, bytes));
+    return Status::Ok();
+  }
+
   // NCCL has no barrier: a one-element all-reduce that every rank must join, on device memory
   // so that it copies nothing.
   Status Barrier() override {

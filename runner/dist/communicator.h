@@ -72,6 +72,12 @@ class Communicator {
   virtual Status AllGather(void* data, size_t count, DType dtype) = 0;
   // Copies `count` elements at `data` from `root` to every rank.
   virtual Status Broadcast(void* data, size_t count, DType dtype, int root) = 0;
+  // Reduces `count` elements at `data` across all ranks into `root`'s `data`, in place; the
+  // other ranks' buffers are left unspecified.
+  virtual Status Reduce(void* data, size_t count, DType dtype, ReduceOp op, int root) = 0;
+  // The personalised exchange: `send` and `receive` each hold world_size() blocks of `count`
+  // elements, and block j of this rank's `send` becomes block (this rank) of rank j's `receive`.
+  virtual Status AllToAll(const void* send, void* receive, size_t count, DType dtype) = 0;
   virtual Status Barrier() = 0;
 
   // A buffer of `bytes` where this backend's collectives are fastest: host memory unless the

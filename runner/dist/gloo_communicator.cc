@@ -7,9 +7,11 @@
 
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
+#include <gloo/alltoall.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/math.h>
+#include <gloo/reduce.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -119,6 +121,36 @@ class GlooCommunicator : public Communicator {
       options.setRoot(root);
       WithElementType(dtype, [&](auto element) { options.setOutput(static_cast<decltype(element)*>(data), count); });
       gloo::broadcast(options);
+    });
+  }
+
+  // In place: with no input, gloo reduces the output buffers.
+  Status Reduce(void* data, size_t count, DType dtype, ReduceOp op, int root) override {
+    return Run("reduce", [&] {
+      gloo::ReduceOptions options(context_);
+      options.setTag(NextTag());
+      options.setRoot(root);
+      WithElementType(dtype, [&](auto element) {
+        using T = decltype(element);
+        options.setOutput(static_cast<T*>(data), count);
+        options.setReduceFunction(ReduceFunction<T>(op));
+      });
+      gloo::reduce(options);
+    });
+  }
+
+  Status AllToAll(const void* send, void* receive, size_t count, DType dtype) override {
+    return Run("alltoall", [&] {
+      gloo::AlltoallOptions options(context_);
+      options.setTag(NextTag());
+      const size_t elements = count * static_cast<size_t>(world_size_);
+      WithElementType(dtype, [&](auto element) {
+        using T = decltype(element);
+        // Gloo's buffers take non-const pointers; the send buffer is only read.
+        options.setInput(static_cast<T*>(const_cast<void*>(send)), elements);
+        options.setOutput(static_cast<T*>(receive), elements);
+      });
+      gloo::alltoall(options);
     });
   }
 

@@ -77,6 +77,22 @@ class MpiCommunicator : public Communicator {
     return FromMpi(MPI_Bcast(data, static_cast<int>(count), ToMpi(dtype), root, MPI_COMM_WORLD), "broadcast");
   }
 
+  // In place at the root; the others only send.
+  Status Reduce(void* data, size_t count, DType dtype, ReduceOp op, int root) override {
+    RETURN_IF_ERROR(CheckType(dtype));
+    const bool is_root = rank_ == root;
+    return FromMpi(MPI_Reduce(is_root ? MPI_IN_PLACE : data, is_root ? data : nullptr, static_cast<int>(count),
+                              ToMpi(dtype), ToMpi(op), root, MPI_COMM_WORLD),
+                   "reduce");
+  }
+
+  Status AllToAll(const void* send, void* receive, size_t count, DType dtype) override {
+    RETURN_IF_ERROR(CheckType(dtype));
+    return FromMpi(MPI_Alltoall(send, static_cast<int>(count), ToMpi(dtype), receive, static_cast<int>(count),
+                                ToMpi(dtype), MPI_COMM_WORLD),
+                   "alltoall");
+  }
+
   Status Barrier() override { return FromMpi(MPI_Barrier(MPI_COMM_WORLD), "barrier"); }
 
   void AbortJob(int exit_code) override {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <new>
+#include <optional>
 
 #include "api/analysis/training_phases.h"
 #include "base/units.h"
@@ -15,6 +16,7 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/progress_writer.h"
 #include "runner/stop_signal.h"
+#include "runner/tasks/sweep_collectives.h"
 #include "runner/train/recipe_reader.h"
 
 namespace ergobench {
@@ -31,9 +33,14 @@ std::vector<int64_t> SweepSizes(int64_t min_elements, int64_t max_elements, int 
 }
 
 SizeStats ComputeSizeStats(int64_t elements, size_t element_size, int world_size, std::vector<double> seconds) {
+  return ComputeSizeStats(elements, elements * static_cast<int64_t>(element_size),
+                          BusBandwidthFactor(Collective::kAllReduce, world_size), std::move(seconds));
+}
+
+SizeStats ComputeSizeStats(int64_t elements, int64_t bytes, double bus_factor, std::vector<double> seconds) {
   SizeStats s;
   s.elements = elements;
-  s.bytes = elements * static_cast<int64_t>(element_size);
+  s.bytes = bytes;
   s.repetitions = static_cast<int64_t>(seconds.size());
   if (seconds.empty()) return s;
   std::sort(seconds.begin(), seconds.end());
@@ -42,7 +49,7 @@ SizeStats ComputeSizeStats(int64_t elements, size_t element_size, int world_size
   const size_t n = seconds.size();
   s.median_seconds = n % 2 == 1 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2;
   if (s.median_seconds > 0) s.algbw = static_cast<double>(s.bytes) / s.median_seconds;
-  s.busbw = s.algbw * 2.0 * (world_size - 1) / world_size;
+  s.busbw = s.algbw * bus_factor;
   return s;
 }
 
@@ -246,11 +253,100 @@ class SweepBuffer {
   std::vector<std::byte> mirror_;
 };
 
+// One collective of the sweep on the backend's buffers: this rank's input made, the operation
+// run, its result checked. All-reduce checks and refills in one pass at memcpy speed
+// (VerifyAndRefill); the other collectives refill before each operation.
+class SweepOperation {
+ public:
+  static StatusOr<SweepOperation> Create(Communicator& comm, Collective collective, DType dtype, int64_t elements) {
+    const size_t bytes = static_cast<size_t>(elements) * DTypeSize(dtype);
+    ASSIGN_OR_RETURN(SweepBuffer data, Allocate(comm, bytes));
+    std::optional<SweepBuffer> receive;
+    if (collective == Collective::kAllToAll) {
+      ASSIGN_OR_RETURN(receive, Allocate(comm, bytes));
+    }
+    return SweepOperation(comm, collective, dtype, std::move(data), std::move(receive));
+  }
+
+  Status Prepare(int64_t count) {
+    if (collective_ == Collective::kAllReduce && refilled_count_ == count) return Status::Ok();
+    FillCollectiveInput(collective_, data_.host(), count, dtype_, comm_.rank(), comm_.world_size());
+    RETURN_IF_ERROR(data_.FromHost(Bytes(count)));
+    if (receive_) {
+      FillPoison(receive_->host(), BufferElements(collective_, count, comm_.world_size()), dtype_);
+      RETURN_IF_ERROR(receive_->FromHost(Bytes(count)));
+    }
+    refilled_count_ = collective_ == Collective::kAllReduce ? count : -1;
+    return Status::Ok();
+  }
+
+  Status Run(int64_t count) {
+    void* data = data_.device();
+    const auto n = static_cast<size_t>(count);
+    switch (collective_) {
+      case Collective::kAllReduce: return comm_.AllReduce(data, n, dtype_, ReduceOp::kSum);
+      case Collective::kAllGather: return comm_.AllGather(data, n, dtype_);
+      case Collective::kReduceScatter: return comm_.ReduceScatter(data, n, dtype_, ReduceOp::kSum);
+      case Collective::kBroadcast: return comm_.Broadcast(data, n, dtype_, kSweepRoot);
+      case Collective::kReduce: return comm_.Reduce(data, n, dtype_, ReduceOp::kSum, kSweepRoot);
+      case Collective::kAllToAll: return comm_.AllToAll(data, receive_->device(), n, dtype_);
+    }
+    return Status::Internal("unknown collective");
+  }
+
+  Status Check(int64_t count) {
+    SweepBuffer& result = receive_ ? *receive_ : data_;
+    RETURN_IF_ERROR(result.ToHost(Bytes(count)));
+    const int k = comm_.world_size();
+    if (collective_ == Collective::kAllReduce) {
+      const int64_t bad = VerifyAndRefill(result.host(), static_cast<size_t>(count), dtype_, k, comm_.rank());
+      if (bad < 0) return result.FromHost(Bytes(count));
+      refilled_count_ = -1;
+      return Wrong(result.host(), count, bad);
+    }
+    const int64_t bad = CheckCollectiveResult(collective_, result.host(), count, dtype_, comm_.rank(), k);
+    return bad < 0 ? Status::Ok() : Wrong(result.host(), count, bad);
+  }
+
+ private:
+  SweepOperation(Communicator& comm, Collective collective, DType dtype, SweepBuffer data,
+                 std::optional<SweepBuffer> receive)
+      : comm_(comm), collective_(collective), dtype_(dtype), data_(std::move(data)), receive_(std::move(receive)) {}
+
+  static StatusOr<SweepBuffer> Allocate(Communicator& comm, size_t bytes) {
+    ASSIGN_OR_RETURN(std::unique_ptr<CollectiveBuffer> buffer, comm.AllocateBuffer(bytes));
+    return SweepBuffer(std::move(buffer));
+  }
+
+  size_t Bytes(int64_t count) const {
+    return static_cast<size_t>(BufferElements(collective_, count, comm_.world_size())) * DTypeSize(dtype_);
+  }
+
+  Status Wrong(const void* result, int64_t count, int64_t bad) const {
+    const int k = comm_.world_size();
+    char message[320];
+    std::snprintf(message, sizeof message,
+                  "wrong %s result on rank %d: %lld %s elements a call over %d ranks, element %lld is %g but must be %g",
+                  CollectiveName(collective_), comm_.rank(), static_cast<long long>(count), DTypeName(dtype_), k,
+                  static_cast<long long>(bad), ElementAsDouble(result, dtype_, static_cast<size_t>(bad)),
+                  ExpectedResult(collective_, bad, count, dtype_, comm_.rank(), k));
+    return Status::Internal(message);
+  }
+
+  Communicator& comm_;
+  Collective collective_;
+  DType dtype_;
+  SweepBuffer data_;                    // the input, and the result of all but alltoall
+  std::optional<SweepBuffer> receive_;  // alltoall's result
+  int64_t refilled_count_ = -1;  // all_reduce: the input of this count is in place, refilled by each check
+};
+
 class AllreduceSweepTask : public Task {
  public:
   StatusOr<TaskOutcome> Run(TaskContext& context) override {
     RecipeReader read(context.benchmark.spec.hyperparameters);
     const std::string dtype_name = read.String("dtype");
+    const std::string collective_name = read.String("collective");
     const int64_t min_elements = read.Int("minElements");
     const int64_t max_elements = read.Int("maxElements");
     const int size_count = static_cast<int>(read.Int("sizes"));
@@ -258,23 +354,21 @@ class AllreduceSweepTask : public Task {
     const int repetitions = static_cast<int>(read.Int("repetitions"));
     RETURN_IF_ERROR(read.status());
     Communicator& comm = context.communicator;
+    const int k = comm.world_size();
     ASSIGN_OR_RETURN(const DType dtype, ParseDType(dtype_name));
+    ASSIGN_OR_RETURN(const Collective collective, ParseCollective(collective_name));
     if (!comm.Supports(dtype)) {
       return Status::InvalidArgument(std::string("spec.hyperparameters.dtype: ") + DTypeName(dtype) +
                                      " is not supported by backend " + comm.backend());
     }
     const std::vector<int64_t> sizes = SweepSizes(min_elements, max_elements, size_count);
-    const size_t element_size = DTypeSize(dtype);
-    const int64_t largest = *std::max_element(sizes.begin(), sizes.end());
-
-    StatusOr<std::unique_ptr<CollectiveBuffer>> allocated =
-        comm.AllocateBuffer(static_cast<size_t>(largest) * element_size);
-    if (!allocated.ok()) {
-      return Status::Unavailable(allocated.status().message() + " for spec.hyperparameters.maxElements=" +
+    const int64_t largest = std::max<int64_t>(*std::max_element(sizes.begin(), sizes.end()), k);
+    StatusOr<SweepOperation> created = SweepOperation::Create(comm, collective, dtype, largest);
+    if (!created.ok()) {
+      return Status::Unavailable(created.status().message() + " for spec.hyperparameters.maxElements=" +
                                  std::to_string(largest));
     }
-    SweepBuffer buffer(std::move(*allocated));
-    void* data = buffer.device();
+    SweepOperation& operation = *created;
 
     const auto start = Clock::now();
     context.mllog.Start("run_start");
@@ -282,27 +376,30 @@ class AllreduceSweepTask : public Task {
     double communication_seconds = 0;
     for (size_t index = 0; index < sizes.size(); ++index) {
       RETURN_IF_ERROR(AgreeToContinue(comm, "before the sweep finished"));
-      const size_t count = static_cast<size_t>(sizes[index]);
-      // Every result is checked, and the check refills the input for the next repetition.
-      RETURN_IF_ERROR(buffer.Fill(count, dtype, comm.rank()));
+      const int64_t count = CountPerCall(collective, sizes[index], k);
+      // Every result is checked; the input is made again (or refilled by the check) before each.
       for (int w = 0; w < warmup; ++w) {
-        RETURN_IF_ERROR(comm.AllReduce(data, count, dtype, ReduceOp::kSum));
-        RETURN_IF_ERROR(VerifyAndRefill(buffer, count, dtype, comm));
+        RETURN_IF_ERROR(operation.Prepare(count));
+        RETURN_IF_ERROR(operation.Run(count));
+        RETURN_IF_ERROR(operation.Check(count));
       }
       std::vector<double> seconds;
       for (int r = 0; r < repetitions; ++r) {
+        RETURN_IF_ERROR(operation.Prepare(count));
         RETURN_IF_ERROR(comm.Barrier());
         const auto t0 = Clock::now();
-        RETURN_IF_ERROR(comm.AllReduce(data, count, dtype, ReduceOp::kSum));
+        RETURN_IF_ERROR(operation.Run(count));
         const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
         seconds.push_back(elapsed);
         communication_seconds += elapsed;
-        RETURN_IF_ERROR(VerifyAndRefill(buffer, count, dtype, comm));
+        RETURN_IF_ERROR(operation.Check(count));
       }
       context.metrics.AddPhaseSeconds(TrainingPhase::kCommunication, Sum(seconds));
       // A collective has finished when its slowest rank has.
       RETURN_IF_ERROR(comm.AllReduce(seconds.data(), seconds.size(), DType::kFloat64, ReduceOp::kMax));
-      SizeStats stats = ComputeSizeStats(sizes[index], element_size, comm.world_size(), std::move(seconds));
+      SizeStats stats = ComputeSizeStats(BufferElements(collective, count, k),
+                                         OperationBytes(collective, count, DTypeSize(dtype), k),
+                                         BusBandwidthFactor(collective, k), std::move(seconds));
       context.metrics.SetBusBandwidth(stats.bytes, stats.busbw);
       ReportSize(context, stats, index, sizes.size());
       rows.push_back(stats);
@@ -313,10 +410,10 @@ class AllreduceSweepTask : public Task {
     context.mllog.Stop("run_stop", {{"status", "success"}});
     outcome.figures.phase_seconds[PhaseName(TrainingPhase::kCommunication)] = communication_seconds;
     DerivePhaseFigures(&outcome.figures);
-    outcome.figures.allreduce = Summarize(rows, dtype, repetitions);
+    outcome.figures.allreduce = Summarize(rows, collective, dtype, repetitions);
     outcome.summary = SummaryLine(*outcome.figures.allreduce, rows);
     if (comm.rank() == 0 && !context.output_dir.empty()) {
-      RETURN_IF_ERROR(WriteTables(context, rows, dtype));
+      RETURN_IF_ERROR(WriteTables(context, rows, collective, dtype));
     }
     return outcome;
   }
@@ -326,19 +423,6 @@ class AllreduceSweepTask : public Task {
     double total = 0;
     for (double x : v) total += x;
     return total;
-  }
-
-  static Status VerifyAndRefill(SweepBuffer& buffer, size_t count, DType dtype, const Communicator& comm) {
-    RETURN_IF_ERROR(buffer.ToHost(count * DTypeSize(dtype)));
-    void* data = buffer.host();
-    const int64_t bad = ergobench::VerifyAndRefill(data, count, dtype, comm.world_size(), comm.rank());
-    if (bad < 0) return buffer.FromHost(count * DTypeSize(dtype));
-    char message[256];
-    std::snprintf(message, sizeof message,
-                  "wrong all-reduce result: %zu %s elements, element %lld is %g but the sum over %d ranks is %g",
-                  count, DTypeName(dtype), static_cast<long long>(bad), ElementAsDouble(data, dtype, bad),
-                  comm.world_size(), ExpectedSum(dtype, comm.world_size(), static_cast<size_t>(bad)));
-    return Status::Internal(message);
   }
 
   static void ReportSize(TaskContext& context, const SizeStats& s, size_t index, size_t total) {
@@ -355,8 +439,10 @@ class AllreduceSweepTask : public Task {
     }
   }
 
-  static AllreduceSummary Summarize(const std::vector<SizeStats>& rows, DType dtype, int repetitions) {
+  static AllreduceSummary Summarize(const std::vector<SizeStats>& rows, Collective collective, DType dtype,
+                                    int repetitions) {
     AllreduceSummary summary;
+    summary.collective = CollectiveName(collective);
     summary.sizes = static_cast<int64_t>(rows.size());
     summary.repetitions = repetitions;
     summary.dtype = DTypeName(dtype);
@@ -371,24 +457,28 @@ class AllreduceSweepTask : public Task {
   }
 
   static std::string SummaryLine(const AllreduceSummary& s, const std::vector<SizeStats>& rows) {
-    std::string line = std::to_string(s.sizes) + " sizes of " + s.dtype;
+    std::string line = s.collective + ", " + std::to_string(s.sizes) + " sizes of " + s.dtype;
     if (!rows.empty()) {
       line += " (" + FormatBytes(static_cast<double>(rows.front().bytes)) + " to " +
               FormatBytes(static_cast<double>(rows.back().bytes)) + ")";
     }
-    line += ", all sums correct; peak busbw " + FormatBytesPerSecond(s.peak_bus_bandwidth_bytes_per_second) +
+    const bool sums = s.collective == "all_reduce" || s.collective == "reduce" || s.collective == "reduce_scatter";
+    line += std::string(", all ") + (sums ? "sums" : "results") + " correct; peak busbw " + FormatBytesPerSecond(s.peak_bus_bandwidth_bytes_per_second) +
             " at " + FormatBytes(static_cast<double>(s.peak_bus_bandwidth_bytes)) + ", latency " +
             FormatSeconds(s.min_latency_seconds) + " at the smallest size";
     return line;
   }
 
-  static Status WriteTables(const TaskContext& context, const std::vector<SizeStats>& rows, DType dtype) {
+  static Status WriteTables(const TaskContext& context, const std::vector<SizeStats>& rows, Collective collective,
+                            DType dtype) {
     const std::string base = context.output_dir + "/allreduce";
     std::ofstream csv(base + ".csv");
     csv << SweepTableCsv(rows, DTypeName(dtype));
     std::ofstream json(base + ".json");
-    json << SweepTableJson(rows, DTypeName(dtype), context.communicator.world_size(),
-                           context.communicator.backend()).dump(2) << "\n";
+    nlohmann::json table = SweepTableJson(rows, DTypeName(dtype), context.communicator.world_size(),
+                                          context.communicator.backend());
+    table["collective"] = CollectiveName(collective);
+    json << table.dump(2) << "\n";
     if (!csv || !json) return Status::Unavailable("cannot write " + base + ".csv/.json");
     return Status::Ok();
   }

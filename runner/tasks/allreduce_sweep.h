@@ -1,8 +1,9 @@
-// Task 0a (MLBench): the all-reduce bandwidth sweep. For each of `sizes` message sizes
-// log-spaced from minElements to maxElements, every rank all-reduces a tensor `warmup`
-// times untimed and `repetitions` times timed, checking every result against the exact
-// expected sum. Latency is per completed operation, the max over ranks of each repetition;
-// algbw and busbw follow nccl-tests. The pure pieces are declared here for tests.
+// Task 0a (MLBench): the all-reduce bandwidth sweep, and nccl-tests' other collectives
+// (`collective`: sweep_collectives.h). For each of `sizes` message sizes log-spaced from
+// minElements to maxElements, every rank runs the collective `warmup` times untimed and
+// `repetitions` times timed, checking every result against the exact expected values. Latency
+// is per completed operation, the max over ranks of each repetition; algbw and busbw follow
+// nccl-tests. The pure pieces are declared here for tests.
 #pragma once
 
 #include <cstdint>
@@ -31,9 +32,12 @@ struct SizeStats {
   double median_seconds = 0;
   double max_seconds = 0;
   double algbw = 0;  // bytes / median latency
-  double busbw = 0;  // algbw · 2(n−1)/n
+  double busbw = 0;  // algbw x the collective's factor (all-reduce: 2(n-1)/n)
 };
 
+// A row from its repetitions' times: the operation's `bytes` and busbw's `bus_factor`.
+SizeStats ComputeSizeStats(int64_t elements, int64_t bytes, double bus_factor, std::vector<double> seconds);
+// An all-reduce's row: `elements` of `element_size` over `world_size` ranks.
 SizeStats ComputeSizeStats(int64_t elements, size_t element_size, int world_size, std::vector<double> seconds);
 
 // Each rank's input is chosen so that every sum is an exact small integer in its dtype,

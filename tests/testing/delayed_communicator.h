@@ -1,4 +1,4 @@
-// A communicator for tests whose every all-reduce, reduce-scatter and all-gather takes `delay`
+// A communicator for tests whose every collective but broadcast and barrier takes `delay`
 // longer than the real one: the delay comes after the real collective completes, inside the
 // caller's timing, on this rank only, as a slow NIC or a busy core would make it.
 #pragma once
@@ -35,6 +35,16 @@ class DelayedCommunicator : public Communicator {
   }
   Status Broadcast(void* data, size_t count, DType dtype, int root) override {
     return inner_.Broadcast(data, count, dtype, root);
+  }
+  Status Reduce(void* data, size_t count, DType dtype, ReduceOp op, int root) override {
+    const Status status = inner_.Reduce(data, count, dtype, op, root);
+    std::this_thread::sleep_for(delay_);
+    return status;
+  }
+  Status AllToAll(const void* send, void* receive, size_t count, DType dtype) override {
+    const Status status = inner_.AllToAll(send, receive, count, dtype);
+    std::this_thread::sleep_for(delay_);
+    return status;
   }
   Status Barrier() override { return inner_.Barrier(); }
 

@@ -21,7 +21,7 @@ RankResult Sample() {
   r.figures.samples_per_second = 512.0;
   r.figures.throughput_window_steps = 40;
   r.figures.throughput_window_seconds = 10.0;
-  r.figures.allreduce = AllreduceSummary{80, 100, "float32", 2.5e9, 400000000, 1.5e-5};
+  r.figures.allreduce = AllreduceSummary{80, 100, "float32", 2.5e9, 400000000, 1.5e-5, "all_reduce"};
   r.environment = {{"host", "node-1"}, {"threads", 1}};
   r.summary = "rank 1: 80 sizes, peak busbw 2.50 GB/s";
   return r;

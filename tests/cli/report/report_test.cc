@@ -281,7 +281,7 @@ TEST(Report, AllReduceRunsAddBusBandwidthColumns) {
     b.spec.workers = 3;
     b.status.phase = "Succeeded";
     b.status.results = BenchmarkResults{};
-    b.status.results->figures.allreduce = AllreduceSummary{20, 10, "float32", peak, 64 << 20, 42e-6};
+    b.status.results->figures.allreduce = AllreduceSummary{20, 10, "float32", peak, 64 << 20, 42e-6, "all_reduce"};
     runs.push_back(b);
   }
   const auto rows = BuildReport(runs);

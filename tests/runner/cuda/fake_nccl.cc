@@ -52,6 +52,16 @@ struct ncclComm {
 namespace {
 
 std::atomic<ncclResult_t> async_error{ncclSuccess};  // what every communicator reports
+
+struct PointToPoint {
+  bool send;
+  void* buffer;
+  size_t bytes;
+  int peer;
+  ncclComm_t comm;
+};
+thread_local int group_depth = 0;
+thread_local std::vector<PointToPoint> group_ops;  // of the group this thread has open
 std::mutex registry_mutex;
 std::map<std::string, std::weak_ptr<Group>> registry;  // by unique id
 uint64_t ids_made = 0;
@@ -228,11 +238,62 @@ ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, nccl
                     [&](auto& inputs, auto& out) { return Reduce(out, inputs, 0, count, type, op); });
 }
 
-// Point-to-point is not faked: nothing the communicator does uses it yet.
-ncclResult_t ncclSend(const void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) { return ncclInvalidUsage; }
-ncclResult_t ncclRecv(void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) { return ncclInvalidUsage; }
-ncclResult_t ncclGroupStart() { return ncclSuccess; }
-ncclResult_t ncclGroupEnd() { return ncclSuccess; }
+// Sends and receives inside ncclGroupStart/End, exchanged when the group ends. Unlike NCCL's,
+// every rank of the communicator must end a group at the same time (as all-to-all does), and a
+// send outside a group is refused.
+ncclResult_t ncclSend(const void* sendbuff, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
+                      cudaStream_t) {
+  if (group_depth == 0 || comm == nullptr || ElementSize(type) == 0) return ncclInvalidUsage;
+  group_ops.push_back({true, const_cast<void*>(sendbuff), count * ElementSize(type), peer, comm});
+  return ncclSuccess;
+}
+
+ncclResult_t ncclRecv(void* recvbuff, size_t count, ncclDataType_t type, int peer, ncclComm_t comm, cudaStream_t) {
+  if (group_depth == 0 || comm == nullptr || ElementSize(type) == 0) return ncclInvalidUsage;
+  group_ops.push_back({false, recvbuff, count * ElementSize(type), peer, comm});
+  return ncclSuccess;
+}
+
+ncclResult_t ncclGroupStart() {
+  ++group_depth;
+  return ncclSuccess;
+}
+
+ncclResult_t ncclGroupEnd() {
+  if (group_depth == 0) return ncclInvalidUsage;
+  if (--group_depth > 0 || group_ops.empty()) return ncclSuccess;
+  const std::vector<PointToPoint> mine = std::move(group_ops);
+  group_ops.clear();
+  ncclComm_t comm = mine.front().comm;
+  Group& g = *comm->group;
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    g.inputs[comm->rank] = &mine;
+  }
+  g.Meet();
+  // The n-th receive from a peer takes the peer's n-th send to this rank.
+  ncclResult_t result = ncclSuccess;
+  std::map<int, int> received;  // from peer: how many so far
+  for (const PointToPoint& op : mine) {
+    if (op.send) continue;
+    const auto& theirs = *static_cast<const std::vector<PointToPoint>*>(g.inputs[op.peer]);
+    int skip = received[op.peer]++;
+    const PointToPoint* match = nullptr;
+    for (const PointToPoint& other : theirs) {
+      if (other.send && other.peer == comm->rank && skip-- == 0) {
+        match = &other;
+        break;
+      }
+    }
+    if (match == nullptr || match->bytes != op.bytes) {
+      result = ncclInvalidUsage;
+      continue;
+    }
+    std::memcpy(op.buffer, match->buffer, op.bytes);
+  }
+  g.Meet();  // the send buffers are read before anyone goes on
+  return result;
+}
 
 // Test control, not NCCL's: the error every ncclCommGetAsyncError reports from now on.
 void fake_nccl_set_async_error(ncclResult_t error) { async_error.store(error); }

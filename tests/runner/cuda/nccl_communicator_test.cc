@@ -165,6 +165,15 @@ TEST(NcclCommunicatorTest, ReduceScatterAndAllGatherOverOneToFourRanks) {
   }
 }
 
+TEST(NcclCommunicatorTest, ReduceAndAllToAllOverOneToFourRanks) {
+  for (int ranks : {1, 2, 3, 4}) {
+    const auto statuses = OnNcclRanks(ranks, [](Communicator& comm, HostRuntime&) {
+      return testing::CheckReduceAndAllToAll(comm, 1001);
+    });
+    for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << ranks << " ranks: " << s.ToString();
+  }
+}
+
 TEST(NcclCommunicatorTest, BroadcastFromAnyRoot) {
   ExpectAllOk(OnNcclRanks(3, [](Communicator& comm, HostRuntime&) -> Status {
     std::vector<double> values = comm.rank() == 2 ? std::vector<double>{3.5, -1} : std::vector<double>{0, 0};
@@ -222,13 +231,37 @@ TEST(NcclCommunicatorTest, ACollectiveThatNeverFinishesEndsAtTheTimeout) {
       timeout));
 }
 
+// Every collective of task 0a on GPU buffers, each result checked on the host.
+TEST(NcclCommunicatorTest, EveryCollectiveOfTheSweepRunsOnDeviceBuffers) {
+  for (const char* collective : {"all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"}) {
+    Benchmark benchmark;
+    benchmark.metadata.name = "nccl-sweep";
+    benchmark.spec.task = "0a";
+    benchmark.spec.hyperparameters = {{"dtype", "float32"}, {"minElements", 1},   {"maxElements", 3000},
+                                      {"sizes", 3},         {"warmup", 1},        {"repetitions", 2},
+                                      {"collective", collective}};
+    std::vector<TaskOutcome> outcomes(3);
+    const auto statuses = OnNcclRanks(3, [&](Communicator& comm, HostRuntime&) -> Status {
+      RunnerMetrics metrics(MetricLabels{"nccl-sweep", "0a", "nccl", comm.rank(), 3});
+      ProgressWriter progress("", comm.rank());
+      MlLog mllog("");
+      TaskContext context{benchmark, comm, metrics, progress, "", mllog};
+      ASSIGN_OR_RETURN(outcomes[static_cast<size_t>(comm.rank())], NewAllreduceSweepTask()->Run(context));
+      return Status::Ok();
+    });
+    for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << collective << ": " << s.ToString();
+    EXPECT_EQ(outcomes[0].figures.allreduce->collective, collective);
+    EXPECT_EQ(outcomes[0].summary.rfind(std::string(collective) + ", 3 sizes of float32", 0), 0u) << outcomes[0].summary;
+  }
+}
+
 // Task 0a on GPU buffers: filled and checked through host copies, every sum verified.
 TEST(NcclCommunicatorTest, TheAllReduceSweepRunsOnDeviceBuffers) {
   Benchmark benchmark;
   benchmark.metadata.name = "nccl-sweep";
   benchmark.spec.task = "0a";
   benchmark.spec.hyperparameters = {{"dtype", "float32"}, {"minElements", 1}, {"maxElements", 100000},
-                                    {"sizes", 3}, {"warmup", 1}, {"repetitions", 4}};
+                                    {"sizes", 3}, {"warmup", 1}, {"repetitions", 4}, {"collective", "all_reduce"}};
   std::vector<TaskOutcome> outcomes(2);
   ExpectAllOk(OnNcclRanks(2, [&](Communicator& comm, HostRuntime& device) -> Status {
     RunnerMetrics metrics(MetricLabels{"nccl-sweep", "0a", "nccl", comm.rank(), 2});

@@ -44,6 +44,17 @@ TEST(GlooCommunicatorTest, ReduceScatterAndAllGatherOverOneToFourRanks) {
   }
 }
 
+TEST(GlooCommunicatorTest, ReduceAndAllToAllOverOneToFourRanks) {
+  for (int ranks : {1, 2, 3, 4}) {
+    for (size_t count : {size_t{1}, size_t{1001}}) {
+      auto statuses = OnLoopbackRanks(ranks, [count](Communicator& comm) {
+        return testing::CheckReduceAndAllToAll(comm, count);
+      });
+      for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << ranks << " ranks: " << s.ToString();
+    }
+  }
+}
+
 TEST(GlooCommunicatorTest, Broadcast) {
   auto statuses = OnLoopbackRanks(2, [](Communicator& comm) -> Status {
     std::vector<double> values = comm.rank() == 1 ? std::vector<double>{3.5, -1} : std::vector<double>{0, 0};

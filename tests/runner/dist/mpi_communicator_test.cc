@@ -24,6 +24,10 @@ TEST(MpiCommunicatorTest, AllReduceReduceScatterAndAllGather) {
     const Status checked = testing::CheckReduceScatterAndAllGather(c, count);
     EXPECT_TRUE(checked.ok()) << checked.ToString();
   }
+  for (size_t count : {size_t{1}, size_t{1001}}) {
+    const Status checked = testing::CheckReduceAndAllToAll(c, count);
+    EXPECT_TRUE(checked.ok()) << checked.ToString();
+  }
   EXPECT_EQ(c.ReduceScatter(&sum, 1, DType::kFloat16, ReduceOp::kSum).code(), StatusCode::kUnimplemented);
 }
 

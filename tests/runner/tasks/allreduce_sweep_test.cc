@@ -1,4 +1,5 @@
 #include "runner/tasks/allreduce_sweep.h"
+#include "runner/tasks/sweep_collectives.h"
 
 #include <gtest/gtest.h>
 
@@ -177,7 +178,7 @@ TEST(AllreduceSweepTaskTest, TheTableTakesTheSlowestRankAndTheSummaryIsTheTables
   benchmark.metadata.name = "slow-rank";
   benchmark.spec.task = "0a";
   benchmark.spec.hyperparameters = {{"dtype", "float32"}, {"minElements", 1}, {"maxElements", 1024},
-                                    {"sizes", 3}, {"warmup", 1}, {"repetitions", 5}};
+                                    {"sizes", 3}, {"warmup", 1}, {"repetitions", 5}, {"collective", "all_reduce"}};
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("ergobench-sweep-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -207,6 +208,44 @@ TEST(AllreduceSweepTaskTest, TheTableTakesTheSlowestRankAndTheSummaryIsTheTables
   const AllreduceSummary& summary = *outcomes[0].figures.allreduce;
   EXPECT_DOUBLE_EQ(summary.peak_bus_bandwidth_bytes_per_second, peak_busbw);
   EXPECT_DOUBLE_EQ(summary.min_latency_seconds, table["rows"][0]["medianSeconds"].get<double>());
+}
+
+// Every collective over two gloo ranks: each result checked (the task fails otherwise), and
+// each row's bytes and busbw as nccl-tests counts them.
+TEST(AllreduceSweepTaskTest, EveryCollectiveHasItsSizeAndBusBandwidthFactor) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ergobench-collectives-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"}) {
+    Benchmark benchmark;
+    benchmark.metadata.name = "collectives";
+    benchmark.spec.task = "0a";
+    benchmark.spec.hyperparameters = {{"dtype", "float32"}, {"minElements", 10}, {"maxElements", 100000},
+                                      {"sizes", 3},         {"warmup", 1},       {"repetitions", 2},
+                                      {"collective", name}};
+    const std::vector<Status> statuses = OnLoopbackRanks(2, [&](Communicator& comm) -> Status {
+      RunnerMetrics metrics(MetricLabels{"collectives", "0a", "gloo", comm.rank(), 2});
+      ProgressWriter progress("", comm.rank());
+      MlLog mllog("");
+      TaskContext context{benchmark, comm, metrics, progress, comm.rank() == 0 ? dir.string() : "", mllog};
+      return NewAllreduceSweepTask()->Run(context).status();
+    });
+    for (const Status& s : statuses) ASSERT_TRUE(s.ok()) << name << ": " << s.ToString();
+    std::ifstream in(dir / "allreduce.json");
+    const nlohmann::json table = nlohmann::json::parse(in);
+    EXPECT_EQ(table["collective"], name);
+    const Collective collective = *ParseCollective(name);
+    // Sizes 10, 1000 and 100000 elements: the blocked collectives pass half of each, two blocks.
+    const std::vector<int64_t> elements = {10, 1000, 100000};
+    for (size_t row = 0; row < 3; ++row) {
+      const nlohmann::json& r = table["rows"][row];
+      EXPECT_EQ(r["bytes"].get<int64_t>(), 4 * elements[row]) << name;
+      EXPECT_DOUBLE_EQ(r["busbwBytesPerSecond"].get<double>(),
+                       r["algbwBytesPerSecond"].get<double>() * BusBandwidthFactor(collective, 2))
+          << name;
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -35,6 +35,8 @@ class NoCommunicator : public Communicator {
   Status ReduceScatter(void*, size_t, DType, ReduceOp) override { return Status::Ok(); }
   Status AllGather(void*, size_t, DType) override { return Status::Ok(); }
   Status Broadcast(void*, size_t, DType, int) override { return Status::Ok(); }
+  Status Reduce(void*, size_t, DType, ReduceOp, int) override { return Status::Ok(); }
+  Status AllToAll(const void*, void*, size_t, DType) override { return Status::Ok(); }
   Status Barrier() override { return Status::Ok(); }
 };
 
