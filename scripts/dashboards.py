@@ -136,6 +136,17 @@ def run_dashboard():
          panel("timeseries", "Validation loss (language models)", "short",
                [(f"max by (benchmark) (ergobench_eval_loss{{{RUN}}})", "{{benchmark}}")],
                "Mean cross-entropy per token of the last evaluation, in nats (task gpt).")],
+        [panel("timeseries", "BLEU (translation)", "short",
+               [(f"max by (benchmark) (ergobench_eval_bleu{{{RUN}}})", "{{benchmark}}")],
+               "Corpus BLEU of the last evaluation's translations, sacreBLEU's 0 to 100 (task 4b); time to the "
+               "goal is the run's time to accuracy."),
+         panel("timeseries", "Loss scale (mixed precision)", "short",
+               [(f"max by (benchmark) (ergobench_loss_scale{{{RUN}}})", "{{benchmark}}")],
+               "The dynamic loss scale of fp16 training after each step: halved on an inf or NaN gradient, "
+               "doubled after a window of clean updates."),
+         panel("timeseries", "Skipped updates (mixed precision)", "short",
+               [(f"max by (benchmark) (ergobench_skipped_updates_total{{{RUN}}})", "{{benchmark}}")],
+               "Updates skipped for an inf or NaN gradient norm, so far (every rank skips alike).")],
         [panel("timeseries", "Validation accuracy", "percentunit",
                [(f"max by (benchmark) (ergobench_eval_accuracy_ratio{{{RUN}}})", "{{benchmark}}")],
                "Accuracy of the last evaluation (every rank evaluates the same model)."),

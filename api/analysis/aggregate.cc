@@ -114,6 +114,22 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
     m.mfu = every_mfu ? std::optional<double>(mfu) : std::nullopt;
     f.language_model = m;
   }
+  if (first.figures.translation) {
+    TranslationSummary t = *first.figures.translation;  // BLEU, precision and beam: every rank's
+    t.source_tokens = t.target_tokens = 0;
+    t.source_tokens_per_second = t.target_tokens_per_second = 0;
+    for (const RankResult& r : ranks) {
+      if (!r.figures.translation) continue;
+      t.source_tokens += r.figures.translation->source_tokens;
+      t.target_tokens += r.figures.translation->target_tokens;
+      t.source_tokens_per_second += r.figures.translation->source_tokens_per_second;
+      t.target_tokens_per_second += r.figures.translation->target_tokens_per_second;
+    }
+    f.translation = t;
+  }
+  // Every rank skips alike: the gradient norm is of the averaged gradients.
+  f.loss_scale = first.figures.loss_scale;
+  f.skipped_updates = first.figures.skipped_updates;
   return f;
 }
 
@@ -175,8 +191,12 @@ RunOutcome AggregateRankResults(const std::vector<RankResult>& ranks, int64_t wo
       if (epoch_samples > 0) outcome.results.epoch_wh = joules_per_sample * static_cast<double>(epoch_samples) / 3600;
     }
     if (f.energy_to_accuracy_joules) outcome.results.energy_to_accuracy_wh = *f.energy_to_accuracy_joules / 3600;
-    if (f.energy_joules && *f.energy_joules > 0 && f.language_model && f.language_model->tokens > 0) {
-      const double tokens = static_cast<double>(f.language_model->tokens);
+    // Tokens: a language model's, or a translation's target tokens (the side its loss is over).
+    const int64_t tokens_trained = f.language_model ? f.language_model->tokens
+                                   : f.translation  ? f.translation->target_tokens
+                                                    : 0;
+    if (f.energy_joules && *f.energy_joules > 0 && tokens_trained > 0) {
+      const double tokens = static_cast<double>(tokens_trained);
       outcome.results.joules_per_token = *f.energy_joules / tokens;
       outcome.results.tokens_per_wh = tokens / (*f.energy_joules / 3600);
     }

@@ -41,6 +41,19 @@ const JsonFields<LanguageModelSummary>& LanguageModelFields() {
   return fields;
 }
 
+const JsonFields<TranslationSummary>& TranslationFields() {
+  using T = TranslationSummary;
+  static const JsonFields<T> fields = JsonFields<T>()
+                                          .Add("bleu", &T::bleu)
+                                          .Add("sourceTokens", &T::source_tokens, kAlways)
+                                          .Add("targetTokens", &T::target_tokens, kAlways)
+                                          .Add("sourceTokensPerSecond", &T::source_tokens_per_second, kAlways)
+                                          .Add("targetTokensPerSecond", &T::target_tokens_per_second, kAlways)
+                                          .Add("precision", &T::precision, kAlways)
+                                          .Add("beam", &T::beam, kAlways);
+  return fields;
+}
+
 const JsonFields<MemoryFigures>& MemoryFields() {
   using M = MemoryFigures;
   static const JsonFields<M> fields = JsonFields<M>()
@@ -87,6 +100,9 @@ const JsonFields<Figures>& FigureFields() {
                                           .Add("energySharedWith", &F::energy_shared_with)
                                           .Object("allreduce", &F::allreduce, AllreduceFields())
                                           .Object("languageModel", &F::language_model, LanguageModelFields())
+                                          .Object("translation", &F::translation, TranslationFields())
+                                          .Add("lossScale", &F::loss_scale)
+                                          .Add("skippedUpdates", &F::skipped_updates)
                                           .Object("memory", &F::memory, MemoryFields())
                                           .Add("parameterDigest", &F::parameter_digest);
   return fields;

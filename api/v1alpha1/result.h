@@ -76,6 +76,20 @@ struct MemoryFigures {
 };
 
 // Figures every task may report; each is absent when the task does not measure it.
+// Tasks 4a and 4b (MLBench's translation): corpus BLEU, and the tokens each side of the pair
+// went through. Folded over ranks: tokens and tokens/s add up; BLEU is one corpus score that
+// every rank computes alike.
+struct TranslationSummary {
+  std::optional<double> bleu;            // the last evaluation's, sacreBLEU's 0 to 100
+  int64_t source_tokens = 0;             // over the run, <\s> included, padding not
+  int64_t target_tokens = 0;
+  double source_tokens_per_second = 0;   // over the throughput window
+  double target_tokens_per_second = 0;
+  std::string precision;
+  int64_t beam = 1;                      // decoding's beam width (1: greedy)
+  bool operator==(const TranslationSummary&) const = default;
+};
+
 struct Figures {
   double init_seconds = 0;  // rendezvous and set-up, before run_start
   double run_seconds = 0;   // run_start .. run_stop
@@ -105,6 +119,11 @@ struct Figures {
   std::optional<std::vector<std::string>> energy_shared_with;
   std::optional<AllreduceSummary> allreduce;
   std::optional<LanguageModelSummary> language_model;
+  std::optional<TranslationSummary> translation;
+  // Mixed precision's dynamic loss scaling (runner/train/loss_scaler.h), where a run scaled:
+  // the scale at the end, and the updates skipped for an inf or NaN gradient (every rank alike).
+  std::optional<double> loss_scale;
+  std::optional<int64_t> skipped_updates;
   std::optional<MemoryFigures> memory;
   // Of the final parameters (runner/train/parameter_digest.h), where a task trains a model;
   // empty where none.

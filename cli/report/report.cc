@@ -103,6 +103,14 @@ ReportRow RowOf(const Benchmark& b) {
     row.mfu = m->mfu;
     row.joules_per_token = r.joules_per_token;
   }
+  if (const auto& t = r.figures.translation) {
+    row.bleu = t->bleu;
+    row.source_tokens_per_second = t->source_tokens_per_second;
+    row.target_tokens_per_second = t->target_tokens_per_second;
+    row.joules_per_token = r.joules_per_token;
+  }
+  row.loss_scale = r.figures.loss_scale;
+  row.skipped_updates = r.figures.skipped_updates;
   if (const auto& a = r.figures.allreduce) {
     row.peak_bus_bandwidth = a->peak_bus_bandwidth_bytes_per_second;
     row.peak_bus_bandwidth_bytes = static_cast<double>(a->peak_bus_bandwidth_bytes);
@@ -206,6 +214,21 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
     };
     columns.insert(columns.end(), language_model.begin(), language_model.end());
   }
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.target_tokens_per_second.has_value(); })) {
+    const std::vector<Column> translation = {
+        {"BLEU", [](const ReportRow& r) { return Number(r.bleu, 2); }},
+        {"source tokens/s", [](const ReportRow& r) { return Number(r.source_tokens_per_second, 0); }},
+        {"target tokens/s", [](const ReportRow& r) { return Number(r.target_tokens_per_second, 0); }},
+        {"J/target token", [](const ReportRow& r) { return Number(r.joules_per_token, 6); }},
+    };
+    columns.insert(columns.end(), translation.begin(), translation.end());
+  }
+  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.loss_scale.has_value(); })) {
+    columns.push_back({"loss scale", [](const ReportRow& r) { return Number(r.loss_scale, 0); }});
+    columns.push_back({"skipped updates", [](const ReportRow& r) {
+                         return r.skipped_updates ? std::to_string(*r.skipped_updates) : std::string();
+                       }});
+  }
   if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.peak_bus_bandwidth.has_value(); })) {
     const std::vector<Column> allreduce = {
         {"peak busbw GB/s", [](const ReportRow& r) { return Number(Ratio(r.peak_bus_bandwidth, 1e9), 3); }},
@@ -270,6 +293,11 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("tflopsPerDevice", r.tflops_per_device);
   put("mfu", r.mfu);
   put("joulesPerToken", r.joules_per_token);
+  put("bleu", r.bleu);
+  put("sourceTokensPerSecond", r.source_tokens_per_second);
+  put("targetTokensPerSecond", r.target_tokens_per_second);
+  put("lossScale", r.loss_scale);
+  if (r.skipped_updates) out["skippedUpdates"] = *r.skipped_updates;
   put("peakBusBandwidthBytesPerSecond", r.peak_bus_bandwidth);
   put("peakBusBandwidthBytes", r.peak_bus_bandwidth_bytes);
   put("minLatencySeconds", r.min_latency_seconds);

@@ -68,6 +68,13 @@ struct ReportRow {
   std::optional<double> tflops_per_device;
   std::optional<double> mfu;
   std::optional<double> joules_per_token;
+  // Translation (4b): BLEU, tokens/s on either side, and mixed precision's loss scaling (the
+  // scale at the end, the updates skipped).
+  std::optional<double> bleu;
+  std::optional<double> source_tokens_per_second;
+  std::optional<double> target_tokens_per_second;
+  std::optional<double> loss_scale;
+  std::optional<int64_t> skipped_updates;
   // Task 0a: the all-reduce sweep's peak bus bandwidth, the message size it was reached at, and
   // the smallest message's median latency.
   std::optional<double> peak_bus_bandwidth;  // bytes/s

@@ -44,6 +44,9 @@ struct RunnerMetrics::Families {
         eval_accuracy(Gauge("ergobench_eval_accuracy_ratio", "Validation accuracy of the last evaluation.")),
         eval_loss(Gauge("ergobench_eval_loss", "Validation loss of the last evaluation (language models: nats per token).")),
         eval_bleu(Gauge("ergobench_eval_bleu", "Corpus BLEU of the last evaluation's translations (sacreBLEU's, 0 to 100).")),
+        loss_scale(Gauge("ergobench_loss_scale", "Dynamic loss scale of mixed precision, after the last step.")),
+        skipped_updates(Counter("ergobench_skipped_updates_total",
+                                "Updates skipped for an inf or NaN gradient norm under loss scaling.")),
         goal_reached(Gauge("ergobench_goal_reached", "1 once an evaluation reached the goal.")),
         artifacts_offered(Gauge("ergobench_artifacts_offered",
                                 "1 once the run has ended and its output files are served on /artifacts.")),
@@ -94,6 +97,8 @@ struct RunnerMetrics::Families {
   prometheus::Gauge& eval_accuracy;
   prometheus::Gauge& eval_loss;
   prometheus::Gauge& eval_bleu;
+  prometheus::Gauge& loss_scale;
+  prometheus::Counter& skipped_updates;
   prometheus::Gauge& goal_reached;
   prometheus::Gauge& artifacts_offered;
   prometheus::Family<prometheus::Gauge>& bus_bandwidth_family;
@@ -117,6 +122,10 @@ void RunnerMetrics::SetTrainLoss(double loss) { families_->train_loss.Set(loss);
 void RunnerMetrics::SetEvalAccuracy(double accuracy) { families_->eval_accuracy.Set(accuracy); }
 void RunnerMetrics::SetEvalLoss(double loss) { families_->eval_loss.Set(loss); }
 void RunnerMetrics::SetEvalBleu(double bleu) { families_->eval_bleu.Set(bleu); }
+void RunnerMetrics::SetLossScaling(double scale, bool skipped) {
+  families_->loss_scale.Set(scale);
+  if (skipped) families_->skipped_updates.Increment();
+}
 void RunnerMetrics::SetGoalReached(bool reached) { families_->goal_reached.Set(reached ? 1 : 0); }
 void RunnerMetrics::SetArtifactsOffered() { families_->artifacts_offered.Set(1); }
 void RunnerMetrics::SetBusBandwidth(int64_t bytes, double bytes_per_second) {

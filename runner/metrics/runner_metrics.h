@@ -40,6 +40,8 @@ class RunnerMetrics {
   void SetEvalAccuracy(double accuracy);
   void SetEvalLoss(double loss);
   void SetEvalBleu(double bleu);
+  // After a step under dynamic loss scaling: the scale now, and whether the step's update was skipped.
+  void SetLossScaling(double scale, bool skipped);
   void SetGoalReached(bool reached);
   void SetArtifactsOffered();
   void SetBusBandwidth(int64_t bytes, double bytes_per_second);

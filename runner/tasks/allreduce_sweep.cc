@@ -17,6 +17,7 @@
 #include "runner/progress_writer.h"
 #include "runner/stop_signal.h"
 #include "runner/tasks/sweep_collectives.h"
+#include "runner/tasks/sweep_operation.h"
 #include "runner/train/recipe_reader.h"
 
 namespace ergobench {
@@ -228,118 +229,6 @@ nlohmann::json SweepTableJson(const std::vector<SizeStats>& rows, const std::str
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The sweep's buffer where the backend reduces (the GPU's, for nccl), filled and checked on
-// the host: in place for host buffers, through a mirror copy for device ones.
-class SweepBuffer {
- public:
-  explicit SweepBuffer(std::unique_ptr<CollectiveBuffer> buffer)
-      : buffer_(std::move(buffer)), on_host_(dynamic_cast<HostBuffer*>(buffer_.get()) != nullptr) {
-    if (!on_host_) mirror_.resize(buffer_->bytes());
-  }
-  void* device() { return buffer_->data(); }
-  void* host() { return on_host_ ? buffer_->data() : mirror_.data(); }
-
-  Status Fill(size_t count, DType dtype, int rank) {
-    FillInput(host(), count, dtype, rank);
-    return FromHost(count * DTypeSize(dtype));
-  }
-  Status ToHost(size_t bytes) { return on_host_ ? Status::Ok() : buffer_->CopyToHost(mirror_.data(), bytes); }
-  Status FromHost(size_t bytes) { return on_host_ ? Status::Ok() : buffer_->CopyFromHost(mirror_.data(), bytes); }
-
- private:
-  std::unique_ptr<CollectiveBuffer> buffer_;
-  bool on_host_;
-  std::vector<std::byte> mirror_;
-};
-
-// One collective of the sweep on the backend's buffers: this rank's input made, the operation
-// run, its result checked. All-reduce checks and refills in one pass at memcpy speed
-// (VerifyAndRefill); the other collectives refill before each operation.
-class SweepOperation {
- public:
-  static StatusOr<SweepOperation> Create(Communicator& comm, Collective collective, DType dtype, int64_t elements) {
-    const size_t bytes = static_cast<size_t>(elements) * DTypeSize(dtype);
-    ASSIGN_OR_RETURN(SweepBuffer data, Allocate(comm, bytes));
-    std::optional<SweepBuffer> receive;
-    if (collective == Collective::kAllToAll) {
-      ASSIGN_OR_RETURN(receive, Allocate(comm, bytes));
-    }
-    return SweepOperation(comm, collective, dtype, std::move(data), std::move(receive));
-  }
-
-  Status Prepare(int64_t count) {
-    if (collective_ == Collective::kAllReduce && refilled_count_ == count) return Status::Ok();
-    FillCollectiveInput(collective_, data_.host(), count, dtype_, comm_.rank(), comm_.world_size());
-    RETURN_IF_ERROR(data_.FromHost(Bytes(count)));
-    if (receive_) {
-      FillPoison(receive_->host(), BufferElements(collective_, count, comm_.world_size()), dtype_);
-      RETURN_IF_ERROR(receive_->FromHost(Bytes(count)));
-    }
-    refilled_count_ = collective_ == Collective::kAllReduce ? count : -1;
-    return Status::Ok();
-  }
-
-  Status Run(int64_t count) {
-    void* data = data_.device();
-    const auto n = static_cast<size_t>(count);
-    switch (collective_) {
-      case Collective::kAllReduce: return comm_.AllReduce(data, n, dtype_, ReduceOp::kSum);
-      case Collective::kAllGather: return comm_.AllGather(data, n, dtype_);
-      case Collective::kReduceScatter: return comm_.ReduceScatter(data, n, dtype_, ReduceOp::kSum);
-      case Collective::kBroadcast: return comm_.Broadcast(data, n, dtype_, kSweepRoot);
-      case Collective::kReduce: return comm_.Reduce(data, n, dtype_, ReduceOp::kSum, kSweepRoot);
-      case Collective::kAllToAll: return comm_.AllToAll(data, receive_->device(), n, dtype_);
-    }
-    return Status::Internal("unknown collective");
-  }
-
-  Status Check(int64_t count) {
-    SweepBuffer& result = receive_ ? *receive_ : data_;
-    RETURN_IF_ERROR(result.ToHost(Bytes(count)));
-    const int k = comm_.world_size();
-    if (collective_ == Collective::kAllReduce) {
-      const int64_t bad = VerifyAndRefill(result.host(), static_cast<size_t>(count), dtype_, k, comm_.rank());
-      if (bad < 0) return result.FromHost(Bytes(count));
-      refilled_count_ = -1;
-      return Wrong(result.host(), count, bad);
-    }
-    const int64_t bad = CheckCollectiveResult(collective_, result.host(), count, dtype_, comm_.rank(), k);
-    return bad < 0 ? Status::Ok() : Wrong(result.host(), count, bad);
-  }
-
- private:
-  SweepOperation(Communicator& comm, Collective collective, DType dtype, SweepBuffer data,
-                 std::optional<SweepBuffer> receive)
-      : comm_(comm), collective_(collective), dtype_(dtype), data_(std::move(data)), receive_(std::move(receive)) {}
-
-  static StatusOr<SweepBuffer> Allocate(Communicator& comm, size_t bytes) {
-    ASSIGN_OR_RETURN(std::unique_ptr<CollectiveBuffer> buffer, comm.AllocateBuffer(bytes));
-    return SweepBuffer(std::move(buffer));
-  }
-
-  size_t Bytes(int64_t count) const {
-    return static_cast<size_t>(BufferElements(collective_, count, comm_.world_size())) * DTypeSize(dtype_);
-  }
-
-  Status Wrong(const void* result, int64_t count, int64_t bad) const {
-    const int k = comm_.world_size();
-    char message[320];
-    std::snprintf(message, sizeof message,
-                  "wrong %s result on rank %d: %lld %s elements a call over %d ranks, element %lld is %g but must be %g",
-                  CollectiveName(collective_), comm_.rank(), static_cast<long long>(count), DTypeName(dtype_), k,
-                  static_cast<long long>(bad), ElementAsDouble(result, dtype_, static_cast<size_t>(bad)),
-                  ExpectedResult(collective_, bad, count, dtype_, comm_.rank(), k));
-    return Status::Internal(message);
-  }
-
-  Communicator& comm_;
-  Collective collective_;
-  DType dtype_;
-  SweepBuffer data_;                    // the input, and the result of all but alltoall
-  std::optional<SweepBuffer> receive_;  // alltoall's result
-  int64_t refilled_count_ = -1;  // all_reduce: the input of this count is in place, refilled by each check
-};
 
 class AllreduceSweepTask : public Task {
  public:

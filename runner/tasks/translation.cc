@@ -117,7 +117,8 @@ ParallelCorpus SyntheticPairs(const SyntheticLanguagePair& language, const Vocab
 // the decoder's input from <s>, and the targets it is scored against, ending in <\s>.
 struct Batch {
   torch::Tensor source, target_input, target_output;
-  int64_t target_tokens = 0;
+  int64_t target_tokens = 0;  // each sentence's and its <\s>, not the padding
+  int64_t source_tokens = 0;
 };
 
 Batch MakeBatch(const ParallelCorpus& corpus, const std::vector<int64_t>& pairs) {
@@ -129,7 +130,7 @@ Batch MakeBatch(const ParallelCorpus& corpus, const std::vector<int64_t>& pairs)
   const auto n = static_cast<int64_t>(pairs.size());
   Batch batch{torch::full({n, source_length}, Vocabulary::kPad, torch::kLong),
               torch::full({n, target_length}, Vocabulary::kPad, torch::kLong),
-              torch::full({n, target_length}, Vocabulary::kPad, torch::kLong), 0};
+              torch::full({n, target_length}, Vocabulary::kPad, torch::kLong), 0, 0};
   for (int64_t row = 0; row < n; ++row) {
     const int64_t p = pairs[static_cast<size_t>(row)];
     int64_t* source = batch.source[row].data_ptr<int64_t>();
@@ -138,6 +139,7 @@ Batch MakeBatch(const ParallelCorpus& corpus, const std::vector<int64_t>& pairs)
     const int64_t s0 = corpus.source.offsets[p], s1 = corpus.source.offsets[p + 1];
     for (int64_t i = s0; i < s1; ++i) source[i - s0] = corpus.source.tokens[static_cast<size_t>(i)];
     source[s1 - s0] = Vocabulary::kEnd;
+    batch.source_tokens += s1 - s0 + 1;
     const int64_t t0 = corpus.target.offsets[p], t1 = corpus.target.offsets[p + 1];
     input[0] = Vocabulary::kBegin;
     for (int64_t i = t0; i < t1; ++i) input[i - t0 + 1] = output[i - t0] = corpus.target.tokens[static_cast<size_t>(i)];
@@ -252,14 +254,16 @@ class TranslationTrainee : public Trainee {
   StepWork WorkOf(int64_t step) override {
     const int64_t first = (step % steps_per_epoch_) * recipe_.accumulation;
     step_batches_.clear();
-    int64_t tokens = 0, sentences = 0;
+    int64_t tokens = 0, source_tokens = 0, sentences = 0;
     for (int64_t micro = 0; micro < recipe_.accumulation; ++micro) {
       const int64_t index = order_[static_cast<size_t>((first + micro) * comm_.world_size() + comm_.rank())];
       step_batches_.push_back(MakeBatch(train_, batches_[static_cast<size_t>(index)]));
       tokens += step_batches_.back().target_tokens;
+      source_tokens += step_batches_.back().source_tokens;
       sentences += step_batches_.back().source.size(0);
     }
     step_tokens_ = tokens;
+    step_source_tokens_ = source_tokens;
     StepWork work;
     work.micro_batches = recipe_.accumulation;
     work.samples = sentences;
@@ -280,6 +284,11 @@ class TranslationTrainee : public Trainee {
   bool AfterStep(int64_t step, double loss) override {
     context_.metrics.AddTokens(static_cast<double>(step_tokens_));
     tokens_ += step_tokens_;
+    source_tokens_ += step_source_tokens_;
+    if (step >= recipe_.throughput_warmup) {  // the run clock's throughput window
+      window_tokens_ += step_tokens_;
+      window_source_tokens_ += step_source_tokens_;
+    }
     epoch_loss_ += loss;
     const int64_t done = step % steps_per_epoch_ + 1;
     if (done % std::max<int64_t>(1, steps_per_epoch_ / 10) == 0) context_.progress.Report(Progress(done));
@@ -303,14 +312,28 @@ class TranslationTrainee : public Trainee {
     return recipe_.goal && *bleu_ >= *recipe_.goal;
   }
 
+  // MLBench's columns for translation: BLEU, and tokens/s on either side over the throughput window.
+  void Finish(const RunClock& clock, Figures* figures) override {
+    TranslationSummary summary;
+    summary.bleu = bleu_;
+    summary.source_tokens = source_tokens_;
+    summary.target_tokens = tokens_;
+    if (clock.window_seconds() > 0) {
+      summary.source_tokens_per_second = static_cast<double>(window_source_tokens_) / clock.window_seconds();
+      summary.target_tokens_per_second = static_cast<double>(window_tokens_) / clock.window_seconds();
+    }
+    summary.precision = recipe_.precision;
+    summary.beam = recipe_.beam;
+    figures->translation = summary;
+  }
+
   std::string Summary(const Figures& figures) const override {
     std::string line = "BLEU " + FormatFixed(bleu_.value_or(0), 2) + " after " + std::to_string(epoch_) + " epochs";
     if (recipe_.goal) {
       line += figures.goal_reached.value_or(false) ? ", goal reached in " + FormatSeconds(*figures.time_to_accuracy_seconds)
                                              : ", goal not reached";
     }
-    const double seconds = figures.run_seconds > 0 ? figures.run_seconds : 1;
-    return line + ", " + FormatFixed(static_cast<double>(tokens_) / seconds, 0) + " target tokens/s/rank, " +
+    return line + ", " + FormatFixed(figures.translation->target_tokens_per_second, 0) + " target tokens/s/rank, " +
            FormatFixed(figures.samples_per_second.value_or(0), 1) + " sentences/s/rank, communication " +
            FormatFixed(100 * figures.communication_ratio.value_or(0), 1) + "%";
   }
@@ -377,8 +400,12 @@ class TranslationTrainee : public Trainee {
   std::vector<std::vector<int64_t>> batches_;
   std::vector<int64_t> order_;  // of the batches, this epoch
   std::vector<Batch> step_batches_;
-  int64_t step_tokens_ = 0;
-  int64_t tokens_ = 0;
+  int64_t step_tokens_ = 0;  // target tokens, the loss's denominator
+  int64_t step_source_tokens_ = 0;
+  int64_t tokens_ = 0;       // target tokens over the run
+  int64_t source_tokens_ = 0;
+  int64_t window_tokens_ = 0;  // in the throughput window
+  int64_t window_source_tokens_ = 0;
   int64_t test_count_ = 0;
   int64_t steps_per_epoch_ = 0;
   int64_t epoch_ = 0;

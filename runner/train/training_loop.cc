@@ -33,6 +33,10 @@ class TrainingLoop {
     phases_.Settle();
     phases_.Report(&figures);
     trainee_.Finish(clock_, &figures);
+    if (scaler_) {
+      figures.loss_scale = scaler_->scale();
+      figures.skipped_updates = clock_.steps() - driver_->updates();
+    }
     figures.memory = PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
     // Training is over: the optimizer's state goes before ZeRO-3 gathers the whole model for
     // the digest, which would otherwise come on top of it and raise the process's peak.
@@ -83,7 +87,9 @@ class TrainingLoop {
       const double lr = trainee_.LearningRate(driver_->updates());
       for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
       // Counted within the epoch: every epoch begins with a stop check, however short it is.
+      const int64_t updates = driver_->updates();
       ASSIGN_OR_RETURN(const double loss, driver_->Step(in_epoch, trainee_.WorkOf(step)));
+      if (scaler_) context_.metrics.SetLossScaling(scaler_->scale(), driver_->updates() == updates);
       const bool evaluate = trainee_.AfterStep(step, loss);
       if (in_epoch + 1 == plan.steps_per_epoch) trainee_.EndEpoch(epoch);
       if (!evaluate) continue;

@@ -37,6 +37,7 @@ class TranslationTest(ErgobenchTestCase):
         return [e["value"] for e in events if e["key"] == "eval_accuracy"]
 
     def test_one_and_two_ranks_learn_the_pair_to_the_bleu_goal(self):
+        tokens_per_epoch = {}
         for workers in (1, 2):
             name = f"translate-k{workers}"
             with self.subTest(workers=workers):
@@ -48,10 +49,18 @@ class TranslationTest(ErgobenchTestCase):
                 self.assertGreaterEqual(bleu[-1], GOAL)
                 self.assertLess(max(bleu[:-1]), GOAL)  # the run stopped at the first evaluation past it
                 self.assertLessEqual(results["timeToAccuracySeconds"], results["runSeconds"])
+                translation = results["translation"]
+                self.assertAlmostEqual(translation["bleu"], bleu[-1], places=9)  # the status's is the last evaluation's
+                self.assertEqual((translation["precision"], translation["beam"]), ("fp32", 1))
+                self.assertNotIn("lossScale", results)  # fp32 scales nothing
+                tokens_per_epoch[workers] = translation["targetTokens"] / results["epochs"]
                 if workers == 2:
                     ranks = [self.rank_result(name, r)[0] for r in range(2)]
                     self.assertEqual(ranks[0]["parameterDigest"], ranks[1]["parameterDigest"])
                     self.assertGreater(results["communicationRatio"], 0)
+        # Every epoch goes through the whole corpus, split over the ranks and summed in the status;
+        # two ranks take whole steps of one batch each, so at most one batch (1024 tokens) is left out.
+        self.assertLessEqual(abs(tokens_per_epoch[1] - tokens_per_epoch[2]), SMALL["batchTokens"], tokens_per_epoch)
 
     def test_bad_settings_name_the_field(self):
         for name, hp, message in (

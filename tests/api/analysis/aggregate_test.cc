@@ -104,6 +104,30 @@ TEST(AggregateTest, WhatSharedTheNodesIsEveryRanksListOnce) {
   EXPECT_EQ(AggregateRankResults(ranks, 3).results.figures.energy_shared_with, std::vector<std::string>{});
 }
 
+// Translation: tokens and tokens/s add up over ranks, BLEU is the one corpus score; joules per
+// token are per target token; the loss scale and skipped updates are every rank's.
+TEST(AggregateTest, TranslationTokensAddUpAndBleuIsTheCorpusScore) {
+  std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded)};
+  for (RankResult& r : ranks) {
+    r.figures.translation = TranslationSummary{50.5, 1000 + 10 * r.rank, 1100 + 20 * r.rank, 200.0 + r.rank,
+                                               220.0 + 2 * r.rank, "fp16", 1};
+    r.figures.energy_joules = 45.0;
+    r.figures.loss_scale = 128;
+    r.figures.skipped_updates = 2;
+  }
+  const RunOutcome o = AggregateRankResults(ranks, 2);
+  const TranslationSummary& t = *o.results.figures.translation;
+  EXPECT_EQ(t.bleu, 50.5);
+  EXPECT_EQ(t.source_tokens, 2010);
+  EXPECT_EQ(t.target_tokens, 2220);
+  EXPECT_DOUBLE_EQ(t.source_tokens_per_second, 401.0);
+  EXPECT_DOUBLE_EQ(t.target_tokens_per_second, 442.0);
+  EXPECT_EQ(t.precision, "fp16");
+  EXPECT_DOUBLE_EQ(*o.results.joules_per_token, 90.0 / 2220);
+  EXPECT_EQ(o.results.figures.loss_scale, 128);
+  EXPECT_EQ(o.results.figures.skipped_updates, 2);
+}
+
 TEST(AggregateTest, LanguageModelTokensAddUpAndPerDeviceFiguresAverage) {
   std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded)};
   for (RankResult& r : ranks) {

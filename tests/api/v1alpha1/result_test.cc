@@ -62,6 +62,26 @@ TEST(ResultTest, LanguageModelFiguresRoundTrip) {
   EXPECT_EQ(encoded["collectiveSeconds"], 14.5);
 }
 
+TEST(ResultTest, TranslationAndLossScalingFiguresRoundTrip) {
+  RankResult r = Sample();
+  r.task = "4b";
+  r.figures.allreduce.reset();
+  r.figures.translation = TranslationSummary{51.25, 120000, 131000, 4100.5, 4480.25, "fp16", 4};
+  r.figures.loss_scale = 4096;
+  r.figures.skipped_updates = 3;
+  auto parsed = ParseRankResult(SerializeRankResult(r));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->figures, r.figures);
+  const nlohmann::json encoded = EncodeRankResult(r);
+  EXPECT_EQ(encoded["translation"]["bleu"], 51.25);
+  EXPECT_EQ(encoded["translation"]["targetTokensPerSecond"], 4480.25);
+  EXPECT_EQ(encoded["translation"]["beam"], 4);
+  EXPECT_EQ(encoded["lossScale"], 4096);
+  EXPECT_EQ(encoded["skippedUpdates"], 3);
+  r.figures.translation->bleu.reset();  // a run stopped before its first evaluation
+  EXPECT_FALSE(EncodeRankResult(r)["translation"].contains("bleu"));
+}
+
 TEST(ResultTest, MemoryFiguresRoundTrip) {
   RankResult r = Sample();
   r.figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20};

@@ -270,6 +270,36 @@ TEST(Report, LanguageModelsAddCaramlsColumns) {
   EXPECT_EQ(FormatReport(Fixtures(), "text")->find("tokens/s"), std::string::npos);
 }
 
+TEST(ReportTest, TranslationColumnsShowBleuTokensAndLossScaling) {
+  Benchmark run;
+  run.metadata.name = "translate";
+  run.spec.task = "4b";
+  run.spec.backend = "gloo";
+  run.spec.workers = 1;
+  run.status.phase = "Succeeded";
+  RankResult rank;
+  rank.world_size = 1;
+  rank.status = kRankSucceeded;
+  rank.figures.energy_joules = 262;
+  rank.figures.translation = TranslationSummary{51.25, 120000, 131000, 4100.4, 4480.25, "fp16", 1};
+  rank.figures.loss_scale = 4096;
+  rank.figures.skipped_updates = 3;
+  run.status.results = AggregateRankResults({rank}, 1).results;
+  const auto rows = BuildReport({run});
+  const auto text = FormatReport(rows, "text");
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("BLEU  source tokens/s  target tokens/s  J/target token  loss scale  skipped updates\n"),
+            std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("51.25             4100             4480        0.002000        4096                3\n"),
+            std::string::npos)
+      << *text;
+  const auto json = nlohmann::json::parse(*FormatReport(rows, "json"));
+  EXPECT_EQ(json[0]["bleu"], 51.25);
+  EXPECT_EQ(json[0]["targetTokensPerSecond"], 4480.25);
+  EXPECT_EQ(json[0]["skippedUpdates"], 3);
+}
+
 // Task 0a: the same all-reduce over two transports, side by side by peak bus bandwidth.
 TEST(Report, AllReduceRunsAddBusBandwidthColumns) {
   std::vector<Benchmark> runs;

@@ -67,12 +67,17 @@ void ExpectAveragedGradientsMatchSingleProcess(int world_size) {
 TEST(GradientBufferTest, TwoRanksMatchOneProcess) { ExpectAveragedGradientsMatchSingleProcess(2); }
 TEST(GradientBufferTest, FourRanksMatchOneProcess) { ExpectAveragedGradientsMatchSingleProcess(4); }
 
+// Task 1a's recipe, as the catalog resolves it.
+nlohmann::json SgdHyperparameters() {
+  return {{"batchSize", 128},   {"learningRate", 0.02},     {"momentum", 0.9},      {"nesterov", true},
+          {"weightDecay", 1e-4}, {"gradientAccumulation", 4}, {"plateauFactor", 0.1}, {"plateauPatience", 2},
+          {"seed", 42},          {"warmupSteps", 20},        {"trainSamples", 0},    {"gradientSync", "overlap"},
+          {"bucketMiB", 25},     {"zeroStage", 1},           {"precision", "auto"}};
+}
+
 TEST(SgdRecipeTest, ReadsTheDefaultedSpec) {
   BenchmarkSpec spec;
-  spec.hyperparameters = {{"batchSize", 128}, {"learningRate", 0.02}, {"momentum", 0.9}, {"nesterov", true},
-                          {"weightDecay", 1e-4}, {"gradientAccumulation", 4}, {"plateauFactor", 0.1}, {"plateauPatience", 2}, {"seed", 42},
-                          {"warmupSteps", 20}, {"trainSamples", 0}, {"gradientSync", "overlap"}, {"bucketMiB", 25}, {"zeroStage", 1},
-                          {"precision", "auto"}};
+  spec.hyperparameters = SgdHyperparameters();
   spec.max_epochs = 164;
   spec.dataset.source = "path";
   spec.goal = Goal{"accuracy", 0.8, false};
@@ -93,10 +98,8 @@ TEST(SgdRecipeTest, ReadsTheDefaultedSpec) {
 
 TEST(SgdRecipeTest, APrecisionOrDeviceThisRunnerCannotTrainInIsRefusedByName) {
   BenchmarkSpec spec;
-  spec.hyperparameters = {{"batchSize", 8}, {"learningRate", 0.02}, {"momentum", 0.9}, {"nesterov", true},
-                          {"weightDecay", 1e-4}, {"gradientAccumulation", 1}, {"plateauFactor", 0.1}, {"plateauPatience", 2}, {"seed", 42},
-                          {"warmupSteps", 20}, {"trainSamples", 0}, {"gradientSync", "flat"}, {"bucketMiB", 25}, {"zeroStage", 1},
-                          {"precision", "fp16"}};
+  spec.hyperparameters = SgdHyperparameters();
+  spec.hyperparameters["precision"] = "fp16";
   EXPECT_EQ(ReadSgdRecipe(spec).status().message(),
             "spec.hyperparameters.precision: fp16 autocast needs a CUDA device; use bf16 or fp32");
   spec.hyperparameters["precision"] = "bf16";

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
@@ -25,6 +26,7 @@ class ScriptedTrainee : public Trainee {
   int64_t throughput_warmup_steps() const override { return 0; }
   const GradientSyncOptions& sync_options() const override { return sync_; }
   bool has_goal() const override { return goal_at_evaluation_ > 0; }
+  std::optional<LossScalerOptions> loss_scaling() const override { return scaling; }
   void LogRecipe(MlLog&) override { calls.push_back("recipe"); }
 
   StatusOr<BuiltModel> BuildModel() override {
@@ -46,7 +48,9 @@ class ScriptedTrainee : public Trainee {
     StepWork work;
     work.samples = 1;
     work.load = [](int64_t) { return Status::Ok(); };
-    work.loss = [this](int64_t) { return (weight_ - 3).pow(2).sum(); };
+    // A step in `overflows` has an infinite loss, so inf gradients, as an fp16 overflow makes them.
+    const double factor = overflows.count(step) ? INFINITY : 1.0;
+    work.loss = [this, factor](int64_t) { return (weight_ - 3).pow(2).sum() * factor; };
     return work;
   }
   bool AfterStep(int64_t step, double loss) override {
@@ -61,6 +65,8 @@ class ScriptedTrainee : public Trainee {
   void Finish(const RunClock& clock, Figures*) override { steps_at_finish = clock.steps(); }
   std::string Summary(const Figures& figures) const override { return "epochs " + std::to_string(*figures.epochs); }
 
+  std::optional<LossScalerOptions> scaling;
+  std::set<int64_t> overflows;
   std::vector<std::string> calls;
   std::vector<double> losses;
   int64_t steps_at_finish = 0;
@@ -117,6 +123,26 @@ TEST(TrainingLoop, TheGoalEndsTheRunAtItsEvaluation) {
   EXPECT_EQ(outcome->figures.goal_reached, true);
   ASSERT_TRUE(outcome->figures.time_to_accuracy_seconds.has_value());
   EXPECT_FALSE(outcome->figures.parameter_digest.empty());
+}
+
+// Under dynamic loss scaling (initial 1024, factor 2, window 2), steps 1 and 2 overflow: both
+// updates are skipped and the scale halves twice; the second and fourth clean updates after the
+// last overflow (steps 4 and 6) double it back. The result reports the scale at the end and the
+// skipped updates; the weight moved on the 5 clean steps only.
+TEST(TrainingLoop, LossScalingReportsTheFinalScaleAndTheSkippedUpdates) {
+  ScriptedTrainee trainee({7, 7}, 7, 0);
+  trainee.scaling = LossScalerOptions{1024, 2, 2, std::nullopt, 1e-4};
+  trainee.overflows = {1, 2};
+  StatusOr<TaskOutcome> outcome = RunOnOneRank(trainee);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(outcome->figures.loss_scale, 1024);
+  EXPECT_EQ(outcome->figures.skipped_updates, 2);
+  EXPECT_NEAR(trainee.weight_.item<double>(), 3 - 3 * std::pow(0.8, 5), 1e-5);
+  ScriptedTrainee unscaled({3, 3}, 3, 0);
+  StatusOr<TaskOutcome> plain = RunOnOneRank(unscaled);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_FALSE(plain->figures.loss_scale.has_value()) << "no scaling, no figure";
+  EXPECT_FALSE(plain->figures.skipped_updates.has_value());
 }
 
 }  // namespace
