@@ -313,6 +313,20 @@ Status CreateOutputDir(const std::string& dir) {
   return Status::Ok();
 }
 
+// The rank as connected, in what a failure reports from now on: its rank, its time to connect,
+// and the collective library that moves its bytes.
+void RecordConnection(const Communicator& comm, double init_seconds, int threads, nlohmann::json environment,
+                      RankReport& report) {
+  if (const std::string library = comm.LibraryVersion(); !library.empty()) environment["collectiveLibrary"] = library;
+  report.Update([&](RankResult& r) {
+    r.rank = comm.rank();
+    r.figures.init_seconds = init_seconds;
+    r.environment = environment;
+  });
+  Log(comm.rank(), "joined " + std::to_string(comm.world_size()) + " ranks over " + comm.backend() + " in " +
+                       FormatSeconds(init_seconds) + "; " + std::to_string(threads) + " threads");
+}
+
 }  // namespace
 
 int RunRunner(const RunnerInvocation& options) {
@@ -364,17 +378,7 @@ int RunRunner(const RunnerInvocation& options) {
   if (!communicator.ok()) return report.Fail(communicator.status(), kExitFailed);
   watchdog.MarkConnected();
   const double init_seconds = std::chrono::duration<double>(Clock::now() - process_start).count();
-  if (const std::string library = (*communicator)->LibraryVersion(); !library.empty()) {
-    environment["collectiveLibrary"] = library;
-  }
-  report.Update([&](RankResult& r) {
-    r.rank = (*communicator)->rank();
-    r.figures.init_seconds = init_seconds;
-    r.environment = environment;
-  });
-  Log((*communicator)->rank(), "joined " + std::to_string((*communicator)->world_size()) + " ranks over " +
-                                   spec.backend + " in " + FormatSeconds(init_seconds) + "; " +
-                                   std::to_string(threads) + " threads");
+  RecordConnection(**communicator, init_seconds, threads, std::move(environment), report);
 
   TaskContext context{benchmark, **communicator, metrics, progress, options.output_dir, mllog};
   StatusOr<TaskOutcome> outcome = RunTask(**task, context);

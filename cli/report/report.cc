@@ -144,8 +144,9 @@ struct Column {
   std::function<std::string(const ReportRow&)> cell;
 };
 
-std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
-  std::vector<Column> columns = {
+// What every report shows.
+std::vector<Column> CommonColumns() {
+  return {
       {"benchmark", [](const ReportRow& r) { return r.name; }},
       {"task", [](const ReportRow& r) { return r.task; }},
       {"goal", [](const ReportRow& r) { return r.goal; }},
@@ -179,29 +180,41 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
        }},
       {"price index", [](const ReportRow& r) { return Number(r.price_index, 2); }},
   };
-  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return !r.gradient_sync.empty() && r.gradient_sync != "flat"; })) {
-    columns.push_back({"sync", [](const ReportRow& r) {
+}
+
+bool AnyRow(const std::vector<ReportRow>& rows, const std::function<bool(const ReportRow&)>& has) {
+  return std::any_of(rows.begin(), rows.end(), has);
+}
+
+// The columns of what some runs have and others not: memory, energy per sample, a task's own.
+void AddOptionalColumns(const std::vector<ReportRow>& rows, std::vector<Column>* columns) {
+  if (AnyRow(rows, [](const ReportRow& r) { return !r.gradient_sync.empty() && r.gradient_sync != "flat"; })) {
+    columns->push_back({"sync", [](const ReportRow& r) {
                          return r.zero_stage ? "ZeRO-" + std::to_string(*r.zero_stage) : r.gradient_sync;
                        }});
-    columns.push_back({"comm hidden %", [](const ReportRow& r) {
+    columns->push_back({"comm hidden %", [](const ReportRow& r) {
                          return r.hidden_communication ? Number(100 * *r.hidden_communication, 1) : std::string();
                        }});
   }
-  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.peak_tensor_bytes.has_value(); })) {
-    columns.push_back({"tensor peak/rank", [](const ReportRow& r) {
+  if (AnyRow(rows, [](const ReportRow& r) { return r.peak_tensor_bytes.has_value(); })) {
+    columns->push_back({"tensor peak/rank", [](const ReportRow& r) {
                          return r.peak_tensor_bytes ? FormatBytes(static_cast<double>(*r.peak_tensor_bytes)) : std::string();
                        }});
   }
-  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.samples_per_wh.has_value(); })) {
-    columns.push_back({"samples/Wh", [](const ReportRow& r) { return Number(r.samples_per_wh, 0); }});
+  if (AnyRow(rows, [](const ReportRow& r) { return r.samples_per_wh.has_value(); })) {
+    columns->push_back({"samples/Wh", [](const ReportRow& r) { return Number(r.samples_per_wh, 0); }});
   }
-  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.epoch_wh.has_value(); })) {
-    columns.push_back({"Wh/epoch", [](const ReportRow& r) { return Number(r.epoch_wh, 1); }});
+  if (AnyRow(rows, [](const ReportRow& r) { return r.epoch_wh.has_value(); })) {
+    columns->push_back({"Wh/epoch", [](const ReportRow& r) { return Number(r.epoch_wh, 1); }});
   }
-  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return !r.time_to_accuracy_seconds && r.cost_per_million_samples; })) {
-    columns.push_back({"cost/M samples", [](const ReportRow& r) { return Money(r, r.cost_per_million_samples); }});
+  if (AnyRow(rows, [](const ReportRow& r) { return !r.time_to_accuracy_seconds && r.cost_per_million_samples; })) {
+    columns->push_back({"cost/M samples", [](const ReportRow& r) { return Money(r, r.cost_per_million_samples); }});
   }
-  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.tokens_per_second.has_value(); })) {
+}
+
+// The task's own figures: a language model's, a translation's, loss scaling, task 0a's.
+void AddTaskColumns(const std::vector<ReportRow>& rows, std::vector<Column>* columns) {
+  if (AnyRow(rows, [](const ReportRow& r) { return r.tokens_per_second.has_value(); })) {
     const std::vector<Column> language_model = {
         {"global batch", [](const ReportRow& r) {
            return r.global_batch_size ? std::to_string(*r.global_batch_size) : std::string();
@@ -212,31 +225,37 @@ std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
         {"MFU %", [](const ReportRow& r) { return r.mfu ? Number(100 * *r.mfu, 2) : std::string(); }},
         {"J/token", [](const ReportRow& r) { return Number(r.joules_per_token, 6); }},
     };
-    columns.insert(columns.end(), language_model.begin(), language_model.end());
+    columns->insert(columns->end(), language_model.begin(), language_model.end());
   }
-  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.target_tokens_per_second.has_value(); })) {
+  if (AnyRow(rows, [](const ReportRow& r) { return r.target_tokens_per_second.has_value(); })) {
     const std::vector<Column> translation = {
         {"BLEU", [](const ReportRow& r) { return Number(r.bleu, 2); }},
         {"source tokens/s", [](const ReportRow& r) { return Number(r.source_tokens_per_second, 0); }},
         {"target tokens/s", [](const ReportRow& r) { return Number(r.target_tokens_per_second, 0); }},
         {"J/target token", [](const ReportRow& r) { return Number(r.joules_per_token, 6); }},
     };
-    columns.insert(columns.end(), translation.begin(), translation.end());
+    columns->insert(columns->end(), translation.begin(), translation.end());
   }
-  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.loss_scale.has_value(); })) {
-    columns.push_back({"loss scale", [](const ReportRow& r) { return Number(r.loss_scale, 0); }});
-    columns.push_back({"skipped updates", [](const ReportRow& r) {
+  if (AnyRow(rows, [](const ReportRow& r) { return r.loss_scale.has_value(); })) {
+    columns->push_back({"loss scale", [](const ReportRow& r) { return Number(r.loss_scale, 0); }});
+    columns->push_back({"skipped updates", [](const ReportRow& r) {
                          return r.skipped_updates ? std::to_string(*r.skipped_updates) : std::string();
                        }});
   }
-  if (std::any_of(rows.begin(), rows.end(), [](const ReportRow& r) { return r.peak_bus_bandwidth.has_value(); })) {
+  if (AnyRow(rows, [](const ReportRow& r) { return r.peak_bus_bandwidth.has_value(); })) {
     const std::vector<Column> allreduce = {
         {"peak busbw GB/s", [](const ReportRow& r) { return Number(Ratio(r.peak_bus_bandwidth, 1e9), 3); }},
         {"at MiB", [](const ReportRow& r) { return Number(Ratio(r.peak_bus_bandwidth_bytes, 1 << 20), 1); }},
         {"latency us", [](const ReportRow& r) { return Number(Ratio(r.min_latency_seconds, 1e-6), 1); }},
     };
-    columns.insert(columns.end(), allreduce.begin(), allreduce.end());
+    columns->insert(columns->end(), allreduce.begin(), allreduce.end());
   }
+}
+
+std::vector<Column> Columns(const std::vector<ReportRow>& rows) {
+  std::vector<Column> columns = CommonColumns();
+  AddOptionalColumns(rows, &columns);
+  AddTaskColumns(rows, &columns);
   return columns;
 }
 

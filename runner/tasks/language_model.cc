@@ -123,9 +123,7 @@ StatusOr<LmRecipe> ReadLmRecipe(const BenchmarkSpec& spec) {
   recipe.throughput_warmup = read.Int("warmupSteps");
   RETURN_IF_ERROR(read.status());
   ASSIGN_OR_RETURN(recipe.device, TrainingDevice(spec));
-  // auto: what each device trains fastest in and converges like fp32 without a loss scale.
-  if (recipe.precision == "auto") recipe.precision = recipe.device.is_cuda() ? "bf16" : "fp32";
-  RETURN_IF_ERROR(CheckPrecision(recipe.precision, recipe.device));
+  ASSIGN_OR_RETURN(recipe.precision, ResolvePrecision(recipe.precision, recipe.device));
   if (!recipe.synthetic && spec.goal) recipe.goal = spec.goal->target;
   return recipe;
 }
@@ -261,11 +259,7 @@ class LanguageModelTrainee : public Trainee {
   const GradientSyncOptions& sync_options() const override { return recipe_.sync; }
   bool has_goal() const override { return recipe_.goal.has_value(); }
   torch::Device device() const override { return recipe_.device; }
-  // fp16's narrow range needs the loss scaled; bf16 has fp32's.
-  std::optional<LossScalerOptions> loss_scaling() const override {
-    if (recipe_.precision != "fp16") return std::nullopt;
-    return LossScalerOptions{65536.0, 2.0, 2000, std::nullopt, 1e-4};  // torch.amp.GradScaler's defaults
-  }
+  std::optional<LossScalerOptions> loss_scaling() const override { return AmpLossScaling(recipe_.precision); }
 
   void LogRecipe(MlLog& mllog) override {
     mllog.Point("submission_benchmark", "gpt");

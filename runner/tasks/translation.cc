@@ -95,8 +95,7 @@ StatusOr<TranslationRecipe> ReadTranslationRecipe(const BenchmarkSpec& spec, int
   if (spec.device != "cpu") {
     return Status::InvalidArgument("spec.device: task " + spec.task + " trains on the CPU only in this version");
   }
-  if (r.precision == "auto") r.precision = "fp32";
-  RETURN_IF_ERROR(CheckPrecision(r.precision, torch::kCPU));
+  ASSIGN_OR_RETURN(r.precision, ResolvePrecision(r.precision, torch::kCPU));
   r.max_epochs = spec.max_epochs.value_or(1);
   if (spec.goal) r.goal = spec.goal->target;  // synthetic pairs have a BLEU to reach too
   return r;

@@ -102,6 +102,17 @@ Status CheckPrecision(const std::string& precision, torch::Device device) {
   return Status::Ok();
 }
 
+StatusOr<std::string> ResolvePrecision(const std::string& precision, torch::Device device) {
+  const std::string resolved = precision != "auto" ? precision : device.is_cuda() ? "bf16" : "fp32";
+  RETURN_IF_ERROR(CheckPrecision(resolved, device));
+  return resolved;
+}
+
+std::optional<LossScalerOptions> AmpLossScaling(const std::string& precision) {
+  if (precision != "fp16") return std::nullopt;
+  return LossScalerOptions{65536.0, 2.0, 2000, std::nullopt, 1e-4};
+}
+
 Autocast::Autocast(torch::Device device, const std::string& precision)
     : type_(device.type()), enabled_(precision == "bf16" || precision == "fp16") {
   if (enabled_) SetAutocast(type_, true, precision == "bf16" ? at::kBFloat16 : at::kHalf);

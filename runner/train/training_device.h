@@ -7,6 +7,7 @@
 
 #include "api/v1alpha1/benchmark.h"
 #include "base/status.h"
+#include "runner/train/loss_scaler.h"
 #include "runner/train/phase_timer.h"
 
 namespace ergobench {
@@ -18,6 +19,11 @@ StatusOr<torch::Device> TrainingDevice(const BenchmarkSpec& spec);
 // A `precision` ("fp32", "bf16", "fp16") the device can train in: fp16 needs a GPU (the CPU's
 // autocast has no fp16 kernels worth timing). InvalidArgument naming spec.hyperparameters.precision.
 Status CheckPrecision(const std::string& precision, torch::Device device);
+// The recipe's `precision` resolved and checked: auto is what each device trains fastest in and
+// converges like fp32 without a loss scale, bf16 on GPUs and fp32 on CPUs.
+StatusOr<std::string> ResolvePrecision(const std::string& precision, torch::Device device);
+// fp16's loss scaling with torch.amp.GradScaler's defaults; none for fp32 and bf16, whose range is fp32's.
+std::optional<LossScalerOptions> AmpLossScaling(const std::string& precision);
 
 // Autocast of the forward pass to bf16 or fp16 on `device` while alive; a no-op at fp32.
 class Autocast {
