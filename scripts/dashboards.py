@@ -138,7 +138,7 @@ def run_dashboard():
                "Mean cross-entropy per token of the last evaluation, in nats (task gpt).")],
         [panel("timeseries", "BLEU (translation)", "short",
                [(f"max by (benchmark) (ergobench_eval_bleu{{{RUN}}})", "{{benchmark}}")],
-               "Corpus BLEU of the last evaluation's translations, sacreBLEU's 0 to 100 (task 4b); time to the "
+               "Corpus BLEU of the last evaluation's translations, sacreBLEU's 0 to 100 (tasks 4a and 4b); time to the "
                "goal is the run's time to accuracy."),
          panel("timeseries", "Loss scale (mixed precision)", "short",
                [(f"max by (benchmark) (ergobench_loss_scale{{{RUN}}})", "{{benchmark}}")],

@@ -128,39 +128,25 @@ TaskDef GptTask() {
   return gpt;
 }
 
-// MLBench task 4b: the Transformer (runner/models/transformer.h) with its recipe (Adam 0.9/0.98,
-// inverse square-root learning rate after 1000 updates of warm-up, label smoothing 0.1, 8192
-// tokens a batch), BLEU as sacreBLEU computes it as the goal (MLBench's 25.0). Data: a folder
-// in the WMT16 text layout (runner/data/parallel_corpus.h), or the synthetic language pair.
-TaskDef TransformerTranslationTask() {
-  TaskDef task = TrainingTask("4b", "Transformer on WMT17 EN-DE", "MLBench task 4b", 25.0, 20.0, 10, {});
+// What MLBench's translation tasks share after their own model and recipe: precision and loss
+// scaling, BLEU's decoding, the data (a folder in the WMT16 text layout,
+// runner/data/parallel_corpus.h, or the synthetic language pair) and the gradient sync.
+TaskDef TranslationTask(std::string id, std::string title, double reference_target, double light_target,
+                        int64_t max_epochs, std::vector<HyperparameterDef> recipe) {
+  const std::string origin = "MLBench task " + id;
+  TaskDef task = TrainingTask(std::move(id), std::move(title), origin, reference_target, light_target, max_epochs,
+                              std::move(recipe));
   task.goal_metric = "bleu";
   task.goal_max = 100;
-  task.cpu_only = true;
   task.dataset_sources = {"synthetic", "path"};
-  task.hyperparameters = {
-      Integer("dim", 1024, 8, 65536, "model width"),
-      Integer("ffn", 4096, 8, 262144, "feed-forward width"),
-      Integer("heads", 16, 1, 1024, "attention heads (a divisor of dim)"),
-      Integer("layers", 6, 1, 64, "encoder layers, and as many decoder layers"),
-      Number("dropout", 0.1, 0, 0.9, "dropout of the residual, attention and feed-forward paths"),
-      Integer("batchTokens", 8192, 16, 1e7, "padded tokens per worker per micro-batch"),
+  const std::vector<HyperparameterDef> shared = {
       Integer("gradientAccumulation", 0, 0, 65536,
               "micro-batches per update (MLBench's update_freq); 0: max(16 / k, 1), as MLBench"),
-      Number("learningRate", 1.976e-3, 0, 1, "Adam's peak learning rate"),
-      Integer("lrWarmupSteps", 1000, 0, 1e7, "updates of linear warm-up from 0, then 1/sqrt decay"),
-      Number("beta1", 0.9, 0, 1, "Adam beta1"),
-      Number("beta2", 0.98, 0, 1, "Adam beta2"),
-      Number("epsilon", 1e-9, 0, 1, "Adam epsilon"),
       Number("labelSmoothing", 0.1, 0, 1, "label smoothing of the cross entropy"),
-      Integer("maxLength", 80, 2, 1024, "tokens a sentence may have on either side; longer pairs are left out"),
       Text("precision", "auto", {"auto", "fp32", "bf16", "fp16"},
-           "autocast type; auto: fp32 on CPUs; fp16 (GPUs) scales the loss dynamically"),
-      Number("lossScale", 128, 1, 1e9, "fp16: the initial loss scale (MLBench 4b: 2^7)"),
-      Integer("lossScaleWindow", 2000, 1, 1e9, "fp16: clean updates before the scale doubles"),
-      Integer("beam", 4, 1, 64, "beam width of the BLEU evaluation's decoding (1: greedy)"),
-      Number("lengthPenalty", 0.6, 0, 10, "GNMT's length normalisation exponent of beam search"),
+           "autocast type; auto: bf16 on GPUs, fp32 on CPUs; fp16 (GPUs) scales the loss dynamically"),
       Integer("evalSentences", 0, 0, 1e9, "test sentences translated at each evaluation (0: all)"),
+      Number("lengthPenalty", 0.6, 0, 10, "GNMT's length normalisation exponent of beam search"),
       Text("trainPrefix", "train.tok.clean.bpe.32000", {}, "source path: <prefix>.<language> under dataset.path"),
       Text("testPrefix", "newstest2014.tok.bpe.32000", {}, "source path: the test set's prefix"),
       Text("vocabFile", "vocab.bpe.32000", {}, "source path: the shared vocabulary, one token a line"),
@@ -174,7 +160,66 @@ TaskDef TransformerTranslationTask() {
       BucketMibDef(),
       ZeroStageDef(2),
   };
+  task.hyperparameters.insert(task.hyperparameters.end(), shared.begin(), shared.end());
   return task;
+}
+
+// MLBench task 4a: GNMT (runner/models/gnmt.h) with its recipe (batches of 128 sentence pairs,
+// Adam, exponential warm-up over 200 updates then halved from 40% of the run every 5%, at most
+// 4 times, gradients summed over workers and clipped at norm 5, beam search of 5 with a
+// coverage penalty), BLEU as sacreBLEU computes it as the goal (MLBench's 24.0).
+TaskDef GnmtTranslationTask() {
+  return TranslationTask(
+      "4a", "GNMT on WMT16 EN-DE", 24.0, 20.0, 8,
+      {
+          Integer("hidden", 1024, 8, 65536, "width of the embedding, the LSTMs and the attention"),
+          Integer("layers", 4, 2, 64, "encoder LSTMs (the first bidirectional), and as many in the decoder"),
+          Number("dropout", 0.2, 0, 0.9, "dropout on every LSTM's input"),
+          Integer("batchSize", 128, 1, 1e6, "sentence pairs per worker per micro-batch"),
+          Number("learningRate", 2e-3, 0, 1, "Adam's peak learning rate"),
+          Integer("lrWarmupSteps", 200, 0, 1e7, "updates of exponential warm-up from learningRate / 100"),
+          Number("lrDecayStart", 0.4, 0, 1, "the first decay, as a fraction of the run's updates"),
+          Number("lrDecayInterval", 0.05, 0, 1, "updates between decays, as a fraction of the run's"),
+          Integer("lrDecaySteps", 4, 0, 1000, "decays at most"),
+          Number("lrDecayFactor", 0.5, 0, 1, "each decay multiplies the rate by this"),
+          Number("beta1", 0.9, 0, 1, "Adam beta1"),
+          Number("beta2", 0.999, 0, 1, "Adam beta2"),
+          Number("epsilon", 1e-8, 0, 1, "Adam epsilon"),
+          Number("gradClip", 5.0, 0, 1e6, "clip the summed gradients' norm to this (0: no clipping)"),
+          Integer("maxLength", 75, 2, 1024, "tokens a training sentence may have on either side; longer pairs are left out"),
+          Integer("testMaxLength", 150, 2, 1024, "the same for test pairs"),
+          Number("lossScale", 1024, 1, 1e9, "fp16: the initial loss scale (MLBench 4a: 2^10)"),
+          Integer("lossScaleWindow", 128, 1, 1e9, "fp16: clean updates before the scale doubles"),
+          Number("lossScaleMax", 8192, 1, 1e12, "fp16: the scale grows no further (MLBench 4a: 2^13)"),
+          Integer("beam", 5, 1, 64, "beam width of the BLEU evaluation's decoding (1: greedy)"),
+          Number("coveragePenalty", 0.1, 0, 10, "GNMT's coverage penalty weight in beam search"),
+      });
+}
+
+// MLBench task 4b: the Transformer (runner/models/transformer.h) with its recipe (Adam 0.9/0.98,
+// inverse square-root learning rate after 1000 updates of warm-up, label smoothing 0.1, 8192
+// tokens a batch), BLEU as sacreBLEU computes it as the goal (MLBench's 25.0).
+TaskDef TransformerTranslationTask() {
+  return TranslationTask(
+      "4b", "Transformer on WMT17 EN-DE", 25.0, 20.0, 10,
+      {
+          Integer("dim", 1024, 8, 65536, "model width"),
+          Integer("ffn", 4096, 8, 262144, "feed-forward width"),
+          Integer("heads", 16, 1, 1024, "attention heads (a divisor of dim)"),
+          Integer("layers", 6, 1, 64, "encoder layers, and as many decoder layers"),
+          Number("dropout", 0.1, 0, 0.9, "dropout of the residual, attention and feed-forward paths"),
+          Integer("batchTokens", 8192, 16, 1e7, "padded tokens per worker per micro-batch"),
+          Number("learningRate", 1.976e-3, 0, 1, "Adam's peak learning rate"),
+          Integer("lrWarmupSteps", 1000, 0, 1e7, "updates of linear warm-up from 0, then 1/sqrt decay"),
+          Number("beta1", 0.9, 0, 1, "Adam beta1"),
+          Number("beta2", 0.98, 0, 1, "Adam beta2"),
+          Number("epsilon", 1e-9, 0, 1, "Adam epsilon"),
+          Integer("maxLength", 80, 2, 1024, "tokens a training sentence may have on either side; longer pairs are left out"),
+          Integer("testMaxLength", 80, 2, 1024, "the same for test pairs"),
+          Number("lossScale", 128, 1, 1e9, "fp16: the initial loss scale (MLBench 4b: 2^7)"),
+          Integer("lossScaleWindow", 2000, 1, 1e9, "fp16: clean updates before the scale doubles"),
+          Integer("beam", 4, 1, 64, "beam width of the BLEU evaluation's decoding (1: greedy)"),
+      });
 }
 
 // CARAML's computer-vision benchmark: ResNet-50 v1.5 on ImageNet-shaped data, synthetic (for
@@ -263,6 +308,7 @@ std::vector<TaskDef> BuildCatalog() {
                                std::move(logreg)));
 
   tasks.push_back(GptTask());
+  tasks.push_back(GnmtTranslationTask());
   tasks.push_back(TransformerTranslationTask());
 
   return tasks;

@@ -37,7 +37,6 @@ struct TaskDef {
   double light_target = 0;
   int64_t default_max_epochs = 0;
   std::vector<std::string> backends;
-  bool cpu_only = false;  // the runner trains it on the CPU alone in this version
   std::vector<std::string> dataset_sources;  // the first is the default
   std::string default_dataset_path;          // for source "path", where a Debian package puts it
   // The training set of the task's real dataset, for energy per epoch (CARAML reports

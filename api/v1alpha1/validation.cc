@@ -349,9 +349,6 @@ FieldErrors ValidateBenchmark(const Benchmark& b) {
   if (task != nullptr) {
     ValidateTask(spec, *task, &errors);
     ValidateTaskSpecific(spec, &errors);
-    if (task->cpu_only && spec.device == "cuda") {
-      errors.Add("spec.device", "task " + task->id + " trains on the CPU only in this release; use device cpu");
-    }
   }
   ValidateLimits(b, &errors);
   ValidateImage(spec.image, &errors);

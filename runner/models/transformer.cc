@@ -1,9 +1,8 @@
 #include "runner/models/transformer.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
+#include <memory>
 
 #include <torch/torch.h>
 
@@ -138,109 +137,30 @@ torch::Tensor TransformerImpl::forward(const torch::Tensor& source, const torch:
   return Decode(Encode(source), source, target_input);
 }
 
-torch::Tensor LabelSmoothedLossSum(const torch::Tensor& logits, const torch::Tensor& targets, double smoothing,
-                                   int64_t pad) {
-  const torch::Tensor log_probs = torch::log_softmax(logits.reshape({-1, logits.size(-1)}).to(torch::kFloat), -1);
-  const torch::Tensor flat = targets.reshape({-1});
-  const torch::Tensor nll = -log_probs.gather(1, flat.unsqueeze(1)).squeeze(1);
-  const torch::Tensor smooth = -log_probs.mean(1);
-  return ((1.0 - smoothing) * nll + smoothing * smooth).masked_fill(flat.eq(pad), 0).sum();
-}
-
-torch::Tensor GreedyDecode(TransformerImpl& model, const torch::Tensor& source, int64_t begin, int64_t end,
-                           int64_t max_length) {
-  torch::NoGradGuard no_grad;
-  const torch::Tensor memory = model.Encode(source);
-  torch::Tensor output = torch::full({source.size(0), 1}, begin, torch::dtype(torch::kLong).device(source.device()));
-  torch::Tensor finished = torch::zeros({source.size(0)}, torch::dtype(torch::kBool).device(source.device()));
-  for (int64_t step = 0; step < max_length; ++step) {
-    const torch::Tensor next = model.Decode(memory, source, output).select(1, -1).argmax(-1);
-    // A finished sentence gets padding after its <\s>.
-    output = torch::cat({output, next.masked_fill(finished, model.config().pad).unsqueeze(1)}, 1);
-    finished = finished.logical_or(next.eq(end));
-    if (finished.all().item<bool>()) break;
-  }
-  return output.slice(1, 1);
-}
-
 namespace {
 
-double LengthNormaliser(int64_t length, double alpha) { return std::pow((5.0 + static_cast<double>(length)) / 6.0, alpha); }
+class TransformerStepDecoder : public StepDecoder {
+ public:
+  explicit TransformerStepDecoder(TransformerImpl& model) : model_(model) {}
+  void Start(const torch::Tensor& source) override {
+    source_ = source;
+    memory_ = model_.Encode(source);
+  }
+  torch::Tensor Next(const torch::Tensor& prefixes) override {
+    return torch::log_softmax(model_.Decode(memory_, source_, prefixes).select(1, -1).to(torch::kFloat), -1);
+  }
+  void Reorder(const torch::Tensor& rows) override {
+    source_ = source_.index_select(0, rows);
+    memory_ = memory_.index_select(0, rows);
+  }
 
-struct Hypothesis {
-  std::vector<int64_t> tokens;
-  double score = -std::numeric_limits<double>::infinity();  // normalised
+ private:
+  TransformerImpl& model_;
+  torch::Tensor source_, memory_;
 };
 
 }  // namespace
 
-torch::Tensor BeamSearchDecode(TransformerImpl& model, const torch::Tensor& source, int64_t begin, int64_t end,
-                               int64_t max_length, int64_t beam, double length_penalty) {
-  torch::NoGradGuard no_grad;
-  const int64_t batch = source.size(0);
-  const auto device = source.device();
-  // Every sentence's source and memory repeated for its beam: row b·beam + i is hypothesis i of b.
-  const torch::Tensor sources = source.repeat_interleave(beam, 0);
-  const torch::Tensor memory = model.Encode(sources);
-  torch::Tensor prefixes = torch::full({batch * beam, 1}, begin, torch::dtype(torch::kLong).device(device));
-  // At the start only the first hypothesis of each sentence is live, so that the beam does not
-  // hold the same prefix `beam` times.
-  torch::Tensor scores = torch::full({batch, beam}, -std::numeric_limits<float>::infinity(), torch::kFloat);
-  scores.select(1, 0).zero_();
-  std::vector<std::vector<Hypothesis>> finished(static_cast<size_t>(batch));
-  std::vector<bool> done(static_cast<size_t>(batch), false);
-  for (int64_t step = 1; step <= max_length; ++step) {
-    const torch::Tensor log_probs =
-        torch::log_softmax(model.Decode(memory, sources, prefixes).select(1, -1).to(torch::kFloat), -1).cpu();
-    const torch::Tensor prefixes_here = prefixes.cpu().contiguous();
-    const int64_t vocab = log_probs.size(1);
-    // Each sentence's best 2·beam continuations: enough that `beam` go on after the finished.
-    const torch::Tensor totals = (scores.unsqueeze(2) + log_probs.view({batch, beam, vocab})).view({batch, -1});
-    const auto [best, where] = totals.topk(std::min<int64_t>(2 * beam, beam * vocab), 1);
-    std::vector<int64_t> rows, tokens;
-    torch::Tensor next_scores = torch::full({batch, beam}, -std::numeric_limits<float>::infinity(), torch::kFloat);
-    for (int64_t b = 0; b < batch; ++b) {
-      int64_t kept = 0;
-      for (int64_t j = 0; j < best.size(1) && kept < beam; ++j) {
-        const double total = best[b][j].item<double>();
-        const int64_t hypothesis = where[b][j].item<int64_t>() / vocab, token = where[b][j].item<int64_t>() % vocab;
-        if (!std::isfinite(total)) break;
-        const int64_t row = b * beam + hypothesis;
-        if (token == end || step == max_length) {
-          if (done[static_cast<size_t>(b)]) continue;
-          const int64_t* prefix = prefixes_here.data_ptr<int64_t>() + row * step;
-          std::vector<int64_t> ids(prefix + 1, prefix + step);
-          ids.push_back(token);
-          finished[static_cast<size_t>(b)].push_back({ids, total / LengthNormaliser(step, length_penalty)});
-          if (token == end) continue;
-        }
-        rows.push_back(row);
-        tokens.push_back(token);
-        next_scores[b][kept++] = total;
-      }
-      for (; kept < beam; ++kept) {  // too few live continuations: dead rows, scored -inf
-        rows.push_back(b * beam);
-        tokens.push_back(end);
-      }
-      done[static_cast<size_t>(b)] = finished[static_cast<size_t>(b)].size() >= static_cast<size_t>(beam);
-    }
-    if (std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;
-    prefixes = torch::cat({prefixes.index_select(0, torch::tensor(rows).to(device)), torch::tensor(tokens).to(device).unsqueeze(1)}, 1);
-    scores = next_scores;
-  }
-  std::vector<std::vector<int64_t>> outputs;
-  int64_t longest = 1;
-  for (auto& candidates : finished) {
-    const auto best = std::max_element(candidates.begin(), candidates.end(),
-                                       [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; });
-    outputs.push_back(best == candidates.end() ? std::vector<int64_t>{} : best->tokens);
-    longest = std::max<int64_t>(longest, static_cast<int64_t>(outputs.back().size()));
-  }
-  torch::Tensor result = torch::full({batch, longest}, model.config().pad, torch::kLong);
-  for (int64_t b = 0; b < batch; ++b) {
-    for (size_t i = 0; i < outputs[static_cast<size_t>(b)].size(); ++i) result[b][static_cast<int64_t>(i)] = outputs[static_cast<size_t>(b)][i];
-  }
-  return result.to(device);
-}
+std::unique_ptr<StepDecoder> TransformerImpl::NewStepDecoder() { return std::make_unique<TransformerStepDecoder>(*this); }
 
 }  // namespace ergobench

@@ -15,6 +15,8 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
 
+#include "runner/models/seq2seq.h"
+
 namespace ergobench {
 
 struct TransformerConfig {
@@ -64,13 +66,19 @@ class TransformerLayerImpl : public torch::nn::Module {
 };
 TORCH_MODULE(TransformerLayer);
 
-class TransformerImpl : public torch::nn::Module {
+class TransformerImpl : public Seq2SeqModule {
  public:
   explicit TransformerImpl(const TransformerConfig& config);
 
   // source: [batch, S] ids; target_input: [batch, T] ids (the target after <s>, shifted);
   // returns logits [batch, T, vocab].
   torch::Tensor forward(const torch::Tensor& source, const torch::Tensor& target_input);
+  torch::Tensor Logits(const torch::Tensor& source, const torch::Tensor& target_input) override {
+    return forward(source, target_input);
+  }
+  // Decoding recomputes the decoder over the whole prefix each step (no key-value cache).
+  std::unique_ptr<StepDecoder> NewStepDecoder() override;
+  int64_t pad() const override { return config_.pad; }
   // The encoder's output [batch, S, dim], for decoding one step at a time.
   torch::Tensor Encode(const torch::Tensor& source);
   torch::Tensor Decode(const torch::Tensor& memory, const torch::Tensor& source, const torch::Tensor& target_input);
@@ -87,24 +95,5 @@ class TransformerImpl : public torch::nn::Module {
   torch::nn::LayerNorm encoder_norm_{nullptr}, decoder_norm_{nullptr};
 };
 TORCH_MODULE(Transformer);
-
-// fairseq's and apex's label-smoothed cross entropy, summed over the tokens that are not
-// `pad`: (1 − ε)·NLL + ε·mean over the vocabulary of −log p (the target class included).
-torch::Tensor LabelSmoothedLossSum(const torch::Tensor& logits, const torch::Tensor& targets, double smoothing,
-                                   int64_t pad);
-
-// Greedy decoding: from <s>, the most likely next token until <\s> or `max_length` tokens;
-// [batch, up to max_length] ids, <\s> and what follows it left to the caller to cut.
-torch::Tensor GreedyDecode(TransformerImpl& model, const torch::Tensor& source, int64_t begin, int64_t end,
-                           int64_t max_length);
-
-// Beam search, as fairseq and MLPerf's reference decode: `beam` hypotheses a sentence, each
-// step extended by their `beam` best next tokens; one that emits <\s> is finished, scored by
-// its summed log-probability over ((5 + length) / 6)^length_penalty (GNMT's normalisation);
-// the search stops when `beam` hypotheses of every sentence are finished or at `max_length`.
-// The best finished hypothesis (or, where none finished, the best at the end) of each
-// sentence, [batch, its length] ids padded with `pad`, <\s> included where it ended.
-torch::Tensor BeamSearchDecode(TransformerImpl& model, const torch::Tensor& source, int64_t begin, int64_t end,
-                               int64_t max_length, int64_t beam, double length_penalty);
 
 }  // namespace ergobench

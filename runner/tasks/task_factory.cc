@@ -14,7 +14,7 @@ StatusOr<std::unique_ptr<Task>> CreateTask(const std::string& id) {
   if (id == "resnet50") return NewImageNetClassificationTask();
   if (id == "2a") return NewLogisticRegressionTask();
   if (id == "gpt") return NewLanguageModelTask();
-  if (id == "4b") return NewTranslationTask();
+  if (id == "4a" || id == "4b") return NewTranslationTask();
   return Status::Unimplemented("this runner has no implementation of task \"" + id + "\"");
 }
 

@@ -2,8 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <filesystem>
+#include <numeric>
 
 #include "base/units.h"
 #include "runner/data/parallel_corpus.h"
@@ -14,92 +15,17 @@
 #include "runner/metrics/bleu.h"
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
+#include "runner/models/gnmt.h"
 #include "runner/models/transformer.h"
 #include "runner/progress_writer.h"
-#include "runner/train/training_device.h"
+#include "runner/tasks/translation_recipe.h"
 #include "runner/train/lr_schedule.h"
 #include "runner/train/recipe_reader.h"
+#include "runner/train/training_device.h"
 #include "runner/train/training_loop.h"
 
 namespace ergobench {
 namespace {
-
-struct TranslationRecipe {
-  TransformerConfig model;
-  int64_t batch_tokens = 0;
-  int64_t accumulation = 0;
-  double lr = 0;
-  int64_t lr_warmup = 0;
-  double beta1 = 0, beta2 = 0, epsilon = 0;
-  double smoothing = 0;
-  int64_t max_length = 0;
-  std::string precision;
-  LossScalerOptions loss_scaling;
-  int64_t beam = 0;
-  double length_penalty = 0;
-  int64_t eval_sentences = 0;
-  ParallelCorpusOptions train, test;
-  std::string vocab_file;
-  bool synthetic = false;
-  int64_t synthetic_sentences = 0, synthetic_test_sentences = 0;
-  int64_t seed = 0;
-  int64_t throughput_warmup = 0;
-  int64_t max_epochs = 0;
-  std::optional<double> goal;  // BLEU
-  GradientSyncOptions sync;
-};
-
-StatusOr<TranslationRecipe> ReadTranslationRecipe(const BenchmarkSpec& spec, int world_size) {
-  RecipeReader read(spec.hyperparameters);
-  TranslationRecipe r;
-  r.model.dim = read.Int("dim");
-  r.model.ffn = read.Int("ffn");
-  r.model.heads = read.Int("heads");
-  r.model.encoder_layers = r.model.decoder_layers = read.Int("layers");
-  r.model.dropout = r.model.attention_dropout = r.model.relu_dropout = read.Number("dropout");
-  r.batch_tokens = read.Int("batchTokens");
-  r.accumulation = read.Int("gradientAccumulation");
-  if (r.accumulation == 0) r.accumulation = std::max(16 / world_size, 1);
-  r.lr = read.Number("learningRate");
-  r.lr_warmup = read.Int("lrWarmupSteps");
-  r.beta1 = read.Number("beta1");
-  r.beta2 = read.Number("beta2");
-  r.epsilon = read.Number("epsilon");
-  r.smoothing = read.Number("labelSmoothing");
-  r.max_length = read.Int("maxLength");
-  r.precision = read.String("precision");
-  r.loss_scaling.initial_scale = read.Number("lossScale");
-  r.loss_scaling.window = read.Int("lossScaleWindow");
-  r.beam = read.Int("beam");
-  r.length_penalty = read.Number("lengthPenalty");
-  r.eval_sentences = read.Int("evalSentences");
-  const std::filesystem::path folder = spec.dataset.path;
-  const std::string source = read.String("sourceLanguage"), target = read.String("targetLanguage");
-  const std::string train = read.String("trainPrefix"), test = read.String("testPrefix");
-  r.vocab_file = (folder / read.String("vocabFile")).string();
-  r.synthetic_sentences = read.Int("syntheticSentences");
-  r.synthetic_test_sentences = read.Int("syntheticTestSentences");
-  r.seed = read.Int("seed");
-  r.throughput_warmup = read.Int("warmupSteps");
-  r.sync = ReadGradientSyncOptions(read);
-  RETURN_IF_ERROR(read.status());
-  r.synthetic = spec.dataset.source == "synthetic";
-  r.train = {(folder / (train + "." + source)).string(), (folder / (train + "." + target)).string(), r.max_length};
-  r.test = {(folder / (test + "." + source)).string(), (folder / (test + "." + target)).string(), r.max_length};
-  // A sentence, its <s> or <\s>, and the one more step decoding may take.
-  r.model.max_positions = r.max_length + 2;
-  if (r.model.dim % r.model.heads != 0) {
-    return Status::InvalidArgument("spec.hyperparameters.heads: " + std::to_string(r.model.heads) +
-                                   " heads do not divide dim " + std::to_string(r.model.dim));
-  }
-  if (spec.device != "cpu") {
-    return Status::InvalidArgument("spec.device: task " + spec.task + " trains on the CPU only in this version");
-  }
-  ASSIGN_OR_RETURN(r.precision, ResolvePrecision(r.precision, torch::kCPU));
-  r.max_epochs = spec.max_epochs.value_or(1);
-  if (spec.goal) r.goal = spec.goal->target;  // synthetic pairs have a BLEU to reach too
-  return r;
-}
 
 // The first `count` pairs of the synthetic pair's corpus from `first`, as ids.
 ParallelCorpus SyntheticPairs(const SyntheticLanguagePair& language, const Vocabulary& vocabulary, uint64_t first,
@@ -112,6 +38,30 @@ ParallelCorpus SyntheticPairs(const SyntheticLanguagePair& language, const Vocab
   return corpus;
 }
 
+// Task 4a's GNMT or 4b's Transformer, over a vocabulary of `vocab` tokens.
+std::shared_ptr<Seq2SeqModule> NewModel(const TranslationRecipe& r, int64_t vocab) {
+  if (r.gnmt) {
+    GnmtConfig c;
+    c.vocab_size = vocab;
+    c.hidden = r.dim;
+    c.layers = r.layers;
+    c.dropout = r.dropout;
+    c.pad = Vocabulary::kPad;
+    return Gnmt(c).ptr();
+  }
+  TransformerConfig c;
+  c.vocab_size = vocab;
+  c.dim = r.dim;
+  c.ffn = r.ffn;
+  c.heads = r.heads;
+  c.encoder_layers = c.decoder_layers = r.layers;
+  c.dropout = c.attention_dropout = c.relu_dropout = r.dropout;
+  // A sentence, its <s> or <\s>, and the one more step decoding may take.
+  c.max_positions = std::max(r.max_length, r.test_max_length) + 2;
+  c.pad = Vocabulary::kPad;
+  return Transformer(c).ptr();
+}
+
 // A batch of pairs as the model's tensors, padded at the end with <pad>: the source with <\s>,
 // the decoder's input from <s>, and the targets it is scored against, ending in <\s>.
 struct Batch {
@@ -120,7 +70,7 @@ struct Batch {
   int64_t source_tokens = 0;
 };
 
-Batch MakeBatch(const ParallelCorpus& corpus, const std::vector<int64_t>& pairs) {
+Batch MakeBatch(const ParallelCorpus& corpus, const std::vector<int64_t>& pairs, torch::Device device) {
   int64_t source_length = 0, target_length = 0;
   for (const int64_t p : pairs) {
     source_length = std::max(source_length, corpus.source.offsets[p + 1] - corpus.source.offsets[p] + 1);
@@ -145,7 +95,21 @@ Batch MakeBatch(const ParallelCorpus& corpus, const std::vector<int64_t>& pairs)
     output[t1 - t0] = Vocabulary::kEnd;
     batch.target_tokens += t1 - t0 + 1;
   }
+  if (!device.is_cpu()) {
+    for (torch::Tensor* t : {&batch.source, &batch.target_input, &batch.target_output}) *t = t->to(device);
+  }
   return batch;
+}
+
+// 4a's batches of an epoch: the pairs in the epoch's seeded order, `size` at a time (the last
+// partial batch left out, so that every rank takes as many).
+std::vector<std::vector<int64_t>> SentenceBatches(int64_t pairs, int64_t size, int64_t epoch, uint64_t seed) {
+  const std::vector<int64_t> order = EpochPermutation(pairs, epoch, seed);
+  std::vector<std::vector<int64_t>> batches;
+  for (int64_t start = 0; start + size <= pairs; start += size) {
+    batches.emplace_back(order.begin() + start, order.begin() + start + size);
+  }
+  return batches;
 }
 
 std::vector<int32_t> Ids(const torch::Tensor& row) {
@@ -153,26 +117,41 @@ std::vector<int32_t> Ids(const torch::Tensor& row) {
   return {ids.data_ptr<int32_t>(), ids.data_ptr<int32_t>() + ids.numel()};
 }
 
+// Settings the recipe does not hold: where it trains, in what precision, and how gradients sync.
+struct TranslationSetup {
+  TranslationRecipe recipe;
+  torch::Device device = torch::kCPU;
+  std::string precision;  // resolved
+  GradientSyncOptions sync;
+};
+
 class TranslationTrainee : public Trainee {
  public:
-  TranslationTrainee(TaskContext& context, TranslationRecipe recipe)
-      : context_(context), comm_(context.communicator), recipe_(std::move(recipe)) {}
+  TranslationTrainee(TaskContext& context, TranslationSetup setup)
+      : context_(context), comm_(context.communicator), recipe_(std::move(setup.recipe)), device_(setup.device),
+        precision_(std::move(setup.precision)), sync_options_(std::move(setup.sync)) {}
 
   int64_t seed() const override { return recipe_.seed; }
   int64_t throughput_warmup_steps() const override { return recipe_.throughput_warmup; }
-  const GradientSyncOptions& sync_options() const override { return recipe_.sync; }
+  const GradientSyncOptions& sync_options() const override { return sync_options_; }
   bool has_goal() const override { return recipe_.goal.has_value(); }
+  torch::Device device() const override { return device_; }
+  std::optional<LossScalerOptions> loss_scaling() const override {
+    return precision_ == "fp16" ? std::optional(recipe_.loss_scaling) : std::nullopt;
+  }
 
   void LogRecipe(MlLog& mllog) override {
-    mllog.Point("submission_benchmark", "4b");
+    mllog.Point("submission_benchmark", task());
     mllog.Point("seed", recipe_.seed);
-    mllog.Point("global_batch_size", recipe_.batch_tokens * recipe_.accumulation * comm_.world_size());
+    mllog.Point("global_batch_size", (recipe_.gnmt ? recipe_.batch_sentences : recipe_.batch_tokens) *
+                                         recipe_.accumulation * comm_.world_size());
     mllog.Point("gradient_accumulation_steps", recipe_.accumulation);
     mllog.Point("opt_base_learning_rate", recipe_.lr);
     mllog.Point("opt_learning_rate_warmup_steps", recipe_.lr_warmup);
     mllog.Point("opt_adam_beta_1", recipe_.beta1);
     mllog.Point("opt_adam_beta_2", recipe_.beta2);
     mllog.Point("opt_adam_epsilon", recipe_.epsilon);
+    if (recipe_.grad_clip > 0) mllog.Point("opt_gradient_clip_norm", recipe_.grad_clip);
     mllog.Point("max_sequence_length", recipe_.max_length);
   }
 
@@ -189,15 +168,14 @@ class TranslationTrainee : public Trainee {
     } else {
       ASSIGN_OR_RETURN(vocabulary_, Vocabulary::FromFile(recipe_.vocab_file));
     }
-    TransformerConfig config = recipe_.model;
-    config.vocab_size = vocabulary_->size();
-    config.pad = Vocabulary::kPad;
-    model_ = Transformer(config);
+    model_ = NewModel(recipe_, vocabulary_->size());
+    model_->to(device_);
     std::vector<torch::Tensor> params = model_->parameters();
     return BuiltModel{params, {params}, {}};
   }
 
   std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(GradientSync& sync) override {
+    sync_ = &sync;
     return std::make_unique<torch::optim::Adam>(
         sync.OptimizerGroups().front(),
         torch::optim::AdamOptions(recipe_.lr).betas({recipe_.beta1, recipe_.beta2}).eps(recipe_.epsilon));
@@ -210,73 +188,101 @@ class TranslationTrainee : public Trainee {
       train_ = SyntheticPairs(*language_, *vocabulary_, 0, recipe_.synthetic_sentences, recipe_.max_length);
       // Test sentences from far along the pair's corpus: none of the training ones by index.
       test_ = SyntheticPairs(*language_, *vocabulary_, uint64_t{1} << 40, recipe_.synthetic_test_sentences,
-                             recipe_.max_length);
+                             recipe_.test_max_length);
     } else {
       ASSIGN_OR_RETURN(train_, ReadParallelCorpus(recipe_.train, *vocabulary_));
       ASSIGN_OR_RETURN(test_, ReadParallelCorpus(recipe_.test, *vocabulary_));
     }
-    std::vector<int64_t> source_lengths, target_lengths;
-    for (int64_t i = 0; i < train_.size(); ++i) {
-      source_lengths.push_back(train_.source.offsets[i + 1] - train_.source.offsets[i] + 1);
-      target_lengths.push_back(train_.target.offsets[i + 1] - train_.target.offsets[i] + 1);
+    int64_t batches = 0;
+    if (recipe_.gnmt) {
+      batches = train_.size() / recipe_.batch_sentences;
+    } else {
+      std::vector<int64_t> source_lengths, target_lengths;
+      for (int64_t i = 0; i < train_.size(); ++i) {
+        source_lengths.push_back(train_.source.offsets[i + 1] - train_.source.offsets[i] + 1);
+        target_lengths.push_back(train_.target.offsets[i + 1] - train_.target.offsets[i] + 1);
+      }
+      batches_ = TokenBatches(source_lengths, target_lengths, recipe_.batch_tokens, static_cast<uint64_t>(recipe_.seed));
+      batches = static_cast<int64_t>(batches_.size());
     }
-    batches_ = TokenBatches(source_lengths, target_lengths, recipe_.batch_tokens, static_cast<uint64_t>(recipe_.seed));
-    const int64_t per_rank = static_cast<int64_t>(batches_.size()) / comm_.world_size();
-    steps_per_epoch_ = per_rank / recipe_.accumulation;
+    steps_per_epoch_ = batches / comm_.world_size() / recipe_.accumulation;
     if (steps_per_epoch_ == 0) {
-      return Status::InvalidArgument("spec.hyperparameters.batchTokens: " + std::to_string(train_.size()) +
-                                     " training pairs make " + std::to_string(batches_.size()) + " batches of " +
-                                     std::to_string(recipe_.batch_tokens) + " tokens, fewer than " +
+      const std::string batch = recipe_.gnmt ? "batchSize: " : "batchTokens: ";
+      const int64_t size = recipe_.gnmt ? recipe_.batch_sentences : recipe_.batch_tokens;
+      return Status::InvalidArgument("spec.hyperparameters." + batch + std::to_string(train_.size()) +
+                                     " training pairs make " + std::to_string(batches) + " batches of " +
+                                     std::to_string(size) + (recipe_.gnmt ? " pairs" : " tokens") + ", fewer than " +
                                      std::to_string(recipe_.accumulation) + " a step for each of " +
                                      std::to_string(comm_.world_size()) + " workers");
     }
     const int64_t test_count = recipe_.eval_sentences > 0 ? std::min(recipe_.eval_sentences, test_.size()) : test_.size();
-    if (test_count == 0) return Status::InvalidArgument(recipe_.test.source_path + ": no test pair of at most maxLength tokens");
+    if (test_count == 0) {
+      return Status::InvalidArgument(recipe_.test.source_path + ": no test pair of at most testMaxLength tokens");
+    }
     test_count_ = test_count;
+    updates_ = steps_per_epoch_ * recipe_.max_epochs;
     context_.mllog.Point("train_samples", train_.size());
     context_.mllog.Point("eval_samples", test_count_);
-    return TrainingPlan{steps_per_epoch_, steps_per_epoch_ * recipe_.max_epochs};
+    return TrainingPlan{steps_per_epoch_, updates_};
   }
 
   void BeginEpoch(int64_t epoch) override {
     context_.mllog.Start("epoch_start", {{"epoch_num", epoch}});
     epoch_ = epoch;
-    order_ = EpochPermutation(static_cast<int64_t>(batches_.size()), epoch, static_cast<uint64_t>(recipe_.seed));
+    if (recipe_.gnmt) {  // new batches each epoch, in order
+      batches_ = SentenceBatches(train_.size(), recipe_.batch_sentences, epoch, static_cast<uint64_t>(recipe_.seed));
+      order_.resize(batches_.size());
+      std::iota(order_.begin(), order_.end(), 0);
+    } else {  // the same batches each epoch, in a new order
+      order_ = EpochPermutation(static_cast<int64_t>(batches_.size()), epoch, static_cast<uint64_t>(recipe_.seed));
+    }
     model_->train();
     epoch_loss_ = 0;
   }
 
-  double LearningRate(int64_t update) const override { return InverseSqrtLr(update, recipe_.lr_warmup, recipe_.lr); }
+  // 4a's decay starts and steps at fractions of the run's updates, as MLBench's does.
+  double LearningRate(int64_t update) const override {
+    if (!recipe_.gnmt) return InverseSqrtLr(update, recipe_.lr_warmup, recipe_.lr);
+    const auto share = [&](double fraction) { return static_cast<int64_t>(fraction * static_cast<double>(updates_)); };
+    const StepDecayLr schedule{recipe_.lr,     recipe_.lr_warmup, share(recipe_.lr_decay_start), share(recipe_.lr_decay_interval),
+                               recipe_.lr_decays, recipe_.lr_decay_factor};
+    return schedule.At(update);
+  }
 
-  // The step's micro-batches are this rank's next `accumulation` batches; each one's loss is its
-  // share of the mean over the step's target tokens.
+  // The step's micro-batches are this rank's next `accumulation` batches. 4b: each one's loss is
+  // its share of the mean over the step's target tokens, and the gradient sync averages over
+  // ranks. 4a, as MLBench: its share of the mean over the step's sentences, summed over ranks
+  // (the sync's average times k).
   StepWork WorkOf(int64_t step) override {
     const int64_t first = (step % steps_per_epoch_) * recipe_.accumulation;
     step_batches_.clear();
     int64_t tokens = 0, source_tokens = 0, sentences = 0;
     for (int64_t micro = 0; micro < recipe_.accumulation; ++micro) {
       const int64_t index = order_[static_cast<size_t>((first + micro) * comm_.world_size() + comm_.rank())];
-      step_batches_.push_back(MakeBatch(train_, batches_[static_cast<size_t>(index)]));
+      step_batches_.push_back(MakeBatch(train_, batches_[static_cast<size_t>(index)], device_));
       tokens += step_batches_.back().target_tokens;
       source_tokens += step_batches_.back().source_tokens;
       sentences += step_batches_.back().source.size(0);
     }
     step_tokens_ = tokens;
     step_source_tokens_ = source_tokens;
+    step_sentences_ = sentences;
+    const double denominator =
+        recipe_.gnmt ? static_cast<double>(sentences) / comm_.world_size() : static_cast<double>(tokens);
     StepWork work;
     work.micro_batches = recipe_.accumulation;
     work.samples = sentences;
     work.load = [](int64_t) { return Status::Ok(); };
-    work.loss = [this](int64_t micro) {
+    work.loss = [this, denominator](int64_t micro) {
       const Batch& batch = step_batches_[static_cast<size_t>(micro)];
       torch::Tensor logits;
       {
-        Autocast autocast(torch::kCPU, recipe_.precision);
-        logits = model_->forward(batch.source, batch.target_input);
+        Autocast autocast(device_, precision_);
+        logits = model_->Logits(batch.source, batch.target_input);
       }
-      return LabelSmoothedLossSum(logits, batch.target_output, recipe_.smoothing, Vocabulary::kPad) /
-             static_cast<double>(step_tokens_);
+      return LabelSmoothedLossSum(logits, batch.target_output, recipe_.smoothing, Vocabulary::kPad) / denominator;
     };
+    if (recipe_.grad_clip > 0) work.before_update = [this] { return sync_->ClipGradNorm(recipe_.grad_clip); };
     return work;
   }
 
@@ -288,7 +294,10 @@ class TranslationTrainee : public Trainee {
       window_tokens_ += step_tokens_;
       window_source_tokens_ += step_source_tokens_;
     }
-    epoch_loss_ += loss;
+    // The loss per target token, whatever the backward's normalisation (4a's is per sentence × k).
+    epoch_loss_ += recipe_.gnmt ? loss * static_cast<double>(step_sentences_) /
+                                      (static_cast<double>(comm_.world_size()) * static_cast<double>(step_tokens_))
+                                : loss;
     const int64_t done = step % steps_per_epoch_ + 1;
     if (done % std::max<int64_t>(1, steps_per_epoch_ / 10) == 0) context_.progress.Report(Progress(done));
     return done == steps_per_epoch_;
@@ -303,7 +312,7 @@ class TranslationTrainee : public Trainee {
     context_.mllog.Point("eval_accuracy", *bleu_, {{"epoch_num", epoch_}});
     context_.progress.Report(Progress(steps_per_epoch_));
     if (comm_.rank() == 0) {
-      std::printf("[4b] epoch %lld: train loss %.4f, BLEU %.2f, lr %.3g, %s\n", static_cast<long long>(epoch_),
+      std::printf("[%s] epoch %lld: train loss %.4f, BLEU %.2f, lr %.3g, %s\n", task(), static_cast<long long>(epoch_),
                   epoch_loss_ / static_cast<double>(steps_per_epoch_), *bleu_, LearningRate(step + 1),
                   FormatSeconds(clock.Elapsed()).c_str());
       std::fflush(stdout);
@@ -321,7 +330,7 @@ class TranslationTrainee : public Trainee {
       summary.source_tokens_per_second = static_cast<double>(window_source_tokens_) / clock.window_seconds();
       summary.target_tokens_per_second = static_cast<double>(window_tokens_) / clock.window_seconds();
     }
-    summary.precision = recipe_.precision;
+    summary.precision = precision_;
     summary.beam = recipe_.beam;
     figures->translation = summary;
   }
@@ -338,6 +347,8 @@ class TranslationTrainee : public Trainee {
   }
 
  private:
+  const char* task() const { return recipe_.gnmt ? "4a" : "4b"; }
+
   ProgressEvent Progress(int64_t done) const {
     ProgressEvent event;
     event.stage = "run";
@@ -364,12 +375,19 @@ class TranslationTrainee : public Trainee {
     for (int64_t start = begin; start < end; start += kSentences) {
       std::vector<int64_t> pairs;
       for (int64_t p = start; p < std::min(end, start + kSentences); ++p) pairs.push_back(p);
-      const Batch batch = MakeBatch(test_, pairs);
-      const int64_t longest = std::min(batch.source.size(1) + 50, recipe_.max_length + 1);
-      const torch::Tensor output =
-          recipe_.beam == 1 ? GreedyDecode(*model_, batch.source, Vocabulary::kBegin, Vocabulary::kEnd, longest)
-                            : BeamSearchDecode(*model_, batch.source, Vocabulary::kBegin, Vocabulary::kEnd, longest,
-                                               recipe_.beam, recipe_.length_penalty);
+      const Batch batch = MakeBatch(test_, pairs, device_);
+      DecodeOptions decode;
+      decode.begin = Vocabulary::kBegin;
+      decode.end = Vocabulary::kEnd;
+      decode.max_length = std::min(batch.source.size(1) + 50, recipe_.test_max_length + 1);
+      decode.beam = recipe_.beam;
+      decode.length_penalty = recipe_.length_penalty;
+      decode.coverage_penalty = recipe_.coverage_penalty;
+      torch::Tensor output;
+      {
+        Autocast autocast(device_, precision_);
+        output = Translate(*model_, batch.source, decode);
+      }
       for (int64_t row = 0; row < output.size(0); ++row) {
         const std::string hypothesis = vocabulary_->Decode(Ids(output[row]));
         const std::string reference = vocabulary_->Decode(test_.target.Sentence(pairs[static_cast<size_t>(row)]));
@@ -392,15 +410,21 @@ class TranslationTrainee : public Trainee {
   TaskContext& context_;
   Communicator& comm_;
   const TranslationRecipe recipe_;
+  const torch::Device device_;
+  const std::string precision_;
+  const GradientSyncOptions sync_options_;
+  GradientSync* sync_ = nullptr;
   std::optional<Vocabulary> vocabulary_;
   std::optional<SyntheticLanguagePair> language_;
-  Transformer model_{nullptr};
+  std::shared_ptr<Seq2SeqModule> model_;
   ParallelCorpus train_, test_;
   std::vector<std::vector<int64_t>> batches_;
   std::vector<int64_t> order_;  // of the batches, this epoch
   std::vector<Batch> step_batches_;
   int64_t step_tokens_ = 0;  // target tokens, the loss's denominator
   int64_t step_source_tokens_ = 0;
+  int64_t step_sentences_ = 0;
+  int64_t updates_ = 0;  // in the whole run, for 4a's schedule
   int64_t tokens_ = 0;       // target tokens over the run
   int64_t source_tokens_ = 0;
   int64_t window_tokens_ = 0;  // in the throughput window
@@ -415,9 +439,15 @@ class TranslationTrainee : public Trainee {
 class TranslationTask : public Task {
  public:
   StatusOr<TaskOutcome> Run(TaskContext& context) override {
-    ASSIGN_OR_RETURN(TranslationRecipe recipe,
-                     ReadTranslationRecipe(context.benchmark.spec, context.communicator.world_size()));
-    TranslationTrainee trainee(context, std::move(recipe));
+    const BenchmarkSpec& spec = context.benchmark.spec;
+    TranslationSetup setup;
+    ASSIGN_OR_RETURN(setup.recipe, ReadTranslationRecipe(spec, context.communicator.world_size()));
+    RecipeReader read(spec.hyperparameters);
+    setup.sync = ReadGradientSyncOptions(read);
+    RETURN_IF_ERROR(read.status());
+    ASSIGN_OR_RETURN(setup.device, TrainingDevice(spec));
+    ASSIGN_OR_RETURN(setup.precision, ResolvePrecision(setup.recipe.precision, setup.device));
+    TranslationTrainee trainee(context, std::move(setup));
     return RunTrainingLoop(context, trainee);
   }
 };

@@ -1,9 +1,8 @@
-// Task "4b": MLBench's translation task with the Transformer (runner/models/transformer.h),
-// trained data-parallel with its reference recipe: batches of `batchTokens` padded tokens of
-// sentence pairs of alike length (token_batches.h), `gradientAccumulation` of them an update
-// (MLBench's update_freq, max(16 / k, 1) by default), the label-smoothed loss per target token,
-// Adam on an inverse square-root schedule after a linear warm-up. After each epoch the test set
-// is translated by beam search, split across ranks, and scored by corpus BLEU as sacreBLEU
+// Tasks "4a" and "4b", MLBench's translation tasks: GNMT (runner/models/gnmt.h) and the
+// Transformer (runner/models/transformer.h), each trained data-parallel with its reference
+// recipe (translation_recipe.h): `gradientAccumulation` batches an update, the label-smoothed
+// loss, Adam on the task's schedule, dynamic loss scaling at fp16. After each epoch the test
+// set is translated by beam search, split across ranks, and scored by corpus BLEU as sacreBLEU
 // computes it (metrics/bleu.h; each rank's statistics summed, so the score is the whole test
 // set's, not a mean of parts); the run ends at the BLEU goal or after maxEpochs. The data is a
 // folder in the WMT16 text layout (data/parallel_corpus.h), or the synthetic language pair

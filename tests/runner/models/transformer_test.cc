@@ -65,57 +65,5 @@ TEST(TransformerTest, PaddingOnEitherSideChangesNothing) {
   EXPECT_TRUE(torch::allclose(plain, left, 1e-5, 1e-6));
 }
 
-TEST(TransformerTest, LabelSmoothedLossByHand) {
-  // Two tokens over 3 classes; the second is padding and counts nothing.
-  const torch::Tensor logits = torch::tensor({{{1.0, 2.0, 0.5}, {0.3, 0.3, 0.3}}});
-  const torch::Tensor targets = torch::tensor({{1, 0}}, torch::kLong);
-  const double lse = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(0.5));
-  const double nll = lse - 2.0;
-  const double smooth = lse - (1.0 + 2.0 + 0.5) / 3;
-  EXPECT_NEAR(0.9 * nll + 0.1 * smooth, LabelSmoothedLossSum(logits, targets, 0.1, 0).item<double>(), 1e-6);
-}
-
-TEST(TransformerTest, GreedyDecodingStopsAtTheEndAndPadsAfterIt) {
-  torch::manual_seed(3);
-  Transformer model(Small());
-  model->eval();
-  const torch::Tensor source = torch::tensor({{5, 6, 7, 3}, {8, 9, 3, 0}}, torch::kLong);
-  const torch::Tensor out = GreedyDecode(*model, source, 2, 3, 10);
-  EXPECT_EQ(2, out.size(0));
-  EXPECT_LE(out.size(1), 10);
-  for (int64_t row = 0; row < 2; ++row) {
-    bool ended = false;
-    for (int64_t i = 0; i < out.size(1); ++i) {
-      const int64_t id = out[row][i].item<int64_t>();
-      if (ended) {
-        EXPECT_EQ(0, id) << "after the end";
-      }
-      ended = ended || id == 3;
-    }
-  }
-}
-
-// A beam of one is greedy decoding; a wider one gives each sentence one hypothesis that ends at
-// <\s> (or at max_length), padded after it.
-TEST(TransformerTest, BeamSearchOfWidthOneIsGreedyDecoding) {
-  torch::manual_seed(4);
-  Transformer model(Small());
-  model->eval();
-  const torch::Tensor source = torch::tensor({{5, 6, 7, 3}, {8, 9, 3, 0}}, torch::kLong);
-  const torch::Tensor greedy = GreedyDecode(*model, source, 2, 3, 8);
-  const torch::Tensor one = BeamSearchDecode(*model, source, 2, 3, 8, 1, 0.6);
-  ASSERT_EQ(greedy.sizes(), one.sizes());
-  EXPECT_TRUE(torch::equal(greedy, one));
-  const torch::Tensor wide = BeamSearchDecode(*model, source, 2, 3, 8, 4, 0.6);
-  ASSERT_EQ(2, wide.size(0));
-  for (int64_t row = 0; row < 2; ++row) {
-    int64_t length = 0;
-    while (length < wide.size(1) && wide[row][length].item<int64_t>() != 0) ++length;
-    ASSERT_GT(length, 0);
-    EXPECT_TRUE(length == 8 || wide[row][length - 1].item<int64_t>() == 3) << row;
-    for (int64_t i = 0; i + 1 < length; ++i) EXPECT_NE(3, wide[row][i].item<int64_t>()) << row;
-  }
-}
-
 }  // namespace
 }  // namespace ergobench
