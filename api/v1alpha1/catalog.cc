@@ -154,6 +154,8 @@ TaskDef TranslationTask(std::string id, std::string title, double reference_targ
       Text("targetLanguage", "de", {}, "the suffix of the target files"),
       Integer("syntheticSentences", 20000, 16, 1e8, "source synthetic: training pairs of the synthetic language pair"),
       Integer("syntheticTestSentences", 500, 1, 1e6, "source synthetic: test pairs"),
+      Integer("syntheticNouns", 64, 1, 4096, "source synthetic: nouns of the pair's grammar (fewer: a smaller vocabulary)"),
+      Integer("syntheticClauses", 2, 1, 8, "source synthetic: clauses a sentence may have, joined by \"and\""),
       Integer("seed", 42, 0, 2147483647, "initialisation, batching and the synthetic pair"),
       Integer("warmupSteps", 3, 0, 1000000, "updates left out of the throughput window"),
       GradientSyncDef(),

@@ -160,6 +160,8 @@ class TranslationTrainee : public Trainee {
     if (recipe_.synthetic) {
       SyntheticPairOptions options;
       options.seed = static_cast<uint64_t>(recipe_.seed);
+      options.nouns = static_cast<int>(recipe_.synthetic_nouns);
+      options.max_clauses = static_cast<int>(recipe_.synthetic_clauses);
       ASSIGN_OR_RETURN(SyntheticLanguagePair language, SyntheticLanguagePair::Create(options));
       std::vector<std::string> words = language.SourceWords();
       for (const std::string& word : language.TargetWords()) words.push_back(word);

@@ -59,6 +59,8 @@ StatusOr<TranslationRecipe> ReadTranslationRecipe(const BenchmarkSpec& spec, int
   r.vocab_file = (folder / read.String("vocabFile")).string();
   r.synthetic_sentences = read.Int("syntheticSentences");
   r.synthetic_test_sentences = read.Int("syntheticTestSentences");
+  r.synthetic_nouns = read.Int("syntheticNouns");
+  r.synthetic_clauses = read.Int("syntheticClauses");
   r.seed = read.Int("seed");
   r.throughput_warmup = read.Int("warmupSteps");
   RETURN_IF_ERROR(read.status());

@@ -50,6 +50,7 @@ struct TranslationRecipe {
   std::string vocab_file;
   bool synthetic = false;
   int64_t synthetic_sentences = 0, synthetic_test_sentences = 0;
+  int64_t synthetic_nouns = 0, synthetic_clauses = 0;
   int64_t seed = 0;
   int64_t throughput_warmup = 0;
   int64_t max_epochs = 0;

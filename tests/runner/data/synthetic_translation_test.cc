@@ -79,6 +79,24 @@ TEST(SyntheticLanguagePairTest, APerfectTranslationScores100AndAWordForWordGloss
             CorpusBleu(glosses, {targets})->Format());
 }
 
+// The smaller pair task 4a's integration test learns (16 nouns, one clause a sentence, the
+// tasks' seed and test sentences): its gloss scores far below that test's goal (50) too.
+TEST(SyntheticLanguagePairTest, ASmallerPairsGlossScoresFarBelowItsTranslation) {
+  SyntheticPairOptions options;
+  options.seed = 42;
+  options.nouns = 16;
+  options.max_clauses = 1;
+  const SyntheticLanguagePair pair = *SyntheticLanguagePair::Create(options);
+  std::vector<std::string> targets, glosses;
+  for (uint64_t i = 0; i < 200; ++i) {
+    const SyntheticLanguagePair::Pair sentence = pair.Sentence((uint64_t{1} << 40) + i);  // the tasks' test pairs
+    targets.push_back(sentence.target);
+    glosses.push_back(pair.Gloss(sentence.source));
+  }
+  EXPECT_EQ("BLEU = 5.43 50.2/9.0/3.2/0.6 (BP = 1.000 ratio = 1.000 hyp_len = 1428 ref_len = 1428)",
+            CorpusBleu(glosses, {targets})->Format());
+}
+
 TEST(SyntheticLanguagePairTest, NamesTheFirstWordOutsideTheGrammar) {
   const SyntheticLanguagePair pair = Pair();
   const std::vector<std::string> words = pair.SourceWords();
