@@ -14,6 +14,9 @@ if(NOT ERGOBENCH_RUNNER_ONLY)
   find_package(cpprestsdk REQUIRED)  # the Kubernetes client's
 endif()
 find_package(MPI REQUIRED COMPONENTS CXX)
+# ICU's character categories decode WMT17's tensor2tensor subtokens (runner/data/subtokens.h);
+# a runner built without it refuses that format by name (the GPU machines may lack libicu-dev).
+find_package(ICU COMPONENTS uc)
 
 # libtorch, two ways. By default its libraries and headers are found directly: Debian's
 # TorchConfig.cmake drags in CUDA probing, and its CPU libraries are all we link. With

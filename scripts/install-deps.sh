@@ -18,7 +18,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libcpprest-dev libboost-dev libjpeg62-turbo-dev nlohmann-json3-dev libyaml-cpp-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libcli11-dev zlib1g-dev
-  libcurl4-openssl-dev libssl-dev libarchive-dev bzip2
+  libcurl4-openssl-dev libssl-dev libarchive-dev libicu-dev bzip2
   dataset-fashion-mnist
   python3 procps curl
 )

@@ -128,6 +128,21 @@ TaskDef GptTask() {
   return gpt;
 }
 
+// Where a path dataset's files are: MLBench's WMT16 archive (4a's, text) or its WMT17 one (4b's,
+// fairseq's binary IndexedDataset of tensor2tensor subtokens).
+std::vector<HyperparameterDef> CorpusDefs(const std::string& format) {
+  const bool wmt16 = format == "wmt16";
+  return {
+      Text("corpusFormat", format, {"wmt16", "wmt17"},
+           "source path: wmt16, BPE text files <prefix>.<language> and a vocabulary of one token a line; wmt17, "
+           "fairseq's <prefix>.<source>-<target>.<language>.idx/.bin and a dictionary of quoted subtokens"),
+      Text("trainPrefix", wmt16 ? "train.tok.clean.bpe.32000" : "train", {}, "source path: the training files' prefix"),
+      Text("testPrefix", wmt16 ? "newstest2014.tok.bpe.32000" : "test", {}, "source path: the test files' prefix"),
+      Text("vocabFile", wmt16 ? "vocab.bpe.32000" : "dict.en.txt", {},
+           "source path: the vocabulary both languages share"),
+  };
+}
+
 // What MLBench's translation tasks share after their own model and recipe: precision and loss
 // scaling, BLEU's decoding, the data (a folder in the WMT16 text layout,
 // runner/data/parallel_corpus.h, or the synthetic language pair) and the gradient sync.
@@ -147,9 +162,6 @@ TaskDef TranslationTask(std::string id, std::string title, double reference_targ
            "autocast type; auto: bf16 on GPUs, fp32 on CPUs; fp16 (GPUs) scales the loss dynamically"),
       Integer("evalSentences", 0, 0, 1e9, "test sentences translated at each evaluation (0: all)"),
       Number("lengthPenalty", 0.6, 0, 10, "GNMT's length normalisation exponent of beam search"),
-      Text("trainPrefix", "train.tok.clean.bpe.32000", {}, "source path: <prefix>.<language> under dataset.path"),
-      Text("testPrefix", "newstest2014.tok.bpe.32000", {}, "source path: the test set's prefix"),
-      Text("vocabFile", "vocab.bpe.32000", {}, "source path: the shared vocabulary, one token a line"),
       Text("sourceLanguage", "en", {}, "the suffix of the source files"),
       Text("targetLanguage", "de", {}, "the suffix of the target files"),
       Integer("syntheticSentences", 20000, 16, 1e8, "source synthetic: training pairs of the synthetic language pair"),
@@ -163,6 +175,8 @@ TaskDef TranslationTask(std::string id, std::string title, double reference_targ
       ZeroStageDef(2),
   };
   task.hyperparameters.insert(task.hyperparameters.end(), shared.begin(), shared.end());
+  const std::vector<HyperparameterDef> corpus = CorpusDefs(task.id == "4a" ? "wmt16" : "wmt17");
+  task.hyperparameters.insert(task.hyperparameters.end(), corpus.begin(), corpus.end());
   return task;
 }
 

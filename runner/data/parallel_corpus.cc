@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "base/utf8.h"
+#include "runner/data/subtokens.h"
 #include "runner/metrics/tokenizer_13a.h"
 
 namespace ergobench {
@@ -42,13 +43,14 @@ Vocabulary::Vocabulary() {
   }
 }
 
-Status Vocabulary::Add(std::string_view token, const std::string& where) {
+Status Vocabulary::Add(std::string_view token, const std::string& where, bool spaces) {
   if (token.empty()) return Status::InvalidArgument(where + ": a blank token");
   if (token.size() > kMaxTokenBytes) {
     return Status::InvalidArgument(where + ": a token of " + std::to_string(token.size()) + " bytes (at most " +
                                    std::to_string(kMaxTokenBytes) + ")");
   }
-  if (const std::vector<std::string_view> words = SplitOnWhitespace(token); words.size() != 1 || words[0] != token) {
+  if (const std::vector<std::string_view> words = SplitOnWhitespace(token);
+      !spaces && (words.size() != 1 || words[0] != token)) {
     return Status::InvalidArgument(where + ": " + Shown(token) + " holds whitespace");
   }
   if (size() >= kMaxTokens) return Status::InvalidArgument(where + ": more than " + std::to_string(kMaxTokens) + " tokens");
@@ -89,6 +91,17 @@ StatusOr<Vocabulary> Vocabulary::FromWords(const std::vector<std::string>& words
   return vocabulary;
 }
 
+StatusOr<Vocabulary> Vocabulary::FromSubtokens(const std::vector<std::string>& subtokens, const std::string& where) {
+  RETURN_IF_ERROR(CheckSubtokensSupported());
+  Vocabulary vocabulary;
+  vocabulary.subtokens_ = true;
+  for (size_t i = 0; i < subtokens.size(); ++i) {
+    RETURN_IF_ERROR(vocabulary.Add(subtokens[i], where + ": subtoken " + std::to_string(i + 1), /*spaces=*/true));
+  }
+  if (vocabulary.size() == 4) return Status::InvalidArgument(where + ": no subtokens");
+  return vocabulary;
+}
+
 int32_t Vocabulary::Id(std::string_view token) const {
   const auto it = ids_.find(std::string(token));
   return it == ids_.end() ? kUnknown : it->second;
@@ -109,9 +122,10 @@ std::string Vocabulary::Decode(const std::vector<int32_t>& ids) const {
   for (const int32_t id : ids) {
     if (id == kEnd) break;
     if (id == kBegin || id == kPad) continue;
-    if (!text.empty()) text.push_back(' ');
+    if (!text.empty() && !subtokens_) text.push_back(' ');
     text.append(Token(id));
   }
+  if (subtokens_) return DecodeSubtokens(text);
   // "@@ " joins a piece to the next; a trailing "@@" has nothing to join.
   std::string joined;
   for (size_t i = 0; i < text.size(); ++i) {

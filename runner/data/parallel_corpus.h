@@ -31,6 +31,10 @@ class Vocabulary {
   static StatusOr<Vocabulary> FromFile(const std::string& path);
   // The words given, in order (the synthetic pair's), after the special tokens.
   static StatusOr<Vocabulary> FromWords(const std::vector<std::string>& words);
+  // tensor2tensor's subtokens (subtokens.h), in order after the special tokens: they may hold
+  // spaces, and Decode joins them as tensor2tensor does, not as BPE pieces. Refused where this
+  // build cannot decode them.
+  static StatusOr<Vocabulary> FromSubtokens(const std::vector<std::string>& subtokens, const std::string& where);
 
   int64_t size() const { return static_cast<int64_t>(tokens_.size()); }
   int32_t Id(std::string_view token) const;  // kUnknown where absent
@@ -39,13 +43,15 @@ class Vocabulary {
   // A tokenized line's ids, without <s> and <\s>.
   std::vector<int32_t> Encode(std::string_view line) const;
   // Text of ids: up to the first <\s>, <s> and <pad> left out, BPE pieces joined ("@@ "
-  // removed), as MLBench detokenizes before BLEU (less Moses' detokenizer).
+  // removed), as MLBench detokenizes before BLEU (less Moses' detokenizer); or subtokens
+  // decoded as tensor2tensor decodes them.
   std::string Decode(const std::vector<int32_t>& ids) const;
 
  private:
   Vocabulary();
-  Status Add(std::string_view token, const std::string& where);
+  Status Add(std::string_view token, const std::string& where, bool spaces = false);
 
+  bool subtokens_ = false;
   std::vector<std::string> tokens_;
   std::unordered_map<std::string, int32_t> ids_;
 };

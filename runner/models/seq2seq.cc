@@ -125,10 +125,10 @@ torch::Tensor BeamSearchDecode(Seq2SeqModule& model, const torch::Tensor& source
       done[static_cast<size_t>(b)] = finished[static_cast<size_t>(b)].size() >= static_cast<size_t>(beam);
     }
     if (std::all_of(done.begin(), done.end(), [](bool d) { return d; })) break;
-    const torch::Tensor chosen = torch::tensor(rows);
-    decoder->Reorder(chosen.to(device));
+    const torch::Tensor chosen = torch::tensor(rows), chosen_here = chosen.to(device);
+    decoder->Reorder(chosen_here);
     if (coverage.defined()) coverage = coverage.index_select(0, chosen);
-    prefixes = torch::cat({prefixes.index_select(0, chosen.to(device)), torch::tensor(tokens).to(device).unsqueeze(1)}, 1);
+    prefixes = torch::cat({prefixes.index_select(0, chosen_here), torch::tensor(tokens).to(device).unsqueeze(1)}, 1);
     scores = next_scores;
   }
   return BestOfEach(finished, model.pad(), device);

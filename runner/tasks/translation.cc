@@ -11,6 +11,7 @@
 #include "runner/data/shard.h"
 #include "runner/data/synthetic_translation.h"
 #include "runner/data/token_batches.h"
+#include "runner/data/wmt17_corpus.h"
 #include "runner/dist/communicator.h"
 #include "runner/metrics/bleu.h"
 #include "runner/metrics/mllog.h"
@@ -168,7 +169,8 @@ class TranslationTrainee : public Trainee {
       ASSIGN_OR_RETURN(vocabulary_, Vocabulary::FromWords(words));
       language_.emplace(std::move(language));
     } else {
-      ASSIGN_OR_RETURN(vocabulary_, Vocabulary::FromFile(recipe_.vocab_file));
+      ASSIGN_OR_RETURN(vocabulary_, recipe_.wmt17 ? ReadWmt17Dictionary(recipe_.vocab_file)
+                                                  : Vocabulary::FromFile(recipe_.vocab_file));
     }
     model_ = NewModel(recipe_, vocabulary_->size());
     model_->to(device_);
@@ -192,8 +194,8 @@ class TranslationTrainee : public Trainee {
       test_ = SyntheticPairs(*language_, *vocabulary_, uint64_t{1} << 40, recipe_.synthetic_test_sentences,
                              recipe_.test_max_length);
     } else {
-      ASSIGN_OR_RETURN(train_, ReadParallelCorpus(recipe_.train, *vocabulary_));
-      ASSIGN_OR_RETURN(test_, ReadParallelCorpus(recipe_.test, *vocabulary_));
+      ASSIGN_OR_RETURN(train_, ReadCorpus(recipe_.train));
+      ASSIGN_OR_RETURN(test_, ReadCorpus(recipe_.test));
     }
     int64_t batches = 0;
     if (recipe_.gnmt) {
@@ -350,6 +352,11 @@ class TranslationTrainee : public Trainee {
 
  private:
   const char* task() const { return recipe_.gnmt ? "4a" : "4b"; }
+
+  StatusOr<ParallelCorpus> ReadCorpus(const ParallelCorpusOptions& options) const {
+    if (!recipe_.wmt17) return ReadParallelCorpus(options, *vocabulary_);
+    return ReadWmt17Corpus({options.source_path, options.target_path, options.max_length, {}}, *vocabulary_);
+  }
 
   ProgressEvent Progress(int64_t done) const {
     ProgressEvent event;

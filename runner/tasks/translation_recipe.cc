@@ -56,6 +56,7 @@ StatusOr<TranslationRecipe> ReadTranslationRecipe(const BenchmarkSpec& spec, int
   const std::filesystem::path folder = spec.dataset.path;
   const std::string source = read.String("sourceLanguage"), target = read.String("targetLanguage");
   const std::string train = read.String("trainPrefix"), test = read.String("testPrefix");
+  r.wmt17 = read.String("corpusFormat") == "wmt17";
   r.vocab_file = (folder / read.String("vocabFile")).string();
   r.synthetic_sentences = read.Int("syntheticSentences");
   r.synthetic_test_sentences = read.Int("syntheticTestSentences");
@@ -65,8 +66,10 @@ StatusOr<TranslationRecipe> ReadTranslationRecipe(const BenchmarkSpec& spec, int
   r.throughput_warmup = read.Int("warmupSteps");
   RETURN_IF_ERROR(read.status());
   r.synthetic = spec.dataset.source == "synthetic";
-  r.train = {(folder / (train + "." + source)).string(), (folder / (train + "." + target)).string(), r.max_length};
-  r.test = {(folder / (test + "." + source)).string(), (folder / (test + "." + target)).string(), r.test_max_length};
+  // wmt16: train.tok.clean.bpe.32000.en; wmt17: train.en-de.en (.idx and .bin).
+  const std::string infix = r.wmt17 ? "." + source + "-" + target + "." : ".";
+  r.train = {(folder / (train + infix + source)).string(), (folder / (train + infix + target)).string(), r.max_length};
+  r.test = {(folder / (test + infix + source)).string(), (folder / (test + infix + target)).string(), r.test_max_length};
   if (!r.gnmt && r.dim % r.heads != 0) {
     return Status::InvalidArgument("spec.hyperparameters.heads: " + std::to_string(r.heads) +
                                    " heads do not divide dim " + std::to_string(r.dim));

@@ -5,6 +5,8 @@ with identical parameters), and bad settings fail naming the field."""
 
 import json
 import os
+import random
+import struct
 import unittest
 
 from harness import ErgobenchTestCase
@@ -83,6 +85,55 @@ class TranslationTest(ErgobenchTestCase):
         self.assertLessEqual(abs(tokens_per_epoch[1] - tokens_per_epoch[2]), SMALL["4b"]["batchTokens"],
                              tokens_per_epoch)
 
+    def write_wmt17(self, folder, pairs, test_pairs):
+        """MLBench's WMT17 layout, as fairseq's IndexedDatasetBuilder writes it: a dictionary of
+        quoted subtokens and int32 sides of fairseq's ids (3 on: the dictionary's third line on),
+        each sentence ending in <EOS> (2). A source sentence's target is itself."""
+        words = [f"w{i}_" for i in range(20)]
+        os.makedirs(folder)
+        with open(os.path.join(folder, "dict.en.txt"), "w") as f:
+            f.write("".join(f"'{s}'\n" for s in ["<pad>_", "<EOS>_"] + words))
+        rng = random.Random(7)
+        training_target_tokens = 0
+        for prefix, count in (("train", pairs), ("test", test_pairs)):
+            sources = [[rng.randrange(3, 23) for _ in range(rng.randrange(1, 8))] for _ in range(count)]
+            if prefix == "train":
+                training_target_tokens = sum(len(s) + 1 for s in sources)
+            for language, sentences in (("en", sources), ("de", sources)):
+                items = [s + [2] for s in sentences]
+                data_offsets = [0]
+                for item in items:
+                    data_offsets.append(data_offsets[-1] + len(item))
+                path = os.path.join(folder, f"{prefix}.en-de.{language}")
+                with open(path + ".idx", "wb") as f:
+                    f.write(b"TNTIDX\x00\x00" + struct.pack("<5Q", 1, 4, 4, len(items), len(items)))
+                    f.write(struct.pack(f"<{len(items) + 1}q", *range(len(items) + 1)))
+                    f.write(struct.pack(f"<{len(items) + 1}q", *data_offsets))
+                    f.write(struct.pack(f"<{len(items)}q", *map(len, items)))
+                with open(path + ".bin", "wb") as f:
+                    f.write(struct.pack(f"<{data_offsets[-1]}i", *[t for item in items for t in item]))
+        return training_target_tokens
+
+    def test_the_transformer_reads_mlbenchs_wmt17_archive(self):
+        """4b on a corpus in MLBench's WMT17 layout (its default corpusFormat): 2000 training and
+        50 test pairs over 20 subtokens, the target the source itself. A small Transformer reads
+        them all (mllog's sample counts) and learns to copy to the BLEU goal, BLEU scored on the
+        subtokens decoded as tensor2tensor decodes them."""
+        folder = os.path.join(self.dir, "wmt17")
+        target_tokens = self.write_wmt17(folder, 2000, 50)
+        hyperparameters = dict(SMALL["4b"], batchTokens=512, lrWarmupSteps=20)
+        name = "translate-wmt17"
+        text = translation_yaml(name, task="4b", **hyperparameters).replace("{source: synthetic}",
+                                                                           "{source: path, path: " + folder + "}")
+        results = self.run_ok(name, text.replace("maxEpochs: 16", "maxEpochs: 24"))
+        with open(os.path.join(self.results(name), "rank-0.mllog")) as f:
+            events = {e["key"]: e["value"] for e in (json.loads(line[len(":::MLLOG "):]) for line in f
+                                                     if line.startswith(":::MLLOG "))}
+        self.assertEqual((2000, 50), (events["train_samples"], events["eval_samples"]))
+        self.assertTrue(results["goalReached"], self.bleu_by_epoch(name))
+        # Every epoch takes every batch: each training target's tokens and its <\s>.
+        self.assertEqual(target_tokens * results["epochs"], results["translation"]["targetTokens"])
+
     def test_bad_settings_name_the_field(self):
         for name, task, hp, message in (
                 ("bad-heads", "4b", {"heads": 5}, "spec.hyperparameters.heads: 5 heads do not divide dim 64"),
@@ -102,7 +153,7 @@ class TranslationTest(ErgobenchTestCase):
                                                                              "{source: path, path: /nonexistent}"))
         run = self.ergobench("run", "-q", path)
         self.assertNotEqual(0, run.returncode)
-        self.assertIn("/nonexistent/vocab.bpe.32000: cannot be read", run.stdout + run.stderr)
+        self.assertIn("/nonexistent/dict.en.txt: cannot be read", run.stdout + run.stderr)
 
 
 if __name__ == "__main__":
