@@ -32,7 +32,7 @@ StatusOr<std::vector<int32_t>> SentenceIds(const ParallelSide& side, int64_t ite
 
 }  // namespace
 
-StatusOr<Vocabulary> ParseWmt17Dictionary(std::string_view text, const std::string& where) {
+StatusOr<Vocabulary> ParseWmt17Dictionary(std::string_view text, const std::string& where, int64_t pad_to) {
   std::vector<std::string> subtokens;
   int64_t number = 0;
   for (size_t start = 0; start < text.size();) {
@@ -55,7 +55,7 @@ StatusOr<Vocabulary> ParseWmt17Dictionary(std::string_view text, const std::stri
     subtokens.emplace_back(subtoken);
   }
   // MLBench's Dictionary pads itself with "<pad000i>" to its embedding's size.
-  for (int64_t i = 0; 4 + static_cast<int64_t>(subtokens.size()) < kWmt17VocabularySize; ++i) {
+  for (int64_t i = 0; 4 + static_cast<int64_t>(subtokens.size()) < pad_to; ++i) {
     subtokens.push_back("<pad000" + std::to_string(i) + ">");
   }
   return Vocabulary::FromSubtokens(subtokens, where);

@@ -20,9 +20,10 @@ namespace ergobench {
 
 inline constexpr int64_t kWmt17VocabularySize = 33712;
 
-// The dictionary's text: a line that is not one quoted subtoken, or first lines other than
-// '<pad>_' and '<EOS>_', are errors naming `where` and the line.
-StatusOr<Vocabulary> ParseWmt17Dictionary(std::string_view text, const std::string& where);
+// The dictionary's text, padded to `pad_to` tokens: a line that is not one quoted subtoken, or
+// first lines other than '<pad>_' and '<EOS>_', are errors naming `where` and the line.
+StatusOr<Vocabulary> ParseWmt17Dictionary(std::string_view text, const std::string& where,
+                                          int64_t pad_to = kWmt17VocabularySize);
 StatusOr<Vocabulary> ReadWmt17Dictionary(const std::string& path);
 
 struct Wmt17CorpusOptions {
