@@ -70,7 +70,9 @@ StatusOr<Index> ParseIndex(std::string_view index, const std::string& where, con
   if (static_cast<int64_t>(index.size()) < kHeaderBytes || index.substr(0, 8) != kMagic) {
     return Invalid(where, "not a fairseq IndexedDataset index (no TNTIDX header)");
   }
-  if (const uint64_t version = U64At(index, 8); version != 1) return Invalid(where, "version " + std::to_string(version) + ", not 1");
+  if (const uint64_t version = U64At(index, 8); version != 1) {
+    return Invalid(where, "version " + std::to_string(version) + ", not 1");
+  }
   Index parsed;
   parsed.code = U64At(index, 16);
   parsed.element_size = ElementSize(parsed.code);
@@ -100,7 +102,8 @@ StatusOr<Index> ParseIndex(std::string_view index, const std::string& where, con
     }
   }
   if (parsed.data_offsets.back() > limits.max_tokens) {
-    return Invalid(where, std::to_string(parsed.data_offsets.back()) + " elements, more than " + std::to_string(limits.max_tokens));
+    return Invalid(where, std::to_string(parsed.data_offsets.back()) + " elements, more than " +
+                              std::to_string(limits.max_tokens));
   }
   return parsed;
 }

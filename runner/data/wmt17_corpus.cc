@@ -15,7 +15,9 @@ StatusOr<std::vector<int32_t>> SentenceIds(const ParallelSide& side, int64_t ite
                                            const std::string& where) {
   const int64_t begin = side.offsets[static_cast<size_t>(item)], end = side.offsets[static_cast<size_t>(item) + 1];
   const std::string at = where + ": sentence " + std::to_string(item);
-  if (end == begin || side.tokens[static_cast<size_t>(end - 1)] != kFairseqEos) return Status::InvalidArgument(at + " does not end in <EOS>");
+  if (end == begin || side.tokens[static_cast<size_t>(end - 1)] != kFairseqEos) {
+    return Status::InvalidArgument(at + " does not end in <EOS>");
+  }
   std::vector<int32_t> ids;
   ids.reserve(static_cast<size_t>(end - begin - 1));
   for (int64_t i = begin; i + 1 < end; ++i) {

@@ -111,7 +111,8 @@ std::tuple<torch::Tensor, torch::Tensor> GnmtImpl::Decode(const GnmtMemory& memo
   auto [context, weights] = attention_(first, memory.context, memory.projected_keys, memory.padding);
   torch::Tensor x = first;
   for (size_t i = 0; i < decoder_->size(); ++i) {
-    const torch::Tensor y = RunLstm(*decoder_[i]->as<torch::nn::LSTM>(), Dropout(torch::cat({x, context.to(x.scalar_type())}, 2)), state_of(i + 1), &next);
+    const torch::Tensor input = Dropout(torch::cat({x, context.to(x.scalar_type())}, 2));
+    const torch::Tensor y = RunLstm(*decoder_[i]->as<torch::nn::LSTM>(), input, state_of(i + 1), &next);
     x = i == 0 ? y : y + x;  // residual from the third layer on
   }
   *state = std::move(next);

@@ -15,6 +15,7 @@
 #include "runner/dist/communicator.h"
 #include "runner/metrics/bleu.h"
 #include "runner/metrics/mllog.h"
+#include "runner/metrics/moses_detokenizer.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/models/gnmt.h"
 #include "runner/models/transformer.h"
@@ -353,6 +354,13 @@ class TranslationTrainee : public Trainee {
  private:
   const char* task() const { return recipe_.gnmt ? "4a" : "4b"; }
 
+  // Target ids as the text BLEU scores: MLBench's WMT16 files are Moses-tokenized, so their BPE
+  // text is detokenized; WMT17's subtokens and the synthetic pair's words decode to text.
+  std::string Text(const std::vector<int32_t>& ids) const {
+    const std::string text = vocabulary_->Decode(ids);
+    return recipe_.synthetic || recipe_.wmt17 ? text : MosesDetokenize(text, recipe_.target_language);
+  }
+
   StatusOr<ParallelCorpus> ReadCorpus(const ParallelCorpusOptions& options) const {
     if (!recipe_.wmt17) return ReadParallelCorpus(options, *vocabulary_);
     return ReadWmt17Corpus({options.source_path, options.target_path, options.max_length, {}}, *vocabulary_);
@@ -398,8 +406,8 @@ class TranslationTrainee : public Trainee {
         output = Translate(*model_, batch.source, decode);
       }
       for (int64_t row = 0; row < output.size(0); ++row) {
-        const std::string hypothesis = vocabulary_->Decode(Ids(output[row]));
-        const std::string reference = vocabulary_->Decode(test_.target.Sentence(pairs[static_cast<size_t>(row)]));
+        const std::string hypothesis = Text(Ids(output[row]));
+        const std::string reference = Text(test_.target.Sentence(pairs[static_cast<size_t>(row)]));
         statistics += SegmentBleuStatistics(hypothesis, {reference});
       }
     }

@@ -57,6 +57,7 @@ StatusOr<TranslationRecipe> ReadTranslationRecipe(const BenchmarkSpec& spec, int
   const std::string source = read.String("sourceLanguage"), target = read.String("targetLanguage");
   const std::string train = read.String("trainPrefix"), test = read.String("testPrefix");
   r.wmt17 = read.String("corpusFormat") == "wmt17";
+  r.target_language = target;
   r.vocab_file = (folder / read.String("vocabFile")).string();
   r.synthetic_sentences = read.Int("syntheticSentences");
   r.synthetic_test_sentences = read.Int("syntheticTestSentences");

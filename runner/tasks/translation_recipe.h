@@ -46,6 +46,7 @@ struct TranslationRecipe {
   int64_t beam = 0;
   double length_penalty = 0, coverage_penalty = 0;
   int64_t eval_sentences = 0;  // 0: the whole test set
+  std::string target_language;
   bool wmt17 = false;  // corpusFormat: fairseq's binary files, not text; `train` and `test`
                        // then name their prefixes, without .idx and .bin
   ParallelCorpusOptions train, test;
