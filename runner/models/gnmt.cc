@@ -140,9 +140,8 @@ class GnmtStepDecoder : public StepDecoder {
     return torch::log_softmax(logits.select(1, 0).to(torch::kFloat), -1);
   }
   torch::Tensor LastAttention() const override { return attention_; }
+  // Only the LSTMs' states follow their hypotheses; the encoder's output is the sentence's.
   void Reorder(const torch::Tensor& rows) override {
-    memory_ = {memory_.context.index_select(0, rows), memory_.projected_keys.index_select(0, rows),
-               memory_.padding.index_select(0, rows)};
     for (auto& [h, c] : state_) {
       h = h.index_select(1, rows);
       c = c.index_select(1, rows);

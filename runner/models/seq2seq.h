@@ -24,7 +24,9 @@ class StepDecoder {
   // The attention of the last Next over the source, [rows, S] summing to 1 a row, for GNMT's
   // coverage penalty; undefined where the model has no single attention.
   virtual torch::Tensor LastAttention() const { return {}; }
-  // Row i of what follows continues row rows[i] of what was.
+  // Row i of what follows continues row rows[i] of what was. Beam search keeps each sentence's
+  // hypotheses in its own block of rows, so rows[i] is a row of the same sentence as i: what
+  // is per sentence (the source, the encoder's output) needs no reordering, only the prefix's state.
   virtual void Reorder(const torch::Tensor& rows) = 0;
 };
 

@@ -149,10 +149,8 @@ class TransformerStepDecoder : public StepDecoder {
   torch::Tensor Next(const torch::Tensor& prefixes) override {
     return torch::log_softmax(model_.Decode(memory_, source_, prefixes).select(1, -1).to(torch::kFloat), -1);
   }
-  void Reorder(const torch::Tensor& rows) override {
-    source_ = source_.index_select(0, rows);
-    memory_ = memory_.index_select(0, rows);
-  }
+  // The decoder reads the whole prefix each step: no state but the source's, which stays.
+  void Reorder(const torch::Tensor& /*rows*/) override {}
 
  private:
   TransformerImpl& model_;
