@@ -106,7 +106,9 @@ std::string FormatRunReport(const LocalRunReport& report) {
   if (f.memory) {
     const MemoryFigures& m = *f.memory;
     auto bytes = [](int64_t n) { return FormatBytes(static_cast<double>(n)); };
-    row("peak memory per rank", bytes(m.peak_tensor_bytes) + " of tensors, " + bytes(m.peak_resident_bytes) + " resident");
+    row("peak memory per rank", bytes(m.peak_tensor_bytes) + " of tensors, " +
+                                    (m.peak_reserved_bytes ? bytes(*m.peak_reserved_bytes) + " reserved on the GPU, " : "") +
+                                    bytes(m.peak_resident_bytes) + " resident");
     row("tensors at the peak", "parameters " + bytes(m.parameter_bytes) + ", gradients " + bytes(m.gradient_bytes) +
                                    ", optimizer " + bytes(m.optimizer_state_bytes) + ", activations " +
                                    bytes(m.activation_bytes));

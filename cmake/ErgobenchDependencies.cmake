@@ -32,6 +32,13 @@ if(ERGOBENCH_TORCH_CONFIG)
   target_link_libraries(ergobench_torch INTERFACE ${TORCH_LIBRARIES})
   if(TORCH_CUDA_LIBRARIES)
     target_compile_definitions(ergobench_torch INTERFACE ERGOBENCH_TORCH_CUDA=1)
+    # The GPU's tensor memory from torch's CUDA caching allocator (its c10_cuda header): a
+    # switch, because that header is the one part of torch's CUDA API the runner compiles
+    # against, and a libtorch that changed it would otherwise stop the whole build.
+    option(ERGOBENCH_CUDA_MEMORY_STATS "Read GPU memory figures from torch's CUDA caching allocator" ON)
+    if(ERGOBENCH_CUDA_MEMORY_STATS)
+      target_compile_definitions(ergobench_torch INTERFACE ERGOBENCH_CUDA_MEMORY_STATS=1)
+    endif()
   else()
     target_compile_definitions(ergobench_torch INTERFACE ERGOBENCH_TORCH_CUDA=0)
   endif()

@@ -55,6 +55,7 @@ std::optional<MemoryFigures> LargestMemory(const std::vector<RankResult>& ranks)
                        &MemoryFigures::optimizer_state_bytes, &MemoryFigures::activation_bytes}) {
       most.*field = std::max(most.*field, m.*field);
     }
+    if (m.peak_reserved_bytes) most.peak_reserved_bytes = std::max(most.peak_reserved_bytes.value_or(0), *m.peak_reserved_bytes);
   }
   return most;
 }

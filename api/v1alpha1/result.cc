@@ -59,6 +59,7 @@ const JsonFields<MemoryFigures>& MemoryFields() {
   static const JsonFields<M> fields = JsonFields<M>()
                                           .Add("peakResidentBytes", &M::peak_resident_bytes, kAlways)
                                           .Add("peakTensorBytes", &M::peak_tensor_bytes, kAlways)
+                                          .Add("peakReservedBytes", &M::peak_reserved_bytes)
                                           .Add("parameterBytes", &M::parameter_bytes, kAlways)
                                           .Add("gradientBytes", &M::gradient_bytes, kAlways)
                                           .Add("optimizerStateBytes", &M::optimizer_state_bytes, kAlways)

@@ -67,11 +67,13 @@ struct LanguageModelSummary {
 // figure the largest rank's, which is what has to fit.
 struct MemoryFigures {
   int64_t peak_resident_bytes = 0;  // the process's peak RSS
-  int64_t peak_tensor_bytes = 0;
+  int64_t peak_tensor_bytes = 0;    // on the training device: the CPU's, or the rank's GPU's
   int64_t parameter_bytes = 0;
   int64_t gradient_bytes = 0;  // what the gradient sync keeps through the update (gradient_sync.h)
   int64_t optimizer_state_bytes = 0;
   int64_t activation_bytes = 0;
+  // On a GPU, the most torch's caching allocator reserved from it (live tensors and its cache).
+  std::optional<int64_t> peak_reserved_bytes;
   bool operator==(const MemoryFigures&) const = default;
 };
 

@@ -148,6 +148,9 @@ void RunnerMetrics::SetMemory(const MemoryFigures& m) {
   for (const auto& [kind, bytes] : kinds) {
     families_->memory_family.Add({{"kind", kind}}).Set(static_cast<double>(bytes));
   }
+  if (m.peak_reserved_bytes) {
+    families_->memory_family.Add({{"kind", "peak_reserved"}}).Set(static_cast<double>(*m.peak_reserved_bytes));
+  }
 }
 
 std::string RunnerMetrics::Render() const {

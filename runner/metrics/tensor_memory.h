@@ -1,13 +1,23 @@
-// Live and peak bytes of the CPU tensors torch allocates, counted by the allocator the runner
-// gives torch (c10::SetCPUAllocator); and the runner's heap settings. Process-wide: a rank's
+// Live and peak bytes of the tensors torch allocates on the training device: on the CPU counted
+// by the allocator the runner gives torch (c10::SetCPUAllocator), on a GPU read from torch's
+// CUDA caching allocator (runner/train/training_device.h); and the runner's heap settings. Process-wide: a rank's
 // figures where ranks are processes, as ergobench runs them; test ranks that are threads share
 // one count. Allocations that do not go through torch's allocator (oneDNN's scratch space,
 // say) are not in it; the process's peak RSS (memory_accounting.h) is.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 namespace ergobench {
+
+// The most a training step held: bytes of live tensors, and on a GPU the bytes torch's caching
+// allocator had reserved from it (live tensors and the free blocks it keeps), which is what
+// decides whether the next size fits.
+struct TensorPeak {
+  int64_t tensor_bytes = 0;
+  std::optional<int64_t> reserved_bytes;
+};
 
 class TensorMemory {
  public:
@@ -17,8 +27,12 @@ class TensorMemory {
 
   virtual int64_t live_bytes() const = 0;
   virtual int64_t peak_bytes() const = 0;
+  // The most bytes reserved from the device since ResetPeak; absent on the CPU, where the heap's
+  // share is the process's resident set.
+  virtual std::optional<int64_t> peak_reserved_bytes() const { return std::nullopt; }
   // Starts a new peak from the bytes live now.
   virtual void ResetPeak() = 0;
+  TensorPeak Peak() const { return {peak_bytes(), peak_reserved_bytes()}; }
 
  protected:
   virtual ~TensorMemory() = default;  // lives as long as the process: tensors may outlive anything

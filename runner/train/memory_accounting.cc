@@ -37,12 +37,13 @@ int64_t PeakResidentBytes() {
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-std::optional<MemoryFigures> MeasureMemory(std::optional<int64_t> peak_tensor_bytes, const GradientSync& sync,
+std::optional<MemoryFigures> MeasureMemory(const std::optional<TensorPeak>& peak, const GradientSync& sync,
                                            torch::optim::Optimizer& optimizer) {
-  if (!peak_tensor_bytes) return std::nullopt;
+  if (!peak) return std::nullopt;
   MemoryFigures m;
   m.peak_resident_bytes = PeakResidentBytes();
-  m.peak_tensor_bytes = *peak_tensor_bytes;
+  m.peak_tensor_bytes = peak->tensor_bytes;
+  m.peak_reserved_bytes = peak->reserved_bytes;
   m.parameter_bytes = sync.ParameterBytes();
   m.gradient_bytes = sync.GradientBytes();
   m.optimizer_state_bytes = OptimizerStateBytes(optimizer);
@@ -51,9 +52,9 @@ std::optional<MemoryFigures> MeasureMemory(std::optional<int64_t> peak_tensor_by
   return m;
 }
 
-std::optional<MemoryFigures> PublishMemory(RunnerMetrics& metrics, std::optional<int64_t> peak_tensor_bytes,
+std::optional<MemoryFigures> PublishMemory(RunnerMetrics& metrics, const std::optional<TensorPeak>& peak,
                                            const GradientSync& sync, torch::optim::Optimizer& optimizer) {
-  std::optional<MemoryFigures> memory = MeasureMemory(peak_tensor_bytes, sync, optimizer);
+  std::optional<MemoryFigures> memory = MeasureMemory(peak, sync, optimizer);
   if (memory) metrics.SetMemory(*memory);
   return memory;
 }

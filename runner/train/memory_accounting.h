@@ -1,7 +1,7 @@
 // A training run's memory per rank (api/v1alpha1/result.h MemoryFigures): the exact sizes of what this
-// rank holds for parameters, gradients and optimizer state, the peak of torch's tensor bytes
-// over the training steps (tensor_memory.h, kept by the StepDriver), and the process's peak
-// RSS. Only torch translation units include this.
+// rank holds for parameters, gradients and optimizer state, the peak of torch's tensor bytes on
+// the training device over the training steps (tensor_memory.h, kept by the StepDriver) and on
+// a GPU the peak its caching allocator reserved, and the process's peak RSS. Only torch translation units include this.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "api/v1alpha1/result.h"
+#include "runner/metrics/tensor_memory.h"
 
 namespace ergobench {
 
@@ -25,12 +26,12 @@ int64_t OptimizerStateBytes(torch::optim::Optimizer& optimizer);
 int64_t PeakResidentBytes();
 
 // Absent without a peak of tensor bytes (no counting allocator, or no step taken).
-std::optional<MemoryFigures> MeasureMemory(std::optional<int64_t> peak_tensor_bytes, const GradientSync& sync,
+std::optional<MemoryFigures> MeasureMemory(const std::optional<TensorPeak>& peak, const GradientSync& sync,
                                            torch::optim::Optimizer& optimizer);
 
 // MeasureMemory, also set as ergobench_memory_bytes. The trainers call it at every evaluation,
 // so that dashboards follow the run, and once at its end for the result.
-std::optional<MemoryFigures> PublishMemory(RunnerMetrics& metrics, std::optional<int64_t> peak_tensor_bytes,
+std::optional<MemoryFigures> PublishMemory(RunnerMetrics& metrics, const std::optional<TensorPeak>& peak,
                                            const GradientSync& sync, torch::optim::Optimizer& optimizer);
 
 }  // namespace ergobench

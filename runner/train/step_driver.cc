@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "runner/metrics/tensor_memory.h"
 #include "runner/stop_signal.h"
 
 namespace ergobench {
@@ -40,7 +39,12 @@ StatusOr<double> StepDriver::Step(int64_t step, const StepWork& work) {
   RETURN_IF_ERROR(sync_.AfterUpdate(phases_));
   phases_.Settle();  // the step's work done on the device too, as its loss read already waited for most
   clock_.Step(clock_.SecondsSince(start), work.samples);
-  if (memory_) peak_tensor_bytes_ = std::max(peak_tensor_bytes_.value_or(0), memory_->peak_bytes());
+  if (memory_) {
+    const TensorPeak step_peak = memory_->Peak();
+    TensorPeak& peak = tensor_peak_ ? *tensor_peak_ : tensor_peak_.emplace(step_peak);
+    peak.tensor_bytes = std::max(peak.tensor_bytes, step_peak.tensor_bytes);
+    if (step_peak.reserved_bytes) peak.reserved_bytes = std::max(peak.reserved_bytes.value_or(0), *step_peak.reserved_bytes);
+  }
   return loss_sum;
 }
 

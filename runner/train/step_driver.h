@@ -21,6 +21,7 @@
 #include <torch/torch.h>
 
 #include "base/status.h"
+#include "runner/metrics/tensor_memory.h"
 #include "runner/sync/gradient_sync.h"
 #include "runner/train/loss_scaler.h"
 #include "runner/train/phase_timer.h"
@@ -29,7 +30,6 @@
 namespace ergobench {
 
 class Communicator;
-class TensorMemory;
 
 // What one step trains on.
 struct StepWork {
@@ -62,8 +62,9 @@ class StepDriver {
   // The updates applied so far: the steps less those the loss scaler skipped.
   int64_t updates() const { return updates_; }
 
-  // The most tensor bytes live during any step so far; absent without `memory` or a step.
-  std::optional<int64_t> peak_tensor_bytes() const { return peak_tensor_bytes_; }
+  // The most tensor bytes live (and reserved, on a GPU) during any step so far; absent without
+  // `memory` or a step.
+  const std::optional<TensorPeak>& tensor_peak() const { return tensor_peak_; }
 
  private:
   // The averaged gradients divided by the step's `scale`; whether the scaler applies the update.
@@ -77,7 +78,7 @@ class StepDriver {
   TensorMemory* memory_;
   DynamicLossScaler* scaler_ = nullptr;
   int64_t updates_ = 0;
-  std::optional<int64_t> peak_tensor_bytes_;
+  std::optional<TensorPeak> tensor_peak_;
 };
 
 }  // namespace ergobench

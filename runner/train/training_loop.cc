@@ -4,6 +4,7 @@
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/metrics/tensor_memory.h"
+#include "runner/train/device_tensor_memory.h"
 #include "runner/train/memory_accounting.h"
 #include "runner/train/parameter_digest.h"
 #include "runner/train/phase_timer.h"
@@ -37,7 +38,7 @@ class TrainingLoop {
       figures.loss_scale = scaler_->scale();
       figures.skipped_updates = clock_.steps() - driver_->updates();
     }
-    figures.memory = PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
+    figures.memory = PublishMemory(context_.metrics, driver_->tensor_peak(), *sync_, *optimizer_);
     // Training is over: the optimizer's state goes before ZeRO-3 gathers the whole model for
     // the digest, which would otherwise come on top of it and raise the process's peak.
     driver_.reset();
@@ -59,7 +60,10 @@ class TrainingLoop {
         phases_.set_fence([device] { FenceDevice(device); });
       }
     }
-    TensorMemory* memory = TensorMemory::Install();  // before the model: its parameters count
+    // Before the model, so that its parameters count. The CPU's counting allocator serves every
+    // run, a GPU run's host tensors too; a GPU run's figures are the GPU's.
+    TensorMemory::Install();
+    TensorMemory* memory = DeviceTensorMemory(trainee_.device());
     ASSIGN_OR_RETURN(model_, trainee_.BuildModel());
     RETURN_IF_ERROR(BroadcastFromRankZero(comm_, model_.parameters));
     ASSIGN_OR_RETURN(sync_, MakeGradientSync(trainee_.sync_options(), comm_, model_.groups, model_.blocks));
@@ -106,7 +110,7 @@ class TrainingLoop {
     StatusOr<bool> reached = false;
     phases_.Time(TrainingPhase::kEval, [&] { reached = trainee_.Evaluate(step, clock_); });
     phases_.Settle();
-    PublishMemory(context_.metrics, driver_->peak_tensor_bytes(), *sync_, *optimizer_);
+    PublishMemory(context_.metrics, driver_->tensor_peak(), *sync_, *optimizer_);
     return reached;
   }
 

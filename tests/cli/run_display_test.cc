@@ -137,13 +137,18 @@ TEST(RunDisplayTest, MemoryRows) {
   LocalRunReport report;
   report.benchmark = ShownBenchmark();
   report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
-  report.outcome.results.figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20};
+  report.outcome.results.figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20, std::nullopt};
   const std::string text = FormatRunReport(report);
   EXPECT_NE(text.find("  peak memory per rank   300.0 MiB of tensors, 900.0 MiB resident\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  tensors at the peak    parameters 100.0 MiB, gradients 50.0 MiB, optimizer 100.0 MiB, "
                       "activations 50.0 MiB\n"),
             std::string::npos)
       << text;
+  report.outcome.results.figures.memory->peak_reserved_bytes = 400 << 20;  // a GPU run's
+  EXPECT_NE(FormatRunReport(report).find(
+                "  peak memory per rank   300.0 MiB of tensors, 400.0 MiB reserved on the GPU, 900.0 MiB resident\n"),
+            std::string::npos)
+      << FormatRunReport(report);
 }
 
 }  // namespace

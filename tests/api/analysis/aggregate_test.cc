@@ -160,11 +160,14 @@ TEST(AggregateTest, LanguageModelTokensAddUpAndPerDeviceFiguresAverage) {
 // What has to fit is the largest rank: each memory figure is the most any rank held.
 TEST(AggregateTest, MemoryIsTheLargestRanks) {
   std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded)};
-  ranks[0].figures.memory = MemoryFigures{1000, 500, 100, 40, 80, 280};
-  ranks[1].figures.memory = MemoryFigures{900, 600, 100, 60, 80, 360};
+  ranks[0].figures.memory = MemoryFigures{1000, 500, 100, 40, 80, 280, std::nullopt};
+  ranks[1].figures.memory = MemoryFigures{900, 600, 100, 60, 80, 360, std::nullopt};
   const std::optional<MemoryFigures> m = AggregateRankResults(ranks, 2).results.figures.memory;
   ASSERT_TRUE(m);
-  EXPECT_EQ(*m, (MemoryFigures{1000, 600, 100, 60, 80, 360}));
+  EXPECT_EQ(*m, (MemoryFigures{1000, 600, 100, 60, 80, 360, std::nullopt}));
+  ranks[0].figures.memory->peak_reserved_bytes = 700;  // GPU ranks: the most reserved
+  ranks[1].figures.memory->peak_reserved_bytes = 650;
+  EXPECT_EQ(AggregateRankResults(ranks, 2).results.figures.memory->peak_reserved_bytes, 700);
   ranks[1].figures.memory.reset();  // a rank that did not measure: no figure for the run
   EXPECT_FALSE(AggregateRankResults(ranks, 2).results.figures.memory);
 }

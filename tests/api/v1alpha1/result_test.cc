@@ -84,7 +84,7 @@ TEST(ResultTest, TranslationAndLossScalingFiguresRoundTrip) {
 
 TEST(ResultTest, MemoryFiguresRoundTrip) {
   RankResult r = Sample();
-  r.figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20};
+  r.figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20, std::nullopt};
   auto parsed = ParseRankResult(SerializeRankResult(r));
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_EQ(parsed->figures, r.figures);
@@ -95,7 +95,13 @@ TEST(ResultTest, MemoryFiguresRoundTrip) {
   EXPECT_EQ(memory["gradientBytes"], 50 << 20);
   EXPECT_EQ(memory["optimizerStateBytes"], 100 << 20);
   EXPECT_EQ(memory["activationBytes"], 50 << 20);
+  EXPECT_FALSE(memory.contains("peakReservedBytes"));  // a CPU run's
   EXPECT_FALSE(EncodeRankResult(Sample()).contains("memory"));
+  r.figures.memory->peak_reserved_bytes = 400 << 20;  // a GPU run's
+  parsed = ParseRankResult(SerializeRankResult(r));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->figures, r.figures);
+  EXPECT_EQ(EncodeRankResult(r)["memory"]["peakReservedBytes"], 400 << 20);
 }
 
 // A node agent's energy says what else ran on the node; energyShared is derived from it.

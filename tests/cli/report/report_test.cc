@@ -209,7 +209,7 @@ TEST(Report, OverlappedRunsShowTheShareOfCommunicationHidden) {
   overlap.status.results->figures.collective_seconds = 8.0;
   sharded.status.results->figures.communication_seconds = 3.0;  // 3 s of 6 s
   sharded.status.results->figures.collective_seconds = 6.0;
-  sharded.status.results->figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20};
+  sharded.status.results->figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20, std::nullopt};
   const auto rows = BuildReport({flat, overlap, sharded});
   const auto text = FormatReport(rows, "text");
   ASSERT_TRUE(text.ok());

@@ -50,7 +50,7 @@ TEST(RunnerMetricsTest, EnergyFollowsTheSamplerAndPowerIsPerDevice) {
 
 TEST(RunnerMetricsTest, MemoryIsOneGaugePerKind) {
   RunnerMetrics metrics(Labels());
-  metrics.SetMemory(MemoryFigures{900, 600, 100, 60, 80, 360});
+  metrics.SetMemory(MemoryFigures{900, 600, 100, 60, 80, 360, std::nullopt});
   const std::string text = metrics.Render();
   const std::string labels = "backend=\"gloo\",benchmark=\"task0a-k2\",rank=\"1\",task=\"0a\",world_size=\"2\"";
   for (const auto& [kind, bytes] : std::vector<std::pair<std::string, std::string>>{
@@ -60,6 +60,10 @@ TEST(RunnerMetricsTest, MemoryIsOneGaugePerKind) {
               std::string::npos)
         << kind << "\n" << text;
   }
+  EXPECT_EQ(text.find("peak_reserved"), std::string::npos) << text;  // a CPU run reserves nothing apart
+  metrics.SetMemory(MemoryFigures{900, 600, 100, 60, 80, 360, 700});  // a GPU run's
+  EXPECT_NE(metrics.Render().find("ergobench_memory_bytes{" + labels + ",kind=\"peak_reserved\"} 700\n"),
+            std::string::npos);
 }
 
 }  // namespace
