@@ -1,5 +1,6 @@
-"""What the PyTorch-Python peers (resnet50_pytorch.py, gpt_pytorch.py) share on a GPU: autocast
-and, for fp16, a loss scaler, as torch.amp has them; and the GPU's energy counter from NVML.
+"""What the PyTorch-Python peers (resnet50_pytorch.py, gpt_pytorch.py, translation_pytorch.py)
+share on a GPU: autocast and, for fp16, a loss scaler, as torch.amp has them; the GPU's energy
+counter from NVML; and the caching allocator's memory peaks.
 Works with Debian's PyTorch 1.13 on the CPU (fp32: no autocast, no scaler)."""
 
 import torch
@@ -47,3 +48,12 @@ class Energy:
         if self.handle is None:
             return None
         return (self.nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle) - self.start) / 1000
+
+
+def memory_peaks(device):
+    """The caching allocator's peaks since the process began, as ergobench's peakTensorBytes and
+    peakReservedBytes on a GPU; nothing on a CPU."""
+    if device.type != "cuda":
+        return {}
+    return {"peakTensorBytes": torch.cuda.max_memory_allocated(device),
+            "peakReservedBytes": torch.cuda.max_memory_reserved(device)}

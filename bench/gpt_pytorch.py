@@ -18,7 +18,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from amp_energy import Energy, Precision
+from amp_energy import Energy, Precision, memory_peaks
 
 
 class Attention(nn.Module):
@@ -112,7 +112,7 @@ def main():
     if args.json:
         total = (args.warmup + args.steps) * args.batch * args.sequence
         print(json.dumps({"tokensPerSecond": args.steps * args.batch * args.sequence / elapsed,
-                          "joulesPerToken": joules / total if joules else None}))
+                          "joulesPerToken": joules / total if joules else None, **memory_peaks(device)}))
     else:
         print(args.steps * args.batch * args.sequence / elapsed)
 

@@ -19,7 +19,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from amp_energy import Energy, Precision
+from amp_energy import Energy, Precision, memory_peaks
 
 
 class Bottleneck(nn.Module):
@@ -106,7 +106,8 @@ def main():
     joules = energy.joules()
     if args.json:
         print(json.dumps({"imagesPerSecond": samples / timed,
-                          "joulesPerImage": joules / (args.steps * args.batch) if joules else None}))
+                          "joulesPerImage": joules / (args.steps * args.batch) if joules else None,
+                          **memory_peaks(device)}))
     else:
         print(f"{samples / timed:.2f}")
 

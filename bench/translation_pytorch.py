@@ -12,9 +12,12 @@ over the steps after the warm-up.
 Run with Debian's interpreter, which is where python3-torch lives:
     /usr/bin/python3 bench/translation_pytorch.py --model gnmt --threads 2 --hidden 256 \\
         --layers 4 --vocab 1004 --length 30 --batch 64 --steps 20 --warmup 3
+On a GPU (bench/gpu/run.sh): --device cuda --precision fp16 --json, which also reports the
+GPU's energy (NVML) and the caching allocator's memory peaks.
 """
 
 import argparse
+import json
 import math
 import time
 
@@ -22,6 +25,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from amp_energy import Energy, Precision, memory_peaks
 
 PAD, BEGIN, END = 0, 2, 3
 
@@ -183,16 +188,22 @@ def main():
     for name, default in (("threads", 2), ("hidden", 256), ("ffn", 1024), ("heads", 4), ("layers", 4),
                           ("vocab", 1004), ("length", 30), ("batch", 64), ("steps", 20), ("warmup", 3)):
         parser.add_argument(f"--{name}", type=int, default=default)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--precision", default="fp32", choices=("fp32", "bf16", "fp16"))
+    parser.add_argument("--json", action="store_true", help="print target tokens/s, J/token and memory as JSON")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(42)
+    device = torch.device(args.device)
     if args.model == "gnmt":
-        model = Gnmt(args.vocab, args.hidden, args.layers)
+        model = Gnmt(args.vocab, args.hidden, args.layers).to(device)
         optimizer = torch.optim.Adam(model.parameters(), lr=2e-3, betas=(0.9, 0.999), eps=1e-8)
     else:
-        model = Transformer(args.vocab, args.hidden, args.ffn, args.heads, args.layers, args.length + 2)
+        model = Transformer(args.vocab, args.hidden, args.ffn, args.heads, args.layers, args.length + 2).to(device)
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
     model.train()
+    precision = Precision(device, args.precision)
+    energy = Energy(device)
     elapsed = 0.0
     for step in range(args.warmup + args.steps):
         start = time.perf_counter()
@@ -201,18 +212,26 @@ def main():
         end = torch.full((args.batch, 1), END)
         source, target_output = torch.cat((words, end), 1), torch.cat((words.flip(1), end), 1)
         target_input = torch.cat((torch.full((args.batch, 1), BEGIN), words.flip(1)), 1)
-        loss = label_smoothed_loss_sum(model(source, target_input), target_output)
+        source, target_input, target_output = (t.to(device) for t in (source, target_input, target_output))
+        with precision.forward():
+            logits = model(source, target_input)
+        loss = label_smoothed_loss_sum(logits, target_output)
         # 4a: per sentence; 4b: per target token.
         loss = loss / (args.batch if args.model == "gnmt" else args.batch * (args.length + 1))
         optimizer.zero_grad()
-        loss.backward()
-        if args.model == "gnmt":
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        optimizer.step()
+        precision.backward_and_step(loss, optimizer, clip=5.0 if args.model == "gnmt" else None,
+                                    parameters=model.parameters())
         loss.item()  # ergobench reads every step's loss
         if step >= args.warmup:
             elapsed += time.perf_counter() - start
-    print(args.steps * args.batch * (args.length + 1) / elapsed)
+    tokens_per_second = args.steps * args.batch * (args.length + 1) / elapsed
+    joules = energy.joules()
+    if args.json:
+        total = (args.warmup + args.steps) * args.batch * (args.length + 1)
+        print(json.dumps({"targetTokensPerSecond": tokens_per_second,
+                          "joulesPerToken": joules / total if joules else None, **memory_peaks(device)}))
+    else:
+        print(tokens_per_second)
 
 
 if __name__ == "__main__":

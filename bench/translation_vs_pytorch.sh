@@ -36,7 +36,7 @@ for prefix, count in (("train", pairs), ("test", 1)):
             f.writelines(" ".join(rng.choice(words) for _ in range(length)) + "\n" for _ in range(count))
 PY
 
-data="trainPrefix: train, testPrefix: test, vocabFile: vocab, maxLength: $length, testMaxLength: $length, evalSentences: 1, beam: 1"
+data="corpusFormat: wmt16, trainPrefix: train, testPrefix: test, vocabFile: vocab, maxLength: $length, testMaxLength: $length, evalSentences: 1, beam: 1"
 common="gradientAccumulation: 1, warmupSteps: $warmup, precision: fp32, $data"
 declare -A recipe=(
   [4a]="hidden: 256, layers: 4, batchSize: $batch, $common"

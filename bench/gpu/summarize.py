@@ -35,6 +35,39 @@ def per_sample_energy(result, samples):
     return result["energyJoules"] / samples if result.get("energyJoules") and samples else None
 
 
+def memory(ours, theirs):
+    """Peak GPU tensor and reserved bytes, ergobench's (its results' memory) beside the peer's."""
+    m = (ours or {}).get("memory") or {}
+    gib = lambda b: fmt(b / 2**30 if b else None, "{:.2f}")  # noqa: E731
+    return (f"memory peak/reserved GiB: ergobench {gib(m.get('peakTensorBytes'))}/{gib(m.get('peakReservedBytes'))}, "
+            f"PyTorch {gib((theirs or {}).get('peakTensorBytes'))}/{gib((theirs or {}).get('peakReservedBytes'))}")
+
+
+def learned(out):
+    for task in ("4b", "4a"):
+        r = load(out, f"learn-{task}.json")
+        if not r:
+            continue
+        t = r.get("translation") or {}
+        print(f"{task} learns the synthetic pair (fp16, beam {t.get('beam')}): {r.get('status')}, goal reached "
+              f"{r.get('goalReached')}, BLEU {fmt(t.get('bleu'), '{:.2f}')} after {r.get('epochs')} epochs, "
+              f"time to accuracy {fmt(r.get('timeToAccuracySeconds'), '{:.1f}')} s, skipped updates "
+              f"{r.get('skippedUpdates')}; {r.get('error') or ''}")
+
+
+def translation_speed(out):
+    names = {"4a": "GNMT 1024 wide, 4 layers, 128 pairs", "4b": "Transformer-big, 264 pairs (8,184 tokens)"}
+    for task, name in names.items():
+        ours, theirs = load(out, f"speed-{task}.json"), load(out, f"speed-{task}-pytorch.json")
+        if ours and ours.get("status") == "Succeeded" and theirs:
+            t = ours["translation"]["targetTokensPerSecond"]
+            print(f"{task} {name}, fp16: ergobench {fmt(t, '{:.0f}')} target tokens/s ({phases(ours)}), "
+                  f"PyTorch {fmt(theirs['targetTokensPerSecond'], '{:.0f}')}, ratio {t / theirs['targetTokensPerSecond']:.3f}; "
+                  f"{memory(ours, theirs)}")
+        elif ours or theirs:
+            print(f"{task} {name}: ergobench {ours.get('error') if ours else 'no result'}; PyTorch {theirs}")
+
+
 def main():
     out = sys.argv[1]
     gpu_csv = os.path.join(out, "gpu.csv")
@@ -42,6 +75,8 @@ def main():
     peak = next((p for name, p in PEAKS.items() if name in gpu), None)
     print(f"GPU: {gpu}")
 
+    learned(out)
+    translation_speed(out)
     sweep = load(out, "allreduce-nccl.json")
     if sweep and sweep.get("status") == "Succeeded":
         ar = sweep["allreduce"]
@@ -49,8 +84,8 @@ def main():
         print(f"0a over NCCL, k=1: {ar['sizes']} sizes of {ar['dtype']}, latency {fmt(1e6 * ar['minLatencySeconds'])} us, "
               f"NVML {fmt(sweep.get('energyJoules'))} J over {fmt(sweep['runSeconds'], '{:.2f}')} s ({fmt(watts)} W); "
               f"{sweep['environment'].get('collectiveLibrary')}")
-    else:
-        print(f"0a over NCCL: {sweep.get('error') if sweep else 'no result'}")
+    elif sweep:
+        print(f"0a over NCCL: {sweep.get('error')}")
 
     for precision in ("bf16", "fp16"):
         ours, theirs = load(out, f"resnet50-{precision}.json"), load(out, f"resnet50-{precision}-pytorch.json")
@@ -60,8 +95,8 @@ def main():
             print(f"ResNet-50 {precision}: ergobench {fmt(ips)} images/s (MFU {fmt(mfu)}%, "
                   f"{fmt(per_sample_energy(ours, ours.get('samples')), '{:.3f}')} J/image; {phases(ours)}), "
                   f"PyTorch {fmt(theirs['imagesPerSecond'])} images/s ({fmt(theirs.get('joulesPerImage'), '{:.3f}')} J/image), "
-                  f"ratio {ips / theirs['imagesPerSecond']:.3f}")
-        else:
+                  f"ratio {ips / theirs['imagesPerSecond']:.3f}; {memory(ours, theirs)}")
+        elif ours or theirs:
             print(f"ResNet-50 {precision}: ergobench {ours.get('error') if ours else 'no result'}; PyTorch {theirs}")
 
         ours, theirs = load(out, f"gpt2-{precision}.json"), load(out, f"gpt2-{precision}-pytorch.json")
@@ -72,8 +107,8 @@ def main():
                   f"{fmt(per_sample_energy(ours, lm.get('tokens')), '{:.5f}')} J/token; {phases(ours)}), "
                   f"PyTorch {fmt(theirs['tokensPerSecond'], '{:.0f}')} tokens/s "
                   f"({fmt(theirs.get('joulesPerToken'), '{:.5f}')} J/token), "
-                  f"ratio {lm['tokensPerSecond'] / theirs['tokensPerSecond']:.3f}")
-        else:
+                  f"ratio {lm['tokensPerSecond'] / theirs['tokensPerSecond']:.3f}; {memory(ours, theirs)}")
+        elif ours or theirs:
             print(f"GPT-2 {precision}: ergobench {ours.get('error') if ours else 'no result'}; PyTorch {theirs}")
 
 
