@@ -11,10 +11,13 @@ namespace ergobench {
 namespace {
 
 #if ERGOBENCH_CUDA_MEMORY_STATS
+// The allocator's statistics, whichever namespace this libtorch declares their type in.
+using DeviceStats = decltype(c10::cuda::CUDACachingAllocator::getDeviceStats(c10::DeviceIndex{0}));
+
 // Index 0 of each statistic is the aggregate over the allocator's small and large pools.
 class CudaTensorMemory final : public TensorMemory {
  public:
-  explicit CudaTensorMemory(c10::DeviceIndex device) : device_(device) {}
+  explicit CudaTensorMemory(c10::DeviceIndex index) : device_(index) {}
   ~CudaTensorMemory() override = default;
 
   int64_t live_bytes() const override { return Stats().allocated_bytes[0].current; }
@@ -24,19 +27,19 @@ class CudaTensorMemory final : public TensorMemory {
   c10::DeviceIndex device() const { return device_; }
 
  private:
-  auto Stats() const { return c10::cuda::CUDACachingAllocator::getDeviceStats(device_); }
+  DeviceStats Stats() const { return c10::cuda::CUDACachingAllocator::getDeviceStats(device_); }
   c10::DeviceIndex device_;
 };
 
-TensorMemory* CudaMemory(c10::DeviceIndex device) {
+TensorMemory* CudaMemory(c10::DeviceIndex index) {
   // One per device for the life of the process, as the allocator's statistics are.
   static std::mutex mutex;
   static auto* const memories = new std::deque<CudaTensorMemory>;
   const std::lock_guard<std::mutex> lock(mutex);
   for (CudaTensorMemory& memory : *memories) {
-    if (memory.device() == device) return &memory;
+    if (memory.device() == index) return &memory;
   }
-  return &memories->emplace_back(device);
+  return &memories->emplace_back(index);
 }
 #endif
 
