@@ -11,11 +11,12 @@
 #                tokens/s, J/token and memory (bench/translation_pytorch.py);
 #   gpt2:        GPT-2 small (124M) on random tokens: tokens/s, MFU, J/token, memory (bench/gpt_pytorch.py);
 #   resnet50:    ResNet-50 on synthetic images: images/s, J/image, memory (bench/resnet50_pytorch.py);
+#   zero:        GPT-2 small with ZeRO-1 (gradientSync sharded) against flat, over NCCL;
 #   allreduce:   task 0a over NCCL at k=1 on GPU buffers, the GPU's power and energy from NVML.
 # A part starts only while less than DEADLINE seconds (default 420) have gone since the start,
 # so that a slow part costs the ones after it, not the call. What it measured lands in OUT_DIR as
 # summary.txt and gpu-results.tar.gz (results, logs).
-# Usage: [PARTS="learn translation gpt2 resnet50 allreduce"] [PRECISIONS="bf16 fp16"] [DEADLINE=420]
+# Usage: [PARTS="learn translation gpt2 resnet50 zero allreduce"] [PRECISIONS="bf16 fp16"] [DEADLINE=420]
 #        bench/gpu/run.sh DEBS_DIR OUT_DIR [steps]
 set -uo pipefail
 debs=$(realpath "${1:?usage: run.sh DEBS_DIR OUT_DIR [steps]}")
@@ -137,6 +138,19 @@ part_gpt2() {
   done
 }
 
+# ZeRO-1 (gradientSync sharded: reduce-scatter, the update of this rank's shard, all-gather) on
+# GPU tensors over NCCL, against flat: at k=1 each shard is the whole model, so the parameters
+# and losses follow flat's; stages 2 and 3 run collectives off the main thread, which nccl refuses.
+part_zero() {
+  in_time "zero" || return
+  stamp "GPT-2 small, bf16, ZeRO-1 against flat, 10 steps"
+  local hp="model: gpt2, batchSize: 16, maxSteps: 10, warmupSteps: 2, precision: bf16, evalInterval: 1000000, seed: 7"
+  benchmark zero-flat gpt "{$hp, gradientSync: flat}"
+  run zero-flat
+  benchmark zero-sharded gpt "{$hp, gradientSync: sharded, zeroStage: 1}"
+  run zero-sharded
+}
+
 # The synthetic pair, learned as tests/integration/test_translation.py learns it on CPUs (its
 # SMALL models, BLEU 50 the goal), here in fp16 with beam search, each capped at 120 s.
 part_learn() {
@@ -189,7 +203,7 @@ PY
   done
 }
 
-for part in ${PARTS:-learn translation gpt2 resnet50 allreduce}; do
+for part in ${PARTS:-learn translation gpt2 resnet50 zero allreduce}; do
   in_time "$part" && "part_$part"
 done
 

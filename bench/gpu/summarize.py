@@ -68,6 +68,21 @@ def translation_speed(out):
             print(f"{task} {name}: ergobench {ours.get('error') if ours else 'no result'}; PyTorch {theirs}")
 
 
+def zero(out):
+    flat, sharded = load(out, "zero-flat.json"), load(out, "zero-sharded.json")
+    if not (flat or sharded):
+        return
+    for name, r in (("flat", flat), ("ZeRO-1", sharded)):
+        if not r or r.get("status") != "Succeeded":
+            print(f"GPT-2 small bf16 {name}: {r.get('error') if r else 'no result'}")
+            continue
+        lm, m = r["languageModel"], r.get("memory") or {}
+        print(f"GPT-2 small bf16 {name}: eval loss {fmt(lm.get('evalLoss'), '{:.4f}')}, "
+              f"{fmt(lm['tokensPerSecond'], '{:.0f}')} tokens/s, digest {r.get('parameterDigest', '')[:16]}, "
+              f"optimizer state {fmt((m.get('optimizerStateBytes') or 0) / 2**20)} MiB, "
+              f"tensor peak {fmt((m.get('peakTensorBytes') or 0) / 2**30, '{:.2f}')} GiB")
+
+
 def main():
     out = sys.argv[1]
     gpu_csv = os.path.join(out, "gpu.csv")
@@ -77,6 +92,7 @@ def main():
 
     learned(out)
     translation_speed(out)
+    zero(out)
     sweep = load(out, "allreduce-nccl.json")
     if sweep and sweep.get("status") == "Succeeded":
         ar = sweep["allreduce"]
