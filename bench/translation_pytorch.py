@@ -114,7 +114,7 @@ class Attention(nn.Module):
         scores = (split(self.q(query), t) / math.sqrt(hd)) @ split(self.k(memory), s).transpose(-2, -1)
         scores = scores.masked_fill(padding.view(b, 1, 1, s), float("-inf"))
         if causal:
-            scores = scores.masked_fill(torch.ones(t, s, dtype=torch.bool).triu(1), float("-inf"))
+            scores = scores.masked_fill(torch.ones(t, s, dtype=torch.bool, device=scores.device).triu(1), float("-inf"))
         weights = F.dropout(scores.softmax(-1), self.dropout, self.training)
         return self.out((weights @ split(self.v(memory), s)).transpose(1, 2).reshape(b, t, d))
 

@@ -22,6 +22,7 @@ namespace {
 // Some parameters' values and gradients laid out in one flat buffer of k blocks.
 struct Unit {
   size_t group = 0;
+  torch::Device device = torch::kCPU;  // the parameters', where every buffer of the unit lives
   std::vector<torch::Tensor> params;  // in buffer order
   std::vector<int64_t> offsets;       // of each parameter in the buffers
   int64_t block = 0;                  // elements per rank
@@ -36,6 +37,11 @@ struct Unit {
                                       // micro-batches into it. Not a view: optimizers detach
                                       // .grad in place.
 };
+
+// Zeros of the unit's element type (fp32: its collectives send kFloat32) on its device.
+torch::Tensor Zeros(const Unit& unit, int64_t elements) {
+  return torch::zeros({elements}, torch::TensorOptions().dtype(torch::kFloat32).device(unit.device));
+}
 
 torch::Tensor Block(const torch::Tensor& flat, int64_t block, int rank) {
   return flat.slice(0, rank * block, (rank + 1) * block);
@@ -153,6 +159,7 @@ void ShardedGradientSync::BuildBlockUnits(const ParameterGroups& groups, const P
 void ShardedGradientSync::AddUnit(size_t group, const std::vector<torch::Tensor>& members) {
   Unit unit;
   unit.group = group;
+  unit.device = members.front().device();
   int64_t numel = 0;
   for (const torch::Tensor& p : members) {
     slots_.emplace_back(units_.size(), unit.params.size());
@@ -172,10 +179,10 @@ void ShardedGradientSync::AddUnit(size_t group, const std::vector<torch::Tensor>
 // unit's whole buffer until all are built.
 void ShardedGradientSync::ShareStorage(Unit& unit) {
   torch::NoGradGuard no_grad;
-  unit.flat_params = torch::zeros({unit.block * world_size_});
+  unit.flat_params = Zeros(unit, unit.block * world_size_);
   unit.owned = Block(unit.flat_params, unit.block, rank_);
-  if (stage_ == 1) unit.flat_grads = torch::zeros({unit.block * world_size_});
-  unit.owned_grad = torch::zeros({unit.block});
+  if (stage_ == 1) unit.flat_grads = Zeros(unit, unit.block * world_size_);
+  unit.owned_grad = Zeros(unit, unit.block);
   for (size_t i = 0; i < unit.params.size(); ++i) {
     torch::Tensor& p = unit.params[i];
     const int64_t begin = unit.offsets[i];
@@ -290,7 +297,7 @@ void ShardedGradientSync::OnGradientReady(size_t param) {
   const auto [u, position] = slots_[param];
   Unit& unit = units_[u];
   if (!backward_seen_ || launcher_.full(u)) return;
-  if (!unit.flat_grads.defined()) unit.flat_grads = torch::zeros({unit.block * world_size_});
+  if (!unit.flat_grads.defined()) unit.flat_grads = Zeros(unit, unit.block * world_size_);
   torch::Tensor& p = unit.params[position];
   const int64_t begin = unit.offsets[position];
   unit.flat_grads.slice(0, begin, begin + p.numel()).copy_(p.grad().reshape({-1}));
@@ -302,7 +309,7 @@ void ShardedGradientSync::OnGradientReady(size_t param) {
 
 void ShardedGradientSync::LaunchUnit(size_t u) {
   Unit& unit = units_[u];
-  if (!unit.flat_grads.defined()) unit.flat_grads = torch::zeros({unit.block * world_size_});
+  if (!unit.flat_grads.defined()) unit.flat_grads = Zeros(unit, unit.block * world_size_);
   worker_->Launch([this, &unit, grads = std::move(unit.flat_grads)]() -> Status {
     RETURN_IF_ERROR(comm_.ReduceScatter(grads.data_ptr<float>(), static_cast<size_t>(unit.block), DType::kFloat32,
                                         ReduceOp::kSum));

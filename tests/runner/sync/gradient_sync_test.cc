@@ -434,6 +434,26 @@ TEST(GradientSyncTest, OverlapAllReducesAFullBucketDuringBackward) {
   for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.ToString();
 }
 
+// Every strategy's buffers live where the parameters do. On a GPU (found by the GPU
+// run, bench/gpu/run.sh's part zero) the sharded strategy had made them on the CPU, taking the parameters with
+// them. Parameters on torch's meta device stand in for a GPU's here: any buffer made on the
+// CPU would fail to take their values, or move them off it.
+TEST(GradientSyncTest, EveryStrategyKeepsTheParametersOnTheirDevice) {
+  for (const char* strategy : {"sharded1", "sharded2", "flat", "overlap"}) {
+    const std::vector<Status> statuses = OnLoopbackRanks(1, [&](Communicator& comm) -> Status {
+      const auto meta = torch::TensorOptions().device(torch::kMeta).requires_grad(true);
+      const std::vector<torch::Tensor> params = {torch::empty({4, 1, 3, 3}, meta), torch::empty({4}, meta),
+                                                 torch::empty({10, 16}, meta)};
+      ASSIGN_OR_RETURN(std::unique_ptr<GradientSync> sync, MakeGradientSync(Options(strategy), comm, {params}));
+      for (const torch::Tensor& p : params) {
+        if (!p.is_meta()) return Status::Internal(std::string(strategy) + ": a parameter left the meta device");
+      }
+      return Status::Ok();
+    });
+    EXPECT_TRUE(statuses[0].ok()) << strategy << ": " << statuses[0].ToString();
+  }
+}
+
 TEST(GradientSyncTest, AnUnknownStrategyNamesTheField) {
   const std::vector<Status> statuses = OnLoopbackRanks(1, [&](Communicator& comm) -> Status {
     Net net = Model();
