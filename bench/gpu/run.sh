@@ -8,7 +8,8 @@
 #                BLEU 50 on the GPU in fp16 with their loss scalers and beam search (the known
 #                answer of tests/integration/test_translation.py, there on CPUs);
 #   translation: 4a and 4b at MLBench's sizes (GNMT 1024 wide; Transformer-big), fp16, target
-#                tokens/s, J/token and memory (bench/translation_pytorch.py);
+#                tokens/s, J/token and memory (bench/translation_pytorch.py); TRANSLATION_HP adds
+#                hyperparameters to both tasks' (say "gradientSync: sharded, zeroStage: 1");
 #   gpt2:        GPT-2 small (124M) on random tokens: tokens/s, MFU, J/token, memory (bench/gpt_pytorch.py);
 #   resnet50:    ResNet-50 on synthetic images: images/s, J/image, memory (bench/resnet50_pytorch.py);
 #   zero:        GPT-2 small with ZeRO-1 (gradientSync sharded) against flat, over NCCL;
@@ -188,7 +189,7 @@ for prefix, count in (("train", pairs), ("test", 1)):
             f.writelines(" ".join(rng.choice(words) for _ in range(length)) + "\n" for _ in range(count))
 PY
   local data="corpusFormat: wmt16, trainPrefix: train, testPrefix: test, vocabFile: vocab, maxLength: $length, testMaxLength: $length, evalSentences: 1, beam: 1"
-  local common="gradientAccumulation: 1, warmupSteps: $warmup, precision: fp16, $data"
+  local common="gradientAccumulation: 1, warmupSteps: $warmup, precision: fp16, $data${TRANSLATION_HP:+, $TRANSLATION_HP}"
   declare -A recipe=([4a]="batchSize: 128, $common" [4b]="batchTokens: $((264 * (length + 1))), $common")
   declare -A flags=([4a]="--model gnmt --hidden 1024 --layers 4 --batch 128"
                     [4b]="--model transformer --hidden 1024 --ffn 4096 --heads 16 --layers 6 --batch 264")
