@@ -91,6 +91,8 @@ class ReplicatedGradientSync : public GradientSync {
 
  protected:
   std::vector<torch::Tensor> AllParameters() const;
+  // The model's .grad that are defined.
+  std::vector<torch::Tensor> Gradients() const;
   // Of the model's .grad that are defined.
   int64_t ModelGradientBytes() const;
 

@@ -23,6 +23,7 @@
 #include "runner/cuda/cuda_runtime.h"
 #endif
 #include "runner/train/lr_schedule.h"
+#include "runner/train/multi_tensor_adam.h"
 #include "runner/train/recipe_reader.h"
 #include "runner/train/run_clock.h"
 #include "runner/train/training_loop.h"
@@ -218,7 +219,7 @@ std::unique_ptr<torch::optim::AdamW> MakeAdamW(const ParameterGroups& groups, co
   std::vector<torch::optim::OptimizerParamGroup> optimizer_groups;
   optimizer_groups.emplace_back(groups[0], options(r.weight_decay));
   optimizer_groups.emplace_back(groups[1], options(0.0));
-  return std::make_unique<torch::optim::AdamW>(optimizer_groups, *options(r.weight_decay));
+  return std::make_unique<MultiTensorAdamW>(optimizer_groups, *options(r.weight_decay));
 }
 
 // What MFU divides by: the GPU's datasheet peak in the precision trained, or the CPU cores'.

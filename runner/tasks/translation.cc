@@ -22,6 +22,7 @@
 #include "runner/progress_writer.h"
 #include "runner/tasks/translation_recipe.h"
 #include "runner/train/lr_schedule.h"
+#include "runner/train/multi_tensor_adam.h"
 #include "runner/train/recipe_reader.h"
 #include "runner/train/training_device.h"
 #include "runner/train/training_loop.h"
@@ -181,7 +182,7 @@ class TranslationTrainee : public Trainee {
 
   std::unique_ptr<torch::optim::Optimizer> MakeOptimizer(GradientSync& sync) override {
     sync_ = &sync;
-    return std::make_unique<torch::optim::Adam>(
+    return std::make_unique<MultiTensorAdam>(
         sync.OptimizerGroups().front(),
         torch::optim::AdamOptions(recipe_.lr).betas({recipe_.beta1, recipe_.beta2}).eps(recipe_.epsilon));
   }
