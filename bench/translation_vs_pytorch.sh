@@ -22,19 +22,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The corpus: (warm-up + steps) batches of training pairs and one test pair.
-python3 - "$work/corpus" $(((warmup + steps) * batch)) "$length" <<'PY'
-import os, random, sys
-folder, pairs, length = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-os.makedirs(folder)
-words = [f"w{i}" for i in range(1000)]
-with open(f"{folder}/vocab", "w") as f:
-    f.write("\n".join(words) + "\n")
-rng = random.Random(42)
-for prefix, count in (("train", pairs), ("test", 1)):
-    for language in ("en", "de"):
-        with open(f"{folder}/{prefix}.{language}", "w") as f:
-            f.writelines(" ".join(rng.choice(words) for _ in range(length)) + "\n" for _ in range(count))
-PY
+python3 "$here/random_corpus.py" "$work/corpus" $(((warmup + steps) * batch)) "$length" 1000
 
 data="corpusFormat: wmt16, trainPrefix: train, testPrefix: test, vocabFile: vocab, maxLength: $length, testMaxLength: $length, evalSentences: 1, beam: 1"
 common="gradientAccumulation: 1, warmupSteps: $warmup, precision: fp32, $data"

@@ -175,19 +175,7 @@ part_learn() {
 # Transformer 264 (8,184 tokens, its 8,192 a batch).
 part_translation() {
   local length=30 warmup=5 task
-  python3 - "$work/corpus" $(( (warmup + steps) * 264 )) "$length" <<'PY'
-import os, random, sys
-folder, pairs, length = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-os.makedirs(folder, exist_ok=True)
-words = [f"w{i}" for i in range(32000)]
-with open(f"{folder}/vocab", "w") as f:
-    f.write("\n".join(words) + "\n")
-rng = random.Random(42)
-for prefix, count in (("train", pairs), ("test", 1)):
-    for language in ("en", "de"):
-        with open(f"{folder}/{prefix}.{language}", "w") as f:
-            f.writelines(" ".join(rng.choice(words) for _ in range(length)) + "\n" for _ in range(count))
-PY
+  python3 "$here/../random_corpus.py" "$work/corpus" $(( (warmup + steps) * 264 )) "$length" 32000
   local data="corpusFormat: wmt16, trainPrefix: train, testPrefix: test, vocabFile: vocab, maxLength: $length, testMaxLength: $length, evalSentences: 1, beam: 1"
   local common="gradientAccumulation: 1, warmupSteps: $warmup, precision: fp16, $data${TRANSLATION_HP:+, $TRANSLATION_HP}"
   declare -A recipe=([4a]="batchSize: 128, $common" [4b]="batchTokens: $((264 * (length + 1))), $common")

@@ -83,24 +83,23 @@ void MultiTensorStep(std::vector<torch::optim::OptimizerParamGroup>& groups, Sta
   }
 }
 
+// The loss of a closure, as torch's optimizers take it (with gradients); none without one.
+torch::Tensor EvaluateClosure(const torch::optim::Optimizer::LossClosure& closure) {
+  if (!closure) return {};
+  const torch::AutoGradMode enable_grad(true);
+  return closure();
+}
+
 }  // namespace
 
 torch::Tensor MultiTensorAdam::step(LossClosure closure) {
-  torch::Tensor loss;
-  if (closure) {
-    const torch::AutoGradMode enable_grad(true);
-    loss = closure();
-  }
+  torch::Tensor loss = EvaluateClosure(closure);
   MultiTensorStep<torch::optim::AdamOptions, torch::optim::AdamParamState>(param_groups_, state_, false);
   return loss;
 }
 
 torch::Tensor MultiTensorAdamW::step(LossClosure closure) {
-  torch::Tensor loss;
-  if (closure) {
-    const torch::AutoGradMode enable_grad(true);
-    loss = closure();
-  }
+  torch::Tensor loss = EvaluateClosure(closure);
   MultiTensorStep<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(param_groups_, state_, true);
   return loss;
 }
