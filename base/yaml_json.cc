@@ -1,6 +1,7 @@
 #include "base/yaml_json.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -240,7 +241,93 @@ Status CheckText(std::string_view text, const std::string& source) {
   return Status::Ok();
 }
 
+// Whether a YAML 1.1 reader (PyYAML; go-yaml v2 behind kubectl) might type this plain scalar as
+// other than a string, where 1.2's core schema would not: its booleans y, yes, on, off and the
+// like, and anything that starts as a number might (1_000, 0b1, 1:20, 017). Quoting more than
+// needed costs nothing.
+bool Yaml11MightRetype(const std::string& text) {
+  if (text.empty()) return false;
+  if (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '+' || text[0] == '-' || text[0] == '.') {
+    return true;
+  }
+  std::string lower;
+  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* word : {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "="}) {
+    if (lower == word) return true;
+  }
+  return false;
+}
+
+void EmitString(YAML::Emitter& out, const std::string& text) {
+  // Plain only where every reader reads it back as this very string; the emitter quotes what
+  // the syntax needs.
+  const nlohmann::json typed = ResolvePlainScalar(text);
+  if (typed.is_string() && typed.get_ref<const std::string&>() == text && !Yaml11MightRetype(text)) {
+    out << text;
+  } else {
+    out << YAML::DoubleQuoted << text;
+  }
+}
+
+void EmitFloat(YAML::Emitter& out, double value) {
+  if (std::isnan(value)) {
+    out << ".nan";
+  } else if (std::isinf(value)) {
+    out << (value > 0 ? ".inf" : "-.inf");
+  } else {
+    // The shortest text that reads back as the same double, with a point before any exponent,
+    // which YAML 1.1 needs to read it as a float ("5e-05" is a string there, "5.0e-05" is not).
+    std::string text = nlohmann::json(value).dump();
+    if (const size_t e = text.find_first_of("eE"); e != std::string::npos && text.find('.') == std::string::npos) {
+      text.insert(e, ".0");
+    }
+    out << text;
+  }
+}
+
+void Emit(YAML::Emitter& out, const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object:
+      out << YAML::BeginMap;
+      for (const auto& [key, member] : value.items()) {
+        out << YAML::Key;
+        EmitString(out, key);
+        out << YAML::Value;
+        Emit(out, member);
+      }
+      out << YAML::EndMap;
+      return;
+    case nlohmann::json::value_t::array:
+      out << YAML::BeginSeq;
+      for (const nlohmann::json& item : value) Emit(out, item);
+      out << YAML::EndSeq;
+      return;
+    case nlohmann::json::value_t::string:
+      EmitString(out, value.get_ref<const std::string&>());
+      return;
+    case nlohmann::json::value_t::boolean:
+      out << (value.get<bool>() ? "true" : "false");
+      return;
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+      out << value.dump();
+      return;
+    case nlohmann::json::value_t::number_float:
+      EmitFloat(out, value.get<double>());
+      return;
+    default:  // null, and the binary and discarded values JSON text never holds
+      out << YAML::Null;
+      return;
+  }
+}
+
 }  // namespace
+
+std::string ToYaml(const nlohmann::json& value) {
+  YAML::Emitter out;
+  Emit(out, value);
+  return std::string(out.c_str()) + "\n";
+}
 
 nlohmann::json ResolvePlainScalar(const std::string& text) {
   auto one_of = [&text](std::initializer_list<std::string_view> words) {

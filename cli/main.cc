@@ -1,7 +1,8 @@
 // ergobench: the command line. `run` executes Benchmarks on this machine; `validate`
 // checks them and prints the resolved spec; `report` compares finished runs (result folders
 // and a cluster's Benchmarks) as tables and charts; `results export` writes a cluster run's
-// kept results as a result folder; `tasks` lists the catalog; `version` prints the version.
+// kept results as a result folder; `tasks` lists the catalog; `completion` writes a shell's
+// completion script; `version` (and --version) prints the version. Exit codes: cli/exit_codes.h.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -14,7 +15,11 @@
 #include "api/v1alpha1/benchmark_codec.h"
 #include "api/v1alpha1/catalog.h"
 #include "api/v1alpha1/load.h"
+#include "base/yaml_json.h"
 #include "cli/cluster_command.h"
+#include "cli/completion.h"
+#include "cli/exit_codes.h"
+#include "cli/output_format.h"
 #include "cli/report/baseline_report.h"
 #include "cli/report/charts.h"
 #include "cli/report/report.h"
@@ -27,16 +32,18 @@
 
 namespace {
 
-int Validate(const std::vector<std::string>& files) {
-  int exit_code = 0;
+int Validate(const std::vector<std::string>& files, const std::string& output) {
+  int exit_code = ergobench::kExitOk;
   for (const std::string& file : files) {
     auto loaded = ergobench::LoadBenchmarkFile(file);
     if (!loaded.ok()) {
       std::cerr << "ergobench: " << loaded.status().message() << "\n";
-      exit_code = 2;
+      exit_code = ergobench::kExitBadInput;
       continue;
     }
-    for (const ergobench::Benchmark& b : *loaded) std::cout << ergobench::EncodeBenchmark(b).dump(2) << "\n";
+    std::vector<nlohmann::json> documents;
+    for (const ergobench::Benchmark& b : *loaded) documents.push_back(ergobench::EncodeBenchmark(b));
+    std::cout << *ergobench::FormatDocuments(documents, output);
   }
   return exit_code;
 }
@@ -88,7 +95,7 @@ int ExportResults(const ExportOptions& options) {
   namespace kube = ergobench::kube;
   auto failed = [](const std::string& what, const ergobench::Status& status) {
     std::cerr << "ergobench results export: " << what << status.message() << "\n";
-    return 2;
+    return ergobench::kExitCluster;
   };
   auto config = kube::ResolveKubeConfig(options.kubeconfig);
   if (!config.ok()) return failed("", config.status());
@@ -102,14 +109,15 @@ int ExportResults(const ExportOptions& options) {
     if (kube::IsNotFound(config_map.status())) {
       std::cerr << "ergobench results export: " << ns << "/" << name << ": no ConfigMap " << name
                 << "-results: the Benchmark has not finished, or was deleted without spec.runPolicy.keepResults\n";
-      exit_code = 2;
+      exit_code = ergobench::kExitBadInput;
       continue;
     }
     if (!config_map.ok()) return failed(ns + "/" + name + ": ", config_map.status());
     const std::string dir = (std::filesystem::path(options.to) / name).string();
     auto left_out = ergobench::WriteResultsFolder(*config_map, dir);
     if (!left_out.ok()) {
-      exit_code = failed(ns + "/" + name + ": ", left_out.status());
+      std::cerr << "ergobench results export: " << ns << "/" << name << ": " << left_out.status().message() << "\n";
+      exit_code = ergobench::kExitFailed;  // the folder could not be written
       continue;
     }
     std::cout << ns << "/" << name << " → " << dir << "/\n";
@@ -151,13 +159,13 @@ int ReportAgainstBaseline(const std::vector<ergobench::Benchmark>& runs, const R
                                    : ergobench::StatusOr<std::vector<ergobench::Benchmark>>(tolerances.status());
   if (!baselines.ok()) {
     std::cerr << "ergobench report: --baseline: " << baselines.status().message() << "\n";
-    return 2;
+    return ergobench::kExitBadInput;
   }
   const auto comparisons = ergobench::CompareWithBaselineRuns(runs, *baselines, *tolerances);
   std::cout << "\n" << ergobench::FormatBaselineComparisons(comparisons, options.baseline_dir);
   const bool regressed = std::any_of(comparisons.begin(), comparisons.end(),
                                      [](const auto& c) { return ergobench::AnyRegressed(c.verdicts); });
-  return regressed ? ergobench::kExitRegressed : 0;
+  return regressed ? ergobench::kExitRegressed : ergobench::kExitOk;
 }
 
 int Report(const ReportOptions& options) {
@@ -178,13 +186,15 @@ int Report(const ReportOptions& options) {
         runs->insert(runs->end(), remote->begin(), remote->end());
       } else {
         const std::string which = (kubeconfig.empty() ? "" : kubeconfig + " ") + (context.empty() ? "" : "context " + context);
-        runs = remote.status().WithContext("reading Benchmarks from the cluster " + which);
+        std::cerr << "ergobench report: " << remote.status().WithContext("reading Benchmarks from the cluster " + which).message()
+                  << "\n";
+        return ergobench::kExitCluster;
       }
     }
   }
   if (!runs.ok()) {
     std::cerr << "ergobench report: " << runs.status().message() << "\n";
-    return 2;
+    return ergobench::kExitBadInput;
   }
   if (!charts_dir.empty()) {
     std::error_code error;
@@ -194,26 +204,55 @@ int Report(const ReportOptions& options) {
       out << svg;
       if (!out) {
         std::cerr << "ergobench report: --charts: cannot write " << charts_dir << "/" << file << "\n";
-        return 2;
+        return ergobench::kExitFailed;
       }
     }
   }
-  auto text = ergobench::FormatReport(ergobench::BuildReport(*runs), options.format);
+  // yaml: the json format's document, written as YAML.
+  const bool yaml = options.format == "yaml";
+  auto text = ergobench::FormatReport(ergobench::BuildReport(*runs), yaml ? "json" : options.format);
   if (!text.ok()) {
     std::cerr << "ergobench report: " << text.status().message() << "\n";
-    return 2;
+    return ergobench::kExitBadInput;
   }
-  std::cout << *text;
-  return options.baseline_dir.empty() ? 0 : ReportAgainstBaseline(*runs, options);
+  std::cout << (yaml ? "---\n" + ergobench::ToYaml(nlohmann::json::parse(*text)) : *text);
+  return options.baseline_dir.empty() ? ergobench::kExitOk : ReportAgainstBaseline(*runs, options);
 }
 
-void ListTasks() {
+nlohmann::json CatalogJson() {
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const ergobench::TaskDef& task : ergobench::TaskCatalog()) {
+    nlohmann::json hyperparameters = nlohmann::json::array();
+    for (const ergobench::HyperparameterDef& h : task.hyperparameters) {
+      nlohmann::json one = {{"name", h.name}, {"default", h.default_value}, {"description", h.description}};
+      if (h.min) one["minimum"] = *h.min;
+      if (h.max) one["maximum"] = *h.max;
+      if (!h.choices.empty()) one["choices"] = h.choices;
+      hyperparameters.push_back(std::move(one));
+    }
+    tasks.push_back({{"id", task.id}, {"title", task.title}, {"origin", task.origin}, {"hyperparameters", hyperparameters}});
+  }
+  return tasks;
+}
+
+int ListTasks(const std::string& output) {
+  if (output != "text") {
+    std::cout << *ergobench::FormatDocuments({CatalogJson()}, output);
+    return ergobench::kExitOk;
+  }
   for (const ergobench::TaskDef& task : ergobench::TaskCatalog()) {
     std::cout << task.id << "\t" << task.title << " (" << task.origin << ")\n";
     for (const ergobench::HyperparameterDef& h : task.hyperparameters) {
       std::cout << "\t  " << h.name << " = " << h.default_value.dump() << "\t" << h.description << "\n";
     }
   }
+  return ergobench::kExitOk;
+}
+
+// -o/--output FORMAT, checked by CLI11: an unknown format is a usage error naming the flag.
+void AddOutputOption(CLI::App* cmd, std::string* output, const std::vector<std::string>& formats,
+                     const std::string& what) {
+  cmd->add_option("-o,--output", *output, what)->check(CLI::IsMember(formats))->capture_default_str();
 }
 
 // The options of `ergobench run`.
@@ -236,6 +275,8 @@ CLI::App* AddRunCommand(CLI::App* app, ergobench::RunCommandOptions* run) {
                   "prices older than this are reported stale next to the cost")
       ->capture_default_str();
   cmd->add_flag("-q,--quiet", run->quiet, "no progress line");
+  AddOutputOption(cmd, &run->output, {"text", "json", "yaml"},
+                  "each run's summary: a table, or the Benchmark with its status as json or yaml");
   return cmd;
 }
 
@@ -243,7 +284,9 @@ CLI::App* AddRunCommand(CLI::App* app, ergobench::RunCommandOptions* run) {
 CLI::App* AddReportCommand(CLI::App* app, ReportOptions* report) {
   CLI::App* cmd = app->add_subcommand("report", "compare finished runs: speedup, efficiency, energy and cost");
   cmd->add_option("dirs", report->dirs, "result directories of `ergobench run`")->capture_default_str();
-  cmd->add_option("--format", report->format, "text | markdown | csv | json")->capture_default_str();
+  cmd->add_option("-o,--output,--format", report->format, "text | markdown | csv | json | yaml")
+      ->check(CLI::IsMember({"text", "markdown", "csv", "json", "yaml"}))
+      ->capture_default_str();
   cmd->add_option("--charts", report->charts_dir, "also write SVG charts into this directory");
   ClusterSource& cluster = report->cluster;
   cmd->add_flag("--cluster", cluster.enabled, "also read the Benchmarks of a cluster (default kubeconfig)");
@@ -273,14 +316,17 @@ CLI::App* AddExportCommand(CLI::App* app, ExportOptions* options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"ergobench: benchmarks how well machines and clusters train real models"};
+  CLI::App app{"ergobench: benchmarks how well machines and clusters train real models", "ergobench"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("ergobench ") + ERGOBENCH_VERSION);
 
   ergobench::RunCommandOptions run;
   CLI::App* run_cmd = AddRunCommand(&app, &run);
   std::vector<std::string> validate_files;
   CLI::App* validate_cmd = app.add_subcommand("validate", "check Benchmarks and print them resolved, as JSON");
   validate_cmd->add_option("files", validate_files, "Benchmark YAML files")->required();
+  std::string validate_output = "json";
+  AddOutputOption(validate_cmd, &validate_output, {"json", "yaml"}, "the resolved Benchmarks as json or yaml");
   ReportOptions report;
   CLI::App* report_cmd = AddReportCommand(&app, &report);
   ExportOptions export_options;
@@ -291,18 +337,23 @@ int main(int argc, char** argv) {
   cluster_cmd->prefix_command();
   cluster_cmd->set_help_flag();
   CLI::App* tasks_cmd = app.add_subcommand("tasks", "list the task catalog and each task's hyperparameters");
+  std::string tasks_output = "text";
+  AddOutputOption(tasks_cmd, &tasks_output, {"text", "json", "yaml"}, "the catalog as text, json or yaml");
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
+  std::string shell;
+  CLI::App* completion_cmd = app.add_subcommand("completion", "print a shell completion script: source <(ergobench completion bash)");
+  completion_cmd->add_option("shell", shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return app.exit(e) == 0 ? ergobench::kExitOk : ergobench::kExitBadInput;
   }
   if (*run_cmd) {
     if (run.local.runner_path.empty()) run.local.runner_path = ergobench::FindRunner();
     return ergobench::RunCommand(run);
   }
-  if (*validate_cmd) return Validate(validate_files);
+  if (*validate_cmd) return Validate(validate_files, validate_output);
   if (*report_cmd) {
     ClusterSource& cluster = report.cluster;
     cluster.enabled = cluster.enabled || !cluster.kubeconfigs.empty() || !cluster.contexts.empty();
@@ -312,10 +363,11 @@ int main(int argc, char** argv) {
   }
   if (*export_cmd) return ExportResults(export_options);
   if (*cluster_cmd) return ergobench::ClusterCommand(cluster_cmd->remaining(), ergobench::kSourceDir);
-  if (*tasks_cmd) {
-    ListTasks();
-    return 0;
+  if (*tasks_cmd) return ListTasks(tasks_output);
+  if (*completion_cmd) {
+    std::cout << *ergobench::CompletionScript(app, shell, {{"cluster", {"up", "status", "load", "link", "down", "--help"}}});
+    return ergobench::kExitOk;
   }
   if (*version_cmd) std::cout << "ergobench " << ERGOBENCH_VERSION << "\n";
-  return 0;
+  return ergobench::kExitOk;
 }

@@ -13,9 +13,11 @@
 
 #include "api/analysis/regression.h"
 #include "api/analysis/sweep_status.h"
+#include "api/v1alpha1/benchmark_codec.h"
 #include "api/v1alpha1/benchmark_phase.h"
 #include "api/v1alpha1/load.h"
 #include "api/v1alpha1/object_codec.h"
+#include "cli/output_format.h"
 #include "cli/run_display.h"
 
 namespace ergobench {
@@ -88,20 +90,21 @@ const LoadedSweep* SweepOf(const Benchmark& benchmark, const std::vector<LoadedS
   return nullptr;
 }
 
-// Each sweep's status from its points' runs: printed, and written to <results>/<sweep>/sweep.json.
+// Each sweep's status from its points' runs: printed (a table, or the sweep as `output` says),
+// and written to <results>/<sweep>/sweep.json.
 void ReportSweeps(const std::vector<LoadedSweep>& sweeps, const std::map<std::string, Benchmark>& finished,
-                  const std::string& results_root) {
+                  const std::string& results_root, const std::string& output) {
   for (const LoadedSweep& loaded : sweeps) {
     BenchmarkSweep sweep = loaded.sweep;
     TallyPoints(AggregatePoints(loaded.points, finished), &sweep.status);
     sweep.status.phase = sweep.status.failed > 0 ? kPhaseFailed
                          : sweep.status.succeeded == sweep.status.total ? kPhaseSucceeded : kPhasePending;
-    std::cout << FormatSweepTable(sweep);
+    nlohmann::json json = {{"apiVersion", kApiVersion}, {"kind", kSweepKind}, {"metadata", ObjectMetaFields().Encode(sweep.metadata)},
+                           {"spec", EncodeSweepSpec(sweep.spec)}, {"status", EncodeSweepStatus(sweep.status)}};
+    std::cout << (output == "text" ? FormatSweepTable(sweep) : *FormatDocuments({json}, output));
     const std::string dir = results_root + "/" + sweep.metadata.name;
     std::error_code error;
     std::filesystem::create_directories(dir, error);
-    nlohmann::json json = {{"apiVersion", kApiVersion}, {"kind", kSweepKind}, {"metadata", ObjectMetaFields().Encode(sweep.metadata)},
-                           {"spec", EncodeSweepSpec(sweep.spec)}, {"status", EncodeSweepStatus(sweep.status)}};
     std::ofstream out(dir + "/sweep.json");
     out << json.dump(2) << "\n";
     if (!out) std::cerr << "ergobench: " << dir << "/sweep.json: cannot write\n";
@@ -138,7 +141,7 @@ int RunCommand(const RunCommandOptions& options) {
   StatusOr<LoadedDocuments> loaded = LoadFiles(options.files);
   if (!loaded.ok()) {
     std::cerr << "ergobench: " << loaded.status().message() << "\n";
-    return 2;
+    return kExitBadInput;
   }
   struct sigaction action {};
   action.sa_handler = OnInterrupt;
@@ -172,9 +175,13 @@ int RunCommand(const RunCommandOptions& options) {
       (report.status().code() == StatusCode::kInvalidArgument ? refused : failed) = true;
       continue;
     }
-    if (report->outcome.phase == "Succeeded") PrintTaskTable(*report);
-    std::cout << FormatRunReport(*report) << std::flush;
-    if (report->cancelled) return 130;
+    if (options.output == "text") {
+      if (report->outcome.phase == "Succeeded") PrintTaskTable(*report);
+      std::cout << FormatRunReport(*report) << std::flush;
+    } else {
+      std::cout << *FormatDocuments({EncodeBenchmark(report->benchmark)}, options.output) << std::flush;
+    }
+    if (report->cancelled) return kExitInterrupted;
     finished[benchmark.metadata.name] = report->benchmark;
     const bool point_failed = report->outcome.phase != "Succeeded";
     if (point_failed && sweep != nullptr && sweep->sweep.spec.failure_policy == kFailureStop) {
@@ -183,9 +190,9 @@ int RunCommand(const RunCommandOptions& options) {
     failed = failed || point_failed;
     regressed = regressed || AnyRegressed(report->outcome.results.verdicts);
   }
-  if (g_interrupted.load()) return 130;
-  ReportSweeps(loaded->sweeps, finished, options.local.results_root);
-  return refused ? 2 : failed ? 1 : regressed ? kExitRegressed : 0;
+  if (g_interrupted.load()) return kExitInterrupted;
+  ReportSweeps(loaded->sweeps, finished, options.local.results_root, options.output);
+  return refused ? kExitBadInput : failed ? kExitFailed : regressed ? kExitRegressed : kExitOk;
 }
 
 }  // namespace ergobench

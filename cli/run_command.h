@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/exit_codes.h"
 #include "cli/local/local_executor.h"
 
 namespace ergobench {
@@ -13,14 +14,12 @@ struct RunCommandOptions {
   std::vector<std::string> files;
   LocalRunOptions local;
   bool quiet = false;  // no progress line
+  std::string output = "text";  // each run's summary: text (a table), json or yaml (the Benchmark with its status)
 };
 
-// A run that succeeded but fell outside its baseline's bands (spec.baseline): what a CI
-// pipeline gates on. `ergobench report --baseline` exits with it too.
-inline constexpr int kExitRegressed = 3;
-
-// Exit code: 0 when every Benchmark succeeded, 130 after Ctrl-C, 2 for bad input,
-// kExitRegressed when all succeeded but one regressed, else 1.
+// Exit code (cli/exit_codes.h): kExitOk when every Benchmark succeeded, kExitInterrupted after
+// Ctrl-C, kExitBadInput for bad input, kExitRegressed when all succeeded but one regressed,
+// else kExitFailed.
 int RunCommand(const RunCommandOptions& options);
 
 // ergobench-runner next to this executable, else $ERGOBENCH_RUNNER, else the PATH.

@@ -7,7 +7,7 @@
 # and the reference one is 20-35x slower; the OpenMP build follows torch's thread count.
 # --tests adds what only the test suite needs: a browser that renders the report's charts,
 # buildah/podman/debootstrap for the images, containerd, dnsmasq and iptables for the test
-# cluster's node, Prometheus for the dashboards, npm for helm.
+# cluster's node, Prometheus for the dashboards, npm for helm, zsh to load the completion.
 # --bench adds what the benchmarks under bench/ compare against: PyTorch's Python API on
 # Debian's libtorch (python3-torch).
 set -euo pipefail
@@ -24,7 +24,7 @@ packages=(
 )
 case "${1:-}" in
   --tests)
-    packages+=(chromium buildah podman runc uidmap containernetworking-plugins debootstrap prometheus openssh-client openssh-server
+    packages+=(chromium buildah podman runc uidmap containernetworking-plugins debootstrap prometheus openssh-client openssh-server zsh
                containerd dnsmasq-base iptables)
     command -v npm >/dev/null || packages+=(npm) ;;
   --bench) packages+=(python3-torch) ;;

@@ -39,8 +39,8 @@ Limit LimitOf(const HeadlineFigure& figure, double band) {
 }
 
 // Whether the run's mean is worse than the limit on the baseline's mean at 95% confidence:
-// Welch's interval of the difference (unequal variances, Welch-Satterthwaite degrees of freedom
-// rounded down) lies wholly on the worse side of zero.
+// Welch's interval of the difference (unequal variances, Welch-Satterthwaite degrees of freedom)
+// lies wholly on the worse side of zero.
 bool SignificantlyWorse(const Summary& baseline, const Summary& run, const Limit& limit, bool higher_is_better) {
   const double a = *run.stddev * *run.stddev / static_cast<double>(run.n);
   const double b = limit.scale * limit.scale * *baseline.stddev * *baseline.stddev / static_cast<double>(baseline.n);
@@ -50,7 +50,7 @@ bool SignificantlyWorse(const Summary& baseline, const Summary& run, const Limit
   if (se > 0) {
     const double df = (a + b) * (a + b) /
                       (a * a / static_cast<double>(run.n - 1) + b * b / static_cast<double>(baseline.n - 1));
-    half = StudentT975(std::max<int64_t>(1, static_cast<int64_t>(std::floor(df)))) * se;
+    half = StudentT975(df) * se;
   }
   return higher_is_better ? difference + half < 0 : difference - half > 0;
 }

@@ -17,7 +17,8 @@ namespace ergobench {
 // An error names the problem: no values, or one that is not a finite number.
 StatusOr<Summary> Summarize(std::vector<double> values);
 
-// The 97.5% quantile of Student's t with `degrees` degrees of freedom (two-sided 95%).
-double StudentT975(int64_t degrees);
+// The 97.5% quantile of Student's t with `degrees` degrees of freedom (two-sided 95%), from
+// Boost.Math's distribution: whole or not (Welch's), however many; NaN unless degrees > 0.
+double StudentT975(double degrees);
 
 }  // namespace ergobench

@@ -1,6 +1,7 @@
 #include "base/yaml_json.h"
 
 #include <cmath>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -188,6 +189,55 @@ TEST(YamlJsonTest, CoreSchemaFormsAndNearMisses) {
                            "nul", ".Nan", "-.nan", "+-1", "0X1F"}) {
     EXPECT_EQ(ResolvePlainScalar(text), text) << text;
   }
+}
+
+// What `-o yaml` writes reads back as the very value written: strings that would read as other
+// types quoted, floats to the last digit, the syntax's own characters escaped.
+TEST(YamlJsonTest, ToYamlReadsBackAsTheSameValue) {
+  const nlohmann::json value = {
+      {"strings", {"true", "false", "True", "1.10", "42", "-7", "1e3", ".5", "~", "null", "", " lead", "trail ",
+                   "a: b", "- item", "#hash", "x #y", "{flow}", "[1]", "'quote'", "\"double\"", "line\nbreak",
+                   "tab\there", "\x01" "bell", "ü ∑ 漢字", ".inf", ".nan", "yes", "no", "on", "@at", "`tick", "%pct",
+                   "*star", "&amp", "!bang", "|bar", ">gt", "?q", ":colon", "ok"}},
+      {"numbers", {0, -1, 9007199254740993LL, 1.5, -0.25, 0.1, 1e300, 5e-324, -0.0, 1.0}},
+      {"booleans", {true, false}},
+      {"null", nullptr},
+      {"empty object", nlohmann::json::object()},
+      {"empty list", nlohmann::json::array()},
+      {"nested", {{{"a", {{"b", {1, {{"c", "d"}}}}}}}, nlohmann::json::array({nlohmann::json::array()})}},
+      {"1", "a key that reads as a number"},
+      {"true", "and one that reads as a boolean"}};
+  const std::string yaml = ToYaml(value);
+  auto docs = ParseYamlDocuments(yaml, "out.yaml");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString() << "\n" << yaml;
+  ASSERT_EQ(docs->size(), 1u) << yaml;
+  EXPECT_EQ(docs->front(), value) << yaml;
+  EXPECT_EQ(docs->front()["numbers"][9].dump(), "1.0") << yaml;  // a float stays a float
+  EXPECT_TRUE(std::signbit(docs->front()["numbers"][8].get<double>())) << yaml;
+}
+
+TEST(YamlJsonTest, ToYamlWritesNanAndInfinities) {
+  const nlohmann::json value = {std::nan(""), std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity()};
+  EXPECT_EQ(ToYaml(value), "- .nan\n- .inf\n- -.inf\n");
+  auto docs = ParseYamlDocuments(ToYaml(value), "out.yaml");
+  ASSERT_TRUE(docs.ok());
+  EXPECT_TRUE(std::isnan(docs->front()[0].get<double>()));
+  EXPECT_EQ(docs->front()[1], value[1]);
+  EXPECT_EQ(docs->front()[2], value[2]);
+}
+
+// YAML 1.1 readers (PyYAML, and go-yaml v2 behind kubectl) type more plain scalars than 1.2
+// does: what ToYaml writes types alike in both.
+TEST(YamlJsonTest, ToYamlQuotesWhatYaml11WouldRetype) {
+  EXPECT_EQ(ToYaml({"yes", "No", "on", "OFF", "y", "1_000", "0b1", "1:20", "017", "ok"}),
+            "- \"yes\"\n- \"No\"\n- \"on\"\n- \"OFF\"\n- \"y\"\n- \"1_000\"\n- \"0b1\"\n- \"1:20\"\n- \"017\"\n- ok\n");
+  EXPECT_EQ(ToYaml({5e-05, 1e300, 0.5}), "- 5.0e-05\n- 1.0e+300\n- 0.5\n");
+}
+
+TEST(YamlJsonTest, ToYamlIsBlockStyle) {
+  EXPECT_EQ(ToYaml({{"kind", "Benchmark"}, {"spec", {{"workers", 2}, {"hyperparameters", {{"lr", "0.1"}}}}}}),
+            "kind: Benchmark\nspec:\n  hyperparameters:\n    lr: \"0.1\"\n  workers: 2\n");
 }
 
 }  // namespace

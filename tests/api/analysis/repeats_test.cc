@@ -68,7 +68,7 @@ TEST(Repeats, FoldingGivesTheMediansAndTheirStatistics) {
   EXPECT_EQ(sps.n, 3);
   EXPECT_DOUBLE_EQ(sps.min, 90);
   EXPECT_DOUBLE_EQ(sps.max, 110);
-  EXPECT_NEAR(*sps.ci95_low, 100 - 4.303 * 10 / std::sqrt(3.0), 1e-9);  // sd 10, t(2)
+  EXPECT_NEAR(*sps.ci95_low, 100 - 0.95 / std::sqrt(2 * 0.975 * 0.025) * 10 / std::sqrt(3.0), 1e-9);  // sd 10, t(2) in closed form
   EXPECT_EQ(folded.summary.at("timeToAccuracySeconds").n, 2);
   ASSERT_EQ(folded.repeats.size(), 3u);
   EXPECT_EQ(folded.repeats[0].repeat, 0);  // in repeat order

@@ -85,7 +85,7 @@ TEST(Report, RepeatsShowTheirRangeAndErrorBars) {
   const nlohmann::json json = nlohmann::json::parse(*FormatReport(rows, "json"));
   EXPECT_EQ(json[0]["repeats"], 3);
   EXPECT_EQ(json[0]["spread"]["samplesPerSecond"]["min"], 900);
-  EXPECT_NEAR(json[0]["spread"]["samplesPerSecond"]["ci95High"].get<double>(), 1000 + 4.303 * 100 / std::sqrt(3.0), 1e-9);
+  EXPECT_NEAR(json[0]["spread"]["samplesPerSecond"]["ci95High"].get<double>(), 1000 + 0.95 / std::sqrt(2 * 0.975 * 0.025) * 100 / std::sqrt(3.0), 1e-9);  // t(2) in closed form
 
   const std::string svg = BuildReportCharts({b}).at("throughput.svg");
   EXPECT_NE(svg.find("class=\"error-bar\""), std::string::npos);
