@@ -60,6 +60,23 @@ std::optional<nlohmann::json> ParseInteger(const std::string& text) {
   return nlohmann::json(static_cast<int64_t>(value));
 }
 
+// yaml-cpp 0.7 decodes the double-quoted escapes \N (U+0085) and \_ (U+00A0) to the code
+// point as one byte, not as UTF-8. The input is valid UTF-8 (CheckText), so such a byte where
+// UTF-8 is invalid can only have come from them: it is encoded as UTF-8.
+std::string EncodeLatin1Escapes(const std::string& decoded) {
+  std::string out;
+  size_t done = 0;
+  for (size_t at = FirstInvalidUtf8(decoded); at != std::string::npos;) {
+    const auto byte = static_cast<unsigned char>(decoded[done + at]);
+    out.append(decoded, done, at);
+    if (byte == 0x85 || byte == 0xA0) out += '\xC2';
+    out += static_cast<char>(byte);
+    done += at + 1;
+    at = FirstInvalidUtf8(std::string_view(decoded).substr(done));
+  }
+  return done == 0 ? decoded : out + decoded.substr(done);
+}
+
 // Builds JSON from yaml-cpp's parse events. Events rather than YAML::Node, for three reasons:
 // yaml-cpp 0.7's LoadAll loops forever on some malformed input (a lone ",", fixed upstream in
 // 2024), an alias inside its own anchor makes a cyclic node graph that a conversion recurses
@@ -100,7 +117,8 @@ class JsonBuilder final : public YAML::EventHandler {
     Insert(mark, it->second, key);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                const std::string& value) override {
+                const std::string& decoded) override {
+    const std::string value = EncodeLatin1Escapes(decoded);
     // "!" marks a quoted scalar; a plain one carries "?". Both mean "resolve by schema" in
     // YAML, but only plain scalars are typed by the core schema's patterns.
     nlohmann::json typed;
@@ -261,8 +279,14 @@ bool Yaml11MightRetype(const std::string& text) {
 void EmitString(YAML::Emitter& out, const std::string& text) {
   // Plain only where every reader reads it back as this very string; the emitter quotes what
   // the syntax needs.
+  const bool controls = std::any_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;  // written only as escapes
+  });
   const nlohmann::json typed = ResolvePlainScalar(text);
-  if (typed.is_string() && typed.get_ref<const std::string&>() == text && !Yaml11MightRetype(text)) {
+  if (controls) {
+    // The emitter escapes DEL only when it escapes every character past ASCII.
+    out << YAML::EscapeNonAscii << YAML::DoubleQuoted << text << YAML::EmitNonAscii;
+  } else if (typed.is_string() && typed.get_ref<const std::string&>() == text && !Yaml11MightRetype(text)) {
     out << text;
   } else {
     out << YAML::DoubleQuoted << text;
@@ -290,6 +314,8 @@ void Emit(YAML::Emitter& out, const nlohmann::json& value) {
     case nlohmann::json::value_t::object:
       out << YAML::BeginMap;
       for (const auto& [key, member] : value.items()) {
+        // YAML allows an implicit key up to 1024 characters; past a safe margin, "? key".
+        if (key.size() > 256) out << YAML::LongKey;
         out << YAML::Key;
         EmitString(out, key);
         out << YAML::Value;

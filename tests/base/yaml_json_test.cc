@@ -191,13 +191,19 @@ TEST(YamlJsonTest, CoreSchemaFormsAndNearMisses) {
   }
 }
 
+// YAML's \N and \_ escapes are U+0085 and U+00A0, in UTF-8 as every other string (yaml-cpp
+// hands them over as one byte each).
+TEST(YamlJsonTest, LatinEscapesDecodeToUtf8) {
+  EXPECT_EQ(ParseOne("a: \"x\\N y\\_z \\N\\N é\\_\"\n")["a"], "x\u0085 y\u00a0z \u0085\u0085 é\u00a0");
+}
+
 // What `-o yaml` writes reads back as the very value written: strings that would read as other
 // types quoted, floats to the last digit, the syntax's own characters escaped.
 TEST(YamlJsonTest, ToYamlReadsBackAsTheSameValue) {
   const nlohmann::json value = {
       {"strings", {"true", "false", "True", "1.10", "42", "-7", "1e3", ".5", "~", "null", "", " lead", "trail ",
                    "a: b", "- item", "#hash", "x #y", "{flow}", "[1]", "'quote'", "\"double\"", "line\nbreak",
-                   "tab\there", "\x01" "bell", "ü ∑ 漢字", ".inf", ".nan", "yes", "no", "on", "@at", "`tick", "%pct",
+                   "tab\there", "\x01" "bell", "\r", "a\rb", "\t", "del\x7f", "ü\x7f\xc2\x85", "ü ∑ 漢字", ".inf", ".nan", "yes", "no", "on", "@at", "`tick", "%pct",
                    "*star", "&amp", "!bang", "|bar", ">gt", "?q", ":colon", "ok"}},
       {"numbers", {0, -1, 9007199254740993LL, 1.5, -0.25, 0.1, 1e300, 5e-324, -0.0, 1.0}},
       {"booleans", {true, false}},
@@ -206,7 +212,8 @@ TEST(YamlJsonTest, ToYamlReadsBackAsTheSameValue) {
       {"empty list", nlohmann::json::array()},
       {"nested", {{{"a", {{"b", {1, {{"c", "d"}}}}}}}, nlohmann::json::array({nlohmann::json::array()})}},
       {"1", "a key that reads as a number"},
-      {"true", "and one that reads as a boolean"}};
+      {"true", "and one that reads as a boolean"},
+      {std::string(2000, 'k'), "a key longer than YAML's 1024 characters of an implicit key"}};
   const std::string yaml = ToYaml(value);
   auto docs = ParseYamlDocuments(yaml, "out.yaml");
   ASSERT_TRUE(docs.ok()) << docs.status().ToString() << "\n" << yaml;
