@@ -29,13 +29,21 @@ extern "C" void OnInterrupt(int signal_number) { g_interrupted.store(signal_numb
 // A progress line that rewrites itself on a terminal and prints now and then in a log.
 class ProgressDisplay {
  public:
-  explicit ProgressDisplay(const Benchmark& benchmark)
-      : benchmark_(benchmark), tty_(isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}
+  // `place`: a sweep point's "point 3/12", else empty.
+  ProgressDisplay(const Benchmark& benchmark, std::string place)
+      : benchmark_(benchmark), tty_(isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {
+    times_.place = std::move(place);
+  }
 
   void Update(const ProgressEvent& event) {
     if (!event.stage.empty()) latest_ = event;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const std::string line = FormatProgressLine(benchmark_, latest_, elapsed);
+    times_.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (const std::optional<double> fraction = DoneFraction(benchmark_, latest_)) {
+      if (!first_) first_ = std::make_pair(*fraction, times_.elapsed_seconds);
+      times_.seconds_left = SecondsLeft(first_->first, first_->second, *fraction, times_.elapsed_seconds);
+    }
+    const double elapsed = times_.elapsed_seconds;
+    const std::string line = FormatProgressLine(benchmark_, latest_, times_);
     if (tty_) {
       std::cerr << "\r\033[K" << line << std::flush;
       shown_ = true;
@@ -54,6 +62,8 @@ class ProgressDisplay {
   const Benchmark& benchmark_;
   bool tty_;
   std::chrono::steady_clock::time_point start_;
+  ProgressTimes times_;
+  std::optional<std::pair<double, double>> first_;  // the share done and the time, when work was first seen
   ProgressEvent latest_;
   bool shown_ = false;
   double last_printed_ = -10;
@@ -88,6 +98,16 @@ const LoadedSweep* SweepOf(const Benchmark& benchmark, const std::vector<LoadedS
     if (s.sweep.metadata.name == label->second) return &s;
   }
   return nullptr;
+}
+
+// "point 3/12": where a sweep's point comes in its run order.
+std::string PointPlace(const Benchmark& benchmark, const LoadedSweep& sweep) {
+  for (size_t i = 0; i < sweep.points.size(); ++i) {
+    if (sweep.points[i].benchmark.metadata.name == benchmark.metadata.name) {
+      return "point " + std::to_string(i + 1) + "/" + std::to_string(sweep.points.size());
+    }
+  }
+  return "";
 }
 
 // Each sweep's status from its points' runs: printed (a table, or the sweep as `output` says),
@@ -159,7 +179,7 @@ int RunCommand(const RunCommandOptions& options) {
       std::cerr << benchmark.metadata.name << ": not run: an earlier point of its sweep failed (failurePolicy Stop)\n";
       continue;
     }
-    ProgressDisplay display(benchmark);
+    ProgressDisplay display(benchmark, sweep == nullptr ? "" : PointPlace(benchmark, *sweep));
     LocalRunOptions local = options.local;
     local.stop_requested = [] { return g_interrupted.load() != 0; };
     if (!options.quiet) local.on_progress = [&display](const ProgressEvent& e) { display.Update(e); };

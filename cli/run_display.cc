@@ -1,5 +1,6 @@
 #include "cli/run_display.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "api/analysis/regression.h"
@@ -26,26 +27,44 @@ std::string FormatSpread(const Summary& s) {
 
 }  // namespace
 
-std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, double elapsed_seconds) {
-  std::string line = b.metadata.name + " · " + b.spec.task + " " + b.spec.backend + " k=" +
-                     std::to_string(b.spec.workers);
-  if (e.stage.empty() || e.stage == "init") {
-    line += " · starting ranks";
-  } else if (e.stage == "done") {
-    line += " · finishing";
-  } else {
-    if (e.epoch) line += " · epoch " + std::to_string(*e.epoch);
-    if (e.total > 0) line += " · " + std::to_string(e.done) + "/" + std::to_string(e.total);
-    // A language model's goal metric is a loss too: say which is which.
-    const bool eval_loss = e.metric == "loss";
-    if (e.loss) line += (eval_loss ? " · train loss " : " · loss ") + FormatFixed(*e.loss, 4);
-    if (e.value) {
-      line += " · " + (eval_loss ? std::string("eval loss") : e.metric.empty() ? std::string("value") : e.metric) + " " +
-              FormatFixed(*e.value, 4);
-    }
-    if (!e.note.empty()) line += " · " + e.note;
+std::optional<double> DoneFraction(const Benchmark& b, const ProgressEvent& e) {
+  if (e.stage != "run" || e.total <= 0) return std::nullopt;
+  const double within = std::clamp(static_cast<double>(e.done) / static_cast<double>(e.total), 0.0, 1.0);
+  if (!e.epoch || !b.spec.max_epochs || *b.spec.max_epochs <= 0) return within;
+  return std::clamp((static_cast<double>(*e.epoch - 1) + within) / static_cast<double>(*b.spec.max_epochs), 0.0, 1.0);
+}
+
+std::optional<double> SecondsLeft(double first_fraction, double first_seconds, double fraction, double seconds) {
+  const double moved = fraction - first_fraction;
+  if (moved <= 0 || seconds - first_seconds < 1) return std::nullopt;
+  return (1 - fraction) * (seconds - first_seconds) / moved;
+}
+
+std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, const ProgressTimes& times) {
+  std::string line = b.metadata.name + " · " + (times.place.empty() ? "" : times.place + " · ") + b.spec.task + " " +
+                     b.spec.backend + " k=" + std::to_string(b.spec.workers);
+  if (e.stage.empty() || e.stage == "init") return line + " · starting ranks · " + Clock(times.elapsed_seconds);
+  if (e.stage == "done") return line + " · finishing · " + Clock(times.elapsed_seconds);
+  if (e.epoch) {
+    line += " · epoch " + std::to_string(*e.epoch);
+    if (b.spec.max_epochs && *b.spec.max_epochs > 0) line += "/" + std::to_string(*b.spec.max_epochs);
   }
-  return line + " · " + Clock(elapsed_seconds);
+  if (e.total > 0) line += " · " + std::to_string(e.done) + "/" + std::to_string(e.total);
+  if (const std::optional<double> fraction = DoneFraction(b, e)) {
+    line += " · " + std::to_string(static_cast<int>(100 * *fraction)) + "%";
+  }
+  // A language model's goal metric is a loss too: say which is which.
+  const bool eval_loss = e.metric == "loss";
+  if (e.loss) line += (eval_loss ? " · train loss " : " · loss ") + FormatFixed(*e.loss, 4);
+  if (e.value) {
+    line += " · " + (eval_loss ? std::string("eval loss") : e.metric.empty() ? std::string("value") : e.metric) + " " +
+            FormatFixed(*e.value, 4);
+    if (b.spec.goal && b.spec.goal->target) line += " → goal " + FormatFixed(*b.spec.goal->target, 4);
+  }
+  if (!e.note.empty()) line += " · " + e.note;
+  line += " · " + Clock(times.elapsed_seconds);
+  if (times.seconds_left) line += ", " + std::string(b.spec.goal ? "≤" : "") + Clock(*times.seconds_left) + " left";
+  return line;
 }
 
 std::string FormatAllreduceTable(const nlohmann::json& table) {

@@ -18,21 +18,44 @@ Benchmark ShownBenchmark() {
 
 TEST(RunDisplayTest, ProgressLine) {
   ProgressEvent e;
-  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, 1.2), "task0a-k2 · 0a gloo k=2 · starting ranks · 0:01");
+  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, {1.2, std::nullopt, ""}),
+            "task0a-k2 · 0a gloo k=2 · starting ranks · 0:01");
   e.stage = "run";
   e.done = 34;
   e.total = 80;
   e.note = "64.0 KiB: median 120 us, busbw 1.10 GB/s";
-  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, 65),
-            "task0a-k2 · 0a gloo k=2 · 34/80 · 64.0 KiB: median 120 us, busbw 1.10 GB/s · 1:05");
+  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, {65, 81.2, ""}),
+            "task0a-k2 · 0a gloo k=2 · 34/80 · 42% · 64.0 KiB: median 120 us, busbw 1.10 GB/s · 1:05, 1:21 left");
+}
+
+// A training run: the epoch of at most spec.maxEpochs, the share of them done, the goal, and
+// an upper bound on the time left (the goal may end it sooner); a sweep's point says which.
+TEST(RunDisplayTest, ProgressLineOfATrainingRunTowardItsGoal) {
+  Benchmark b = ShownBenchmark();
+  b.spec.task = "1a";
+  b.spec.max_epochs = 10;
+  b.spec.goal = Goal{"accuracy", 0.8, false};
   ProgressEvent train;
   train.stage = "run";
   train.epoch = 3;
+  train.done = 50;
+  train.total = 100;
   train.loss = 0.51234;
   train.metric = "accuracy";
-  train.value = 0.8;
-  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), train, 5),
-            "task0a-k2 · 0a gloo k=2 · epoch 3 · loss 0.5123 · accuracy 0.8000 · 0:05");
+  train.value = 0.71;
+  EXPECT_DOUBLE_EQ(*DoneFraction(b, train), 0.25);  // 2.5 of 10 epochs
+  EXPECT_EQ(FormatProgressLine(b, train, {5, 90, "point 3/12"}),
+            "task0a-k2 · point 3/12 · 1a gloo k=2 · epoch 3/10 · 50/100 · 25% · loss 0.5123 · accuracy 0.7100 → goal "
+            "0.8000 · 0:05, ≤1:30 left");
+}
+
+// The time left extrapolates from the first share of work seen, not from the start: the ranks'
+// start-up is not work.
+TEST(RunDisplayTest, SecondsLeftAtTheRateOfTheWork) {
+  EXPECT_DOUBLE_EQ(*SecondsLeft(0.1, 20, 0.3, 60), 140);  // 0.2 in 40 s: 0.7 takes 140 s
+  EXPECT_FALSE(SecondsLeft(0.1, 20, 0.1, 60));            // nothing moved
+  EXPECT_FALSE(SecondsLeft(0.1, 20, 0.2, 20.5));          // too soon to say
+  EXPECT_DOUBLE_EQ(*SecondsLeft(0, 0, 1, 30), 0);
 }
 
 TEST(RunDisplayTest, ProgressLineOfALanguageModel) {
@@ -45,7 +68,8 @@ TEST(RunDisplayTest, ProgressLineOfALanguageModel) {
   e.loss = 4.0194;
   e.metric = "loss";
   e.value = 3.55;
-  EXPECT_EQ(FormatProgressLine(b, e, 6), "task0a-k2 · gpt gloo k=2 · 20/60 · train loss 4.0194 · eval loss 3.5500 · 0:06");
+  EXPECT_EQ(FormatProgressLine(b, e, {6, std::nullopt, ""}),
+            "task0a-k2 · gpt gloo k=2 · 20/60 · 33% · train loss 4.0194 · eval loss 3.5500 · 0:06");
 }
 
 TEST(RunDisplayTest, AllreduceTable) {

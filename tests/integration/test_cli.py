@@ -104,6 +104,24 @@ class OutputFormatTest(ErgobenchTestCase):
                          json.loads(self.ergobench("report", "--format", "json").stdout))
 
 
+class ProgressTest(ErgobenchTestCase):
+    def test_a_sweeps_points_say_which_and_reach_a_hundred_percent(self):
+        """Without a terminal the progress line prints now and then and once complete: a sweep's
+        point says which of how many, and the line ends at 100% of the sizes."""
+        sweep = "\n".join([
+            "apiVersion: ergobench.io/v1alpha1", "kind: BenchmarkSweep", "metadata: {name: two}", "spec:",
+            "  template:", "    task: 0a", "    backend: gloo",
+            "    hyperparameters: {maxElements: 4096, repetitions: 5, warmup: 1}",
+            "  matrix:", "    workers: [1, 2]"]) + "\n"
+        run = self.ergobench("run", self.write("two.yaml", sweep))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        lines = run.stderr.splitlines()
+        for point in ("point 1/2", "point 2/2"):
+            finished = [line for line in lines if point in line and " · 100% · " in line]
+            self.assertTrue(finished, (point, run.stderr))
+            self.assertRegex(finished[-1], r" · (\d+)/\1 · 100% · .* · \d+:\d\d(, 0:00 left)?$")
+
+
 class ExitCodeTest(ErgobenchTestCase):
     def test_bad_input(self):
         self.assertEqual(self.ergobench("validate", self.write("bad.yaml", "kind: Benchmark\n")).returncode, BAD_INPUT)
