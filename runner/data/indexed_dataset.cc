@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "api/v1alpha1/load.h"
+
 namespace ergobench {
 namespace {
 
@@ -129,10 +131,8 @@ ParallelSide SideOf(const Index& index) {
 }
 
 StatusOr<std::string> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot be read");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return Status::Unavailable(path + ": read failed");
+  StatusOr<std::string> bytes = ReadFile(path);
+  if (!bytes.ok()) return Status::NotFound(path + ": cannot be read");
   return bytes;
 }
 

@@ -1,9 +1,9 @@
 #include "runner/data/wmt17_corpus.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <vector>
+
+#include "api/v1alpha1/load.h"
 
 namespace ergobench {
 namespace {
@@ -64,11 +64,9 @@ StatusOr<Vocabulary> ParseWmt17Dictionary(std::string_view text, const std::stri
 }
 
 StatusOr<Vocabulary> ReadWmt17Dictionary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParseWmt17Dictionary(text.str(), path);
+  StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return Status::NotFound(path + ": cannot be read");
+  return ParseWmt17Dictionary(*text, path);
 }
 
 StatusOr<ParallelCorpus> Wmt17CorpusOf(const ParallelSide& source, const ParallelSide& target,
