@@ -38,10 +38,6 @@ class ProgressDisplay {
   void Update(const ProgressEvent& event) {
     if (!event.stage.empty()) latest_ = event;
     times_.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (const std::optional<double> fraction = DoneFraction(benchmark_, latest_)) {
-      if (!first_) first_ = std::make_pair(*fraction, times_.elapsed_seconds);
-      times_.seconds_left = SecondsLeft(first_->first, first_->second, *fraction, times_.elapsed_seconds);
-    }
     const double elapsed = times_.elapsed_seconds;
     const std::string line = FormatProgressLine(benchmark_, latest_, times_);
     if (tty_) {
@@ -63,7 +59,6 @@ class ProgressDisplay {
   bool tty_;
   std::chrono::steady_clock::time_point start_;
   ProgressTimes times_;
-  std::optional<std::pair<double, double>> first_;  // the share done and the time, when work was first seen
   ProgressEvent latest_;
   bool shown_ = false;
   double last_printed_ = -10;

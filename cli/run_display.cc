@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "api/analysis/progress_estimate.h"
 #include "api/analysis/regression.h"
 #include "api/v1alpha1/catalog.h"
 #include "base/units.h"
@@ -27,19 +28,6 @@ std::string FormatSpread(const Summary& s) {
 
 }  // namespace
 
-std::optional<double> DoneFraction(const Benchmark& b, const ProgressEvent& e) {
-  if (e.stage != "run" || e.total <= 0) return std::nullopt;
-  const double within = std::clamp(static_cast<double>(e.done) / static_cast<double>(e.total), 0.0, 1.0);
-  if (!e.epoch || !b.spec.max_epochs || *b.spec.max_epochs <= 0) return within;
-  return std::clamp((static_cast<double>(*e.epoch - 1) + within) / static_cast<double>(*b.spec.max_epochs), 0.0, 1.0);
-}
-
-std::optional<double> SecondsLeft(double first_fraction, double first_seconds, double fraction, double seconds) {
-  const double moved = fraction - first_fraction;
-  if (moved <= 0 || seconds - first_seconds < 1) return std::nullopt;
-  return (1 - fraction) * (seconds - first_seconds) / moved;
-}
-
 std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, const ProgressTimes& times) {
   std::string line = b.metadata.name + " · " + (times.place.empty() ? "" : times.place + " · ") + b.spec.task + " " +
                      b.spec.backend + " k=" + std::to_string(b.spec.workers);
@@ -50,9 +38,7 @@ std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, const
     if (b.spec.max_epochs && *b.spec.max_epochs > 0) line += "/" + std::to_string(*b.spec.max_epochs);
   }
   if (e.total > 0) line += " · " + std::to_string(e.done) + "/" + std::to_string(e.total);
-  if (const std::optional<double> fraction = DoneFraction(b, e)) {
-    line += " · " + std::to_string(static_cast<int>(100 * *fraction)) + "%";
-  }
+  if (e.done_fraction) line += " · " + std::to_string(static_cast<int>(100 * *e.done_fraction)) + "%";
   // A language model's goal metric is a loss too: say which is which.
   const bool eval_loss = e.metric == "loss";
   if (e.loss) line += (eval_loss ? " · train loss " : " · loss ") + FormatFixed(*e.loss, 4);
@@ -63,7 +49,11 @@ std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, const
   }
   if (!e.note.empty()) line += " · " + e.note;
   line += " · " + Clock(times.elapsed_seconds);
-  if (times.seconds_left) line += ", " + std::string(b.spec.goal ? "≤" : "") + Clock(*times.seconds_left) + " left";
+  if (e.seconds_left && e.estimated_from == kEstimatedFromGoal) {
+    line += ", ~" + Clock(*e.seconds_left) + " to goal";
+  } else if (e.seconds_left) {
+    line += ", " + std::string(b.spec.goal ? "≤" : "") + Clock(*e.seconds_left) + " left";
+  }
   return line;
 }
 

@@ -15,26 +15,17 @@
 
 namespace ergobench {
 
-// Where a run stands besides its latest event: the time since `ergobench run` started it, the
-// estimate of the time left (SecondsLeft), and for a sweep's point which point of how many
-// ("point 3/12").
+// Where a run stands besides its latest event: the time since `ergobench run` started it, and
+// for a sweep's point which point of how many ("point 3/12").
 struct ProgressTimes {
   double elapsed_seconds = 0;
-  std::optional<double> seconds_left;
   std::string place;
 };
 
-// The share of the most work the run may do that is done: 0a's sizes, gpt's steps, or the
-// epochs up to spec.maxEpochs. Absent before the first unit of work.
-std::optional<double> DoneFraction(const Benchmark& benchmark, const ProgressEvent& latest);
-
-// The time the rest of the work takes at the rate it went from the first observation (the
-// share done, the time) to the latest; absent until it has moved and a second has passed.
-std::optional<double> SecondsLeft(double first_fraction, double first_seconds, double fraction, double seconds);
-
 // "task1a-k2 · 1a gloo k=2 · epoch 3/164 · 50/100 · 1% · loss 0.5123 · accuracy 0.7100 → goal
-// 0.8000 · 0:05, ≤7:40 left". The time left extrapolates the work done so far at its rate; it is
-// an upper bound ("≤") where a goal may end the run sooner.
+// 0.8000 · 0:05, ≤7:40 left". The share done and the time left are the runner's estimate
+// (api/analysis/progress_estimate.h): "≤7:40 left" extrapolates the work, an upper bound where a
+// goal may end the run sooner; "~2:10 to goal" follows the goal metric's trend.
 std::string FormatProgressLine(const Benchmark& benchmark, const ProgressEvent& latest, const ProgressTimes& times);
 
 // The per-size table of task 0a from its allreduce.json.

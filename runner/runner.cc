@@ -372,7 +372,7 @@ int RunRunner(const RunnerInvocation& options) {
   });
   if (Status made = CreateOutputDir(options.output_dir); !made.ok()) return report.Fail(made, kExitFailed);
 
-  ProgressWriter progress(ExpandRank(options.progress_file, launch_rank), launch_rank);
+  ProgressWriter progress(ExpandRank(options.progress_file, launch_rank), launch_rank, benchmark.spec.max_epochs, &metrics);
   progress.ReportStage("init");
   StatusOr<std::unique_ptr<Communicator>> communicator = Connect(benchmark, options);
   if (!communicator.ok()) return report.Fail(communicator.status(), kExitFailed);

@@ -21,7 +21,10 @@ const JsonFields<ProgressEvent>& EventFields() {
                                           .Add("loss", &E::loss)
                                           .Add("metric", &E::metric)
                                           .Add("value", &E::value)
-                                          .Add("note", &E::note);
+                                          .Add("note", &E::note)
+                                          .Add("fraction", &E::done_fraction)
+                                          .Add("secondsLeft", &E::seconds_left)
+                                          .Add("estimatedFrom", &E::estimated_from);
   return fields;
 }
 

@@ -20,6 +20,11 @@ struct ProgressEvent {
   std::string metric;  // "accuracy"
   std::optional<double> value;
   std::string note;  // "4.0 MiB: busbw 1.20 GB/s"
+  // The runner's estimate (api/analysis/progress_estimate.h): the share of the most work done,
+  // the time left and what that extrapolates ("work" or "goal").
+  std::optional<double> done_fraction;
+  std::optional<double> seconds_left;
+  std::string estimated_from;
   double elapsed_seconds = 0;
 };
 

@@ -47,6 +47,14 @@ struct RunnerMetrics::Families {
         loss_scale(Gauge("ergobench_loss_scale", "Dynamic loss scale of mixed precision, after the last step.")),
         skipped_updates(Counter("ergobench_skipped_updates_total",
                                 "Updates skipped for an inf or NaN gradient norm under loss scaling.")),
+        progress_ratio(Gauge("ergobench_progress_ratio",
+                             "Share of the most work the run may do that is done (epochs up to maxEpochs, steps, sizes).")),
+        remaining_family(prometheus::BuildGauge()
+                             .Name("ergobench_progress_remaining_seconds")
+                             .Help("Estimated time left; basis=work: the work left at its rate so far, basis=goal: "
+                                   "when the goal metric's trend over the last two evaluations reaches the target.")
+                             .Labels(labels)
+                             .Register(*registry)),
         goal_reached(Gauge("ergobench_goal_reached", "1 once an evaluation reached the goal.")),
         artifacts_offered(Gauge("ergobench_artifacts_offered",
                                 "1 once the run has ended and its output files are served on /artifacts.")),
@@ -99,6 +107,9 @@ struct RunnerMetrics::Families {
   prometheus::Gauge& eval_bleu;
   prometheus::Gauge& loss_scale;
   prometheus::Counter& skipped_updates;
+  prometheus::Gauge& progress_ratio;
+  prometheus::Family<prometheus::Gauge>& remaining_family;
+  prometheus::Gauge* remaining = nullptr;  // the series of the basis the last estimate had
   prometheus::Gauge& goal_reached;
   prometheus::Gauge& artifacts_offered;
   prometheus::Family<prometheus::Gauge>& bus_bandwidth_family;
@@ -127,6 +138,17 @@ void RunnerMetrics::SetLossScaling(double scale, bool skipped) {
   if (skipped) families_->skipped_updates.Increment();
 }
 void RunnerMetrics::SetGoalReached(bool reached) { families_->goal_reached.Set(reached ? 1 : 0); }
+void RunnerMetrics::SetProgress(const ProgressEstimate& estimate) {
+  if (estimate.done_fraction) families_->progress_ratio.Set(*estimate.done_fraction);
+  prometheus::Gauge* remaining = nullptr;
+  if (estimate.seconds_left) remaining = &families_->remaining_family.Add({{"basis", estimate.estimated_from}});
+  // One series at a time: a basis that no longer holds must not linger beside the new one.
+  if (families_->remaining != nullptr && families_->remaining != remaining) {
+    families_->remaining_family.Remove(families_->remaining);
+  }
+  families_->remaining = remaining;
+  if (remaining != nullptr) remaining->Set(*estimate.seconds_left);
+}
 void RunnerMetrics::SetArtifactsOffered() { families_->artifacts_offered.Set(1); }
 void RunnerMetrics::SetBusBandwidth(int64_t bytes, double bytes_per_second) {
   families_->bus_bandwidth_family.Add({{"bytes", std::to_string(bytes)}}).Set(bytes_per_second);

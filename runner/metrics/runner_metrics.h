@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "api/analysis/progress_estimate.h"
 #include "api/analysis/training_phases.h"
 #include "api/v1alpha1/result.h"
 
@@ -43,6 +44,8 @@ class RunnerMetrics {
   // After a step under dynamic loss scaling: the scale now, and whether the step's update was skipped.
   void SetLossScaling(double scale, bool skipped);
   void SetGoalReached(bool reached);
+  // The share of the most work done and the time left, labelled with what it extrapolates.
+  void SetProgress(const ProgressEstimate& estimate);
   void SetArtifactsOffered();
   void SetBusBandwidth(int64_t bytes, double bytes_per_second);
   // The energy a channel has used since the run began (the counter follows it up) and a

@@ -258,7 +258,9 @@ class LanguageModelTrainee : public Trainee {
   int64_t seed() const override { return recipe_.seed; }
   int64_t throughput_warmup_steps() const override { return recipe_.throughput_warmup; }
   const GradientSyncOptions& sync_options() const override { return recipe_.sync; }
-  bool has_goal() const override { return recipe_.goal.has_value(); }
+  std::optional<GoalTrend> goal() const override {  // a validation loss: lower is better
+    return recipe_.goal ? std::optional(GoalTrend{*recipe_.goal, false}) : std::nullopt;
+  }
   torch::Device device() const override { return recipe_.device; }
   std::optional<LossScalerOptions> loss_scaling() const override { return AmpLossScaling(recipe_.precision); }
 

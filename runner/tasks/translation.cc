@@ -137,7 +137,9 @@ class TranslationTrainee : public Trainee {
   int64_t seed() const override { return recipe_.seed; }
   int64_t throughput_warmup_steps() const override { return recipe_.throughput_warmup; }
   const GradientSyncOptions& sync_options() const override { return sync_options_; }
-  bool has_goal() const override { return recipe_.goal.has_value(); }
+  std::optional<GoalTrend> goal() const override {
+    return recipe_.goal ? std::optional(GoalTrend{*recipe_.goal, true}) : std::nullopt;
+  }
   torch::Device device() const override { return device_; }
   std::optional<LossScalerOptions> loss_scaling() const override {
     return precision_ == "fp16" ? std::optional(recipe_.loss_scaling) : std::nullopt;

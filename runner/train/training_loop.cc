@@ -4,6 +4,7 @@
 #include "runner/metrics/mllog.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/metrics/tensor_memory.h"
+#include "runner/progress_writer.h"
 #include "runner/train/device_tensor_memory.h"
 #include "runner/train/memory_accounting.h"
 #include "runner/train/parameter_digest.h"
@@ -24,12 +25,13 @@ class TrainingLoop {
 
   StatusOr<TaskOutcome> Run() {
     trainee_.LogRecipe(context_.mllog);
+    if (const std::optional<GoalTrend> goal = trainee_.goal()) context_.progress.SetGoal(*goal);
     RETURN_IF_ERROR(Initialise());
     Figures& figures = outcome_.figures;
     clock_.StartRun(&figures);
     ASSIGN_OR_RETURN(const TrainingPlan plan, trainee_.Load());
     ASSIGN_OR_RETURN(const int64_t epochs, Train(plan));
-    clock_.StopRun(trainee_.has_goal(), &figures);
+    clock_.StopRun(trainee_.goal().has_value(), &figures);
     figures.epochs = epochs;
     phases_.Settle();
     phases_.Report(&figures);

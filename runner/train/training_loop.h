@@ -21,6 +21,7 @@
 
 #include <torch/torch.h>
 
+#include "api/analysis/progress_estimate.h"
 #include "runner/sync/gradient_sync.h"
 #include "runner/tasks/task.h"
 #include "runner/train/run_clock.h"
@@ -51,7 +52,8 @@ class Trainee {
   virtual int64_t seed() const = 0;
   virtual int64_t throughput_warmup_steps() const = 0;  // left out of the throughput window
   virtual const GradientSyncOptions& sync_options() const = 0;
-  virtual bool has_goal() const = 0;  // none on synthetic data: throughput only
+  // The target an evaluation must reach to end the run; none on synthetic data: throughput only.
+  virtual std::optional<GoalTrend> goal() const = 0;
   // Where the model trains; on a GPU each phase's time includes the GPU work it queued.
   virtual torch::Device device() const { return torch::kCPU; }
   // Dynamic loss scaling (mixed precision's, loss_scaler.h); none by default.

@@ -18,13 +18,16 @@ Benchmark ShownBenchmark() {
 
 TEST(RunDisplayTest, ProgressLine) {
   ProgressEvent e;
-  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, {1.2, std::nullopt, ""}),
+  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, {1.2, ""}),
             "task0a-k2 · 0a gloo k=2 · starting ranks · 0:01");
   e.stage = "run";
   e.done = 34;
   e.total = 80;
   e.note = "64.0 KiB: median 120 us, busbw 1.10 GB/s";
-  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, {65, 81.2, ""}),
+  e.done_fraction = 34.0 / 80;
+  e.seconds_left = 81.2;
+  e.estimated_from = "work";
+  EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, {65, ""}),
             "task0a-k2 · 0a gloo k=2 · 34/80 · 42% · 64.0 KiB: median 120 us, busbw 1.10 GB/s · 1:05, 1:21 left");
 }
 
@@ -43,19 +46,18 @@ TEST(RunDisplayTest, ProgressLineOfATrainingRunTowardItsGoal) {
   train.loss = 0.51234;
   train.metric = "accuracy";
   train.value = 0.71;
-  EXPECT_DOUBLE_EQ(*DoneFraction(b, train), 0.25);  // 2.5 of 10 epochs
-  EXPECT_EQ(FormatProgressLine(b, train, {5, 90, "point 3/12"}),
+  train.done_fraction = 0.25;  // 2.5 of 10 epochs
+  train.seconds_left = 90;
+  train.estimated_from = "work";
+  EXPECT_EQ(FormatProgressLine(b, train, {5, "point 3/12"}),
             "task0a-k2 · point 3/12 · 1a gloo k=2 · epoch 3/10 · 50/100 · 25% · loss 0.5123 · accuracy 0.7100 → goal "
             "0.8000 · 0:05, ≤1:30 left");
-}
-
-// The time left extrapolates from the first share of work seen, not from the start: the ranks'
-// start-up is not work.
-TEST(RunDisplayTest, SecondsLeftAtTheRateOfTheWork) {
-  EXPECT_DOUBLE_EQ(*SecondsLeft(0.1, 20, 0.3, 60), 140);  // 0.2 in 40 s: 0.7 takes 140 s
-  EXPECT_FALSE(SecondsLeft(0.1, 20, 0.1, 60));            // nothing moved
-  EXPECT_FALSE(SecondsLeft(0.1, 20, 0.2, 20.5));          // too soon to say
-  EXPECT_DOUBLE_EQ(*SecondsLeft(0, 0, 1, 30), 0);
+  // Once the accuracy's trend reaches the goal sooner than the work ends, the line says so.
+  train.seconds_left = 40;
+  train.estimated_from = "goal";
+  EXPECT_EQ(FormatProgressLine(b, train, {5, ""}),
+            "task0a-k2 · 1a gloo k=2 · epoch 3/10 · 50/100 · 25% · loss 0.5123 · accuracy 0.7100 → goal 0.8000 · "
+            "0:05, ~0:40 to goal");
 }
 
 TEST(RunDisplayTest, ProgressLineOfALanguageModel) {
@@ -68,7 +70,8 @@ TEST(RunDisplayTest, ProgressLineOfALanguageModel) {
   e.loss = 4.0194;
   e.metric = "loss";
   e.value = 3.55;
-  EXPECT_EQ(FormatProgressLine(b, e, {6, std::nullopt, ""}),
+  e.done_fraction = 1.0 / 3;
+  EXPECT_EQ(FormatProgressLine(b, e, {6, ""}),
             "task0a-k2 · gpt gloo k=2 · 20/60 · 33% · train loss 4.0194 · eval loss 3.5500 · 0:06");
 }
 

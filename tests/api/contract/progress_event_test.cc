@@ -17,6 +17,9 @@ TEST(ProgressEventTest, RoundTrip) {
   e.value = 0.61;
   e.note = "1.0 MiB: busbw 1 GB/s";
   e.elapsed_seconds = 4.5;
+  e.done_fraction = 0.25;
+  e.seconds_left = 13.5;
+  e.estimated_from = "goal";
   std::string line = EncodeProgressEvent(e);
   EXPECT_EQ(line.find('\n'), std::string::npos);
   auto back = ParseProgressEvent(line);
@@ -27,6 +30,9 @@ TEST(ProgressEventTest, RoundTrip) {
   EXPECT_EQ(back->value, 0.61);
   EXPECT_EQ(back->note, e.note);
   EXPECT_EQ(back->elapsed_seconds, 4.5);
+  EXPECT_EQ(back->done_fraction, 0.25);
+  EXPECT_EQ(back->seconds_left, 13.5);
+  EXPECT_EQ(back->estimated_from, "goal");
 }
 
 TEST(ProgressEventTest, RejectsGarbage) {

@@ -55,7 +55,7 @@ NodeFacts Node(const std::string& name, const std::string& provider, const std::
 }
 
 // An hour of timed region, half an hour to accuracy.
-BenchmarkResults Results(const std::vector<NodeFacts>& nodes) {
+BenchmarkResults AnHourOfResults(const std::vector<NodeFacts>& nodes) {
   BenchmarkResults r;
   r.figures.run_seconds = 3600;
   r.figures.goal_reached = true;
@@ -68,7 +68,7 @@ BenchmarkResults Results(const std::vector<NodeFacts>& nodes) {
 TEST(Cost, TheSpecsPricesArePerWorkerAndWin) {
   BenchmarkSpec spec = Spec(4);
   spec.pricing = Pricing{"USD", 0.2092, 0.044, std::nullopt, "c5.4xlarge", ""};
-  BenchmarkResults r = Results({Node("n1", "aws", "c5.4xlarge", "us-east-1")});
+  BenchmarkResults r = AnHourOfResults({Node("n1", "aws", "c5.4xlarge", "us-east-1")});
   r.figures.run_seconds = 1800;
   r.figures.time_to_accuracy_seconds = 900;
   PriceResults(spec, {{Node("n1", "aws", "c5.4xlarge", "us-east-1"), 4, true}}, Context(), &r);
@@ -84,7 +84,7 @@ TEST(Cost, GpusAddTheirAcceleratorHoursAndNoGoalNoCostToAccuracy) {
   BenchmarkSpec spec = Spec(2);
   spec.resources.gpu = 2;
   spec.pricing = Pricing{"USD", 0.2, std::nullopt, 0.35, "", ""};
-  BenchmarkResults r = Results({});
+  BenchmarkResults r = AnHourOfResults({});
   r.figures.goal_reached = false;
   PriceResults(spec, {}, Context(), &r);
   EXPECT_DOUBLE_EQ(*r.cost_usd, 2 * 1 * (0.2 + 2 * 0.35));
@@ -95,14 +95,14 @@ TEST(Cost, GpusAddTheirAcceleratorHoursAndNoGoalNoCostToAccuracy) {
 TEST(Cost, ALabelIsOneInstancePerWorkerInTheNodesRegion) {
   BenchmarkSpec spec = Spec(3);
   spec.pricing = Pricing{"USD", std::nullopt, std::nullopt, std::nullopt, "c5.4xlarge", ""};
-  BenchmarkResults r = Results({Node("n1", "", "", "eu-west-1")});
+  BenchmarkResults r = AnHourOfResults({Node("n1", "", "", "eu-west-1")});
   PriceResults(spec, {}, Context(), &r);
   EXPECT_DOUBLE_EQ(*r.cost_usd, 3 * 0.76);
   EXPECT_FALSE(r.preemptible_cost_usd) << "eu-west-1 has no spot price in the catalog";
   EXPECT_EQ(r.cost_basis, "spec.pricing.label: 3 x c5.4xlarge");
   // spec.pricing.region picks the region.
   spec.pricing->region = "us-east-1";
-  BenchmarkResults east = Results({});
+  BenchmarkResults east = AnHourOfResults({});
   PriceResults(spec, {}, Context(), &east);
   EXPECT_DOUBLE_EQ(*east.cost_usd, 3 * 0.68);
   EXPECT_DOUBLE_EQ(*east.preemptible_cost_usd, 3 * 0.25);
@@ -110,7 +110,7 @@ TEST(Cost, ALabelIsOneInstancePerWorkerInTheNodesRegion) {
 
 TEST(Cost, NodesHadAloneArePaidWhole) {
   const std::vector<NodeFacts> nodes = {Node("a", "aws", "c5.4xlarge", "us-east-1"), Node("b", "aws", "c5.4xlarge", "us-east-1")};
-  BenchmarkResults r = Results(nodes);
+  BenchmarkResults r = AnHourOfResults(nodes);
   PriceResults(Spec(2), {{nodes[0], 1, true}, {nodes[1], 1, true}}, Context(), &r);
   EXPECT_DOUBLE_EQ(*r.cost_usd, 2 * 0.68);
   EXPECT_DOUBLE_EQ(*r.preemptible_cost_usd, 2 * 0.25);
@@ -125,7 +125,7 @@ TEST(Cost, NodesHadAloneArePaidWhole) {
 
 TEST(Cost, SharedNodesArePaidForTheLargestShareRequested) {
   const NodeFacts node = Node("a", "aws", "c5.4xlarge", "us-east-1");
-  BenchmarkResults r = Results({node});
+  BenchmarkResults r = AnHourOfResults({node});
   // Two ranks of 4 CPUs and 8 GiB on a node of 16 CPUs and 64 GiB: half of it, by CPU.
   PriceResults(Spec(2), {{node, 2, false}}, Context(), &r);
   EXPECT_DOUBLE_EQ(*r.cost_usd, 0.5 * 0.68);
@@ -133,7 +133,7 @@ TEST(Cost, SharedNodesArePaidForTheLargestShareRequested) {
   // Memory decides when it is the larger share: 48 GiB of 64.
   BenchmarkSpec memory_bound = Spec(1);
   memory_bound.resources.memory = "48Gi";
-  BenchmarkResults m = Results({node});
+  BenchmarkResults m = AnHourOfResults({node});
   PriceResults(memory_bound, {{node, 1, false}}, Context(), &m);
   EXPECT_DOUBLE_EQ(*m.cost_usd, 0.75 * 0.68);
 }
@@ -143,7 +143,7 @@ TEST(Cost, ARunThatRequestedNothingIsChargedTheWholeNodeNotNothing) {
   BenchmarkSpec spec = Spec(1);
   spec.resources.cpu.clear();
   spec.resources.memory.clear();
-  BenchmarkResults r = Results({node});
+  BenchmarkResults r = AnHourOfResults({node});
   PriceResults(spec, {{node, 1, false}}, Context(), &r);
   EXPECT_DOUBLE_EQ(*r.cost_usd, 0.68);
 }
@@ -154,7 +154,7 @@ TEST(Cost, AttachedGpusAreAddedPerDevice) {
   node.accelerator_model = "nvidia-tesla-t4";
   BenchmarkSpec spec = Spec(1);
   spec.resources.gpu = 1;
-  BenchmarkResults r = Results({node});
+  BenchmarkResults r = AnHourOfResults({node});
   PriceResults(spec, {{node, 1, true}}, Context(), &r);
   EXPECT_DOUBLE_EQ(*r.cost_usd, 0.38 + 2 * 0.35) << "the whole node: both of its GPUs";
   EXPECT_DOUBLE_EQ(*r.preemptible_cost_usd, 0.08 + 2 * 0.14);
@@ -163,7 +163,7 @@ TEST(Cost, AttachedGpusAreAddedPerDevice) {
 
 TEST(Cost, AStalePriceIsUsedAndSaidNextToTheCost) {
   const NodeFacts node = Node("z", "azure", "Standard_D4s_v5", "eastus");
-  BenchmarkResults r = Results({node});
+  BenchmarkResults r = AnHourOfResults({node});
   PriceResults(Spec(1), {{node, 1, true}}, Context(), &r);
   EXPECT_DOUBLE_EQ(*r.cost_usd, 0.192);
   ASSERT_EQ(r.prices.size(), 1u);
@@ -176,13 +176,13 @@ TEST(Cost, AStalePriceIsUsedAndSaidNextToTheCost) {
 
 TEST(Cost, NoPriceIsNoCostAndSaysWhy) {
   const NodeFacts node = Node("x", "aws", "m9.huge", "us-east-1");
-  BenchmarkResults r = Results({node});
+  BenchmarkResults r = AnHourOfResults({node});
   PriceResults(Spec(1), {{node, 1, true}}, Context(), &r);
   EXPECT_FALSE(r.cost_usd.has_value());
   ASSERT_EQ(r.cost_warnings.size(), 1u);
   EXPECT_EQ(r.cost_warnings[0], "no price for m9.huge in us-east-1 in the price catalog");
   // A node without an instance type says so.
-  BenchmarkResults bare = Results({Node("kind-control-plane", "", "", "")});
+  BenchmarkResults bare = AnHourOfResults({Node("kind-control-plane", "", "", "")});
   PriceResults(Spec(1), {{Node("kind-control-plane", "", "", ""), 1, true}}, Context(), &bare);
   EXPECT_FALSE(bare.cost_usd.has_value());
   EXPECT_EQ(bare.cost_warnings.at(0),
@@ -192,7 +192,7 @@ TEST(Cost, NoPriceIsNoCostAndSaysWhy) {
 
 TEST(Cost, CarbonIsEnergyTimesTheRegionsGrid) {
   const NodeFacts node = Node("a", "aws", "c5.4xlarge", "us-east-1");
-  BenchmarkResults r = Results({node});
+  BenchmarkResults r = AnHourOfResults({node});
   r.figures.energy_joules = 3.6e6;             // 1 kWh
   r.figures.energy_to_accuracy_joules = 1.8e6;  // 0.5 kWh
   PriceResults(Spec(1), {{node, 1, true}}, Context(), &r);
@@ -201,10 +201,10 @@ TEST(Cost, CarbonIsEnergyTimesTheRegionsGrid) {
   EXPECT_DOUBLE_EQ(*r.carbon->grams_to_accuracy, 200);
   EXPECT_EQ(r.carbon->source, "test grid");
   // No energy: no grams, never zero; no intensity for the region: no carbon at all.
-  BenchmarkResults unmetered = Results({node});
+  BenchmarkResults unmetered = AnHourOfResults({node});
   PriceResults(Spec(1), {{node, 1, true}}, Context(), &unmetered);
   EXPECT_FALSE(unmetered.carbon->grams.has_value());
-  BenchmarkResults elsewhere = Results({Node("b", "aws", "c5.4xlarge", "eu-west-1")});
+  BenchmarkResults elsewhere = AnHourOfResults({Node("b", "aws", "c5.4xlarge", "eu-west-1")});
   elsewhere.figures.energy_joules = 3.6e6;
   PriceResults(Spec(1), {}, Context(), &elsewhere);
   EXPECT_FALSE(elsewhere.carbon.has_value());

@@ -34,6 +34,23 @@ TEST(RunnerMetricsTest, RendersDesignNamesWithLabels) {
   }
 }
 
+TEST(RunnerMetricsTest, ProgressHasOneRemainingSeriesLabelledWithItsBasis) {
+  RunnerMetrics metrics(Labels());
+  const std::string labels = "backend=\"gloo\",benchmark=\"task0a-k2\",rank=\"1\",task=\"0a\",world_size=\"2\"";
+  metrics.SetProgress({0.25, 140, "work"});
+  std::string text = metrics.Render();
+  EXPECT_NE(text.find("ergobench_progress_ratio{" + labels + "} 0.25"), std::string::npos) << text;
+  EXPECT_NE(text.find("ergobench_progress_remaining_seconds{" + labels + ",basis=\"work\"} 140"), std::string::npos)
+      << text;
+  metrics.SetProgress({0.5, 40, "goal"});
+  text = metrics.Render();
+  EXPECT_NE(text.find("ergobench_progress_remaining_seconds{" + labels + ",basis=\"goal\"} 40"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("basis=\"work\""), std::string::npos) << "the old basis's series is gone";
+  metrics.SetProgress({0.6, std::nullopt, ""});
+  EXPECT_EQ(metrics.Render().find("ergobench_progress_remaining_seconds{"), std::string::npos) << "no estimate, no series";
+}
+
 TEST(RunnerMetricsTest, EnergyFollowsTheSamplerAndPowerIsPerDevice) {
   RunnerMetrics metrics(Labels());
   metrics.SetEnergy("cpu0", "package", 12.5);

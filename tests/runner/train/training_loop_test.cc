@@ -25,7 +25,9 @@ class ScriptedTrainee : public Trainee {
   int64_t seed() const override { return 7; }
   int64_t throughput_warmup_steps() const override { return 0; }
   const GradientSyncOptions& sync_options() const override { return sync_; }
-  bool has_goal() const override { return goal_at_evaluation_ > 0; }
+  std::optional<GoalTrend> goal() const override {
+    return goal_at_evaluation_ > 0 ? std::optional(GoalTrend{1.0, true}) : std::nullopt;
+  }
   std::optional<LossScalerOptions> loss_scaling() const override { return scaling; }
   void LogRecipe(MlLog&) override { calls.push_back("recipe"); }
 
