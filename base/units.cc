@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace ergobench {
 namespace {
@@ -44,6 +45,24 @@ std::string FormatSignificant(double value, int digits) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*g", digits, value);
   return text;
+}
+
+std::string FormatSi(double value, const std::string& unit, bool unit_is_symbol) {
+  if (!std::isfinite(value)) return "-";
+  static const char* kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  constexpr int kLast = 6;
+  int prefix = 0;
+  double scaled = value;
+  // The prefix of the value as rounded: 999.7 is "1k", not "1e+03". Below 1000, %.3g writes no
+  // exponent (and no trailing zeros) down to 0.0001.
+  while (prefix < kLast && std::fabs(std::strtod(FormatSignificant(scaled, 3).c_str(), nullptr)) >= 1000) {
+    scaled /= 1000;
+    ++prefix;
+  }
+  std::string number = FormatSignificant(scaled, 3);
+  if (number == "-0") number = "0";
+  if (unit.empty()) return number + kPrefixes[prefix];
+  return unit_is_symbol ? number + " " + kPrefixes[prefix] + unit : number + kPrefixes[prefix] + " " + unit;
 }
 
 std::string FormatSeconds(double seconds) {

@@ -117,12 +117,30 @@ struct WorkerCounts {
 
 struct Progress {
   std::optional<int64_t> epoch;
+  std::optional<int64_t> max_epochs;  // spec.maxEpochs: the epoch of at most how many
   std::optional<int64_t> step;
   std::string metric;
   std::optional<double> value;
+  std::optional<double> goal;  // the target `value` must reach
+  // Rank 0's estimate (api/analysis/progress_estimate.h): the percent of the most work done, the
+  // time left, and what that extrapolates ("work" or "goal").
+  std::optional<double> percent;
+  std::optional<int64_t> seconds_left;
+  std::string estimated_from;
   // Of the steps since the operator's previous read of rank 0 (--progress-interval): a link
   // slowed mid-run shows here at once, where the run's ratio would take the rest of the run.
   std::optional<double> communication_ratio;
+};
+
+// Short strings with units for kubectl's columns ("13.8k samples/s", "35.2 kJ"), written with
+// every status from the rest of it (benchmark_display.h); the precise numbers stay in progress
+// and results.
+struct BenchmarkDisplay {
+  std::string progress;          // "42% · epoch 3/164 · accuracy 0.71→0.8 · ≤7m40s left"
+  std::string throughput;        // the task's headline rate: "13.8k samples/s", "2.35 GB/s" for 0a
+  std::string time_to_accuracy;  // "4.9 s"
+  std::string energy;            // "35.2 kJ"
+  std::string cost;              // "0.00189 USD"
 };
 
 struct BenchmarkStatus {
@@ -138,6 +156,7 @@ struct BenchmarkStatus {
   // They move into results.repeats when the last one ends.
   std::vector<RepeatResult> repeats;
   std::optional<BenchmarkResults> results;
+  std::optional<BenchmarkDisplay> display;
 };
 
 struct Benchmark {

@@ -98,10 +98,21 @@ const JsonFields<BenchmarkStatus>& BenchmarkStatusFields() {
                                                       .Add("failed", &WorkerCounts::failed, kAlways);
   static const JsonFields<Progress> progress = JsonFields<Progress>()
                                                    .Add("epoch", &Progress::epoch)
+                                                   .Add("maxEpochs", &Progress::max_epochs)
                                                    .Add("step", &Progress::step)
                                                    .Add("metric", &Progress::metric)
                                                    .Add("value", &Progress::value)
+                                                   .Add("goal", &Progress::goal)
+                                                   .Add("percent", &Progress::percent)
+                                                   .Add("secondsLeft", &Progress::seconds_left)
+                                                   .Add("estimatedFrom", &Progress::estimated_from)
                                                    .Add("communicationRatio", &Progress::communication_ratio);
+  static const JsonFields<BenchmarkDisplay> display = JsonFields<BenchmarkDisplay>()
+                                                          .Add("progress", &BenchmarkDisplay::progress)
+                                                          .Add("throughput", &BenchmarkDisplay::throughput)
+                                                          .Add("timeToAccuracy", &BenchmarkDisplay::time_to_accuracy)
+                                                          .Add("energy", &BenchmarkDisplay::energy)
+                                                          .Add("cost", &BenchmarkDisplay::cost);
   using S = BenchmarkStatus;
   // The worker counts of a Benchmark the operator has seen, and of no other.
   const auto seen = [](const S& s) {
@@ -117,7 +128,8 @@ const JsonFields<BenchmarkStatus>& BenchmarkStatusFields() {
                                           .Add("restarts", &S::restarts)
                                           .Object("progress", &S::progress, progress)
                                           .List("repeats", &S::repeats, RepeatFields())
-                                          .Object("results", &S::results, BenchmarkResultsFields());
+                                          .Object("results", &S::results, BenchmarkResultsFields())
+                                          .Object("display", &S::display, display);
   return fields;
 }
 

@@ -53,6 +53,7 @@ struct DatasetStatus {
   std::string claim_name;  // the claim Benchmarks mount
   std::string path;        // the data's folder inside it ("" for its root)
   std::optional<int64_t> bytes;  // extracted
+  std::string size;              // bytes for kubectl's column: "52.4Mi" (quantity.h)
   std::optional<int64_t> files;
   std::string staged_time;       // RFC 3339
   int64_t observed_generation = 0;  // the spec generation that phase describes

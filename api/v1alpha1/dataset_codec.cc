@@ -48,6 +48,7 @@ const JsonFields<DatasetStatus>& DatasetStatusFields() {
                                           .Add("claimName", &S::claim_name)
                                           .Add("path", &S::path)
                                           .Add("bytes", &S::bytes)
+                                          .Add("size", &S::size)
                                           .Add("files", &S::files)
                                           .Add("stagedTime", &S::staged_time)
                                           .Add("observedGeneration", &S::observed_generation);

@@ -1,6 +1,7 @@
 #include "api/v1alpha1/quantity.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <utility>
@@ -45,6 +46,25 @@ StatusOr<double> ParseQuantity(const std::string& text) {
   const double quantity = value * *factor;
   if (!std::isfinite(quantity)) return invalid(" is out of range");
   return quantity;
+}
+
+std::string FormatByteQuantity(int64_t bytes) {
+  static const char* kSuffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  double scaled = static_cast<double>(bytes);
+  int suffix = 0;
+  while (suffix < 6 && std::fabs(scaled) >= 1023.5) {  // 1023.5 and up round to 1024: "1Ki", not "1.02e+03"
+    scaled /= 1024;
+    ++suffix;
+  }
+  char number[32];
+  std::snprintf(number, sizeof number, std::fabs(scaled) >= 100 || suffix == 0 ? "%.0f" : std::fabs(scaled) >= 10 ? "%.1f" : "%.2f",
+                scaled);
+  std::string text = number;
+  if (text.find('.') != std::string::npos) {
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+  }
+  return text + kSuffixes[suffix];
 }
 
 }  // namespace ergobench

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "base/status.h"
@@ -14,5 +15,10 @@ inline constexpr size_t kMaxQuantityLength = 64;
 
 // The quantity's value in base units: ParseQuantity("500m") == 0.5, ("8Gi") == 8·2^30.
 StatusOr<double> ParseQuantity(const std::string& text);
+
+// A byte count as a binary quantity of three significant figures, as kubectl's columns show
+// sizes: FormatByteQuantity(54945648) == "52.4Mi", (512) == "512". ParseQuantity reads it back
+// within its rounding.
+std::string FormatByteQuantity(int64_t bytes);
 
 }  // namespace ergobench

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "base/rfc3339.h"
 
 namespace ergobench {
@@ -18,6 +20,21 @@ TEST(UnitsTest, Rates) {
   EXPECT_EQ(FormatBytesPerSecond(850e6), "850 MB/s");
   EXPECT_EQ(FormatBytesPerSecond(2.345e9), "2.35 GB/s");
   EXPECT_EQ(FormatBytesPerSecond(12), "12 B/s");
+}
+
+// The examples: kubectl's columns showed 13762.572174773217 and 0.0018879781754666668.
+TEST(UnitsTest, ThreeSignificantFiguresWithAnSiPrefix) {
+  EXPECT_EQ(FormatSi(13762.572174773217, "samples/s"), "13.8k samples/s");
+  EXPECT_EQ(FormatSi(0.0018879781754666668, "USD"), "0.00189 USD");
+  EXPECT_EQ(FormatSi(35210, "J", true), "35.2 kJ");
+  EXPECT_EQ(FormatSi(512, "J", true), "512 J");
+  EXPECT_EQ(FormatSi(4.9, "s", true), "4.9 s") << "trailing zeros dropped";
+  EXPECT_EQ(FormatSi(999.7, "J", true), "1 kJ") << "the prefix of the rounded value";
+  EXPECT_EQ(FormatSi(2.5e9, "tokens/s"), "2.5G tokens/s");
+  EXPECT_EQ(FormatSi(-1500, ""), "-1.5k");
+  EXPECT_EQ(FormatSi(0, "USD"), "0 USD");
+  EXPECT_EQ(FormatSi(std::nan(""), "USD"), "-");
+  EXPECT_EQ(FormatSi(1e-322, ""), "9.88e-323") << "a denormal a pod served (found by rank_zero_metrics_fuzzer)";
 }
 
 TEST(UnitsTest, Seconds) {

@@ -406,3 +406,52 @@ class NamespacedClusterSuite(ClusterSuite):
     def condition(self, status, kind):
         return next((c for c in status.get("conditions", []) if c["type"] == kind), None)
 
+    def printed_tables(self, kinds):
+        """What `kubectl get <kinds>` prints in this namespace, as {kind: {name: {COLUMN: cell}}},
+        each cell cut at its header's columns (cells may hold single spaces)."""
+        text = self.cp.kubectl("get", "-n", self.ns, kinds).stdout
+        tables = {}
+        for block in filter(None, text.strip("\n").split("\n\n")):
+            header, *rows = block.split("\n")
+            starts = [i for i, c in enumerate(header) if c != " " and (i == 0 or header[i - 1] == " ")]
+            columns = [header[s:e].strip() for s, e in zip(starts, starts[1:] + [None])]
+            for row in rows:
+                cells = dict(zip(columns, (row[s:e].strip() for s, e in zip(starts, starts[1:] + [None]))))
+                kind, _, name = cells.pop("NAME").partition("/")
+                tables.setdefault(kind.split(".")[0], {})[name] = cells
+        return tables
+
+
+def si(value, unit, symbol=False):
+    """base/units.h FormatSi: three significant figures, an SI prefix from 1000 up."""
+    prefixes, prefix = ["", "k", "M", "G", "T", "P", "E"], 0
+    while prefix < 6 and abs(float("%.3g" % value)) >= 1000:
+        value, prefix = value / 1000, prefix + 1
+    number = "%.3g" % value
+    return f"{number} {prefixes[prefix]}{unit}" if symbol else f"{number}{prefixes[prefix]} {unit}"
+
+
+def seconds_text(seconds):
+    """base/units.h FormatSeconds, for the durations above a second."""
+    if seconds < 60:
+        return "%.1f s" % seconds
+    whole = round(seconds)
+    return f"{whole // 60}m{whole % 60:02d}s" if whole < 3600 else f"{whole // 3600}h{whole % 3600 // 60:02d}m"
+
+
+def rate_text(rate):
+    """base/units.h FormatBytesPerSecond: "2.35 GB/s"."""
+    units, unit = ["B/s", "kB/s", "MB/s", "GB/s", "TB/s"], 0
+    while abs(rate) >= 1000 and unit < 4:
+        rate, unit = rate / 1000, unit + 1
+    return ("%.2f %s" if abs(rate) < 10 else "%.0f %s") % (rate, units[unit])
+
+
+def byte_quantity(count):
+    """api/v1alpha1/quantity.h FormatByteQuantity: "52.4Mi"."""
+    suffixes, suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"], 0
+    while suffix < 6 and abs(count) >= 1023.5:
+        count, suffix = count / 1024, suffix + 1
+    text = "%.0f" % count if abs(count) >= 100 or suffix == 0 else "%.1f" % count if abs(count) >= 10 else "%.2f" % count
+    return (text.rstrip("0").rstrip(".") if "." in text else text) + suffixes[suffix]
+

@@ -18,7 +18,8 @@ import threading
 
 import yaml
 
-from cluster_suite import OPERATOR_NAMESPACE, ROOT, WORKER_CPU, NamespacedClusterSuite
+from cluster_suite import (OPERATOR_NAMESPACE, ROOT, WORKER_CPU, NamespacedClusterSuite, byte_quantity,
+                           seconds_text, si)
 from network import HOST_ADDRESS  # noqa: E402 (cluster_suite puts kube/cluster on the path)
 from harness import ERGOBENCH
 
@@ -161,6 +162,29 @@ class DatasetTest(NamespacedClusterSuite):
         done = self.wait_phase("second", ("Succeeded", "Failed"), timeout=420)
         self.assertEqual(done["phase"], "Succeeded", done)
         self.assertEqual(self.server.gets - gets_before, 1)
+        self.assert_printed_columns(done)
+
+    def assert_printed_columns(self, second):
+        """`kubectl get bench,ebsw,ebds` prints short strings with units, of the figures in status
+        (issue 41): the backend the CRD defaults, the Dataset's size as a quantity."""
+        tables = self.printed_tables("bench,ebsw,ebds")
+        self.assertEqual(set(tables), {"benchmark", "dataset"}, "no sweep in this namespace")
+        r = second["results"]
+        goal = " · goal reached" if r.get("goalReached") else ""
+        row = tables["benchmark"]["second"]
+        self.assertEqual(list(row), ["TASK", "WORKERS", "BACKEND", "PHASE", "PROGRESS", "THROUGHPUT", "TTA", "ENERGY",
+                                     "COST", "AGE"])
+        self.assertEqual({k: v for k, v in row.items() if k != "AGE"}, {
+            "TASK": "1a", "WORKERS": "1", "BACKEND": "gloo", "PHASE": "Succeeded",
+            "PROGRESS": f"done · epoch 1/1{goal}",
+            "THROUGHPUT": si(r["samplesPerSecond"], "samples/s"),
+            "TTA": seconds_text(r["timeToAccuracySeconds"]) if goal else "<none>",
+            "ENERGY": si(r["energyJoules"], "J", symbol=True), "COST": "<none>"})
+        self.assertEqual(second["display"]["throughput"], row["THROUGHPUT"])
+        data = tables["dataset"]["cifar10"]
+        self.assertEqual({k: v for k, v in data.items() if k != "AGE"},
+                         {"PHASE": "Ready", "CLAIM": "cifar10-data", "SIZE": byte_quantity(self.extracted_bytes),
+                          "FILES": "7"})
 
     def readme_task1a(self):
         """manifests/examples/task1a.yaml, with this suite's archive for CIFAR-10's url and sized

@@ -12,7 +12,7 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-from cluster_suite import NamespacedClusterSuite
+from cluster_suite import NamespacedClusterSuite, rate_text
 from harness import BIN_DIR, CHROMIUM, png_pixels, screenshot
 
 ERGOBENCH = os.path.join(BIN_DIR, "ergobench")
@@ -74,8 +74,18 @@ class SweepsClusterTest(NamespacedClusterSuite):
             self.assertLessEqual(busbw["mean"], busbw["ci95High"])
         best = max(points, key=lambda p: p["figures"]["peakBusBandwidthBytesPerSecond"]["median"])
         self.assertTrue(sweep["status"]["best"].startswith(best["benchmark"] + " ("), sweep["status"]["best"])
-        table = self.cp.kubectl("get", "-n", self.ns, "benchmarksweeps").stdout
-        self.assertRegex(table, r"ar\s+Succeeded\s+3/3\s+0\s+" + best["benchmark"])
+        # `kubectl get bench,ebsw,ebds`: the sweep's progress and best point, each point's bus
+        # bandwidth in units and its progress (issue 41).
+        tables = self.printed_tables("bench,ebsw,ebds")
+        self.assertEqual({k: v for k, v in tables["benchmarksweep"]["ar"].items() if k != "AGE"},
+                         {"PHASE": "Succeeded", "DONE": "3/3", "FAILED": "0", "BEST": sweep["status"]["best"]})
+        self.assertTrue(sweep["status"]["best"].startswith(best["benchmark"] + " ("))
+        for point in points:
+            results = self.status(point["benchmark"])["results"]
+            row = tables["benchmark"][point["benchmark"]]
+            self.assertEqual((row["TASK"], row["WORKERS"], row["PHASE"], row["PROGRESS"], row["THROUGHPUT"]),
+                             ("0a", str(point["parameters"]["workers"]), "Succeeded", "done",
+                              rate_text(results["allreduce"]["peakBusBandwidthBytesPerSecond"])))
 
         self.apply_sweep("fm", FMNIST, [1, 2, 4])
         sweep = self.wait_sweep("fm")

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "api/analysis/progress_estimate.h"
 #include "api/analysis/training_phases.h"
 
 namespace ergobench::controller {
@@ -51,12 +52,40 @@ std::optional<double> FindSample(std::string_view exposition, std::string_view n
 
 namespace {
 
+// The value of label `name` in a sample's labels (`name="value"`), if it has one.
+std::optional<std::string_view> LabelValue(std::string_view labels, std::string_view name) {
+  for (size_t at = labels.find(name); at != std::string_view::npos; at = labels.find(name, at + 1)) {
+    const bool starts = at == 0 || labels[at - 1] == ',';
+    const size_t value_start = at + name.size() + 2;
+    if (!starts || labels.substr(at + name.size(), 2) != "=\"") continue;
+    const size_t value_end = labels.find('"', value_start);
+    if (value_end == std::string_view::npos) return std::nullopt;
+    return labels.substr(value_start, value_end - value_start);
+  }
+  return std::nullopt;
+}
+
 // A count as an integer, if it is one a run can reach: converting a double beyond int64's
 // range is undefined, and a pod may serve any number.
 std::optional<int64_t> AsCount(std::optional<double> value) {
   constexpr double kMax = 0x1p53;  // exact in a double, and far beyond any run
   if (!value || !(*value >= 0 && *value <= kMax)) return std::nullopt;
   return static_cast<int64_t>(*value);
+}
+
+// Rank 0's estimate (ergobench_progress_*, api/analysis/progress_estimate.h) into `progress`.
+void ParseEstimate(std::string_view exposition, Progress* progress) {
+  if (const std::optional<double> ratio = FindSample(exposition, "ergobench_progress_ratio"); ratio && *ratio >= 0 && *ratio <= 1) {
+    progress->percent = 100 * *ratio;
+  }
+  ForEachSample(exposition, "ergobench_progress_remaining_seconds", [progress](std::string_view labels, double remaining) {
+    const std::optional<std::string_view> basis = LabelValue(labels, "basis");
+    const std::optional<int64_t> whole = AsCount(std::round(remaining));
+    if (!basis || (*basis != kEstimatedFromWork && *basis != kEstimatedFromGoal) || !whole) return true;
+    progress->seconds_left = whole;
+    progress->estimated_from = std::string(*basis);
+    return false;
+  });
 }
 
 }  // namespace
@@ -77,6 +106,7 @@ std::optional<Progress> ParseProgress(std::string_view exposition, const std::st
     const auto value = FindSample(exposition, sample);
     if (value && *value > 0) progress.value = *value;
   }
+  ParseEstimate(exposition, &progress);
   return progress;
 }
 
@@ -84,13 +114,9 @@ namespace {
 
 // The training phase a sample's labels name (phase="..."), if any.
 std::optional<TrainingPhase> PhaseLabel(std::string_view labels) {
-  static constexpr std::string_view kLabel = "phase=\"";
-  const size_t label = labels.find(kLabel);
-  if (label == std::string_view::npos) return std::nullopt;
-  const size_t name_start = label + kLabel.size();
-  const size_t name_end = labels.find('"', name_start);
-  if (name_end == std::string_view::npos) return std::nullopt;
-  return ParsePhaseName(std::string(labels.substr(name_start, name_end - name_start)));
+  const std::optional<std::string_view> name = LabelValue(labels, "phase");
+  if (!name) return std::nullopt;
+  return ParsePhaseName(std::string(*name));
 }
 
 std::optional<StepTimeTotals> ParseStepTimeTotals(std::string_view exposition) {

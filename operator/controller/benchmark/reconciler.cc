@@ -6,6 +6,7 @@
 #include "api/analysis/aggregate.h"
 #include "api/analysis/regression.h"
 #include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/benchmark_display.h"
 #include "api/v1alpha1/benchmark_phase.h"
 #include "api/v1alpha1/defaults.h"
 #include "api/v1alpha1/validation.h"
@@ -131,7 +132,7 @@ runtime::ReconcileResult BenchmarkReconciler::AfterCreateFailed(const json& obje
   if (kube::IsInvalid(error)) {
     // The API found the object invalid (422), and will each time: the run cannot start.
     status = FailedStatus(benchmark, status, "CreateRejected", error.message(), now);
-    RETURN_IF_ERROR(WriteStatus(object, status));
+    RETURN_IF_ERROR(WriteStatus(object, benchmark, status));
     RecordEvent(benchmark, "Warning", "CreateRejected", error.message());
     if (deps_.on_finished) {
       Benchmark finished = benchmark;
@@ -147,13 +148,16 @@ runtime::ReconcileResult BenchmarkReconciler::AfterCreateFailed(const json& obje
                                                                       : "CreateFailed";
   SetCondition(&status.conditions, kConditionCreated, false, reason, error.message(), generation, now);
   if (EncodeStatus(status) != EncodeStatus(benchmark.status)) {
-    Status written = WriteStatus(object, status);
+    Status written = WriteStatus(object, benchmark, status);
     if (!written.ok()) return written;
   }
   return error;
 }
 
-Status BenchmarkReconciler::WriteStatus(const json& object, const BenchmarkStatus& status) {
+Status BenchmarkReconciler::WriteStatus(const json& object, const Benchmark& benchmark, BenchmarkStatus status) {
+  Benchmark shown = benchmark;
+  shown.status = status;
+  status.display = DisplayOf(shown);
   json updated = object;
   updated["status"] = EncodeStatus(status);
   auto written = deps_.client->UpdateStatus(kube::Benchmarks(), updated);
@@ -395,7 +399,7 @@ Status BenchmarkReconciler::Reject(const json& object, Benchmark* benchmark, con
   RETURN_IF_ERROR(DeletePods(benchmark->metadata.namespace_name, ActivePodNames(OwnedWorkerPods(*benchmark, *deps_.pods))));
   if (already_failed) return Status::Ok();
   benchmark->status = FailedStatus(*benchmark, benchmark->status, reason, message, now);
-  RETURN_IF_ERROR(WriteStatus(object, benchmark->status));
+  RETURN_IF_ERROR(WriteStatus(object, *benchmark, benchmark->status));
   RecordEvent(*benchmark, "Warning", reason, message);
   if (deps_.on_finished) deps_.on_finished(*benchmark);
   return Status::Ok();
@@ -410,7 +414,7 @@ StatusOr<bool> BenchmarkReconciler::WaitForDataset(const json& object, Benchmark
   if (const auto wait = ResolveDatasetRef(&benchmark->spec, dataset)) {
     if (benchmark->status.phase.empty()) benchmark->status.phase = kPhasePending;
     SetCondition(&benchmark->status.conditions, kConditionDatasetReady, false, wait->reason, wait->message, generation, now);
-    if (write && EncodeStatus(benchmark->status) != EncodeStatus(stored)) RETURN_IF_ERROR(WriteStatus(object, benchmark->status));
+    if (write && EncodeStatus(benchmark->status) != EncodeStatus(stored)) RETURN_IF_ERROR(WriteStatus(object, *benchmark, benchmark->status));
     return true;
   }
   SetCondition(&benchmark->status.conditions, kConditionDatasetReady, true, "DatasetReady",
@@ -476,7 +480,11 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
 
   // 6. Progress of this gang's rank 0, as the poller last read it.
   if (plan.status.phase == kPhaseRunning && deps_.progress != nullptr) {
-    if (auto progress = deps_.progress->Get(key, CurrentGang(plan.status))) plan.status.progress = progress;
+    if (auto progress = deps_.progress->Get(key, CurrentGang(plan.status))) {
+      progress->max_epochs = benchmark.spec.max_epochs;
+      if (benchmark.spec.goal && benchmark.spec.goal->metric == progress->metric) progress->goal = benchmark.spec.goal->target;
+      plan.status.progress = progress;
+    }
   }
 
   // 7. A finishing run's system and cost (its nodes, the catalog); then results that outlive the
@@ -490,7 +498,7 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
 
   // 8. Status, only when it changed, and only through /status.
   if (EncodeStatus(plan.status) != EncodeStatus(stored)) {
-    RETURN_IF_ERROR(WriteStatus(*object, plan.status));
+    RETURN_IF_ERROR(WriteStatus(*object, benchmark, plan.status));
   }
 
   // 9. Deletions after the status holds the results the pods' termination messages gave.

@@ -87,7 +87,9 @@ class BenchmarkReconciler {
   // Why `benchmark` may not run (reason, message), or empty: its decoding and validation errors,
   // then the policy.
   std::pair<std::string, std::string> Admit(const Benchmark& benchmark, FieldErrors errors) const;
-  Status WriteStatus(const nlohmann::json& object, const BenchmarkStatus& status);
+  // Writes `status`, with the columns kubectl shows made from it (status.display), as
+  // `benchmark`'s status.
+  Status WriteStatus(const nlohmann::json& object, const Benchmark& benchmark, BenchmarkStatus status);
   // Fails a Benchmark that may not run (once: not again when `already_failed`), stopping its workers.
   Status Reject(const nlohmann::json& object, Benchmark* benchmark, const std::string& reason,
                 const std::string& message, bool already_failed, const std::string& now);

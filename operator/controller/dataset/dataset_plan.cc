@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "api/v1alpha1/quantity.h"
 #include "operator/controller/common/conditions.h"
 #include "operator/controller/dataset/dataset_builders.h"
 
@@ -31,7 +32,10 @@ DatasetStatus WithPhase(const Dataset& d, DatasetStatus status, const std::strin
 void ReadStagedResult(const std::string& message, DatasetStatus* status) {
   const json result = json::parse(message, nullptr, false);
   if (!result.is_object()) return;
-  if (result.contains("bytes") && result["bytes"].is_number_integer()) status->bytes = result["bytes"].get<int64_t>();
+  if (result.contains("bytes") && result["bytes"].is_number_integer() && result["bytes"].get<int64_t>() >= 0) {
+    status->bytes = result["bytes"].get<int64_t>();
+    status->size = FormatByteQuantity(*status->bytes);
+  }
   if (result.contains("files") && result["files"].is_number_integer()) status->files = result["files"].get<int64_t>();
 }
 

@@ -16,6 +16,22 @@ TEST(QuantityTest, ParsesKubernetesForms) {
   EXPECT_DOUBLE_EQ(*ParseQuantity("5E-1"), 0.5);
 }
 
+// The Dataset's Size column: 3 significant figures in binary units, read back by ParseQuantity.
+TEST(QuantityTest, ByteCountsAsBinaryQuantities) {
+  EXPECT_EQ(FormatByteQuantity(54945648), "52.4Mi");  // Fashion-MNIST's four files, gunzipped
+  EXPECT_EQ(FormatByteQuantity(512), "512");
+  EXPECT_EQ(FormatByteQuantity(1023), "1023");
+  EXPECT_EQ(FormatByteQuantity(1024), "1Ki");
+  EXPECT_EQ(FormatByteQuantity(1536), "1.5Ki");
+  EXPECT_EQ(FormatByteQuantity(170498071), "163Mi");  // CIFAR-10's python archive
+  EXPECT_EQ(FormatByteQuantity(int64_t{5} << 40), "5Ti");
+  EXPECT_EQ(FormatByteQuantity(0), "0");
+  for (int64_t bytes : {int64_t{54945648}, int64_t{170498071}, int64_t{1536}}) {
+    const double back = *ParseQuantity(FormatByteQuantity(bytes));
+    EXPECT_NEAR(back, static_cast<double>(bytes), 0.005 * static_cast<double>(bytes)) << bytes;
+  }
+}
+
 TEST(QuantityTest, RejectsOtherText) {
   for (const char* bad : {"", "three", "8GB", "1.2.3", "Gi", "-", "8 Gi"}) {
     auto q = ParseQuantity(bad);

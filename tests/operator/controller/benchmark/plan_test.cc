@@ -469,7 +469,11 @@ TEST(Plan, ASpecEditRestartsTheGangOnTheNewGeneration) {
   EXPECT_EQ(b.status.observed_generation, 2);
   b.status = PlanReconcile(b, {Pod(0, "Running"), Pod(1, "Running")}, kT0 + seconds(1)).status;
   b.status.restarts = 1;
-  b.status.progress = Progress{1, 100, "accuracy", 0.5, std::nullopt};
+  b.status.progress.emplace();
+  b.status.progress->epoch = 1;
+  b.status.progress->step = 100;
+  b.status.progress->metric = "accuracy";
+  b.status.progress->value = 0.5;
   b.metadata.generation = 3;
   b.spec.workers = 3;
 

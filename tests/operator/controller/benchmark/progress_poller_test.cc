@@ -71,7 +71,14 @@ std::vector<std::string> PollProgressOnce(const std::vector<ProgressTarget>& tar
   return PollRankZeroOnce(targets, client, {&cache, &artifacts});
 }
 
-Progress At(int64_t step) { return Progress{1, step, "accuracy", 0.5, std::nullopt}; }
+Progress At(int64_t step) {
+  Progress progress;
+  progress.epoch = 1;
+  progress.step = step;
+  progress.metric = "accuracy";
+  progress.value = 0.5;
+  return progress;
+}
 
 TEST(ProgressTargetsTest, RankZeroOfTheCurrentGangOfRunningBenchmarksOnly) {
   runtime::Store benchmarks;

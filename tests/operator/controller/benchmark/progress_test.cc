@@ -49,6 +49,42 @@ TEST(Progress, ATranslationsBleu) {
 }
 
 // A pod can serve any number; converting one past int64's range to an integer was undefined.
+// Rank 0's estimate, as the runner exports it (runner_metrics.h): the share done and the time
+// left with what it extrapolates.
+TEST(Progress, TheRunnersEstimateOfTheShareDoneAndTheTimeLeft) {
+  const auto progress = ParseProgress(
+      "ergobench_epoch{rank=\"0\"} 3\n"
+      "ergobench_progress_ratio{rank=\"0\"} 0.25\n"
+      "ergobench_progress_remaining_seconds{benchmark=\"b\",rank=\"0\",basis=\"goal\"} 129.6\n",
+      "accuracy");
+  ASSERT_TRUE(progress);
+  EXPECT_EQ(progress->percent, 25);
+  EXPECT_EQ(progress->seconds_left, 130);
+  EXPECT_EQ(progress->estimated_from, "goal");
+  const auto without = ParseProgress("ergobench_epoch 3\n", "accuracy");
+  EXPECT_FALSE(without->percent);
+  EXPECT_FALSE(without->seconds_left);
+  EXPECT_EQ(without->estimated_from, "");
+}
+
+// A pod may serve anything: a share outside 0..1, a time beyond any run or below zero, a basis
+// the runner never writes, or one only inside another label's value are all left out.
+TEST(Progress, AnImplausibleEstimateIsLeftOut) {
+  for (const char* exposition : {
+           "ergobench_epoch 1\nergobench_progress_ratio 1.5\nergobench_progress_remaining_seconds{basis=\"work\"} -4\n",
+           "ergobench_epoch 1\nergobench_progress_ratio -0.1\nergobench_progress_remaining_seconds{basis=\"work\"} 1e300\n",
+           "ergobench_epoch 1\nergobench_progress_remaining_seconds{basis=\"hope\"} 10\n",
+           "ergobench_epoch 1\nergobench_progress_remaining_seconds{xbasis=\"work\"} 10\n",
+           "ergobench_epoch 1\nergobench_progress_remaining_seconds{basis=\"work} 10\n",
+       }) {
+    const auto progress = ParseProgress(exposition, "accuracy");
+    ASSERT_TRUE(progress) << exposition;
+    EXPECT_FALSE(progress->percent) << exposition;
+    EXPECT_FALSE(progress->seconds_left) << exposition;
+    EXPECT_EQ(progress->estimated_from, "") << exposition;
+  }
+}
+
 TEST(Progress, ImplausibleCountsAreIgnored) {
   EXPECT_FALSE(ParseProgress("ergobench_epoch 1e300\n", "accuracy"));
   EXPECT_FALSE(ParseProgress("ergobench_epoch -3\n", "accuracy"));

@@ -620,15 +620,28 @@ TEST_F(ReconcilerTest, RunningStatusCarriesThePollersProgressOfTheCurrentGang) {
   StartGang(BenchmarkObject(spec));
   benchmarks_.Apply({runtime::WatcherEvent::kRestarted, {BenchmarkObject(spec, 1, gang_status_)}});
   ProgressCache progress;
-  progress.Put("ns/b", Gang{1, 0}, Progress{2, 300, "accuracy", 0.71, 0.25});
+  Progress read;
+  read.epoch = 2;
+  read.step = 300;
+  read.metric = "accuracy";
+  read.value = 0.71;
+  read.communication_ratio = 0.25;
+  read.percent = 25;
+  read.seconds_left = 460;
+  read.estimated_from = "work";
+  progress.Put("ns/b", Gang{1, 0}, read);
   transport_.requests.clear();
 
   BenchmarkReconciler reconciler({&client_, &benchmarks_, &pods_, &datasets_, &progress, &time_, nullptr, "", {}, {}});
   ASSERT_TRUE(reconciler.Reconcile("ns/b").ok());
   const json running = LastStatusWrite();
   EXPECT_EQ(running["phase"], "Running");
-  EXPECT_EQ(running["progress"], json({{"epoch", 2}, {"step", 300}, {"metric", "accuracy"}, {"value", 0.71},
-                                       {"communicationRatio", 0.25}}));
+  // With the epochs and goal of the spec (fmnist's defaults: 10 epochs, accuracy 0.85).
+  EXPECT_EQ(running["progress"], json({{"epoch", 2}, {"maxEpochs", 10}, {"step", 300}, {"metric", "accuracy"},
+                                       {"value", 0.71}, {"goal", 0.85}, {"percent", 25.0}, {"secondsLeft", 460},
+                                       {"estimatedFrom", "work"}, {"communicationRatio", 0.25}}));
+  EXPECT_EQ(running["display"], json({{"progress", "25% · epoch 2/10 · accuracy 0.71→0.85 · ≤7m40s left"}}))
+      << "kubectl's PROGRESS column";
 }
 
 // A status written by a newer operator (a result field this one does not know) is not the

@@ -72,6 +72,7 @@ TEST(DatasetPlanTest, ACompleteJobMakesItReadyWithWhatWasStagedAndGoes) {
   EXPECT_EQ(plan.status.phase, kDatasetReady);
   EXPECT_EQ(plan.status.conditions.at(0).status, "True");
   EXPECT_EQ(plan.status.bytes, 185000000);
+  EXPECT_EQ(plan.status.size, "176Mi") << "kubectl's Size column";
   EXPECT_EQ(plan.status.files, 8);
   EXPECT_EQ(plan.status.staged_time, kDatasetNow);
   EXPECT_EQ(plan.delete_job_uid, "j-1");
