@@ -14,6 +14,7 @@
 
 #include "api/analysis/regression.h"
 #include "api/v1alpha1/benchmark_phase.h"
+#include "api/v1alpha1/defaults.h"
 
 namespace ergobench {
 namespace {
@@ -26,6 +27,7 @@ struct FinishedGauge {
   const char* name;
   const char* help;
   std::optional<double> (*value)(const Benchmark&);
+  bool in_currency = false;  // labelled with the results' currency (ISO 4217), not named after one
 };
 
 const FinishedGauge kFinishedGauges[] = {
@@ -39,10 +41,11 @@ const FinishedGauge kFinishedGauges[] = {
      [](const Benchmark& b) { return b.status.results->figures.energy_joules; }},
     {"ergobench_benchmark_energy_to_accuracy_joules", "Energy until a finished Benchmark reached its goal.",
      [](const Benchmark& b) { return b.status.results->figures.energy_to_accuracy_joules; }},
-    {"ergobench_benchmark_cost_usd", "Cost of a finished Benchmark's timed region, in its pricing currency.",
-     [](const Benchmark& b) { return b.status.results->cost_usd; }},
-    {"ergobench_benchmark_cost_to_accuracy_usd", "Cost until a finished Benchmark reached its goal.",
-     [](const Benchmark& b) { return b.status.results->cost_to_accuracy_usd; }},
+    {"ergobench_benchmark_cost", "Cost of a finished Benchmark's timed region, in the currency its label names.",
+     [](const Benchmark& b) { return b.status.results->cost_usd; }, true},
+    {"ergobench_benchmark_cost_to_accuracy", "Cost until a finished Benchmark reached its goal, in the currency its "
+     "label names.",
+     [](const Benchmark& b) { return b.status.results->cost_to_accuracy_usd; }, true},
     {"ergobench_benchmark_carbon_to_accuracy_grams",
      "Emissions until a finished Benchmark reached its goal: energy times its region's grid intensity, gCO2e.",
      [](const Benchmark& b) {
@@ -75,6 +78,9 @@ struct OperatorMetrics::Families {
   }
   prometheus::Family<prometheus::Gauge>& benchmarks = prometheus::BuildGauge()
       .Name("ergobench_operator_benchmarks").Help("Benchmarks by phase.").Register(*registry);
+  prometheus::Gauge& build_info = prometheus::BuildGauge()
+      .Name("ergobench_build_info").Help("Always 1; the operator's version and component as labels.")
+      .Register(*registry).Add({{"version", ErgobenchVersion()}, {"component", "operator"}});
   prometheus::Family<prometheus::Counter>& api_requests = prometheus::BuildCounter()
       .Name("ergobench_operator_api_requests_total").Help("Kubernetes API requests by verb.").Register(*registry);
   std::vector<prometheus::Family<prometheus::Gauge>*> finished;  // one per kFinishedGauges entry
@@ -92,6 +98,7 @@ struct OperatorMetrics::Families {
 };
 
 OperatorMetrics::OperatorMetrics(const std::vector<std::string>& controllers) : families_(std::make_unique<Families>()) {
+  families_->build_info.Set(1);
   // Every controller's results from the start, so that an error rate reads 0 rather than no data.
   for (const std::string& controller : controllers) {
     for (const char* result : {"success", "requeue_after", "error"}) {
@@ -152,7 +159,9 @@ void OperatorMetrics::RecordFinished(const Benchmark& benchmark) {
   families_->Remove(key);
   for (size_t i = 0; i < std::size(kFinishedGauges); ++i) {
     if (const std::optional<double> value = kFinishedGauges[i].value(benchmark)) {
-      prometheus::Gauge& gauge = families_->finished[i]->Add(labels);
+      std::map<std::string, std::string> gauge_labels = labels;
+      if (kFinishedGauges[i].in_currency) gauge_labels["currency"] = benchmark.status.results->currency;
+      prometheus::Gauge& gauge = families_->finished[i]->Add(gauge_labels);
       gauge.Set(*value);
       families_->series[key].emplace_back(families_->finished[i], &gauge);
     }

@@ -203,8 +203,8 @@ def benchmarks_dashboard():
         [panel("bargauge", "Energy to accuracy", "watth",
                [(f"ergobench_benchmark_energy_to_accuracy_joules{{{FINISHED}}} / 3600", legend)],
                "Energy of all workers until the goal (needs energy meters on the nodes)."),
-         panel("bargauge", "Cost to accuracy", "currencyUSD",
-               [(f"ergobench_benchmark_cost_to_accuracy_usd{{{FINISHED}}}", legend)],
+         panel("bargauge", "Cost to accuracy", "short",
+               [(f"ergobench_benchmark_cost_to_accuracy{{{FINISHED}}}", legend + " {{currency}}")],
                "Until the goal, at the price catalog's price of the nodes' instance type and region "
                "(or spec.pricing).")],
         [panel("bargauge", "Scaling efficiency", "percentunit",
@@ -213,11 +213,11 @@ def benchmarks_dashboard():
                "(instance type and region) in the namespace (1 is linear)."),
          panel("bargauge", "Energy and cost of the timed region", "short",
                [(f"ergobench_benchmark_energy_joules{{{FINISHED}}} / 3600", legend + " Wh"),
-                (f"ergobench_benchmark_cost_usd{{{FINISHED}}}", legend + " USD")])],
+                (f"ergobench_benchmark_cost{{{FINISHED}}}", legend + " {{currency}}")])],
         # Systems compared: the best run of each task on each instance type and region.
-        [panel("bargauge", "Cost to accuracy by system", "currencyUSD",
-               [(f"min by (task, instance_type, region) (ergobench_benchmark_cost_to_accuracy_usd{{{FINISHED}}})",
-                 by_system)],
+        [panel("bargauge", "Cost to accuracy by system", "short",
+               [(f"min by (task, instance_type, region, currency) (ergobench_benchmark_cost_to_accuracy{{{FINISHED}}})",
+                 by_system + " {{currency}}")],
                "The cheapest run to the goal of each task on each instance type and region."),
          panel("bargauge", "Energy to accuracy by system", "watth",
                [(f"min by (task, instance_type, region) (ergobench_benchmark_energy_to_accuracy_joules{{{FINISHED}}}) "

@@ -4,7 +4,8 @@
 
 namespace ergobench {
 
-std::string DefaultRunnerImage() { return "ergobench-runner:" ERGOBENCH_VERSION; }
+const char* ErgobenchVersion() { return ERGOBENCH_VERSION; }
+std::string DefaultRunnerImage() { return std::string("ergobench-runner:") + ErgobenchVersion(); }
 
 void ApplyDefaults(Benchmark* benchmark) {
   BenchmarkSpec& spec = benchmark->spec;

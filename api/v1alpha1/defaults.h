@@ -9,6 +9,10 @@
 
 namespace ergobench {
 
+// This build's version (the project's, CMakeLists.txt): what --version prints and
+// ergobench_build_info labels.
+const char* ErgobenchVersion();
+
 // The runner image when spec.image is empty: "ergobench-runner:<version>".
 std::string DefaultRunnerImage();
 

@@ -12,6 +12,8 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include "api/v1alpha1/defaults.h"
+
 namespace ergobench {
 
 struct RunnerMetrics::Families {
@@ -39,6 +41,12 @@ struct RunnerMetrics::Families {
                           .Register(*registry)
                           .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                                                            0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30})),
+        build_info(prometheus::BuildGauge()
+                       .Name("ergobench_build_info")
+                       .Help("Always 1; the runner's version and component as labels.")
+                       .Labels(labels)
+                       .Register(*registry)
+                       .Add({{"version", ErgobenchVersion()}, {"component", "runner"}})),
         epoch(Gauge("ergobench_epoch", "Current training epoch (1-based).")),
         train_loss(Gauge("ergobench_train_loss", "Mean training loss of the last epoch.")),
         eval_accuracy(Gauge("ergobench_eval_accuracy_ratio", "Validation accuracy of the last evaluation.")),
@@ -80,6 +88,7 @@ struct RunnerMetrics::Families {
                                 "optimizer_state and activations.")
                           .Labels(labels)
                           .Register(*registry)) {
+    build_info.Set(1);
     for (TrainingPhase phase : kTrainingPhases) {
       phase_seconds[static_cast<size_t>(phase)] = &phase_family.Add({{"phase", PhaseName(phase)}});
     }
@@ -100,6 +109,7 @@ struct RunnerMetrics::Families {
   prometheus::Family<prometheus::Counter>& phase_family;
   std::array<prometheus::Counter*, kTrainingPhases.size()> phase_seconds{};  // by TrainingPhase
   prometheus::Histogram& step_duration;
+  prometheus::Gauge& build_info;
   prometheus::Gauge& epoch;
   prometheus::Gauge& train_loss;
   prometheus::Gauge& eval_accuracy;

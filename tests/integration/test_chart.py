@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
 
@@ -214,6 +215,45 @@ class ChartTest(unittest.TestCase):
         self.assertEqual(chart["containers"][0]["image"], "ergobench-operator:0.1.0")
         self.assertEqual(chart["containers"][0]["env"], [{"name": "ERGOBENCH_RUNNER_IMAGE", "value": "ergobench-runner:0.1.0"}])
 
+    def test_name_overrides_rename_every_object_and_keep_selectors_matching(self):
+        """fullnameOverride names every object of the operator's that the release's name would;
+        nameOverride goes into the names and the app.kubernetes.io/name label, which the
+        Deployment's selector, its pods and the metrics Service agree on."""
+        default = {(d["kind"], d["metadata"]["name"]) for d in helm_template()}
+        renamed = {(d["kind"], d["metadata"]["name"]) for d in helm_template("--set", "fullnameOverride=bench-op")}
+        self.assertEqual(renamed, {(kind, name.replace("ergobench", "bench-op", 1) if name.startswith("ergobench")
+                                    and not name.endswith(".ergobench.io") else name) for kind, name in default})
+        self.assertIn(("Deployment", "bench-op"), renamed)
+        docs = helm_template("--set", "nameOverride=eb")
+        deployment = find(docs, "Deployment")
+        self.assertEqual(deployment["metadata"]["name"], "ergobench-eb")
+        selector = deployment["spec"]["selector"]["matchLabels"]
+        self.assertEqual(selector["app.kubernetes.io/name"], "eb")
+        pod_labels = deployment["spec"]["template"]["metadata"]["labels"]
+        self.assertEqual({k: pod_labels[k] for k in selector}, selector)
+        service = next(d for d in docs if d["kind"] == "Service")
+        self.assertEqual(service["spec"]["selector"], selector)
+        self.assertEqual(find(helm_template(), "Deployment")["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"],
+                         "ergobench-operator", "the default an upgrade must not change: a selector is immutable")
+
+    def test_the_readme_documents_every_value_and_ships_in_the_package(self):
+        with open(os.path.join(CHART, "values.yaml")) as f:
+            values = yaml.safe_load(f)
+        with open(os.path.join(CHART, "README.md")) as f:
+            readme = f.read()
+        for key in values:
+            self.assertIn(f"`{key}", readme, f"values.yaml's {key} is not in the chart's README")
+        with tempfile.TemporaryDirectory() as scratch:
+            packaged = run(HELM, "package", CHART, "--destination", scratch)
+            self.assertEqual(packaged.returncode, 0, packaged.stderr)
+            (archive,) = glob.glob(os.path.join(scratch, "*.tgz"))
+            with tarfile.open(archive) as tar:
+                names = tar.getnames()
+            shown = run(HELM, "show", "readme", archive).stdout
+        self.assertIn("ergobench/README.md", names)
+        self.assertNotIn("ergobench/ci/ha-values.yaml", names)
+        self.assertEqual(shown.strip(), readme.strip(), "helm show readme")
+
     def test_images_and_the_runner_image_come_from_values(self):
         spec = find(helm_template("-f", os.path.join(CHART, "ci/namespaced-values.yaml")), "Deployment")
         container = spec["spec"]["template"]["spec"]["containers"][0]
@@ -347,7 +387,7 @@ class ChartTest(unittest.TestCase):
         """Prometheus' own promtool evaluates the shipped rule on series as the operator exports
         them: one regressed Benchmark alerts, with its labels and the kubectl line; one within
         its bands, and one without a baseline, do not."""
-        with open(os.path.join(CHART, "files/alert-rules.yaml")) as f:
+        with open(os.path.join(CHART, "files/rules.yaml")) as f:
             groups = yaml.safe_load(f)
         rule = find(helm_template("-f", os.path.join(CHART, "ci/monitoring-values.yaml")), "PrometheusRule")
         self.assertEqual(rule["spec"], groups)
@@ -400,6 +440,39 @@ class ChartTest(unittest.TestCase):
             failed = subprocess.run(["promtool", "test", "rules", "tests.yaml"], cwd=scratch,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             self.assertNotEqual(failed.returncode, 0, failed.stdout)
+
+    def test_the_recorded_communication_ratio_is_the_wait_over_the_step_time(self):
+        """promtool evaluates the shipped recording rule on a rank's phase counters as the runner
+        exports them: 15 s of communication a minute over 60 s of step time (data 5, forward 20,
+        backward 15, optimizer 5, communication 15) is 0.25; an evaluation's 60 s a minute is no
+        step time and changes nothing."""
+        with open(os.path.join(CHART, "files/rules.yaml")) as f:
+            groups = yaml.safe_load(f)
+        labels = 'namespace="team",benchmark="b",task="fmnist",rank="0",world_size="2",backend="gloo"'
+        per_minute = {"data": 5, "forward": 20, "backward": 15, "optimizer": 5, "communication": 15, "eval": 60}
+        tests = {
+            "rule_files": ["rules.yaml"],
+            "evaluation_interval": "1m",
+            "tests": [{
+                "interval": "1m",
+                "input_series": [{"series": f'ergobench_phase_seconds_total{{{labels},phase="{phase}"}}',
+                                  "values": f"0+{seconds}x10"} for phase, seconds in per_minute.items()],
+                "promql_expr_test": [{
+                    "expr": "rank:ergobench_communication_ratio:rate1m",
+                    "eval_time": "5m",
+                    "exp_samples": [{"labels": 'rank:ergobench_communication_ratio:rate1m{namespace="team",'
+                                               'benchmark="b",task="fmnist",rank="0"}', "value": 0.25}],
+                }],
+            }],
+        }
+        with tempfile.TemporaryDirectory() as scratch:
+            with open(os.path.join(scratch, "rules.yaml"), "w") as f:
+                yaml.safe_dump(groups, f)
+            with open(os.path.join(scratch, "tests.yaml"), "w") as f:
+                yaml.safe_dump(tests, f)
+            checked = subprocess.run(["promtool", "test", "rules", "tests.yaml"], cwd=scratch,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            self.assertEqual(checked.returncode, 0, checked.stdout)
 
 
 if __name__ == "__main__":

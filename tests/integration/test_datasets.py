@@ -171,16 +171,19 @@ class DatasetTest(NamespacedClusterSuite):
         self.assertEqual(set(tables), {"benchmark", "dataset"}, "no sweep in this namespace")
         r = second["results"]
         goal = " · goal reached" if r.get("goalReached") else ""
+        # One epoch of 320 images may end inside the throughput's warm-up: then no rate. The API
+        # server prints a column whose field is absent as nothing.
+        rate = si(r["samplesPerSecond"], "samples/s") if "samplesPerSecond" in r else ""
         row = tables["benchmark"]["second"]
         self.assertEqual(list(row), ["TASK", "WORKERS", "BACKEND", "PHASE", "PROGRESS", "THROUGHPUT", "TTA", "ENERGY",
                                      "COST", "AGE"])
         self.assertEqual({k: v for k, v in row.items() if k != "AGE"}, {
             "TASK": "1a", "WORKERS": "1", "BACKEND": "gloo", "PHASE": "Succeeded",
             "PROGRESS": f"done · epoch 1/1{goal}",
-            "THROUGHPUT": si(r["samplesPerSecond"], "samples/s"),
-            "TTA": seconds_text(r["timeToAccuracySeconds"]) if goal else "<none>",
-            "ENERGY": si(r["energyJoules"], "J", symbol=True), "COST": "<none>"})
-        self.assertEqual(second["display"]["throughput"], row["THROUGHPUT"])
+            "THROUGHPUT": rate,
+            "TTA": seconds_text(r["timeToAccuracySeconds"]) if goal else "",
+            "ENERGY": si(r["energyJoules"], "J", symbol=True), "COST": ""})
+        self.assertEqual(second["display"].get("throughput", ""), row["THROUGHPUT"])
         data = tables["dataset"]["cifar10"]
         self.assertEqual({k: v for k, v in data.items() if k != "AGE"},
                          {"PHASE": "Ready", "CLAIM": "cifar10-data", "SIZE": byte_quantity(self.extracted_bytes),

@@ -44,8 +44,13 @@ class InstallTest(ClusterSuite):
         read-only root, holding its Lease with in-cluster config, creating a Benchmark's workers
         with the runner image through its ServiceAccount's RBAC; upgraded, then uninstalled,
         handing its Lease back and leaving the CRD and every Benchmark."""
-        self.helm("install", RELEASE, CHART, "--namespace", OPERATOR_NAMESPACE, "--create-namespace",
-                  "--wait", "--timeout", "120s")
+        installed = self.helm("install", RELEASE, CHART, "--namespace", OPERATOR_NAMESPACE, "--create-namespace",
+                              "--wait", "--timeout", "120s")
+        # NOTES.txt names all three kinds, their short names and the command that lists them.
+        for line in ("Benchmark       (bench)", "BenchmarkSweep  (ebsw)", "Dataset         (ebds)",
+                     "kubectl get bench,ebsw,ebds -w", "kind: BenchmarkSweep",
+                     "kubectl delete crd benchmarks.ergobench.io benchmarksweeps.ergobench.io datasets.ergobench.io"):
+            self.assertIn(line, installed.stdout)
         (pod,) = self.operator_pods()
         self.assertEqual(pod["spec"]["containers"][0]["image"], f"ergobench-operator:{VERSION}")
         self.assertTrue(all(c["ready"] for c in pod["status"]["containerStatuses"]))

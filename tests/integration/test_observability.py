@@ -294,8 +294,9 @@ class ObservabilityTest(ClusterSuite):
             (tta,) = self.query(f"ergobench_benchmark_time_to_accuracy_seconds{selector}")
             self.assertAlmostEqual(float(tta["value"][1]), results["timeToAccuracySeconds"], places=6)
             self.assertEqual(tta["metric"]["workers"], str(k))
-            (cost,) = self.query(f"ergobench_benchmark_cost_to_accuracy_usd{selector}")
+            (cost,) = self.query(f"ergobench_benchmark_cost_to_accuracy{selector}")
             self.assertAlmostEqual(float(cost["value"][1]), results["costToAccuracyUSD"], places=9)
+            self.assertEqual(cost["metric"]["currency"], results["currency"])
             (energy,) = self.query(f"ergobench_benchmark_energy_to_accuracy_joules{selector}")
             self.assertAlmostEqual(float(energy["value"][1]) / 3600, results["energyToAccuracyWh"], places=9)
         with open(os.path.join(ROOT, "charts/ergobench/dashboards/benchmarks.json")) as f:

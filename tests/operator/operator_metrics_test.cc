@@ -10,6 +10,7 @@
 #include "api/analysis/regression.h"
 #include "api/pricing/cost.h"
 #include "api/pricing/price_catalog.h"
+#include "api/v1alpha1/defaults.h"
 #include "api/v1alpha1/system.h"
 
 namespace ergobench {
@@ -67,8 +68,34 @@ TEST(OperatorMetricsTest, FinishedBenchmarkExportsItsFoldedResults) {
   EXPECT_DOUBLE_EQ(Sample(text, "ergobench_benchmark_workers"), 2);
   EXPECT_DOUBLE_EQ(Sample(text, "ergobench_benchmark_energy_joules"), 450 + 450);
   EXPECT_DOUBLE_EQ(Sample(text, "ergobench_benchmark_energy_to_accuracy_joules"), 360 + 360);
-  EXPECT_NEAR(Sample(text, "ergobench_benchmark_cost_usd"), 2 * (36.0 / 3600) * 0.20, 1e-12);
-  EXPECT_NEAR(Sample(text, "ergobench_benchmark_cost_to_accuracy_usd"), 2 * (30.0 / 3600) * 0.20, 1e-12);
+  EXPECT_THAT(text, Not(HasSubstr("_usd"))) << "the currency is a label, not a name";
+}
+
+// A cost is in the currency of the prices it came from: a catalog in EUR gives series labelled
+// EUR, beside those of a USD run, under the one name a dashboard sums by currency.
+TEST(OperatorMetricsTest, CostsCarryTheirCurrencyAsALabel) {
+  OperatorMetrics metrics({"benchmark"});
+  metrics.RecordFinished(Finished());
+  Benchmark in_euros = Finished();
+  in_euros.metadata.name = "fmnist-k2-eu";
+  in_euros.spec.pricing->currency = "EUR";
+  PriceResults(in_euros.spec, {}, {&BuiltInPriceCatalog(), std::chrono::system_clock::now()}, &*in_euros.status.results);
+  metrics.RecordFinished(in_euros);
+  const std::string text = metrics.Render();
+  const std::string usd = R"({backend="gloo",benchmark="fmnist-k2",currency="USD",namespace="bench",task="fmnist",workers="2"} )";
+  const std::string eur = R"({backend="gloo",benchmark="fmnist-k2-eu",currency="EUR",namespace="bench",task="fmnist",workers="2"} )";
+  for (const std::string& labels : {usd, eur}) {
+    for (const auto& [name, seconds] : {std::pair{"ergobench_benchmark_cost", 36.0},
+                                        std::pair{"ergobench_benchmark_cost_to_accuracy", 30.0}}) {
+      const size_t at = text.find(name + labels);
+      ASSERT_NE(at, std::string::npos) << name << labels << "\n" << text;
+      EXPECT_NEAR(std::stod(text.substr(at + std::string(name).size() + labels.size())), 2 * (seconds / 3600) * 0.20,
+                  1e-12);
+    }
+  }
+  EXPECT_THAT(text, Not(HasSubstr("ergobench_benchmark_samples_per_second{backend=\"gloo\",benchmark=\"fmnist-k2\","
+                                  "currency")))
+      << "only costs are in a currency";
 }
 
 // The audit's leak: a series per finished Benchmark, never removed. A deleted Benchmark's series
@@ -141,7 +168,7 @@ TEST(OperatorMetricsTest, NoPriceForTheGoalIsNoSampleRatherThanAZeroThatReadsAsF
   Benchmark b = Finished();
   b.status.results->cost_to_accuracy_usd.reset();
   metrics.RecordFinished(b);
-  EXPECT_THAT(metrics.Render(), Not(HasSubstr("ergobench_benchmark_cost_to_accuracy_usd{")));
+  EXPECT_THAT(metrics.Render(), Not(HasSubstr("ergobench_benchmark_cost_to_accuracy{")));
 }
 
 TEST(OperatorMetricsTest, BenchmarkWithoutResultsExportsNothing) {
@@ -171,6 +198,13 @@ TEST(OperatorMetricsTest, EveryControllersReconcileResultsStartAtZero) {
   EXPECT_THAT(text, HasSubstr("ergobench_operator_reconcile_duration_seconds_count{controller=\"benchmark\"} 0\n"));
   EXPECT_THAT(text, HasSubstr("ergobench_operator_workqueue_depth{controller=\"benchmark\"} 3\n"));
   EXPECT_THAT(text, HasSubstr("ergobench_operator_workqueue_depth{controller=\"dataset\"} 1\n"));
+}
+
+TEST(OperatorMetricsTest, BuildInfoNamesTheVersion) {
+  const std::string text = OperatorMetrics({"benchmark"}).Render();
+  EXPECT_THAT(text, HasSubstr(std::string("ergobench_build_info{component=\"operator\",version=\"") + ErgobenchVersion() +
+                              "\"} 1"));
+  EXPECT_STRNE(ErgobenchVersion(), "");
 }
 
 TEST(OperatorMetricsTest, PhaseCountsListEveryPhase) {

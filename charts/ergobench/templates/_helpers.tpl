@@ -1,13 +1,25 @@
+{{- /* The operator's name label: ergobench-operator, or nameOverride. */ -}}
+{{- define "ergobench.name" -}}
+{{- default "ergobench-operator" .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- /* The objects' names: fullnameOverride; else the release, with the chart's name (or
+nameOverride) after it unless the release already holds it. */ -}}
 {{- define "ergobench.fullname" -}}
-{{- if contains .Chart.Name .Release.Name -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
 {{- .Release.Name | trunc 63 | trimSuffix "-" -}}
 {{- else -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
 {{- define "ergobench.selectorLabels" -}}
-app.kubernetes.io/name: ergobench-operator
+app.kubernetes.io/name: {{ include "ergobench.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 

@@ -2,6 +2,8 @@
 
 #include "runner/metrics/runner_metrics.h"
 
+#include "api/v1alpha1/defaults.h"
+
 namespace ergobench {
 namespace {
 
@@ -29,6 +31,8 @@ TEST(RunnerMetricsTest, RendersDesignNamesWithLabels) {
   EXPECT_NE(text.find("ergobench_step_duration_seconds_count{" + labels + "} 1"), std::string::npos);
   EXPECT_NE(text.find("ergobench_eval_accuracy_ratio{" + labels + "} 0.81"), std::string::npos);
   EXPECT_NE(text.find("ergobench_collective_seconds_total{" + labels + "} 2.75"), std::string::npos) << text;
+  EXPECT_NE(text.find("ergobench_build_info{" + labels + ",component=\"runner\",version=\"" + ErgobenchVersion() + "\"} 1"),
+            std::string::npos) << text;
   for (const char* name : {"ergobench_tokens_total", "ergobench_train_loss", "ergobench_epoch", "ergobench_goal_reached"}) {
     EXPECT_NE(text.find(std::string("# TYPE ") + name), std::string::npos) << name;
   }
