@@ -16,12 +16,14 @@
 #include "api/v1alpha1/catalog.h"
 #include "api/v1alpha1/load.h"
 #include "base/yaml_json.h"
+#include "cli/cluster/cluster_run.h"
 #include "cli/cluster_command.h"
 #include "cli/completion.h"
 #include "cli/exit_codes.h"
 #include "cli/output_format.h"
 #include "cli/report/baseline_report.h"
 #include "cli/report/charts.h"
+#include "cli/report/html_report.h"
 #include "cli/report/report.h"
 #include "cli/results/results_export.h"
 #include "cli/run_command.h"
@@ -60,7 +62,8 @@ struct ClusterSource {
 ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const ClusterSource& source,
                                                                    const std::string& kubeconfig,
                                                                    const std::string& context,
-                                                                   ergobench::AllreduceTables* tables) {
+                                                                   ergobench::AllreduceTables* tables,
+                                                                   ergobench::TrainingCurves* curves) {
   namespace kube = ergobench::kube;
   ASSIGN_OR_RETURN(const kube::KubeConfig config, kube::ResolveKubeConfig(kubeconfig, context));
   ASSIGN_OR_RETURN(std::unique_ptr<kube::HttpTransport> transport, kube::NewCpprestTransport(config));
@@ -80,6 +83,7 @@ ergobench::StatusOr<std::vector<ergobench::Benchmark>> ReadCluster(const Cluster
     out.push_back(std::move(kept));
   }
   tables->merge(ergobench::AllreduceTablesOf(config_maps.items));
+  curves->merge(ergobench::TrainingCurvesOf(config_maps.items));
   return out;
 }
 
@@ -130,6 +134,7 @@ struct ReportOptions {
   std::vector<std::string> dirs = {"ergobench-results"};
   std::string format = "text";
   std::string charts_dir;
+  std::string html_file;  // --html: the page of html_report.h
   ClusterSource cluster;
   std::string baseline_dir;
   std::vector<std::string> tolerances;  // FIGURE=PERCENT
@@ -174,14 +179,15 @@ int Report(const ReportOptions& options) {
   const std::string& charts_dir = options.charts_dir;
   ergobench::StatusOr<std::vector<ergobench::Benchmark>> runs = std::vector<ergobench::Benchmark>{};
   ergobench::AllreduceTables allreduce_tables;
-  if (!dirs.empty()) runs = ergobench::LoadResultDirectories(dirs, &allreduce_tables);
+  ergobench::TrainingCurves curves;
+  if (!dirs.empty()) runs = ergobench::LoadResultDirectories(dirs, &allreduce_tables, &curves);
   // Every context of every kubeconfig: clusters compared side by side.
   const std::vector<std::string> kubeconfigs = cluster.kubeconfigs.empty() ? std::vector<std::string>{""} : cluster.kubeconfigs;
   const std::vector<std::string> contexts = cluster.contexts.empty() ? std::vector<std::string>{""} : cluster.contexts;
   for (const std::string& kubeconfig : kubeconfigs) {
     for (const std::string& context : contexts) {
       if (!runs.ok() || !cluster.enabled) break;
-      auto remote = ReadCluster(cluster, kubeconfig, context, &allreduce_tables);
+      auto remote = ReadCluster(cluster, kubeconfig, context, &allreduce_tables, &curves);
       if (remote.ok()) {
         runs->insert(runs->end(), remote->begin(), remote->end());
       } else {
@@ -199,13 +205,21 @@ int Report(const ReportOptions& options) {
   if (!charts_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(charts_dir, error);
-    for (const auto& [file, svg] : ergobench::BuildReportCharts(*runs, allreduce_tables)) {
+    for (const auto& [file, svg] : ergobench::BuildReportCharts(*runs, allreduce_tables, curves)) {
       std::ofstream out(std::filesystem::path(charts_dir) / file);
       out << svg;
       if (!out) {
         std::cerr << "ergobench report: --charts: cannot write " << charts_dir << "/" << file << "\n";
         return ergobench::kExitFailed;
       }
+    }
+  }
+  if (!options.html_file.empty()) {
+    std::ofstream out(options.html_file);
+    out << ergobench::HtmlReport(*runs, allreduce_tables, curves, std::string("ergobench ") + ERGOBENCH_VERSION);
+    if (!out) {
+      std::cerr << "ergobench report: --html: cannot write " << options.html_file << "\n";
+      return ergobench::kExitFailed;
     }
   }
   // yaml: the json format's document, written as YAML.
@@ -256,7 +270,13 @@ void AddOutputOption(CLI::App* cmd, std::string* output, const std::vector<std::
 }
 
 // The options of `ergobench run`.
-CLI::App* AddRunCommand(CLI::App* app, ergobench::RunCommandOptions* run) {
+// `ergobench run --cluster`'s flags.
+struct ClusterRun {
+  bool enabled = false;
+  ergobench::ClusterRunOptions options;
+};
+
+CLI::App* AddRunCommand(CLI::App* app, ergobench::RunCommandOptions* run, ClusterRun* cluster) {
   CLI::App* cmd = app->add_subcommand("run", "run Benchmarks on this machine with k local ranks");
   cmd->add_option("files", run->files, "Benchmark YAML files ('-' for stdin)")->required();
   cmd->add_option("--results-dir", run->local.results_root, "where results go, under <dir>/<name>/")
@@ -277,6 +297,19 @@ CLI::App* AddRunCommand(CLI::App* app, ergobench::RunCommandOptions* run) {
   cmd->add_flag("-q,--quiet", run->quiet, "no progress line");
   AddOutputOption(cmd, &run->output, {"text", "json", "yaml"},
                   "each run's summary: a table, or the Benchmark with its status as json or yaml");
+  cmd->add_flag("--cluster", cluster->enabled,
+                "create them on a Kubernetes cluster (the default kubeconfig, or in-cluster) and follow them")
+      ->group("On a cluster");
+  cmd->add_option("--kubeconfig", cluster->options.kubeconfig, "with --cluster: this kubeconfig")->group("On a cluster");
+  cmd->add_option("-n,--namespace", cluster->options.namespace_name,
+                  "with --cluster: where documents without a namespace go (default: the kubeconfig's)")
+      ->group("On a cluster");
+  cmd->add_flag("--rm", cluster->options.remove, "with --cluster: delete what was created once it ended, or on Ctrl-C")
+      ->group("On a cluster");
+  cmd->add_option("--timeout", cluster->options.timeout_seconds,
+                  "with --cluster: seconds to wait for them to end (0: no limit); past it the run counts as failed")
+      ->check(CLI::NonNegativeNumber)
+      ->group("On a cluster");
   return cmd;
 }
 
@@ -288,6 +321,8 @@ CLI::App* AddReportCommand(CLI::App* app, ReportOptions* report) {
       ->check(CLI::IsMember({"text", "markdown", "csv", "json", "yaml"}))
       ->capture_default_str();
   cmd->add_option("--charts", report->charts_dir, "also write SVG charts into this directory");
+  cmd->add_option("--html", report->html_file,
+                  "also write one self-contained HTML page: the table, training curves and charts");
   ClusterSource& cluster = report->cluster;
   cmd->add_flag("--cluster", cluster.enabled, "also read the Benchmarks of a cluster (default kubeconfig)");
   cmd->add_option("--kubeconfig", cluster.kubeconfigs, "read the Benchmarks of this kubeconfig's cluster (repeatable)");
@@ -321,7 +356,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ergobench ") + ERGOBENCH_VERSION);
 
   ergobench::RunCommandOptions run;
-  CLI::App* run_cmd = AddRunCommand(&app, &run);
+  ClusterRun cluster_run;
+  CLI::App* run_cmd = AddRunCommand(&app, &run, &cluster_run);
   std::vector<std::string> validate_files;
   CLI::App* validate_cmd = app.add_subcommand("validate", "check Benchmarks and print them resolved, as JSON");
   validate_cmd->add_option("files", validate_files, "Benchmark YAML files")->required();
@@ -348,6 +384,12 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? ergobench::kExitOk : ergobench::kExitBadInput;
+  }
+  if (*run_cmd && cluster_run.enabled) {
+    cluster_run.options.files = run.files;
+    cluster_run.options.quiet = run.quiet;
+    cluster_run.options.output = run.output;
+    return ergobench::RunOnCluster(cluster_run.options);
   }
   if (*run_cmd) {
     if (run.local.runner_path.empty()) run.local.runner_path = ergobench::FindRunner();

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <tuple>
 
 #include "base/units.h"
+#include "cli/report/markup.h"
 
 namespace ergobench {
 namespace {
@@ -14,19 +16,7 @@ constexpr double kWidth = 720, kHeight = 440;
 constexpr double kLeft = 80, kRight = 180, kTop = 50, kBottom = 70;  // the legend sits on the right
 const char* const kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b"};
 
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string Escape(const std::string& text) { return EscapeMarkup(text); }
 
 std::string Num(double v) {
   char text[32];
@@ -66,12 +56,14 @@ std::string Axes(const ChartSpec& spec, const Frame& f, bool x_ticks) {
   out += "</g>\n<g class=\"ticks\" fill=\"#333\">\n";
   for (int i = 0; i <= 5; ++i) {
     const double y = f.y_max * i / 5;
-    out += "<text x=\"" + Num(kLeft - 6) + "\" y=\"" + Num(f.Y(y) + 4) + "\" text-anchor=\"end\">" + Num(y) + "</text>\n";
+    const std::string y_text = spec.y_tick ? spec.y_tick(y) : FormatSi(y, "");
+    out += "<text x=\"" + Num(kLeft - 6) + "\" y=\"" + Num(f.Y(y) + 4) + "\" text-anchor=\"end\">" + Escape(y_text) + "</text>\n";
     out += "<line x1=\"" + Num(kLeft) + "\" y1=\"" + Num(f.Y(y)) + "\" x2=\"" + Num(kWidth - kRight) + "\" y2=\"" +
            Num(f.Y(y)) + "\" stroke=\"#ddd\"/>\n";
     if (x_ticks) {
       const double x = f.x_max * i / 5;
-      out += "<text x=\"" + Num(f.X(x)) + "\" y=\"" + Num(f.Y(0) + 18) + "\" text-anchor=\"middle\">" + Num(x) + "</text>\n";
+      const std::string x_text = spec.x_tick ? spec.x_tick(x) : Num(x);
+      out += "<text x=\"" + Num(f.X(x)) + "\" y=\"" + Num(f.Y(0) + 18) + "\" text-anchor=\"middle\">" + Escape(x_text) + "</text>\n";
     }
   }
   out += "</g>\n";
@@ -90,12 +82,19 @@ std::string Legend(const ChartSpec& spec) {
            kColours[i % 7] + "\"/>\n<text x=\"" + Num(kWidth - kRight + 38) + "\" y=\"" + Num(y + 1) + "\">" +
            Escape(spec.series[i].name) + "</text>\n";
   }
+  if (!spec.reference.points.empty()) {
+    const double y = kTop + 10 + 20 * static_cast<double>(spec.series.size());
+    out += "<line x1=\"" + Num(kWidth - kRight + 20) + "\" y1=\"" + Num(y - 3) + "\" x2=\"" + Num(kWidth - kRight + 32) +
+           "\" y2=\"" + Num(y - 3) + "\" stroke=\"#666\" stroke-dasharray=\"4 3\"/>\n<text x=\"" +
+           Num(kWidth - kRight + 38) + "\" y=\"" + Num(y + 1) + "\">" + Escape(spec.reference.name) + "</text>\n";
+  }
   return out + "</g>\n";
 }
 
 Frame FrameFor(const ChartSpec& spec, bool stacked) {
   double x_max = 0, y_max = 0;
   std::vector<double> stack;
+  for (const ChartPoint& p : spec.reference.points) x_max = std::max(x_max, p.x), y_max = std::max(y_max, p.y);
   for (const ChartSeries& s : spec.series) {
     for (size_t i = 0; i < s.points.size(); ++i) {
       x_max = std::max(x_max, s.points[i].x);
@@ -128,6 +127,19 @@ std::string Point(const ChartPoint& p, const Frame& f, const char* colour) {
 std::string LineChartSvg(const ChartSpec& spec) {
   const Frame f = FrameFor(spec, false);
   std::string out = Open(spec) + Axes(spec, f, true);
+  if (!spec.reference.points.empty()) {
+    std::vector<ChartPoint> points = spec.reference.points;
+    std::sort(points.begin(), points.end(), [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
+    out += "<g class=\"reference\" data-series=\"" + Escape(spec.reference.name) +
+           "\">\n<polyline fill=\"none\" stroke=\"#666\" stroke-dasharray=\"4 3\" stroke-width=\"1.5\" points=\"";
+    for (const ChartPoint& p : points) out += Num(f.X(p.x)) + "," + Num(f.Y(p.y)) + " ";
+    out += "\"/>\n";
+    for (const ChartPoint& p : points) {
+      out += "<circle cx=\"" + Num(f.X(p.x)) + "\" cy=\"" + Num(f.Y(p.y)) + "\" r=\"2\" fill=\"#666\" data-x=\"" +
+             Num(p.x) + "\" data-y=\"" + Num(p.y) + "\"/>\n";
+    }
+    out += "</g>\n";
+  }
   for (size_t i = 0; i < spec.series.size(); ++i) {
     std::vector<ChartPoint> points = spec.series[i].points;
     std::sort(points.begin(), points.end(), [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
@@ -252,8 +264,20 @@ std::pair<ChartSpec, ChartSpec> ScalingCharts(const std::vector<ReportRow>& rows
     speedup[series].points.push_back(s);
     efficiency[series].points.push_back(e);
   }
-  return {{"Speedup against workers", "workers (k)", "speedup over the fewest workers", Values(speedup), {}},
-          {"Scaling efficiency against workers", "workers (k)", "speedup / (k / base k)", Values(efficiency), {}}};
+  // Ideal, linear scaling: k / base k, and an efficiency of 1, at every k a series has.
+  std::set<int64_t> ks;
+  for (const ReportRow& r : rows) {
+    if (r.speedup) ks.insert(r.workers);
+  }
+  ChartSeries ideal_speedup{"ideal (linear)", {}}, ideal_efficiency{"ideal (linear)", {}};
+  for (const int64_t k : ks) {
+    const double base = static_cast<double>(*ks.begin());
+    ideal_speedup.points.push_back({static_cast<double>(k), static_cast<double>(k) / base});
+    ideal_efficiency.points.push_back({static_cast<double>(k), 1.0});
+  }
+  return {{"Speedup against workers", "workers (k)", "speedup over the fewest workers", Values(speedup), {}, ideal_speedup},
+          {"Scaling efficiency against workers", "workers (k)", "speedup / (k / base k)", Values(efficiency), {},
+           ideal_efficiency}};
 }
 
 // Task 0a: bus bandwidth against message size from each run's per-size table, one line per
@@ -272,13 +296,51 @@ std::optional<ChartSpec> BusBandwidthChart(const std::vector<Benchmark>& runs, c
     }
   }
   if (lines.empty()) return std::nullopt;
-  return ChartSpec{"All-reduce bus bandwidth against message size", "message size (log2 bytes)", "bus bandwidth (GB/s)",
-                   Values(lines), {}};
+  ChartSpec spec{"All-reduce bus bandwidth against message size", "message size", "bus bandwidth (GB/s)",
+                 Values(lines)};
+  spec.x_tick = [](double log2_bytes) { return FormatBytes(std::exp2(log2_bytes)); };  // the axis is log2 bytes
+  return spec;
+}
+
+// MLBench's plot: each run's evaluations against the wall time since run_start and against the
+// samples trained, one line per run, for each value the logs hold.
+void AddCurveCharts(const std::vector<Benchmark>& runs, const TrainingCurves& curves,
+                    std::map<std::string, std::string>* charts) {
+  static const std::pair<const char*, const char*> kValues[] = {
+      {"eval_accuracy", "validation accuracy (BLEU for translation)"},
+      {"eval_loss", "validation loss"},
+      {"train_loss", "training loss"}};
+  for (const auto& [key, what] : kValues) {
+    std::vector<ChartSeries> by_time, by_samples;
+    for (const Benchmark& b : runs) {
+      const auto curve = curves.find(RunKey(b));
+      if (curve == curves.end()) continue;
+      ChartSeries timed{b.metadata.name, {}}, trained{b.metadata.name, {}};
+      for (const CurvePoint& p : curve->second.points) {
+        const auto value = p.values.find(key);
+        if (value == p.values.end()) continue;
+        timed.points.push_back({p.seconds, value->second, b.metadata.name});
+        if (p.samples) trained.points.push_back({*p.samples, value->second, b.metadata.name});
+      }
+      if (!timed.points.empty()) by_time.push_back(std::move(timed));
+      if (!trained.points.empty()) by_samples.push_back(std::move(trained));
+    }
+    if (!by_time.empty()) {
+      (*charts)[std::string(key) + "-time.svg"] =
+          LineChartSvg({std::string(what) + " against wall time", "seconds since run_start", what, by_time});
+    }
+    if (!by_samples.empty()) {
+      ChartSpec spec{std::string(what) + " against samples trained", "samples trained", what, by_samples};
+      spec.x_tick = [](double samples) { return FormatSi(samples, ""); };
+      (*charts)[std::string(key) + "-samples.svg"] = LineChartSvg(spec);
+    }
+  }
 }
 
 }  // namespace
 
-std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark>& runs, const AllreduceTables& tables) {
+std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark>& runs, const AllreduceTables& tables,
+                                                     const TrainingCurves& curves) {
   std::map<std::string, ChartSeries> throughput, tta;
   ChartSeries compute{"data and compute", {}}, communication{"communication", {}}, energy{"joules per sample", {}};
   std::vector<const Benchmark*> done;
@@ -340,6 +402,7 @@ std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark
   if (!energy.points.empty()) {
     charts["energy-per-sample.svg"] = BarChartSvg({"Energy per sample", "run", "joules per sample", {energy}, {}});
   }
+  AddCurveCharts(runs, curves, &charts);
   return charts;
 }
 

@@ -14,6 +14,10 @@
 //   pareto-time-energy.svg energy against time to accuracy, likewise
 //   energy-per-sample.svg  joules per sample of each run
 //   allreduce-busbw.svg    task 0a: bus bandwidth against message size, one line per system and k
+//   <key>-time.svg, <key>-samples.svg
+//                          training curves (training_curves.h), one line per run: eval_accuracy,
+//                          eval_loss and train_loss against the wall time since run_start and
+//                          against the samples trained
 #pragma once
 
 #include <map>
@@ -24,6 +28,7 @@
 
 #include "api/v1alpha1/benchmark.h"
 #include "cli/report/report.h"
+#include "cli/report/training_curves.h"
 
 namespace ergobench {
 
@@ -47,7 +52,12 @@ struct ChartSpec {
   std::string x_label;
   std::string y_label;
   std::vector<ChartSeries> series;
-  std::vector<ChartPoint> front;  // a scatter chart's Pareto front, drawn dashed over the points
+  std::vector<ChartPoint> front = {};  // a scatter chart's Pareto front, drawn dashed over the points
+  // A line chart's reference, drawn dashed under the series: speedup's ideal (linear scaling).
+  ChartSeries reference = {};
+  // Tick labels; by default the number (x) and three significant figures with an SI prefix (y).
+  std::string (*x_tick)(double) = nullptr;
+  std::string (*y_tick)(double) = nullptr;
 };
 
 std::string LineChartSvg(const ChartSpec& spec);     // points joined in x order
@@ -58,6 +68,7 @@ std::string BarChartSvg(const ChartSpec& spec);
 // File name → SVG text, for the finished runs that have the figures each chart needs; 0a's
 // chart from the per-size tables LoadResultDirectories read.
 std::map<std::string, std::string> BuildReportCharts(const std::vector<Benchmark>& runs,
-                                                     const AllreduceTables& tables = {});
+                                                     const AllreduceTables& tables = {},
+                                                     const TrainingCurves& curves = {});
 
 }  // namespace ergobench

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/analysis/scaling.h"
+#include "cli/report/markup.h"
 #include "api/v1alpha1/benchmark_codec.h"
 #include "api/v1alpha1/catalog.h"
 #include "api/v1alpha1/load.h"
@@ -408,6 +409,21 @@ StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std
     }
     return out;
   }
+  if (format == "html") {
+    out += "<table class=\"report\">\n<thead><tr>";
+    for (const Column& c : columns) out += std::string("<th>") + EscapeMarkup(c.title) + "</th>";
+    out += "</tr></thead>\n<tbody>\n";
+    for (const auto& line : cells) {
+      out += "<tr>";
+      for (size_t i = 0; i < line.size(); ++i) {
+        out += std::string(i < kNameColumns ? "<td>" : "<td class=\"number\">") + EscapeMarkup(line[i]) + "</td>";
+      }
+      out += "</tr>\n";
+    }
+    out += "</tbody>\n</table>\n";
+    const std::string warnings = Warnings(rows, "");
+    return warnings.empty() ? out : out + "<pre class=\"warnings\">" + EscapeMarkup(warnings) + "</pre>\n";
+  }
   if (format == "markdown") {
     out += "|";
     for (const Column& c : columns) out += std::string(" ") + c.title + " |";
@@ -421,7 +437,9 @@ StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std
     }
     return out + Warnings(rows, "\n");
   }
-  if (format != "text") return Status::InvalidArgument("--format: must be text, markdown, csv or json, got \"" + format + "\"");
+  if (format != "text") {
+    return Status::InvalidArgument("--format: must be text, markdown, csv, json or html, got \"" + format + "\"");
+  }
   std::vector<size_t> widths;
   for (const Column& c : columns) widths.push_back(std::string(c.title).size());
   for (const auto& line : cells) {
@@ -455,7 +473,7 @@ std::string RunKey(const Benchmark& run) {
 }
 
 StatusOr<std::vector<Benchmark>> LoadResultDirectories(const std::vector<std::string>& paths,
-                                                       AllreduceTables* allreduce_tables) {
+                                                       AllreduceTables* allreduce_tables, TrainingCurves* curves) {
   std::vector<std::string> files;
   for (const std::string& path : paths) {
     if (fs::is_regular_file(fs::path(path) / "benchmark.json")) {
@@ -485,6 +503,11 @@ StatusOr<std::vector<Benchmark>> LoadResultDirectories(const std::vector<std::st
       nlohmann::json parsed = nlohmann::json::parse(table_text, nullptr, /*allow_exceptions=*/false);
       if (parsed.is_discarded()) return Status::InvalidArgument(table.string() + ": not JSON");
       (*allreduce_tables)[RunKey(b)] = std::move(parsed);
+    }
+    const fs::path mllog = fs::path(file).parent_path() / "rank-0.mllog";
+    if (curves != nullptr && fs::is_regular_file(mllog)) {
+      ASSIGN_OR_RETURN(const std::string log, ReadFile(mllog.string()));
+      (*curves)[RunKey(b)] = ParseTrainingCurve(log);
     }
     runs.push_back(std::move(b));
   }

@@ -18,6 +18,7 @@
 
 #include "api/v1alpha1/benchmark.h"
 #include "base/status.h"
+#include "cli/report/training_curves.h"
 
 namespace ergobench {
 
@@ -97,10 +98,12 @@ StatusOr<std::string> FormatReport(const std::vector<ReportRow>& rows, const std
 
 // Benchmarks from `ergobench run` result directories: a directory with benchmark.json, or
 // one whose subdirectories have one (ergobench-results/). A task 0a run's per-size table
-// (allreduce.json beside it) goes into `allreduce_tables` under RunKey(), when given.
+// (allreduce.json beside it) goes into `allreduce_tables` under RunKey(), and rank 0's training
+// curve (rank-0.mllog, training_curves.h) into `curves`, when given.
 using AllreduceTables = std::map<std::string, nlohmann::json>;
 StatusOr<std::vector<Benchmark>> LoadResultDirectories(const std::vector<std::string>& paths,
-                                                       AllreduceTables* allreduce_tables = nullptr);
+                                                       AllreduceTables* allreduce_tables = nullptr,
+                                                       TrainingCurves* curves = nullptr);
 
 // The name of the system a run measured (SystemIdentity::Name()); "unknown" for results that do
 // not say.

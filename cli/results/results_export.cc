@@ -57,17 +57,37 @@ std::vector<Benchmark> KeptResultsOfDeletedBenchmarks(const std::vector<nlohmann
   return kept;
 }
 
-std::map<std::string, nlohmann::json> AllreduceTablesOf(const std::vector<nlohmann::json>& config_maps) {
-  std::map<std::string, nlohmann::json> tables;
+namespace {
+
+// Calls `found(uid, text)` for each results ConfigMap that holds the file `key`.
+template <typename Found>
+void ForEachKeptFile(const std::vector<nlohmann::json>& config_maps, const char* key, Found&& found) {
   for (const nlohmann::json& cm : config_maps) {
     const nlohmann::json metadata = cm.value("metadata", nlohmann::json::object());
     const std::string uid = metadata.value("annotations", nlohmann::json::object()).value(kResultsOfUidAnnotation, "");
     const nlohmann::json data = cm.value("data", nlohmann::json::object());
-    if (uid.empty() || !data.is_object() || !data.value("allreduce.json", nlohmann::json()).is_string()) continue;
-    nlohmann::json table = nlohmann::json::parse(data["allreduce.json"].get<std::string>(), nullptr, false);
-    if (table.is_object()) tables[uid] = std::move(table);
+    if (uid.empty() || !data.is_object() || !data.value(key, nlohmann::json()).is_string()) continue;
+    found(uid, data[key].get_ref<const std::string&>());
   }
+}
+
+}  // namespace
+
+std::map<std::string, nlohmann::json> AllreduceTablesOf(const std::vector<nlohmann::json>& config_maps) {
+  std::map<std::string, nlohmann::json> tables;
+  ForEachKeptFile(config_maps, "allreduce.json", [&tables](const std::string& uid, const std::string& text) {
+    nlohmann::json table = nlohmann::json::parse(text, nullptr, false);
+    if (table.is_object()) tables[uid] = std::move(table);
+  });
   return tables;
+}
+
+TrainingCurves TrainingCurvesOf(const std::vector<nlohmann::json>& config_maps) {
+  TrainingCurves curves;
+  ForEachKeptFile(config_maps, "rank-0.mllog", [&curves](const std::string& uid, const std::string& text) {
+    curves[uid] = ParseTrainingCurve(text);
+  });
+  return curves;
 }
 
 }  // namespace ergobench

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/report/training_curves.h"
+
 #include "api/v1alpha1/benchmark.h"
 #include "base/status.h"
 
@@ -28,5 +30,8 @@ std::vector<Benchmark> KeptResultsOfDeletedBenchmarks(const std::vector<nlohmann
 // Task 0a's per-size tables kept in results ConfigMaps (allreduce.json), by their Benchmark's
 // uid: `ergobench report --cluster --charts` draws bus bandwidth against size from them.
 std::map<std::string, nlohmann::json> AllreduceTablesOf(const std::vector<nlohmann::json>& config_maps);
+
+// Rank 0's training curves kept in results ConfigMaps (rank-0.mllog), by their Benchmark's uid.
+TrainingCurves TrainingCurvesOf(const std::vector<nlohmann::json>& config_maps);
 
 }  // namespace ergobench

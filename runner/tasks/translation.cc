@@ -317,6 +317,7 @@ class TranslationTrainee : public Trainee {
     context_.metrics.SetTrainLoss(epoch_loss_ / static_cast<double>(steps_per_epoch_));
     ASSIGN_OR_RETURN(bleu_, TestBleu());
     context_.metrics.SetEvalBleu(*bleu_);
+    context_.mllog.Point("train_loss", epoch_loss_ / static_cast<double>(steps_per_epoch_), {{"epoch_num", epoch_}});
     context_.mllog.Point("eval_accuracy", *bleu_, {{"epoch_num", epoch_}});
     context_.progress.Report(Progress(steps_per_epoch_));
     if (comm_.rank() == 0) {

@@ -155,6 +155,9 @@ class SgdTrainee : public Trainee {
     RETURN_IF_ERROR(EvaluateSharded(comm_, model_, problem_, &accuracy, &eval_loss));
     accuracy_ = accuracy;
     context_.metrics.SetEvalAccuracy(accuracy);
+    // The curves `ergobench report --html` draws (cli/report/training_curves.h).
+    context_.mllog.Point("train_loss", train_loss, {{"epoch_num", epoch_}});
+    context_.mllog.Point("eval_loss", eval_loss, {{"epoch_num", epoch_}});
     context_.mllog.Point("eval_accuracy", accuracy, {{"epoch_num", epoch_}});
     if (!recipe_.polynomial) schedule_.OnValidationLoss(eval_loss);
     if (comm_.rank() == 0) {

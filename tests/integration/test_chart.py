@@ -19,6 +19,7 @@ ROOT = os.path.normpath(os.path.join(HERE, "../.."))
 sys.path.insert(0, os.path.join(ROOT, "kube/cluster"))
 
 from control_plane import HELM, KUBECTL  # noqa: E402
+from harness import ERGOBENCH  # noqa: E402
 
 CHART = os.path.join(ROOT, "charts/ergobench")
 CI_VALUES = sorted(glob.glob(os.path.join(CHART, "ci", "*-values.yaml")))
@@ -37,6 +38,11 @@ def helm_template(*args):
     if result.returncode != 0:
         raise AssertionError(f"helm template {' '.join(args)}: {result.stderr}")
     return documents(result.stdout)
+
+
+def is_hook(document):
+    """A helm hook's object (templates/tests/), not part of the release."""
+    return "helm.sh/hook" in document["metadata"].get("annotations", {})
 
 
 def kustomize(path):
@@ -107,9 +113,12 @@ class ChartTest(unittest.TestCase):
                 walk(child, f"{path}.{name}")
             if isinstance(node.get("items"), dict):
                 walk(node["items"], path + "[]")
+        column_fields = {"name", "type", "jsonPath", "description", "priority", "format"}
         for (crd,) in map(load, CRDS):
             for version in crd["spec"]["versions"]:
                 walk(version["schema"]["openAPIV3Schema"], crd["metadata"]["name"] + " " + version["name"])
+                for column in version.get("additionalPrinterColumns", []):  # the same trap in the columns
+                    self.assertLessEqual(set(column) - column_fields, set(), column)
 
     def test_every_string_and_list_a_user_writes_is_bounded(self):
         """An unbounded string let one author crash the operator (600 characters of "é" in
@@ -141,7 +150,7 @@ class ChartTest(unittest.TestCase):
     def test_rbac_is_the_manifests(self):
         manifests = (load("manifests/rbac/role.yaml") + load("manifests/rbac/role_leader_election.yaml") +
                      load("manifests/rbac/role_nodes.yaml"))
-        chart = helm_template()
+        chart = [d for d in helm_template() if not is_hook(d)]
         self.assertEqual(find(chart, "ClusterRole", "ergobench")["rules"],
                          find(manifests, "ClusterRole", "ergobench-operator")["rules"])
         self.assertEqual(find(chart, "ClusterRole", "ergobench-nodes")["rules"],
@@ -253,6 +262,35 @@ class ChartTest(unittest.TestCase):
         self.assertIn("ergobench/README.md", names)
         self.assertNotIn("ergobench/ci/ha-values.yaml", names)
         self.assertEqual(shown.strip(), readme.strip(), "helm show readme")
+
+    def test_the_helm_test_follows_a_benchmark_that_validates_with_only_its_verbs(self):
+        """`helm test`'s objects: hooks with labels the operator's selector does not match, a Role
+        with only the verbs `ergobench run --cluster --rm` sends, in the namespace the operator
+        watches, and a Benchmark that the real CLI validates."""
+        hooks = [d for d in helm_template("--set", "watchNamespace=benchmarks") if is_hook(d)]
+        self.assertEqual(sorted(d["kind"] for d in hooks), ["ConfigMap", "Pod", "Role", "RoleBinding", "ServiceAccount"])
+        for d in hooks:
+            self.assertEqual(d["metadata"]["labels"]["app.kubernetes.io/name"], "ergobench-helm-test")
+            self.assertEqual(d["metadata"]["annotations"]["helm.sh/hook"], "test")
+            # The pod stays for `helm test --logs`; the rest goes once the test passed.
+            self.assertEqual(d["metadata"]["annotations"]["helm.sh/hook-delete-policy"],
+                             "before-hook-creation" + ("" if d["kind"] == "Pod" else ",hook-succeeded"))
+        role = find(hooks, "Role")
+        self.assertEqual((role["metadata"]["namespace"], role["rules"]),
+                         ("benchmarks", [{"apiGroups": ["ergobench.io"], "resources": ["benchmarks"],
+                                          "verbs": ["get", "create", "delete"]}]))
+        pod = find(hooks, "Pod")
+        self.assertEqual(pod["spec"]["containers"][0]["command"],
+                         ["ergobench", "run", "--cluster", "--rm", "--timeout", "300", "--namespace", "benchmarks",
+                          "/etc/ergobench-test/benchmark.yaml"])
+        self.assertEqual(pod["spec"]["containers"][0]["image"], "ergobench-runner:0.1.0")
+        with tempfile.TemporaryDirectory() as scratch:
+            path = os.path.join(scratch, "benchmark.yaml")
+            with open(path, "w") as f:
+                f.write(find(hooks, "ConfigMap")["data"]["benchmark.yaml"])
+            checked = run(ERGOBENCH, "validate", path)
+            self.assertEqual(checked.returncode, 0, checked.stderr)
+        self.assertEqual([d for d in helm_template("--set", "helmTest.enabled=false") if is_hook(d)], [])
 
     def test_images_and_the_runner_image_come_from_values(self):
         spec = find(helm_template("-f", os.path.join(CHART, "ci/namespaced-values.yaml")), "Deployment")

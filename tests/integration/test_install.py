@@ -49,8 +49,20 @@ class InstallTest(ClusterSuite):
         # NOTES.txt names all three kinds, their short names and the command that lists them.
         for line in ("Benchmark       (bench)", "BenchmarkSweep  (ebsw)", "Dataset         (ebds)",
                      "kubectl get bench,ebsw,ebds -w", "kind: BenchmarkSweep",
-                     "kubectl delete crd benchmarks.ergobench.io benchmarksweeps.ergobench.io datasets.ergobench.io"):
+                     "kubectl delete crd benchmarks.ergobench.io benchmarksweeps.ergobench.io datasets.ergobench.io",
+                     f"helm test {RELEASE} -n {OPERATOR_NAMESPACE}"):
             self.assertIn(line, installed.stdout)
+        # `helm test`: a Benchmark created, followed to Succeeded and deleted by `ergobench run
+        # --cluster --rm` in a pod of the runner image, with the hook's own RBAC.
+        tested = self.helm("test", RELEASE, "--namespace", OPERATOR_NAMESPACE, "--logs", "--timeout", "300s", check=False)
+        self.assertEqual(tested.returncode, 0, tested.stdout + tested.stderr)
+        self.assertIn("Phase:          Succeeded", tested.stdout)
+        self.assertRegex(tested.stdout, rf"{RELEASE}-test: Succeeded · [0-9.]+ [kMG]?B/s")
+        self.assertEqual(self.cp.get_json("-n", OPERATOR_NAMESPACE, "benchmarks")["items"], [], "--rm deleted it")
+        # The pod stays for `--logs` until the next `helm test`; its RBAC went once it passed.
+        self.assertEqual(self.cp.kubectl("get", "-n", OPERATOR_NAMESPACE, "role,rolebinding,serviceaccount,configmap",
+                                         "-l", "app.kubernetes.io/name=ergobench-helm-test", "-o", "name").stdout, "")
+        self.cp.kubectl("delete", "-n", OPERATOR_NAMESPACE, "pod", f"{RELEASE}-test")
         (pod,) = self.operator_pods()
         self.assertEqual(pod["spec"]["containers"][0]["image"], f"ergobench-operator:{VERSION}")
         self.assertTrue(all(c["ready"] for c in pod["status"]["containerStatuses"]))

@@ -117,6 +117,14 @@ TEST(Report, SpeedupAndEfficiencyChartsAgainstWorkersWithTheRepeatsRange) {
   const std::string efficiency = charts.at("scaling-efficiency.svg");
   EXPECT_NE(efficiency.find("data-x=\"2\" data-y=\"0.9\""), std::string::npos) << efficiency;
   EXPECT_NE(efficiency.find("data-low=\"0.8\" data-high=\"1\""), std::string::npos) << efficiency;
+  // The ideal, linear scaling, dashed under the series: k / base k, and an efficiency of 1.
+  const size_t ideal = speedup.find("<g class=\"reference\" data-series=\"ideal (linear)\">");
+  ASSERT_NE(ideal, std::string::npos) << speedup;
+  EXPECT_NE(speedup.find("data-x=\"2\" data-y=\"2\"", ideal), std::string::npos) << speedup;
+  const size_t flat = efficiency.find("<g class=\"reference\" data-series=\"ideal (linear)\">");
+  ASSERT_NE(flat, std::string::npos) << efficiency;
+  EXPECT_NE(efficiency.find("data-x=\"2\" data-y=\"1\"", flat), std::string::npos) << efficiency;
+  EXPECT_NE(speedup.find("ideal (linear)</text>"), std::string::npos) << "in the legend";
 }
 
 TEST(Report, Formats) {
@@ -141,7 +149,11 @@ TEST(Report, Formats) {
   const auto parsed = nlohmann::json::parse(*json);
   EXPECT_EQ(parsed[1]["scalingEfficiency"], 0.8);
   EXPECT_EQ(parsed[1]["baseline"], "fmnist-k1");
-  EXPECT_EQ(FormatReport(rows, "html").status().code(), StatusCode::kInvalidArgument);
+  auto html = FormatReport(rows, "html");  // the table of `report --html`'s page
+  EXPECT_NE(html->find("<tr><td>fmnist-k8</td><td>fmnist</td><td></td><td>unknown</td><td>gloo</td><td>8</td>"
+                       "<td>Failed</td><td class=\"number\"></td>"),
+            std::string::npos) << *html;
+  EXPECT_EQ(FormatReport(rows, "pdf").status().code(), StatusCode::kInvalidArgument);
 }
 
 // A cluster run whose nodes' agents saw other pods: its energy is the nodes', and says so.
@@ -420,6 +432,12 @@ TEST(ReportSystems, ChartsParetoFrontsAndBusBandwidthPerSystem) {
   EXPECT_NE(busbw.find("data-series=\"aws c5.4xlarge us-east-1 / gloo k=2\""), std::string::npos) << busbw;
   EXPECT_NE(busbw.find("data-series=\"gcp n2-standard-16 us-central1 / gloo k=2\""), std::string::npos);
   EXPECT_NE(busbw.find("data-x=\"24\" data-y=\"2.5\""), std::string::npos) << "16 MiB at GCP's peak";
+  // The axis is log2 bytes; its ticks say sizes: 0..25 in fifths, 2^5 = 32 B apart.
+  for (const char* tick : {">1 B</text>", ">32 B</text>", ">1.0 KiB</text>", ">32.0 KiB</text>", ">1.0 MiB</text>",
+                           ">32.0 MiB</text>"}) {
+    EXPECT_NE(busbw.find(tick), std::string::npos) << tick << "\n" << busbw;
+  }
+  EXPECT_EQ(busbw.find("log2"), std::string::npos);
 }
 
 TEST(Report, MissingDirectoriesAreNamed) {
