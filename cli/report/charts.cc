@@ -306,11 +306,15 @@ std::optional<ChartSpec> BusBandwidthChart(const std::vector<Benchmark>& runs, c
 // samples trained, one line per run, for each value the logs hold.
 void AddCurveCharts(const std::vector<Benchmark>& runs, const TrainingCurves& curves,
                     std::map<std::string, std::string>* charts) {
-  static const std::pair<const char*, const char*> kValues[] = {
-      {"eval_accuracy", "validation accuracy (BLEU for translation)"},
-      {"eval_loss", "validation loss"},
-      {"train_loss", "training loss"}};
-  for (const auto& [key, what] : kValues) {
+  struct Value {
+    const char* key;
+    const char* title;  // of the charts
+    const char* axis;
+  };
+  static const Value kValues[] = {{"eval_accuracy", "Validation accuracy", "validation accuracy (BLEU for translation)"},
+                                  {"eval_loss", "Validation loss", "validation loss"},
+                                  {"train_loss", "Training loss", "training loss (epoch mean)"}};
+  for (const auto& [key, title, axis] : kValues) {
     std::vector<ChartSeries> by_time, by_samples;
     for (const Benchmark& b : runs) {
       const auto curve = curves.find(RunKey(b));
@@ -327,10 +331,10 @@ void AddCurveCharts(const std::vector<Benchmark>& runs, const TrainingCurves& cu
     }
     if (!by_time.empty()) {
       (*charts)[std::string(key) + "-time.svg"] =
-          LineChartSvg({std::string(what) + " against wall time", "seconds since run_start", what, by_time});
+          LineChartSvg({std::string(title) + " against wall time", "seconds since run_start", axis, by_time});
     }
     if (!by_samples.empty()) {
-      ChartSpec spec{std::string(what) + " against samples trained", "samples trained", what, by_samples};
+      ChartSpec spec{std::string(title) + " against samples trained", "samples trained", axis, by_samples};
       spec.x_tick = [](double samples) { return FormatSi(samples, ""); };
       (*charts)[std::string(key) + "-samples.svg"] = LineChartSvg(spec);
     }

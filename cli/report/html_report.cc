@@ -31,8 +31,10 @@ h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom:
 table.report { border-collapse: collapse; font-size: 0.85em; }
 table.report th, table.report td { border: 1px solid #ccc; padding: 0.25em 0.5em; white-space: nowrap; }
 table.report th { background: #f3f3f3; } table.report td.number { text-align: right; }
-.table { overflow-x: auto; } .charts { display: flex; flex-wrap: wrap; gap: 1em; }
-figure.chart { margin: 0; } pre.warnings { color: #8a4b00; }
+.table { overflow-x: auto; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(480px, 1fr)); gap: 1em; }
+figure.chart { margin: 0; } figure.chart svg { width: 100%; height: auto; max-width: 720px; }
+pre.warnings { color: #8a4b00; }
 )";
 
 // "3 runs of 1a, fmnist on 2 systems"
