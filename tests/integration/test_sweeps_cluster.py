@@ -106,8 +106,19 @@ class SweepsClusterTest(NamespacedClusterSuite):
         self.assertEqual(len(started), 3)
 
         charts = tempfile.mkdtemp(dir=self.tmp)
+        page = os.path.join(charts, "report.html")
         subprocess.run([ERGOBENCH, "report", "--kubeconfig", self.cluster.admin_kubeconfig, "--namespace", self.ns,
-                        "--charts", charts], check=True, capture_output=True, timeout=120)
+                        "--charts", charts, "--html", page], check=True, capture_output=True, timeout=120)
+        # The sweep's page: each point's training curve, from its rank 0's mllog in its results
+        # ConfigMap, in the page as in --charts' file.
+        with open(page) as f:
+            html = f.read()
+        for name in ("eval_accuracy-time.svg", "eval_accuracy-samples.svg", "train_loss-time.svg", "speedup.svg"):
+            with open(os.path.join(charts, name)) as f:
+                self.assertIn(f.read(), html, name)
+        curve = ET.parse(os.path.join(charts, "eval_accuracy-time.svg")).getroot()
+        lines = {g.get("data-series") for g in curve.iter(SVG + "g") if g.get("class") == "series"}
+        self.assertEqual(lines, {"fm-0", "fm-1", "fm-2"})
         svg = os.path.join(charts, "speedup.svg")
         drawn = {}
         for g in ET.parse(svg).getroot().iter(SVG + "g"):
