@@ -20,6 +20,7 @@
 #include "cli/cluster_command.h"
 #include "cli/completion.h"
 #include "cli/exit_codes.h"
+#include "cli/mllog_command.h"
 #include "cli/output_format.h"
 #include "cli/report/baseline_report.h"
 #include "cli/report/charts.h"
@@ -375,6 +376,13 @@ int main(int argc, char** argv) {
   CLI::App* tasks_cmd = app.add_subcommand("tasks", "list the task catalog and each task's hyperparameters");
   std::string tasks_output = "text";
   AddOutputOption(tasks_cmd, &tasks_output, {"text", "json", "yaml"}, "the catalog as text, json or yaml");
+  CLI::App* mllog_cmd = app.add_subcommand("mllog", "MLPerf logs (rank-0.mllog of a run)");
+  mllog_cmd->require_subcommand(1);
+  CLI::App* mllog_check_cmd = mllog_cmd->add_subcommand("check", "apply MLPerf Training 4.0.0's log rules");
+  std::vector<std::string> mllog_files;
+  std::string mllog_output = "text";
+  mllog_check_cmd->add_option("files", mllog_files, "mllog files")->required()->check(CLI::ExistingFile);
+  AddOutputOption(mllog_check_cmd, &mllog_output, {"text", "json"}, "findings as text or json");
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
   std::string shell;
   CLI::App* completion_cmd = app.add_subcommand("completion", "print a shell completion script: source <(ergobench completion bash)");
@@ -406,6 +414,7 @@ int main(int argc, char** argv) {
   if (*export_cmd) return ExportResults(export_options);
   if (*cluster_cmd) return ergobench::ClusterCommand(cluster_cmd->remaining(), ergobench::kSourceDir);
   if (*tasks_cmd) return ListTasks(tasks_output);
+  if (*mllog_check_cmd) return ergobench::MllogCheckCommand(mllog_files, mllog_output);
   if (*completion_cmd) {
     std::cout << *ergobench::CompletionScript(app, shell, {{"cluster", {"up", "status", "load", "link", "down", "--help"}}});
     return ergobench::kExitOk;

@@ -59,6 +59,16 @@ struct Scheduling {
   std::string priority_class_name;
 };
 
+// What rank 0's MLPerf log says of the submission (submission_org, _platform, _division,
+// _status). Empty fields take the runner's defaults: org "unspecified", platform "<k>x<CPU
+// model>", division open, status research.
+struct Submission {
+  std::string org;
+  std::string platform;
+  std::string division;  // closed | open
+  std::string status;    // cloud | onprem | preview | research
+};
+
 struct Pricing {
   std::string currency;  // ISO 4217: "USD"
   std::optional<double> worker_hour;
@@ -102,6 +112,7 @@ struct BenchmarkSpec {
   Resources resources;
   Scheduling scheduling;
   std::optional<Pricing> pricing;
+  std::optional<Submission> submission;
   RunPolicy run_policy;
   int64_t repeats = 1;  // runs of the whole gang, one after another, seeds derived (repeats.h)
   std::optional<Baseline> baseline;

@@ -51,6 +51,11 @@ const JsonFields<BenchmarkSpec>& BenchmarkSpecFields() {
           .Json("tolerations", &Scheduling::tolerations, JsonShape::kList)
           .Add("schedulerName", &Scheduling::scheduler_name)
           .Add("priorityClassName", &Scheduling::priority_class_name);
+  static const JsonFields<Submission> submission = JsonFields<Submission>()
+                                                       .Add("org", &Submission::org)
+                                                       .Add("platform", &Submission::platform)
+                                                       .Add("division", &Submission::division)
+                                                       .Add("status", &Submission::status);
   static const JsonFields<Pricing> pricing = JsonFields<Pricing>()
                                                  .Add("currency", &Pricing::currency)
                                                  .Add("workerHour", &Pricing::worker_hour)
@@ -84,6 +89,7 @@ const JsonFields<BenchmarkSpec>& BenchmarkSpecFields() {
                                           .Object("resources", &S::resources, resources)
                                           .Object("scheduling", &S::scheduling, scheduling)
                                           .Object("pricing", &S::pricing, pricing)
+                                          .Object("submission", &S::submission, submission)
                                           .Object("runPolicy", &S::run_policy, run_policy, kAlways)
                                           .Add("repeats", &S::repeats, [](const S& spec) { return spec.repeats != 1; })
                                           .Object("baseline", &S::baseline, baseline);

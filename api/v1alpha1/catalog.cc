@@ -255,7 +255,8 @@ TaskDef ResNet50Task(std::vector<HyperparameterDef> recipe) {
   }
   const std::vector<HyperparameterDef> own = {
       {"lrWarmupEpochs", ParamType::kNumber, 5, 0, 1000, {}, "epochs of linear warm-up from 0 to k x learningRate"},
-      {"lrDecayPower", ParamType::kNumber, 2, 0, 10, {}, "then (1 - progress)^power down to 0 at maxEpochs"},
+      {"lrDecayPower", ParamType::kNumber, 2, 0, 10, {}, "then (1 - progress)^power down to lrEnd at maxEpochs"},
+      {"lrEnd", ParamType::kNumber, 0.0001, 0, 100, {}, "the rate the decay ends at (MLPerf's closed rules: 0.0001)"},
       {"labelSmoothing", ParamType::kNumber, 0.1, 0, 1, {}, "cross-entropy label smoothing"},
       {"classes", ParamType::kInteger, 1000, 2, 100000, {}, "classes of the model's head; a folder may hold fewer"},
       {"imageSize", ParamType::kInteger, 224, 32, 1024, {}, "side of the square crops trained and evaluated on"},

@@ -314,6 +314,8 @@ const std::vector<SpecLimit>& SpecLimits() {
       {"spec.scheduling.priorityClassName", "maxLength", 253},
       {"spec.pricing.label", "maxLength", 253},
       {"spec.pricing.region", "maxLength", 63},
+      {"spec.submission.org", "maxLength", 128},
+      {"spec.submission.platform", "maxLength", 128},
       {"spec.baseline.benchmark", "maxLength", 253},
       {"spec.baseline.configMap", "maxLength", 253},
       {"spec.baseline.path", "maxLength", 4096},
@@ -356,6 +358,12 @@ FieldErrors ValidateBenchmark(const Benchmark& b) {
   ValidateResources(spec, &errors);
   ValidateScheduling(spec.scheduling, &errors);
   if (spec.pricing) ValidatePricing(*spec.pricing, &errors);
+  if (spec.submission) {
+    if (!spec.submission->division.empty()) CheckEnum("spec.submission.division", spec.submission->division, {"closed", "open"}, &errors);
+    if (!spec.submission->status.empty()) {
+      CheckEnum("spec.submission.status", spec.submission->status, {"cloud", "onprem", "preview", "research"}, &errors);
+    }
+  }
   ValidateRunPolicy(spec.run_policy, &errors);
   CheckRange("spec.repeats", static_cast<double>(spec.repeats), 1, kMaxRepeats, &errors);
   if (spec.baseline) ValidateBaseline(*spec.baseline, &errors);

@@ -41,10 +41,11 @@ double WarmupCosineLr(int64_t step, int64_t warmup_steps, int64_t decay_steps, d
   return floor + 0.5 * (1 + std::cos(M_PI * progress)) * (peak - floor);
 }
 
-double WarmupPolynomialLr(double epoch_progress, double warmup_epochs, double total_epochs, double peak, double power) {
+double WarmupPolynomialLr(double epoch_progress, double warmup_epochs, double total_epochs, double peak, double power,
+                          double end) {
   if (epoch_progress < warmup_epochs) return peak * epoch_progress / warmup_epochs;
-  if (epoch_progress >= total_epochs) return 0;
-  return peak * std::pow(1 - (epoch_progress - warmup_epochs) / (total_epochs - warmup_epochs), power);
+  if (epoch_progress >= total_epochs) return end;
+  return (peak - end) * std::pow(1 - (epoch_progress - warmup_epochs) / (total_epochs - warmup_epochs), power) + end;
 }
 
 double InverseSqrtLr(int64_t update, int64_t warmup, double peak) {

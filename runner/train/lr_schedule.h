@@ -37,10 +37,11 @@ class LrSchedule {
 double WarmupCosineLr(int64_t step, int64_t warmup_steps, int64_t decay_steps, double peak, double floor);
 
 // MLPerf ResNet's schedule (its reference's "polynomial" learning rate): linear warm-up from
-// 0 to `peak` over `warmup_epochs`, then peak·(1 − (t − w)/(T − w))^power down to 0 at
-// `total_epochs` T, and 0 after. `epoch_progress` is where the step ends, so the first step
-// does not waste itself at rate 0.
-double WarmupPolynomialLr(double epoch_progress, double warmup_epochs, double total_epochs, double peak, double power);
+// 0 to `peak` over `warmup_epochs`, then (peak − end)·(1 − (t − w)/(T − w))^power + end down to
+// `end` at `total_epochs` T, and `end` after (MLPerf's closed rules fix end at 1e-4).
+// `epoch_progress` is where the step ends, so the first step does not waste itself at rate 0.
+double WarmupPolynomialLr(double epoch_progress, double warmup_epochs, double total_epochs, double peak, double power,
+                          double end = 0);
 
 // MLBench 4b's schedule (its SQRTTimeDecayLRWithWarmup, fairseq's inverse_sqrt): linear from
 // 0 to `peak` over `warmup` updates, then peak·sqrt(warmup/update). `update` counts applied

@@ -1,5 +1,7 @@
 #include "runner/train/sync_sgd_trainer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "base/units.h"
@@ -49,11 +51,22 @@ class SgdTrainee : public Trainee {
   std::optional<LossScalerOptions> loss_scaling() const override { return AmpLossScaling(recipe_.precision); }
 
   void LogRecipe(MlLog& mllog) override {
-    mllog.Point("submission_benchmark", context_.benchmark.spec.task);
+    mllog.Point("submission_benchmark", MlperfBenchmarkName(context_.benchmark.spec.task));
     mllog.Point("seed", recipe_.seed);
     mllog.Point("global_batch_size", StepSamples() * comm_.world_size());
     mllog.Point("gradient_accumulation_steps", recipe_.accumulation);
     mllog.Point("opt_base_learning_rate", recipe_.lr);
+    if (const std::optional<PolynomialLr>& poly = recipe_.polynomial) {
+      // MLPerf ResNet's SGD keys (closed_resnet_sgd): the rate's peak is k times learningRate.
+      mllog.Point("opt_name", "sgd");
+      mllog.Point("sgd_opt_base_learning_rate", recipe_.lr * comm_.world_size());
+      mllog.Point("sgd_opt_end_learning_rate", poly->end);
+      mllog.Point("sgd_opt_learning_rate_decay_poly_power", poly->power);
+      mllog.Point("sgd_opt_weight_decay", recipe_.weight_decay);
+      mllog.Point("sgd_opt_momentum", recipe_.momentum);
+      mllog.Point("opt_learning_rate_warmup_epochs", poly->warmup_epochs);
+      mllog.Point("model_bn_span", recipe_.batch);  // batch norm's statistics are each micro-batch's
+    }
   }
 
   StatusOr<BuiltModel> BuildModel() override {
@@ -85,6 +98,11 @@ class SgdTrainee : public Trainee {
     }
     context_.mllog.Point("train_samples", train_count_);
     context_.mllog.Point("eval_samples", problem_.test_count());
+    if (recipe_.polynomial) {  // the steps from the end of the warm-up to the last
+      const double decay_epochs = static_cast<double>(recipe_.max_epochs) - recipe_.polynomial->warmup_epochs;
+      context_.mllog.Point("sgd_opt_learning_rate_decay_steps",
+                           static_cast<int64_t>(std::llround(std::max(0.0, decay_epochs) * steps_per_epoch_)));
+    }
     return TrainingPlan{steps_per_epoch_, steps_per_epoch_ * recipe_.max_epochs};
   }
 
@@ -106,7 +124,7 @@ class SgdTrainee : public Trainee {
     if (!recipe_.polynomial) return schedule_.At(progress);
     return WarmupPolynomialLr(progress + 1.0 / steps_per_epoch_, recipe_.polynomial->warmup_epochs,
                               static_cast<double>(recipe_.max_epochs), recipe_.lr * comm_.world_size(),
-                              recipe_.polynomial->power);
+                              recipe_.polynomial->power, recipe_.polynomial->end);
   }
 
   // A step's micro-batches are consecutive in the shard; each one's loss is its share of the
@@ -250,7 +268,7 @@ StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec) {
   recipe.nesterov = read.Bool("nesterov");
   recipe.weight_decay = read.Number("weightDecay");
   if (spec.hyperparameters.contains("lrDecayPower")) {
-    recipe.polynomial = PolynomialLr{read.Number("lrWarmupEpochs"), read.Number("lrDecayPower")};
+    recipe.polynomial = PolynomialLr{read.Number("lrWarmupEpochs"), read.Number("lrDecayPower"), read.Number("lrEnd")};
   } else {
     recipe.plateau_factor = read.Number("plateauFactor");
     recipe.plateau_patience = static_cast<int>(read.Int("plateauPatience"));

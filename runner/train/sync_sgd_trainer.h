@@ -22,6 +22,7 @@ class Communicator;
 struct PolynomialLr {
   double warmup_epochs = 0;
   double power = 0;
+  double end = 0;  // the rate the decay ends at
 };
 
 // The hyperparameters every training task shares, read from spec.hyperparameters.

@@ -88,6 +88,8 @@ class TrainingLoop {
       if (in_epoch == 0) {
         epoch = step / plan.steps_per_epoch + 1;
         context_.metrics.SetEpoch(epoch);
+        // MLPerf's blocks: one epoch each, an evaluation after it (api/contract/mlperf_log_rules.h).
+        context_.mllog.Start("block_start", {{"first_epoch_num", epoch}, {"epoch_count", 1}});
         trainee_.BeginEpoch(epoch);
       }
       const double lr = trainee_.LearningRate(driver_->updates());
@@ -97,9 +99,12 @@ class TrainingLoop {
       ASSIGN_OR_RETURN(const double loss, driver_->Step(in_epoch, trainee_.WorkOf(step)));
       if (scaler_) context_.metrics.SetLossScaling(scaler_->scale(), driver_->updates() == updates);
       const bool evaluate = trainee_.AfterStep(step, loss);
-      if (in_epoch + 1 == plan.steps_per_epoch) trainee_.EndEpoch(epoch);
+      if (in_epoch + 1 == plan.steps_per_epoch) {
+        trainee_.EndEpoch(epoch);
+        context_.mllog.Stop("block_stop", {{"first_epoch_num", epoch}});
+      }
       if (!evaluate) continue;
-      ASSIGN_OR_RETURN(const bool reached, Evaluate(step));
+      ASSIGN_OR_RETURN(const bool reached, Evaluate(step, epoch));
       if (reached) {
         clock_.ReachGoal(&outcome_.figures);
         break;
@@ -108,9 +113,11 @@ class TrainingLoop {
     return epoch;
   }
 
-  StatusOr<bool> Evaluate(int64_t step) {
+  StatusOr<bool> Evaluate(int64_t step, int64_t epoch) {
     StatusOr<bool> reached = false;
+    context_.mllog.Start("eval_start", {{"epoch_num", epoch}});
     phases_.Time(TrainingPhase::kEval, [&] { reached = trainee_.Evaluate(step, clock_); });
+    context_.mllog.Stop("eval_stop", {{"epoch_num", epoch}});
     phases_.Settle();
     PublishMemory(context_.metrics, driver_->tensor_peak(), *sync_, *optimizer_);
     return reached;

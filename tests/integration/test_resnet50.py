@@ -15,13 +15,15 @@ from harness import BIN_DIR, ErgobenchTestCase
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../..")
 
 
-def resnet50_yaml(name, path, workers=1, max_epochs=3, **hyperparameters):
+def resnet50_yaml(name, path, workers=1, max_epochs=3, submission=None, **hyperparameters):
     hp = {"classes": 2, "batchSize": 4, "learningRate": 0.05, "lrWarmupEpochs": 0, "warmupSteps": 1}
     hp.update(hyperparameters)
     lines = ["apiVersion: ergobench.io/v1alpha1", "kind: Benchmark", f"metadata: {{name: {name}}}", "spec:",
              "  task: resnet50", f"  workers: {workers}", "  backend: gloo", f"  maxEpochs: {max_epochs}",
-             f"  dataset: {{source: path, path: {path}}}", "  goal: {metric: accuracy, target: 1.0}",
-             "  hyperparameters:"]
+             f"  dataset: {{source: path, path: {path}}}", "  goal: {metric: accuracy, target: 1.0}"]
+    if submission:
+        lines.append(f"  submission: {submission}")
+    lines.append("  hyperparameters:")
     lines += [f"    {k}: {v}" for k, v in hp.items()]
     return "\n".join(lines) + "\n"
 
@@ -43,7 +45,8 @@ class ResNet50Test(ErgobenchTestCase):
         # goal of 1.0 is never reached and all three epochs run.
         shutil.copy(os.path.join(path, "val/n00000000/n00000000_0.JPEG"),
                     os.path.join(path, "val/n00000001/mislabelled.JPEG"))
-        run, result_path = self.run_benchmark("r50", resnet50_yaml("r50", path))
+        run, result_path = self.run_benchmark("r50", resnet50_yaml(
+            "r50", path, submission="{org: ergobench-ci, platform: 1xci-runner, division: closed, status: research}"))
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         with open(os.path.join(self.results("r50"), "rank-0.log")) as f:
             losses = [float(x) for x in re.findall(r"epoch \d+: train loss ([0-9.]+)", f.read())]
@@ -56,6 +59,13 @@ class ResNet50Test(ErgobenchTestCase):
             accuracies = [e["value"] for e in map(lambda l: json.loads(l[len(":::MLLOG "):]), f)
                           if e["key"] == "eval_accuracy"]
         self.assertGreaterEqual(accuracies[-1], 7 / 9, accuracies)  # chance is 1/2
+        # Rank 0's log passes MLPerf Training 4.0.0's closed ResNet rules (SGD): submission,
+        # order, blocks and evaluations, the optimizer's keys, and an evaluation past 75.9 %.
+        check = self.ergobench("mllog", "check", "-o", "json", os.path.join(self.results("r50"), "rank-0.mllog"))
+        (found,) = json.loads(check.stdout)
+        self.assertEqual(check.returncode, 0, found["findings"])
+        self.assertEqual((found["division"], found["benchmark"], found["passed"]), ("closed", "resnet", True))
+        self.assertEqual([f for f in found["findings"] if not f["warning"]], [])
         results = self.read_json(result_path)["status"]["results"]
         self.assertFalse(results["goalReached"])
         self.assertEqual(results["samples"], 3 * 16)

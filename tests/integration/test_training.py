@@ -64,6 +64,14 @@ class FmnistTest(ErgobenchTestCase):
         accuracies = [e["value"] for e in events if e["key"] == "eval_accuracy"]
         self.assertGreaterEqual(accuracies[-1], 0.85)
         self.assertEqual(len(accuracies), results["epochs"])
+        # MLPerf Training 4.0.0's rules (api/contract/mlperf_log_rules.h): a task MLPerf does not
+        # have passes all but its name's.
+        check = self.ergobench("mllog", "check", "-o", "json", os.path.join(self.results("fmnist-k2"), "rank-0.mllog"))
+        self.assertEqual(check.returncode, 1, check.stderr)
+        (found,) = json.loads(check.stdout)
+        self.assertEqual((found["division"], found["benchmark"]), ("open", "fmnist"))
+        self.assertEqual({(f["rules"], f["key"]) for f in found["findings"] if not f["warning"]},
+                         {("open_common", "submission_benchmark")}, found["findings"])
 
         # The MLPerf clock against rank 0's own log: time to accuracy runs from run_start to the
         # evaluation that reached the goal (the last: training stops there), run seconds to

@@ -64,6 +64,15 @@ TEST(WarmupPolynomialLrTest, RampsFromZeroThenDecaysAsThePowerToZero) {
   EXPECT_DOUBLE_EQ(WarmupPolynomialLr(0.5, 0, 2, 1.0, 1), 0.75);  // no warm-up: linear decay
 }
 
+// MLPerf's closed ResNet ends at 1e-4 (its sgd_opt_end_learning_rate): the decay runs from the
+// peak down to it, and stays there.
+TEST(WarmupPolynomialLrTest, DecaysToTheEndRate) {
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(5, 5, 41, 0.1, 2, 1e-4), 0.1);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(23, 5, 41, 0.1, 2, 1e-4), (0.1 - 1e-4) * 0.25 + 1e-4);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(41, 5, 41, 0.1, 2, 1e-4), 1e-4);
+  EXPECT_DOUBLE_EQ(WarmupPolynomialLr(60, 5, 41, 0.1, 2, 1e-4), 1e-4);
+}
+
 // MLBench 4b: linear warm-up from 0 over 1000 updates to 1.976e-3, then the inverse square root.
 TEST(InverseSqrtLrTest, RampsFromZeroThenFallsAsTheInverseSquareRoot) {
   EXPECT_EQ(0.0, InverseSqrtLr(0, 1000, 1.976e-3));

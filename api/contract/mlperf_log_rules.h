@@ -1,0 +1,39 @@
+// MLPerf Training's log rules, ruleset 4.0.0 (mlcommons/logging's compliance checker: common,
+// closed_common or open_common, and ResNet's closed and open rules with its SGD and LARS
+// optimizer keys), applied to a ":::MLLOG" log as that checker applies them: each key's check on
+// its lines in order (a submission_* key's on its first), then each key's required count, then
+// the division's and the benchmark's rules over the whole log. Our own implementation, so that
+// every run's log can be checked here, without Python; tests/api/contract pins it to the rules.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ergobench {
+
+struct MlperfLogFinding {
+  int64_t line = 0;      // 1-based, among the log's lines; 0 for the log as a whole
+  std::string rules;     // which rule file: "common", "closed_common", "closed_resnet", "closed_resnet_sgd", ...
+  std::string key;       // the mllog key it is about ("" for a line that does not parse)
+  std::string message;
+  bool warning = false;  // the checker warns (a line that does not parse, a repeat of one value) but passes
+};
+
+struct MlperfLogCheck {
+  std::string division;   // as the log said
+  std::string benchmark;  // submission_benchmark
+  std::vector<MlperfLogFinding> findings;
+  // No finding but warnings; or none outside `rules` ("closed_common": a task MLPerf does not
+  // have passes the rest).
+  bool Passed() const;
+  bool PassedExcept(const std::string& rules) const;
+};
+
+MlperfLogCheck CheckMlperfTrainingLog(std::string_view log);
+
+// The names MLPerf Training 4.0.0 knows, for submission_benchmark.
+const std::vector<std::string>& MlperfTrainingBenchmarks();
+
+}  // namespace ergobench
