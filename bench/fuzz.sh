@@ -15,7 +15,8 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(yaml_fuzzer benchmark_fuzzer quantity_fuzzer termination_message_fuzzer
                                      watch_framing_fuzzer tokenizer_fuzzer http_request_fuzzer sweep_fuzzer
                                      dataset_archive_fuzzer energy_query_fuzzer node_status_fuzzer bleu_fuzzer
-                                     vocabulary_fuzzer wmt17_fuzzer rank_zero_metrics_fuzzer training_curve_fuzzer)
+                                     vocabulary_fuzzer wmt17_fuzzer rank_zero_metrics_fuzzer training_curve_fuzzer
+                                     mlperf_log_fuzzer)
 command -v clang++ >/dev/null || { echo "fuzz: clang++ is missing (apt install clang)" >&2; exit 2; }
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
