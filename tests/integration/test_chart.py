@@ -40,6 +40,17 @@ def helm_template(*args):
     return documents(result.stdout)
 
 
+def promtool_test(groups, tests):
+    """`promtool test rules` of `tests` (which name rules.yaml) against the rule `groups`."""
+    with tempfile.TemporaryDirectory() as scratch:
+        with open(os.path.join(scratch, "rules.yaml"), "w") as f:
+            yaml.safe_dump(groups, f)
+        with open(os.path.join(scratch, "tests.yaml"), "w") as f:
+            yaml.safe_dump(tests, f)
+        return subprocess.run(["promtool", "test", "rules", "tests.yaml"], cwd=scratch,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
 def is_hook(document):
     """A helm hook's object (templates/tests/), not part of the release."""
     return "helm.sh/hook" in document["metadata"].get("annotations", {})
@@ -462,22 +473,13 @@ class ChartTest(unittest.TestCase):
                 }],
             }],
         }
-        with tempfile.TemporaryDirectory() as scratch:
-            with open(os.path.join(scratch, "rules.yaml"), "w") as f:
-                yaml.safe_dump(groups, f)
-            with open(os.path.join(scratch, "tests.yaml"), "w") as f:
-                yaml.safe_dump(tests, f)
-            checked = subprocess.run(["promtool", "test", "rules", "tests.yaml"], cwd=scratch,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            self.assertEqual(checked.returncode, 0, checked.stdout)
-            # The same test must fail against a rule that fires on every series.
-            broken = json.loads(json.dumps(groups))
-            broken["groups"][0]["rules"][0]["expr"] = "ergobench_benchmark_regressed >= 0"
-            with open(os.path.join(scratch, "rules.yaml"), "w") as f:
-                yaml.safe_dump(broken, f)
-            failed = subprocess.run(["promtool", "test", "rules", "tests.yaml"], cwd=scratch,
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            self.assertNotEqual(failed.returncode, 0, failed.stdout)
+        checked = promtool_test(groups, tests)
+        self.assertEqual(checked.returncode, 0, checked.stdout)
+        # The same test must fail against a rule that fires on every series.
+        broken = json.loads(json.dumps(groups))
+        broken["groups"][0]["rules"][0]["expr"] = "ergobench_benchmark_regressed >= 0"
+        failed = promtool_test(broken, tests)
+        self.assertNotEqual(failed.returncode, 0, failed.stdout)
 
     def test_the_recorded_communication_ratio_is_the_wait_over_the_step_time(self):
         """promtool evaluates the shipped recording rule on a rank's phase counters as the runner
@@ -503,14 +505,8 @@ class ChartTest(unittest.TestCase):
                 }],
             }],
         }
-        with tempfile.TemporaryDirectory() as scratch:
-            with open(os.path.join(scratch, "rules.yaml"), "w") as f:
-                yaml.safe_dump(groups, f)
-            with open(os.path.join(scratch, "tests.yaml"), "w") as f:
-                yaml.safe_dump(tests, f)
-            checked = subprocess.run(["promtool", "test", "rules", "tests.yaml"], cwd=scratch,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            self.assertEqual(checked.returncode, 0, checked.stdout)
+        checked = promtool_test(groups, tests)
+        self.assertEqual(checked.returncode, 0, checked.stdout)
 
 
 if __name__ == "__main__":
