@@ -408,7 +408,8 @@ class NamespacedClusterSuite(ClusterSuite):
 
     def printed_tables(self, kinds):
         """What `kubectl get <kinds>` prints in this namespace, as {kind: {name: {COLUMN: cell}}},
-        each cell cut at its header's columns (cells may hold single spaces)."""
+        each cell cut at its header's columns (cells may hold single spaces). Name several kinds
+        ("bench,ebds"): kubectl then prefixes each name with its kind."""
         text = self.cp.kubectl("get", "-n", self.ns, kinds).stdout
         tables = {}
         for block in filter(None, text.strip("\n").split("\n\n")):

@@ -20,7 +20,7 @@ import urllib.request
 import yaml
 
 from cluster_suite import (NODE_NAME, OPERATOR_NAMESPACE, RELEASE, VERSION, WORKER_CPU, NamespacedClusterSuite,
-                           container_id)
+                           container_id, seconds_text, si)
 from control_plane import free_port
 from harness import BIN_DIR
 
@@ -338,11 +338,15 @@ class OperatorTest(NamespacedClusterSuite):
         # The example's pricing label: two c5.4xlarge in us-east-1 at the shipped catalog's price.
         self.assertEqual(results["costBasis"], "spec.pricing.label: 2 x c5.4xlarge")
         self.assertAlmostEqual(results["costUSD"], 2 * 0.68 * results["runSeconds"] / 3600, places=9)
-        table = self.cp.kubectl("get", "-n", self.ns, "benchmarks").stdout
-        self.assertRegex(table, r"fmnist-k2\s+fmnist\s+2\s+gloo\s+Succeeded\s+\d+")
-        print(table)
-        row = next(line for line in table.splitlines() if line.startswith("fmnist-k2"))
-        self.assertIn(str(results["costUSD"])[:6], row, "the Cost column")
+        # kubectl's columns: the figures above in short strings with units (issue 41).
+        row = self.printed_tables("bench,ebsw,ebds")["benchmark"]["fmnist-k2"]
+        self.assertEqual({k: v for k, v in row.items() if k != "AGE"}, {
+            "TASK": "fmnist", "WORKERS": "2", "BACKEND": "gloo", "PHASE": "Succeeded",
+            "PROGRESS": f"done · epoch {results['epochs']}/10 · goal reached",
+            "THROUGHPUT": si(results["samplesPerSecond"], "samples/s"),
+            "TTA": seconds_text(results["timeToAccuracySeconds"]),
+            "ENERGY": si(results["energyJoules"], "J", symbol=True) if "energyJoules" in results else "",
+            "COST": si(results["costUSD"], results["currency"])})
         # cleanPodPolicy All (the default): the workers go, their results stay in status.
         self.wait_workers_stopped("fmnist-k2")
         self.assertTrue({("Created", "Normal"), ("Running", "Normal"), ("Succeeded", "Normal")} <= self.events())
