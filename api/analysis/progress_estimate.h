@@ -7,11 +7,9 @@
 #include <optional>
 #include <string>
 
-namespace ergobench {
+#include "api/v1alpha1/benchmark.h"  // kEstimatedFromWork, kEstimatedFromGoal
 
-// What the estimate of the time left extrapolates.
-inline constexpr char kEstimatedFromWork[] = "work";  // the work left, at its rate so far
-inline constexpr char kEstimatedFromGoal[] = "goal";  // the goal metric's trend over the last two evaluations
+namespace ergobench {
 
 struct ProgressEstimate {
   std::optional<double> done_fraction;  // of the most work the run may do, 0..1

@@ -126,6 +126,11 @@ struct WorkerCounts {
   int64_t failed = 0;
 };
 
+// What an estimate of the time left extrapolates (Progress::estimated_from,
+// api/analysis/progress_estimate.h).
+inline constexpr char kEstimatedFromWork[] = "work";  // the work left, at its rate so far
+inline constexpr char kEstimatedFromGoal[] = "goal";  // the goal metric's trend over the last two evaluations
+
 struct Progress {
   std::optional<int64_t> epoch;
   std::optional<int64_t> max_epochs;  // spec.maxEpochs: the epoch of at most how many

@@ -24,7 +24,7 @@ std::string EpochOf(int64_t epoch, std::optional<int64_t> max_epochs) {
 std::string TimeLeft(const Progress& p) {
   if (!p.seconds_left) return "";
   const std::string time = FormatSeconds(static_cast<double>(*p.seconds_left));
-  if (p.estimated_from == "goal") return "~" + time + " to goal";
+  if (p.estimated_from == kEstimatedFromGoal) return "~" + time + " to goal";
   return (p.goal ? "≤" : "") + time + " left";
 }
 

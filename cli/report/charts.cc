@@ -16,8 +16,6 @@ constexpr double kWidth = 720, kHeight = 440;
 constexpr double kLeft = 80, kRight = 180, kTop = 50, kBottom = 70;  // the legend sits on the right
 const char* const kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b"};
 
-std::string Escape(const std::string& text) { return EscapeMarkup(text); }
-
 std::string Num(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.6g", v);
@@ -43,8 +41,8 @@ struct Frame {
 std::string Open(const ChartSpec& spec) {
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" + Num(kHeight) +
          "\" viewBox=\"0 0 " + Num(kWidth) + " " + Num(kHeight) + "\" font-family=\"sans-serif\" font-size=\"12\">\n" +
-         "<title>" + Escape(spec.title) + "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
-         "<text x=\"" + Num(kWidth / 2) + "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">" + Escape(spec.title) +
+         "<title>" + EscapeMarkup(spec.title) + "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n" +
+         "<text x=\"" + Num(kWidth / 2) + "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">" + EscapeMarkup(spec.title) +
          "</text>\n";
 }
 
@@ -57,20 +55,20 @@ std::string Axes(const ChartSpec& spec, const Frame& f, bool x_ticks) {
   for (int i = 0; i <= 5; ++i) {
     const double y = f.y_max * i / 5;
     const std::string y_text = spec.y_tick ? spec.y_tick(y) : FormatSi(y, "");
-    out += "<text x=\"" + Num(kLeft - 6) + "\" y=\"" + Num(f.Y(y) + 4) + "\" text-anchor=\"end\">" + Escape(y_text) + "</text>\n";
+    out += "<text x=\"" + Num(kLeft - 6) + "\" y=\"" + Num(f.Y(y) + 4) + "\" text-anchor=\"end\">" + EscapeMarkup(y_text) + "</text>\n";
     out += "<line x1=\"" + Num(kLeft) + "\" y1=\"" + Num(f.Y(y)) + "\" x2=\"" + Num(kWidth - kRight) + "\" y2=\"" +
            Num(f.Y(y)) + "\" stroke=\"#ddd\"/>\n";
     if (x_ticks) {
       const double x = f.x_max * i / 5;
       const std::string x_text = spec.x_tick ? spec.x_tick(x) : Num(x);
-      out += "<text x=\"" + Num(f.X(x)) + "\" y=\"" + Num(f.Y(0) + 18) + "\" text-anchor=\"middle\">" + Escape(x_text) + "</text>\n";
+      out += "<text x=\"" + Num(f.X(x)) + "\" y=\"" + Num(f.Y(0) + 18) + "\" text-anchor=\"middle\">" + EscapeMarkup(x_text) + "</text>\n";
     }
   }
   out += "</g>\n";
   out += "<text x=\"" + Num((kLeft + kWidth - kRight) / 2) + "\" y=\"" + Num(kHeight - 20) +
-         "\" text-anchor=\"middle\">" + Escape(spec.x_label) + "</text>\n";
+         "\" text-anchor=\"middle\">" + EscapeMarkup(spec.x_label) + "</text>\n";
   out += "<text transform=\"translate(20 " + Num((kTop + kHeight - kBottom) / 2) +
-         ") rotate(-90)\" text-anchor=\"middle\">" + Escape(spec.y_label) + "</text>\n";
+         ") rotate(-90)\" text-anchor=\"middle\">" + EscapeMarkup(spec.y_label) + "</text>\n";
   return out;
 }
 
@@ -80,13 +78,13 @@ std::string Legend(const ChartSpec& spec) {
     const double y = kTop + 10 + 20 * static_cast<double>(i);
     out += "<rect x=\"" + Num(kWidth - kRight + 20) + "\" y=\"" + Num(y - 9) + "\" width=\"12\" height=\"12\" fill=\"" +
            kColours[i % 7] + "\"/>\n<text x=\"" + Num(kWidth - kRight + 38) + "\" y=\"" + Num(y + 1) + "\">" +
-           Escape(spec.series[i].name) + "</text>\n";
+           EscapeMarkup(spec.series[i].name) + "</text>\n";
   }
   if (!spec.reference.points.empty()) {
     const double y = kTop + 10 + 20 * static_cast<double>(spec.series.size());
     out += "<line x1=\"" + Num(kWidth - kRight + 20) + "\" y1=\"" + Num(y - 3) + "\" x2=\"" + Num(kWidth - kRight + 32) +
            "\" y2=\"" + Num(y - 3) + "\" stroke=\"#666\" stroke-dasharray=\"4 3\"/>\n<text x=\"" +
-           Num(kWidth - kRight + 38) + "\" y=\"" + Num(y + 1) + "\">" + Escape(spec.reference.name) + "</text>\n";
+           Num(kWidth - kRight + 38) + "\" y=\"" + Num(y + 1) + "\">" + EscapeMarkup(spec.reference.name) + "</text>\n";
   }
   return out + "</g>\n";
 }
@@ -119,7 +117,7 @@ std::string Point(const ChartPoint& p, const Frame& f, const char* colour) {
           "\" data-high=\"" + Num(*p.high) + "\"/>\n";
   }
   return bar + "<circle cx=\"" + Num(f.X(p.x)) + "\" cy=\"" + Num(f.Y(p.y)) + "\" r=\"4\" fill=\"" + colour +
-         "\" data-x=\"" + Num(p.x) + "\" data-y=\"" + Num(p.y) + "\"><title>" + Escape(p.label) + "</title></circle>\n";
+         "\" data-x=\"" + Num(p.x) + "\" data-y=\"" + Num(p.y) + "\"><title>" + EscapeMarkup(p.label) + "</title></circle>\n";
 }
 
 }  // namespace
@@ -130,7 +128,7 @@ std::string LineChartSvg(const ChartSpec& spec) {
   if (!spec.reference.points.empty()) {
     std::vector<ChartPoint> points = spec.reference.points;
     std::sort(points.begin(), points.end(), [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
-    out += "<g class=\"reference\" data-series=\"" + Escape(spec.reference.name) +
+    out += "<g class=\"reference\" data-series=\"" + EscapeMarkup(spec.reference.name) +
            "\">\n<polyline fill=\"none\" stroke=\"#666\" stroke-dasharray=\"4 3\" stroke-width=\"1.5\" points=\"";
     for (const ChartPoint& p : points) out += Num(f.X(p.x)) + "," + Num(f.Y(p.y)) + " ";
     out += "\"/>\n";
@@ -143,7 +141,7 @@ std::string LineChartSvg(const ChartSpec& spec) {
   for (size_t i = 0; i < spec.series.size(); ++i) {
     std::vector<ChartPoint> points = spec.series[i].points;
     std::sort(points.begin(), points.end(), [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
-    out += "<g class=\"series\" data-series=\"" + Escape(spec.series[i].name) + "\">\n<polyline fill=\"none\" stroke=\"" +
+    out += "<g class=\"series\" data-series=\"" + EscapeMarkup(spec.series[i].name) + "\">\n<polyline fill=\"none\" stroke=\"" +
            kColours[i % 7] + "\" stroke-width=\"2\" points=\"";
     for (const ChartPoint& p : points) out += Num(f.X(p.x)) + "," + Num(f.Y(p.y)) + " ";
     out += "\"/>\n";
@@ -157,11 +155,11 @@ std::string ScatterChartSvg(const ChartSpec& spec) {
   const Frame f = FrameFor(spec, false);
   std::string out = Open(spec) + Axes(spec, f, true);
   for (size_t i = 0; i < spec.series.size(); ++i) {
-    out += "<g class=\"series\" data-series=\"" + Escape(spec.series[i].name) + "\">\n";
+    out += "<g class=\"series\" data-series=\"" + EscapeMarkup(spec.series[i].name) + "\">\n";
     for (const ChartPoint& p : spec.series[i].points) {
       out += Point(p, f, kColours[i % 7]);
       out += "<text x=\"" + Num(f.X(p.x) + 7) + "\" y=\"" + Num(f.Y(p.y) - 7) + "\" font-size=\"10\">" +
-             Escape(p.label) + "</text>\n";
+             EscapeMarkup(p.label) + "</text>\n";
     }
     out += "</g>\n";
   }
@@ -174,7 +172,7 @@ std::string ScatterChartSvg(const ChartSpec& spec) {
     out += "\"/>\n";
     for (const ChartPoint& p : front) {
       out += "<circle cx=\"" + Num(f.X(p.x)) + "\" cy=\"" + Num(f.Y(p.y)) + "\" r=\"7\" fill=\"none\" stroke=\"#222\" data-x=\"" +
-             Num(p.x) + "\" data-y=\"" + Num(p.y) + "\" data-run=\"" + Escape(p.label) + "\"/>\n";
+             Num(p.x) + "\" data-y=\"" + Num(p.y) + "\" data-run=\"" + EscapeMarkup(p.label) + "\"/>\n";
     }
     out += "</g>\n";
   }
@@ -188,18 +186,18 @@ std::string BarChartSvg(const ChartSpec& spec) {
   const double slot = (kWidth - kLeft - kRight) / std::max<double>(static_cast<double>(bars), 1);
   std::vector<double> base(bars, 0);
   for (size_t s = 0; s < spec.series.size(); ++s) {
-    out += "<g class=\"series\" data-series=\"" + Escape(spec.series[s].name) + "\">\n";
+    out += "<g class=\"series\" data-series=\"" + EscapeMarkup(spec.series[s].name) + "\">\n";
     for (size_t i = 0; i < spec.series[s].points.size() && i < bars; ++i) {
       const ChartPoint& p = spec.series[s].points[i];
       const double x = kLeft + slot * (static_cast<double>(i) + 0.2);
       const double top = f.Y(base[i] + p.y), bottom = f.Y(base[i]);
       out += "<rect x=\"" + Num(x) + "\" y=\"" + Num(top) + "\" width=\"" + Num(slot * 0.6) + "\" height=\"" +
-             Num(bottom - top) + "\" fill=\"" + kColours[s % 7] + "\" data-x=\"" + Escape(p.label) + "\" data-y=\"" +
-             Num(p.y) + "\"><title>" + Escape(p.label) + ": " + Num(p.y) + "</title></rect>\n";
+             Num(bottom - top) + "\" fill=\"" + kColours[s % 7] + "\" data-x=\"" + EscapeMarkup(p.label) + "\" data-y=\"" +
+             Num(p.y) + "\"><title>" + EscapeMarkup(p.label) + ": " + Num(p.y) + "</title></rect>\n";
       base[i] += p.y;
       if (s == 0) {
         out += "<text x=\"" + Num(x + slot * 0.3) + "\" y=\"" + Num(f.Y(0) + 16) +
-               "\" text-anchor=\"middle\" font-size=\"10\">" + Escape(p.label) + "</text>\n";
+               "\" text-anchor=\"middle\" font-size=\"10\">" + EscapeMarkup(p.label) + "</text>\n";
       }
     }
     out += "</g>\n";

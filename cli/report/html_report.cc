@@ -47,6 +47,10 @@ std::string RunsSummary(const std::vector<ReportRow>& rows) {
   return text + " on " + std::to_string(systems.size()) + (systems.size() == 1 ? " system" : " systems");
 }
 
+std::string Figure(const std::string& name, const std::string& svg) {
+  return "<figure class=\"chart\" id=\"" + EscapeMarkup(name) + "\">\n" + svg + "</figure>\n";
+}
+
 }  // namespace
 
 std::string HtmlReport(const std::vector<Benchmark>& runs, const AllreduceTables& tables, const TrainingCurves& curves,
@@ -63,14 +67,14 @@ std::string HtmlReport(const std::vector<Benchmark>& runs, const AllreduceTables
     for (const std::string& name : section.charts) {
       const auto chart = charts.find(name);
       if (chart == charts.end()) continue;
-      figures += "<figure class=\"chart\" id=\"" + EscapeMarkup(name) + "\">\n" + chart->second + "</figure>\n";
+      figures += Figure(name, chart->second);
       charts.erase(chart);
     }
     if (!figures.empty()) page += "<h2>" + std::string(section.title) + "</h2>\n<div class=\"charts\">\n" + figures + "</div>\n";
   }
   if (!charts.empty()) {  // a chart no section names yet still shows
     page += "<h2>More</h2>\n<div class=\"charts\">\n";
-    for (const auto& [name, svg] : charts) page += "<figure class=\"chart\" id=\"" + EscapeMarkup(name) + "\">\n" + svg + "</figure>\n";
+    for (const auto& [name, svg] : charts) page += Figure(name, svg);
     page += "</div>\n";
   }
   return page + "</body>\n</html>\n";

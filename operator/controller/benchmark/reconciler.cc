@@ -424,6 +424,17 @@ StatusOr<bool> BenchmarkReconciler::WaitForDataset(const json& object, Benchmark
   return false;
 }
 
+std::optional<Progress> BenchmarkReconciler::ProgressOf(const std::string& key, const BenchmarkSpec& spec,
+                                                        const BenchmarkStatus& status) const {
+  if (deps_.progress == nullptr) return std::nullopt;
+  std::optional<Progress> progress = deps_.progress->Get(key, CurrentGang(status));
+  if (!progress) return std::nullopt;
+  // Of at most how many epochs, toward what target: the spec's, beside rank 0's figures.
+  progress->max_epochs = spec.max_epochs;
+  if (spec.goal && spec.goal->metric == progress->metric) progress->goal = spec.goal->target;
+  return progress;
+}
+
 runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) {
   // 1. Get. Gone from the cache: deleted, and garbage collection removes the children.
   const std::optional<json> object = deps_.benchmarks->Get(key);
@@ -479,12 +490,8 @@ runtime::ReconcileResult BenchmarkReconciler::Reconcile(const std::string& key) 
   }
 
   // 6. Progress of this gang's rank 0, as the poller last read it.
-  if (plan.status.phase == kPhaseRunning && deps_.progress != nullptr) {
-    if (auto progress = deps_.progress->Get(key, CurrentGang(plan.status))) {
-      progress->max_epochs = benchmark.spec.max_epochs;
-      if (benchmark.spec.goal && benchmark.spec.goal->metric == progress->metric) progress->goal = benchmark.spec.goal->target;
-      plan.status.progress = progress;
-    }
+  if (plan.status.phase == kPhaseRunning) {
+    if (std::optional<Progress> progress = ProgressOf(key, benchmark.spec, plan.status)) plan.status.progress = progress;
   }
 
   // 7. A finishing run's system and cost (its nodes, the catalog); then results that outlive the

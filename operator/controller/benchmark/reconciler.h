@@ -90,6 +90,9 @@ class BenchmarkReconciler {
   // Writes `status`, with the columns kubectl shows made from it (status.display), as
   // `benchmark`'s status.
   Status WriteStatus(const nlohmann::json& object, const Benchmark& benchmark, BenchmarkStatus status);
+  // Rank 0's progress of the current gang, as the poller last read it, with the spec's
+  // maxEpochs and goal; nothing before the first read.
+  std::optional<Progress> ProgressOf(const std::string& key, const BenchmarkSpec& spec, const BenchmarkStatus& status) const;
   // Fails a Benchmark that may not run (once: not again when `already_failed`), stopping its workers.
   Status Reject(const nlohmann::json& object, Benchmark* benchmark, const std::string& reason,
                 const std::string& message, bool already_failed, const std::string& now);
