@@ -383,6 +383,12 @@ int main(int argc, char** argv) {
   std::string mllog_output = "text";
   mllog_check_cmd->add_option("files", mllog_files, "mllog files")->required()->check(CLI::ExistingFile);
   AddOutputOption(mllog_check_cmd, &mllog_output, {"text", "json"}, "findings as text or json");
+  CLI::App* mllog_score_cmd =
+      mllog_cmd->add_subcommand("score", "score runs' logs as MLPerf's result summarizer does (one log per run)");
+  mllog_score_cmd->add_option("files", mllog_files, "mllog files, one per run of one benchmark")
+      ->required()
+      ->check(CLI::ExistingFile);
+  AddOutputOption(mllog_score_cmd, &mllog_output, {"text", "json"}, "each run and the score as text or json");
   CLI::App* version_cmd = app.add_subcommand("version", "print the version");
   std::string shell;
   CLI::App* completion_cmd = app.add_subcommand("completion", "print a shell completion script: source <(ergobench completion bash)");
@@ -415,6 +421,7 @@ int main(int argc, char** argv) {
   if (*cluster_cmd) return ergobench::ClusterCommand(cluster_cmd->remaining(), ergobench::kSourceDir);
   if (*tasks_cmd) return ListTasks(tasks_output);
   if (*mllog_check_cmd) return ergobench::MllogCheckCommand(mllog_files, mllog_output);
+  if (*mllog_score_cmd) return ergobench::MllogScoreCommand(mllog_files, mllog_output);
   if (*completion_cmd) {
     std::cout << *ergobench::CompletionScript(app, shell, {{"cluster", {"up", "status", "load", "link", "down", "--help"}}});
     return ergobench::kExitOk;

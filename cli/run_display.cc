@@ -26,6 +26,18 @@ std::string FormatSpread(const Summary& s) {
   return out;
 }
 
+// "11.00 min to train, the olympic mean of 5 runs (4 converged), 47500 samples to converge",
+// then the note: why there is none, or why it is not a complete score.
+std::string MlperfScoreLine(const MlperfScore& m) {
+  std::string out = "none";
+  if (m.time_to_train_minutes) {
+    out = FormatFixed(*m.time_to_train_minutes, 2) + " min to train, the olympic mean of " + std::to_string(m.runs) +
+          " runs (" + std::to_string(m.converged) + " converged)";
+    if (m.samples_to_converge) out += ", " + FormatSignificant(*m.samples_to_converge, 6) + " samples to converge";
+  }
+  return m.note.empty() ? out : out + "; " + m.note;
+}
+
 }  // namespace
 
 std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, const ProgressTimes& times) {
@@ -161,6 +173,7 @@ std::string FormatRunReport(const LocalRunReport& report) {
     row("repeats", std::to_string(r.repeats.size()) + seeds + "; the figures above are medians");
     for (const auto& [figure, s] : r.summary) row("  " + figure, FormatSpread(s));
   }
+  if (const auto& m = r.mlperf) row("MLPerf score", MlperfScoreLine(*m));
   if (std::optional<Condition> regressed = RegressionCondition(r)) {
     row("baseline", (regressed->status == "True" ? "REGRESSED " : "") + regressed->message);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "api/analysis/mlperf_score.h"
 #include "api/analysis/statistics.h"
 
 namespace ergobench {
@@ -37,10 +38,13 @@ RepeatResult RepeatOf(int64_t repeat, const BenchmarkSpec& spec, const Benchmark
   for (const HeadlineFigure& figure : HeadlineFigures()) {
     if (const std::optional<double> value = figure.get(results)) out.figures[figure.name] = *value;
   }
+  out.goal_reached = results.figures.goal_reached;
+  out.samples = results.figures.samples;
+  out.epochs = results.figures.epochs;
   return out;
 }
 
-BenchmarkResults FoldRepeats(BenchmarkResults last, std::vector<RepeatResult> repeats) {
+BenchmarkResults FoldRepeats(const BenchmarkSpec& spec, BenchmarkResults last, std::vector<RepeatResult> repeats) {
   if (repeats.size() < 2) return last;
   std::sort(repeats.begin(), repeats.end(), [](const auto& a, const auto& b) { return a.repeat < b.repeat; });
   for (const HeadlineFigure& figure : HeadlineFigures()) {
@@ -53,6 +57,7 @@ BenchmarkResults FoldRepeats(BenchmarkResults last, std::vector<RepeatResult> re
     last.summary[figure.name] = *summary;
     figure.set(&last, summary->median);
   }
+  last.mlperf = ScoreRepeats(spec, repeats);
   last.repeats = std::move(repeats);
   return last;
 }

@@ -24,12 +24,13 @@ int64_t RepeatSeed(int64_t seed, int64_t repeat);
 // a task without a seed runs as it is.
 void ApplyRepeatSeed(BenchmarkSpec* spec, int64_t repeat);
 
-// The headline figures one repeat measured.
+// The headline figures one repeat measured, and whether it reached its goal in how many samples.
 RepeatResult RepeatOf(int64_t repeat, const BenchmarkSpec& spec, const BenchmarkResults& results);
 
 // The last repeat's results with every repeat's figures in `repeats`, each headline figure's
-// statistics in `summary` (over the repeats that measured it) and the headline figures set to
-// those medians. One repeat alone is returned as it is, with no statistics.
-BenchmarkResults FoldRepeats(BenchmarkResults last, std::vector<RepeatResult> repeats);
+// statistics in `summary` (over the repeats that measured it), the headline figures set to
+// those medians, and, where the runs had a goal, MLPerf's score of them in `mlperf`
+// (mlperf_score.h). One repeat alone is returned as it is, with no statistics.
+BenchmarkResults FoldRepeats(const BenchmarkSpec& spec, BenchmarkResults last, std::vector<RepeatResult> repeats);
 
 }  // namespace ergobench

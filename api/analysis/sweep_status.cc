@@ -120,12 +120,16 @@ std::vector<SweepPointStatus> AggregatePoints(const std::vector<SweepPoint>& poi
       const BenchmarkStatus& s = child->second.status;
       status.phase = s.phase.empty() ? kPhasePending : s.phase;
       if (s.phase == kPhaseFailed) status.message = FailureMessage(s);
-      if (s.results && s.phase == kPhaseSucceeded) status.figures = FiguresOf(*s.results);
+      if (s.results && s.phase == kPhaseSucceeded) {
+        status.figures = FiguresOf(*s.results);
+        status.mlperf = s.results->mlperf;
+      }
     } else if (before != recorded_of.end() && IsFinished(before->second->phase) &&
                before->second->spec_digest == status.spec_digest) {
       status.phase = before->second->phase;
       status.message = before->second->message;
       status.figures = before->second->figures;
+      status.mlperf = before->second->mlperf;
     }
     out.push_back(std::move(status));
   }

@@ -284,6 +284,22 @@ std::string FirstString(const std::vector<Event>& events, const std::string& key
   return "";
 }
 
+// The figures the result summarizer reads (MlperfLogCheck's run_* fields), from the events.
+void ReadRunFigures(const std::vector<Event>& events, MlperfLogCheck* check) {
+  for (const Event& e : events) {
+    if (e.key == "run_start" && !check->run_start_ms) check->run_start_ms = e.time_ms;
+    if (e.key == "seed" && !check->seed && e.value.is_number_integer()) check->seed = e.value.get<int64_t>();
+    if ((e.key == "eval_accuracy" || e.key == "eval_error") && !check->run_stop_ms && Has(e.metadata, "epoch_num") &&
+        IsNumber(e.metadata["epoch_num"])) {
+      check->last_eval_epoch = Number(e.metadata["epoch_num"]);
+    }
+    if (e.key == "run_stop" && !check->run_stop_ms) {
+      check->run_stop_ms = e.time_ms;
+      if (Has(e.metadata, "status") && e.metadata["status"].is_string()) check->run_stop_status = e.metadata["status"];
+    }
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& MlperfTrainingBenchmarks() {
@@ -304,6 +320,7 @@ bool MlperfLogCheck::PassedExcept(const std::string& rules) const {
 MlperfLogCheck CheckMlperfTrainingLog(std::string_view log) {
   MlperfLogCheck check;
   const std::vector<Event> events = ParseEvents(log, &check.findings);
+  ReadRunFigures(events, &check);
   if (events.empty()) check.findings.push_back({0, "common", "", "No log lines detected", false});
   Apply(CommonRules(), events, &check.findings);
   check.division = FirstString(events, "submission_division");

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,14 @@ struct MlperfLogCheck {
   std::string division;   // as the log said
   std::string benchmark;  // submission_benchmark
   std::vector<MlperfLogFinding> findings;
+  // What MLPerf's result summarizer reads of a run's log: the first run_start and run_stop,
+  // run_stop's status ("success" where the run reached its target), the seed, and the epoch_num
+  // of the last eval_accuracy (or eval_error) before run_stop, its epochs to converge.
+  std::optional<double> run_start_ms;
+  std::optional<double> run_stop_ms;
+  std::string run_stop_status;
+  std::optional<int64_t> seed;
+  std::optional<double> last_eval_epoch;
   // No finding but warnings; or none outside `rules` ("closed_common": a task MLPerf does not
   // have passes the rest).
   bool Passed() const;

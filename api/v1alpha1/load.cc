@@ -106,13 +106,20 @@ StatusOr<std::vector<Benchmark>> LoadBenchmarks(std::string_view text, const std
   return std::move(loaded.benchmarks);
 }
 
-StatusOr<std::string> ReadFile(const std::string& path) {
+StatusOr<std::string> ReadFile(const std::string& path, size_t limit) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    const size_t got = static_cast<size_t>(in.gcount());
+    if (got > limit - text.size()) {
+      return Status::InvalidArgument(path + ": larger than " + std::to_string(limit) + " bytes");
+    }
+    text.append(buffer, got);
+  }
   if (in.bad()) return Status::Unavailable(path + ": read failed: " + std::strerror(errno));
-  return text.str();
+  return text;
 }
 
 StatusOr<LoadedDocuments> LoadDocumentFile(const std::string& path) {

@@ -3,6 +3,7 @@
 // reject bad input with the same messages.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,7 +41,8 @@ StatusOr<std::vector<Benchmark>> LoadBenchmarks(std::string_view text, const std
 StatusOr<LoadedDocuments> LoadDocumentFile(const std::string& path);
 StatusOr<std::vector<Benchmark>> LoadBenchmarkFile(const std::string& path);
 
-// Reads a whole file; NotFound names the path.
-StatusOr<std::string> ReadFile(const std::string& path);
+// Reads a whole file; NotFound names the path. A file larger than `limit` bytes (a device such
+// as /dev/zero never ends) is InvalidArgument, naming the path and the limit, read no further.
+StatusOr<std::string> ReadFile(const std::string& path, size_t limit = std::numeric_limits<size_t>::max());
 
 }  // namespace ergobench

@@ -163,7 +163,25 @@ const JsonFields<RepeatResult>& RepeatFields() {
   static const JsonFields<R> fields = JsonFields<R>()
                                           .Add("repeat", &R::repeat, kAlways)
                                           .Add("seed", &R::seed, kAlways)
-                                          .Add("figures", &R::figures, kAlways);
+                                          .Add("figures", &R::figures, kAlways)
+                                          .Add("goalReached", &R::goal_reached)
+                                          .Add("samples", &R::samples)
+                                          .Add("epochs", &R::epochs);
+  return fields;
+}
+
+const JsonFields<MlperfScore>& MlperfScoreFields() {
+  using M = MlperfScore;
+  static const JsonFields<M> fields = JsonFields<M>()
+                                          .Add("benchmark", &M::benchmark, kAlways)
+                                          .Add("requiredRuns", &M::required_runs, kAlways)
+                                          .Add("runs", &M::runs, kAlways)
+                                          .Add("converged", &M::converged, kAlways)
+                                          .Add("timeToTrainMinutes", &M::time_to_train_minutes)
+                                          .Add("samplesToConverge", &M::samples_to_converge)
+                                          .Add("epochsToConverge", &M::epochs_to_converge)
+                                          .Add("complete", &M::complete, kAlways)
+                                          .Add("note", &M::note);
   return fields;
 }
 
@@ -222,6 +240,7 @@ const JsonFields<BenchmarkResults>& BenchmarkResultsFields() {
                                           .Object("system", &B::system, SystemIdentityFields())
                                           .List("repeats", &B::repeats, RepeatFields())
                                           .Map("summary", &B::summary, SummaryFields())
+                                          .Object("mlperf", &B::mlperf, MlperfScoreFields())
                                           .Add("baseline", &B::baseline)
                                           .List("verdicts", &B::verdicts, VerdictFields())
                                           .Json("environment", &B::environment, JsonShape::kObject);

@@ -177,7 +177,27 @@ struct RepeatResult {
   int64_t repeat = 0;
   int64_t seed = 0;
   std::map<std::string, double> figures;
+  std::optional<bool> goal_reached;  // where the run had a goal
+  // All ranks' training samples from run_start to run_stop: to the goal, where it was reached,
+  // as a run stops there (MLPerf's samples to converge).
+  std::optional<int64_t> samples;
+  std::optional<int64_t> epochs;
   bool operator==(const RepeatResult&) const = default;
+};
+
+// MLPerf's score of repeated runs of one benchmark (api/analysis/mlperf_score.h): time to train
+// as the olympic mean of the converged runs' run_start..run_stop, over the runs MLPerf requires.
+struct MlperfScore {
+  std::string benchmark;      // MLPerf's name ("resnet"), or the task's where MLPerf has none
+  int64_t required_runs = 0;  // MLPerf's count for the benchmark; 0 where it has none
+  int64_t runs = 0;
+  int64_t converged = 0;
+  std::optional<double> time_to_train_minutes;  // absent: no score, and `note` says why
+  std::optional<double> samples_to_converge;    // the converged runs' olympic mean, from 3
+  std::optional<double> epochs_to_converge;
+  bool complete = false;  // a score over at least the runs MLPerf requires
+  std::string note;       // why there is no score, or why it is not a complete one
+  bool operator==(const MlperfScore&) const = default;
 };
 
 // One headline figure against a baseline's (regression.h).
@@ -219,6 +239,7 @@ struct BenchmarkResults {
   // headline figures above are then the medians; every other field is the last repeat's.
   std::vector<RepeatResult> repeats;
   std::map<std::string, Summary> summary;
+  std::optional<MlperfScore> mlperf;  // repeats with a goal, scored as MLPerf scores them
   // With spec.baseline: what the run was compared with, and the verdict on each figure.
   std::string baseline;  // "Benchmark fmnist-k2", "ConfigMap fmnist-k2-results", "results/fmnist"
   std::vector<BaselineVerdict> verdicts;
@@ -244,6 +265,7 @@ RankResult DecodeRankResult(const nlohmann::json& json, FieldErrors* errors);
 // (docs/architecture.md, "The Benchmark resource").
 const JsonFields<Summary>& SummaryFields();
 const JsonFields<RepeatResult>& RepeatFields();
+const JsonFields<MlperfScore>& MlperfScoreFields();
 const JsonFields<BenchmarkResults>& BenchmarkResultsFields();
 
 nlohmann::json EncodeSummary(const Summary& summary);

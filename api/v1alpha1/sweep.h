@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/v1alpha1/benchmark.h"
+#include "api/v1alpha1/result.h"
 #include "api/v1alpha1/summary.h"
 #include "base/field_errors.h"
 #include "base/status.h"
@@ -96,6 +97,7 @@ struct SweepPointStatus {
   // SpecDigest of the point's spec: an ended point's phase and figures stand, once its child is
   // gone, for as long as the sweep renders the point the same.
   std::string spec_digest;
+  std::optional<MlperfScore> mlperf;  // the point's repeats with a goal, as MLPerf scores them
 };
 
 struct BenchmarkSweepStatus {

@@ -116,6 +116,7 @@ const JsonFields<SweepPointStatus>& SweepPointFields() {
                                           .Add("speedup", &S::speedup)
                                           .Add("efficiency", &S::efficiency)
                                           .Add("baseline", &S::baseline)
+                                          .Object("mlperf", &S::mlperf, MlperfScoreFields())
                                           .Add("specDigest", &S::spec_digest);
   return fields;
 }

@@ -375,7 +375,7 @@ StatusOr<LocalRunReport> RunLocally(const Benchmark& benchmark, const LocalRunOp
   report.outcome = gang.outcome;
   BenchmarkResults& results = report.outcome.results;
   const bool all_done = static_cast<int64_t>(done.size()) == repeats;
-  if (all_done) results = FoldRepeats(results, done);
+  if (all_done) results = FoldRepeats(benchmark.spec, results, done);
   PriceLocalRun(benchmark.spec, catalog, options, &results);
   if (baseline && all_done) {
     JudgeAgainstBaseline(*baseline, DescribeBaseline(*benchmark.spec.baseline), benchmark.spec.baseline->tolerances,

@@ -70,6 +70,7 @@ ReportRow RowOf(const Benchmark& b) {
   row.samples_per_second = r.figures.samples_per_second;
   row.repeats = static_cast<int64_t>(r.repeats.size());
   row.spread = r.summary;
+  row.mlperf = r.mlperf;
   if (r.figures.goal_reached.value_or(false)) row.time_to_accuracy_seconds = r.figures.time_to_accuracy_seconds;
   row.communication_ratio = r.figures.communication_ratio;
   row.collective_seconds = r.figures.collective_seconds;
@@ -137,6 +138,16 @@ std::string Money(const ReportRow& r, std::optional<double> value) {
   return Number(value, 4) + " " + r.currency + (r.cost_stale ? " (stale)" : "");
 }
 
+// MLPerf's time to train and the runs behind it: "11.00 (5 runs)", "11.00 (3 of 5 runs)" where
+// MLPerf requires more; "no score (2/5 unconverged)".
+std::string MlperfCell(const MlperfScore& m) {
+  const std::string runs = std::to_string(m.runs) + (m.required_runs > m.runs ? " of " + std::to_string(m.required_runs) : "");
+  if (!m.time_to_train_minutes) {
+    return "no score (" + std::to_string(m.runs - m.converged) + "/" + std::to_string(m.runs) + " unconverged)";
+  }
+  return Number(m.time_to_train_minutes, 2) + " (" + runs + " runs)";
+}
+
 // Columns before this index are names (left-aligned); the rest are figures.
 constexpr size_t kNameColumns = 7;
 
@@ -201,6 +212,9 @@ void AddOptionalColumns(const std::vector<ReportRow>& rows, std::vector<Column>*
     columns->push_back({"tensor peak/rank", [](const ReportRow& r) {
                          return r.peak_tensor_bytes ? FormatBytes(static_cast<double>(*r.peak_tensor_bytes)) : std::string();
                        }});
+  }
+  if (AnyRow(rows, [](const ReportRow& r) { return r.mlperf.has_value(); })) {
+    columns->push_back({"MLPerf min", [](const ReportRow& r) { return r.mlperf ? MlperfCell(*r.mlperf) : std::string(); }});
   }
   if (AnyRow(rows, [](const ReportRow& r) { return r.samples_per_wh.has_value(); })) {
     columns->push_back({"samples/Wh", [](const ReportRow& r) { return Number(r.samples_per_wh, 0); }});
@@ -325,6 +339,7 @@ nlohmann::json JsonRow(const ReportRow& r) {
   if (!r.baseline.empty()) out["baseline"] = r.baseline;
   if (r.repeats > 0) out["repeats"] = r.repeats;
   for (const auto& [figure, summary] : r.spread) out["spread"][figure] = EncodeSummary(summary);
+  if (r.mlperf) out["mlperf"] = MlperfScoreFields().Encode(*r.mlperf);
   return out;
 }
 

@@ -87,6 +87,7 @@ struct ReportRow {
   // the medians).
   int64_t repeats = 0;
   std::map<std::string, Summary> spread;
+  std::optional<MlperfScore> mlperf;  // repeats with a goal, as MLPerf scores them
 };
 
 // Rows in a stable order: by task, goal, system, backend, then workers.

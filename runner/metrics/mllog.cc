@@ -37,6 +37,4 @@ void MlLog::Point(const std::string& key, const nlohmann::json& value, nlohmann:
 void MlLog::Start(const std::string& key, nlohmann::json metadata) { Write("INTERVAL_START", key, nullptr, metadata); }
 void MlLog::Stop(const std::string& key, nlohmann::json metadata) { Write("INTERVAL_END", key, nullptr, metadata); }
 
-std::string MlperfBenchmarkName(const std::string& task) { return task == "resnet50" ? "resnet" : task; }
-
 }  // namespace ergobench

@@ -13,10 +13,6 @@
 
 namespace ergobench {
 
-// The name MLPerf gives a task of ours, for submission_benchmark: "resnet" for resnet50 (MLPerf
-// Training's ResNet-50 v1.5); the catalog id for the tasks MLPerf does not have.
-std::string MlperfBenchmarkName(const std::string& task);
-
 class MlLog {
  public:
   using WallClock = std::function<int64_t()>;  // milliseconds since the epoch

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "api/contract/mlperf_benchmarks.h"
 #include "base/units.h"
 #include "runner/dist/communicator.h"
 #include "runner/metrics/mllog.h"

@@ -124,6 +124,30 @@ TEST(RunDisplayTest, EnergyAndCostRows) {
       << text;
 }
 
+TEST(RunDisplayTest, MlperfScoreRow) {
+  LocalRunReport report;
+  report.benchmark = ShownBenchmark();
+  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  MlperfScore m;
+  m.benchmark = "resnet";
+  m.required_runs = 5;
+  m.runs = 3;
+  m.converged = 3;
+  m.time_to_train_minutes = 11;
+  m.samples_to_converge = 47500;
+  m.note = "3 runs of the 5 MLPerf requires for resnet";
+  report.outcome.results.mlperf = m;
+  const std::string text = FormatRunReport(report);
+  EXPECT_NE(text.find("  MLPerf score           11.00 min to train, the olympic mean of 3 runs (3 converged), 47500 samples "
+                      "to converge; 3 runs of the 5 MLPerf requires for resnet\n"),
+            std::string::npos)
+      << text;
+  m.time_to_train_minutes.reset();
+  m.note = "2 runs of 3 did not converge; MLPerf's score allows 1";
+  report.outcome.results.mlperf = m;
+  EXPECT_NE(FormatRunReport(report).find("  MLPerf score           none; 2 runs of 3 did not converge"), std::string::npos);
+}
+
 // CARAML's figures for ResNet-50: images/Wh and Wh per ImageNet epoch.
 TEST(RunDisplayTest, ImagesPerWhAndEnergyPerReferenceEpoch) {
   LocalRunReport report;

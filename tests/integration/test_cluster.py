@@ -35,7 +35,8 @@ GOODPUT = 1448 / 1514
 # Measured over 3 s, the receiver's clock starting at the first byte: bench/link_rate.py saw
 # 1.000-1.013 of the goodput at 1 Gbit/s; 3% holds a loaded 2-core machine.
 RATE_TOLERANCE = 0.03
-# 0a's peak over 3 sizes and 3 repetitions of a ring across 3 ranks: 5%.
+# 0a's peak over 3 sizes and 5 repetitions of a ring across 3 ranks: 5% (with 3 repetitions,
+# MPI's once came out at 0.948 of the goodput on a loaded machine).
 BUSBW_TOLERANCE = 0.05
 
 # A TCP receiver that reports the Mbit/s it got, back to its sender, and a sender that sends for
@@ -524,7 +525,7 @@ class ClusterCommandTest(ClusterSuite):
                 "spec": {"task": "0a", "workers": 3, "backend": backend, "resources": {"cpu": "1"},
                          "scheduling": {"ranksPerNode": 1},
                          "hyperparameters": {"minElements": 4194304, "maxElements": 16777216, "sizes": 3,
-                                             "repetitions": 3, "warmup": 1}}})
+                                             "repetitions": 5, "warmup": 1}}})
             busbw[backend] = status["results"]["allreduce"]["peakBusBandwidthBytesPerSecond"] * 8 / 1e6
         print(f"0a k=3 over 1 Gbit/s links: busbw gloo {busbw['gloo']:.1f} Mbit/s, mpi {busbw['mpi']:.1f} Mbit/s "
               f"(TCP goodput {1000 * GOODPUT:.1f})")

@@ -1,9 +1,10 @@
 """Repeats and regressions on this machine, end to end: `ergobench run` repeats a real fmnist
 run with a seed per repeat and folds the repeats into medians with their statistics, which the
-test recomputes from each repeat's own rank results; a run throttled for real (one torch thread
-on a CPU shared with a busy loop, against two threads) is Regressed against its baseline and
-exits 3, while an identical re-run is not; and `ergobench report --baseline` gives the same
-verdicts."""
+test recomputes from each repeat's own rank results, and scores as MLPerf does (in the status,
+and by `ergobench mllog score` from the repeats' logs); an identical re-run is not Regressed
+against its baseline, while a run throttled for real (one torch thread on a CPU shared with
+three busy loops, against two threads) is, and exits 3; and `ergobench report --baseline` gives
+the same verdicts."""
 
 import json
 import math
@@ -19,7 +20,7 @@ FASHION_MNIST = "/usr/share/datasets/fashion-mnist"
 T975_2 = 0.95 / math.sqrt(2 * 0.975 * 0.025)  # Student's t(2) at 97.5% in closed form: 4.3026527...
 
 
-def fmnist_yaml(name, repeats, baseline=None, tolerance=None):
+def fmnist_yaml(name, repeats, baseline=None, tolerance=None, goal=None):
     lines = [
         "apiVersion: ergobench.io/v1alpha1",
         "kind: Benchmark",
@@ -32,8 +33,10 @@ def fmnist_yaml(name, repeats, baseline=None, tolerance=None):
         f"  repeats: {repeats}",
         "  hyperparameters: {trainSamples: 4096}",
     ]
+    if goal:
+        lines.append(f"  goal: {{metric: accuracy, target: {goal}}}")
     if baseline:
-        lines.append(f"  baseline: {{path: {baseline}, tolerances: {{samplesPerSecond: {tolerance}}}}}")
+        lines.append(f"  baseline: {{path: {baseline}, tolerances: {{samplesPerSecond: {tolerance}, runSeconds: {tolerance}}}}}")
     return "\n".join(lines) + "\n"
 
 
@@ -46,28 +49,31 @@ def mllog_points(path, key):
 @unittest.skipUnless(os.path.isdir(FASHION_MNIST), "dataset-fashion-mnist is not installed")
 class RepeatsTest(ErgobenchTestCase):
 
-    def run_fmnist(self, name, repeats, threads, baseline=None, tolerance=10, throttled=False):
-        """`throttled`: one thread, on one CPU that a busy loop shares, so about half a core
-        against the baseline's two threads: slower by far more than this machine's drift (one
-        thread alone was 35% slower, which a busy neighbour sometimes erased)."""
-        path = self.write(f"{name}.yaml", fmnist_yaml(name, repeats, baseline, tolerance))
+    def run_fmnist(self, name, repeats, threads, baseline=None, tolerance=50, throttled=False, goal=None):
+        """`throttled`: one thread, on one CPU that three busy loops share, so about a quarter of
+        a core against the baseline's two threads: slower by far more than this machine's drift
+        and the 50% band (one thread alone was 35% slower, which a busy neighbour sometimes
+        erased; a run beside one busy loop was once within 10% of an unlucky baseline)."""
+        path = self.write(f"{name}.yaml", fmnist_yaml(name, repeats, baseline, tolerance, goal))
         env = dict(os.environ, ERGOBENCH_THREADS=str(threads))
         if not throttled:
             run = self.ergobench("run", "-q", path, timeout=600, env=env)
         else:
             cpu = min(os.sched_getaffinity(0))
             pin = lambda: os.sched_setaffinity(0, {cpu})  # noqa: E731
-            hog = subprocess.Popen(["sh", "-c", "while :; do :; done"], preexec_fn=pin)
+            hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"], preexec_fn=pin) for _ in range(3)]
             try:
                 run = self.ergobench("run", "-q", path, timeout=600, env=env, preexec_fn=pin)
             finally:
-                hog.kill()
-                hog.wait()
+                for hog in hogs:
+                    hog.kill()
+                    hog.wait()
         status = self.read_json(os.path.join(self.results(name), "benchmark.json"))["status"]
         return run, status
 
     def test_repeats_have_their_own_seeds_and_fold_into_medians(self):
-        run, status = self.run_fmnist("rep", 3, threads=2)
+        # A goal every repeat reaches at its one evaluation, so that MLPerf scores the repeats.
+        run, status = self.run_fmnist("rep", 3, threads=2, goal=0.5)
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         self.assertIn("repeat 3 of 3", run.stderr)
         results = status["results"]
@@ -96,14 +102,61 @@ class RepeatsTest(ErgobenchTestCase):
         self.assertAlmostEqual(summary["ci95High"], mean + half, places=6)
         self.assertAlmostEqual(results["samplesPerSecond"], statistics.median(throughputs), places=6)
         self.assertIn("samplesPerSecond", run.stdout)
+        self.check_mlperf_score(run, results)
+
+    def check_mlperf_score(self, run, results):
+        """MLPerf's score of the three repeats, from each repeat's own rank result: the olympic
+        mean of three is the middle run's time to train; and `ergobench mllog score` gives the
+        same from the three rank-0 logs, as MLPerf's result summarizer reads them (run_start to
+        run_stop of each, in minutes)."""
+        seconds, samples = [], []
+        for r in range(3):
+            with open(os.path.join(self.results("rep"), f"repeat-{r}", "rank-0.json")) as f:
+                rank = json.load(f)
+            self.assertTrue(rank["goalReached"])
+            self.assertEqual(results["repeats"][r]["goalReached"], True)
+            self.assertEqual(results["repeats"][r]["samples"], rank["samples"])
+            seconds.append(rank["runSeconds"])
+            samples.append(rank["samples"])
+        mlperf = results["mlperf"]
+        self.assertEqual((mlperf["benchmark"], mlperf["runs"], mlperf["converged"], mlperf["requiredRuns"]), ("fmnist", 3, 3, 0))
+        self.assertAlmostEqual(mlperf["timeToTrainMinutes"], sorted(seconds)[1] / 60, places=9)
+        self.assertEqual(mlperf["samplesToConverge"], sorted(samples)[1])
+        self.assertEqual(mlperf["note"], "MLPerf has no benchmark fmnist; scored by its rules over 3 runs")
+        self.assertIn("MLPerf score", run.stdout)
+
+        logs = [os.path.join(self.results("rep"), f"repeat-{r}", "rank-0.mllog") for r in range(3)]
+        minutes = []
+        for log in logs:
+            with open(log) as f:
+                events = [json.loads(line[len(":::MLLOG "):]) for line in f if line.startswith(":::MLLOG ")]
+            start = next(e["time_ms"] for e in events if e["key"] == "run_start")
+            stop = next(e for e in events if e["key"] == "run_stop")
+            self.assertEqual(stop["metadata"]["status"], "success")
+            minutes.append((stop["time_ms"] - start) / 60000)
+        score = self.ergobench("mllog", "score", "-o", "json", *logs)
+        self.assertEqual(score.returncode, 0, score.stdout + score.stderr)
+        scored = json.loads(score.stdout)
+        self.assertEqual([r["seed"] for r in scored["runs"]], [42, 43, 44])
+        self.assertEqual([r["minutes"] for r in scored["runs"]], minutes)
+        self.assertEqual(scored["score"]["timeToTrainMinutes"], sorted(minutes)[1])
 
     def test_a_throttled_run_regresses_and_an_identical_one_does_not(self):
-        # Four repeats a side: Welch's interval over three is too wide to tell a 35% drop here.
+        # Four repeats a side: Welch's interval over three is too wide here.
         # The baseline is an earlier run of the same name, kept aside (as CI keeps last week's).
         _, base = self.run_fmnist("fm", 4, threads=2)
         self.assertEqual(base["phase"], "Succeeded")
         baseline_dir = os.path.join(self.dir, "baseline")
         shutil.copytree(self.results("fm"), os.path.join(baseline_dir, "fm"))
+
+        # The identical run first, at once: the machine as it was for the baseline.
+        same, same_status = self.run_fmnist("fm", 4, threads=2, baseline=os.path.join(baseline_dir, "fm"))
+        self.assertEqual(same.returncode, 0, same.stdout + same.stderr)
+        regressed = next(c for c in same_status["conditions"] if c["type"] == "Regressed")
+        self.assertEqual(regressed["status"], "False", regressed)
+        report = self.ergobench("report", self.results("fm"), "--baseline", baseline_dir)
+        self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
+        self.assertRegex(report.stdout, r"fm\s+ok\s+")
 
         slow, slow_status = self.run_fmnist("fm", 4, threads=1, baseline=os.path.join(baseline_dir, "fm"), throttled=True)
         self.assertEqual(slow.returncode, 3, slow.stdout + slow.stderr)
@@ -114,21 +167,13 @@ class RepeatsTest(ErgobenchTestCase):
         self.assertTrue(verdict["regressed"])
         self.assertEqual(verdict["basis"], "repeats")
         self.assertEqual(verdict["baseline"], base["results"]["summary"]["samplesPerSecond"]["median"])
-        self.assertLess(verdict["value"], 0.9 * verdict["baseline"])
+        self.assertLess(verdict["value"], 0.5 * verdict["baseline"])
         self.assertIn("REGRESSED", slow.stdout)
 
         # `ergobench report --baseline` judges the results folder the same way, and gates on it.
         report = self.ergobench("report", self.results("fm"), "--baseline", baseline_dir)
         self.assertEqual(report.returncode, 3, report.stdout + report.stderr)
         self.assertRegex(report.stdout, r"fm\s+REGRESSED\s+samplesPerSecond")
-
-        same, same_status = self.run_fmnist("fm", 4, threads=2, baseline=os.path.join(baseline_dir, "fm"))
-        self.assertEqual(same.returncode, 0, same.stdout + same.stderr)
-        regressed = next(c for c in same_status["conditions"] if c["type"] == "Regressed")
-        self.assertEqual(regressed["status"], "False", regressed)
-        report = self.ergobench("report", self.results("fm"), "--baseline", baseline_dir)
-        self.assertEqual(report.returncode, 0, report.stdout + report.stderr)
-        self.assertRegex(report.stdout, r"fm\s+ok\s+")
 
     def test_a_baseline_that_cannot_be_read_is_refused_before_the_run(self):
         path = self.write("x.yaml", fmnist_yaml("x", 1, baseline=os.path.join(self.dir, "nowhere"), tolerance=5))

@@ -106,7 +106,7 @@ class Planner {
         if (StartNextRepeat(outcome.results, current)) return plan_;
         // The last repeat: the repeats done move into the results (one alone folds to itself).
         status.repeats.push_back(RepeatOf(static_cast<int64_t>(status.repeats.size()), b_.spec, outcome.results));
-        outcome.results = FoldRepeats(outcome.results, std::exchange(status.repeats, {}));
+        outcome.results = FoldRepeats(b_.spec, outcome.results, std::exchange(status.repeats, {}));
       }
       Finish(outcome.phase, outcome.reason, outcome.message, outcome.results, current);
       return plan_;

@@ -57,7 +57,7 @@ TEST(Repeats, FoldingGivesTheMediansAndTheirStatistics) {
   repeats[2].figures.erase("energyToAccuracyJoules");  // the goal was not reached in repeat 1
   BenchmarkResults last = Measured(110, 31, 3600);
   last.environment = {{"host", "last"}};
-  const BenchmarkResults folded = FoldRepeats(last, repeats);
+  const BenchmarkResults folded = FoldRepeats(spec, last, repeats);
 
   EXPECT_DOUBLE_EQ(*folded.figures.samples_per_second, 100);      // median of 90, 100, 110
   EXPECT_DOUBLE_EQ(*folded.figures.time_to_accuracy_seconds, 30);  // median of 29, 31
@@ -75,9 +75,73 @@ TEST(Repeats, FoldingGivesTheMediansAndTheirStatistics) {
   EXPECT_EQ(folded.repeats[2].seed, 44);
 }
 
+// A run with a goal, as the runner reports it: stopped at the goal (or at maxEpochs without it).
+BenchmarkResults Trained(bool reached, double run_seconds, int64_t samples, int64_t epochs) {
+  BenchmarkResults r;
+  r.figures.goal_reached = reached;
+  if (reached) r.figures.time_to_accuracy_seconds = run_seconds - 1;
+  r.figures.run_seconds = run_seconds;
+  r.figures.samples = samples;
+  r.figures.epochs = epochs;
+  return r;
+}
+
+TEST(Repeats, ARepeatKeepsWhetherItReachedItsGoalAndInHowManySamples) {
+  const RepeatResult r = RepeatOf(0, SpecWithSeed(7), Trained(true, 120, 30000, 5));
+  EXPECT_EQ(r.goal_reached, true);
+  EXPECT_EQ(r.samples, 30000);
+  EXPECT_EQ(r.epochs, 5);
+  const RepeatResult without = RepeatOf(0, SpecWithSeed(7), Measured(100, 30, 900));
+  EXPECT_FALSE(without.goal_reached.has_value());
+}
+
+TEST(Repeats, RepeatsWithAGoalAreScoredAsMlperfScoresThem) {
+  BenchmarkSpec spec = SpecWithSeed(42);
+  spec.task = "resnet50";
+  const std::vector<BenchmarkResults> runs = {Trained(true, 600, 50000, 10), Trained(true, 540, 45000, 9),
+                                              Trained(false, 900, 80000, 16), Trained(true, 660, 55000, 11),
+                                              Trained(true, 480, 40000, 8)};
+  std::vector<RepeatResult> repeats;
+  for (size_t i = 0; i < runs.size(); ++i) repeats.push_back(RepeatOf(static_cast<int64_t>(i), spec, runs[i]));
+  const BenchmarkResults folded = FoldRepeats(spec, runs.back(), repeats);
+  ASSERT_TRUE(folded.mlperf.has_value());
+  const MlperfScore& m = *folded.mlperf;
+  EXPECT_EQ(m.benchmark, "resnet");
+  EXPECT_EQ(m.runs, 5);
+  EXPECT_EQ(m.converged, 4);
+  // Converged 8, 9, 10, 11 minutes; the one that did not converge is the slowest dropped, then
+  // the fastest: (9 + 10 + 11) / 3.
+  EXPECT_DOUBLE_EQ(*m.time_to_train_minutes, 10);
+  EXPECT_DOUBLE_EQ(*m.samples_to_converge, 47500);  // (45000 + 50000) / 2
+  EXPECT_DOUBLE_EQ(*m.epochs_to_converge, 9.5);
+  EXPECT_TRUE(m.complete);
+
+  // Through the status and back.
+  BenchmarkStatus status;
+  status.results = folded;
+  const nlohmann::json encoded = EncodeStatus(status);
+  EXPECT_EQ(encoded["results"]["mlperf"]["timeToTrainMinutes"], 10);
+  EXPECT_EQ(encoded["results"]["repeats"][2]["goalReached"], false);
+  EXPECT_EQ(encoded["results"]["repeats"][2]["samples"], 80000);
+  Benchmark b;
+  b.status = status;
+  FieldErrors errors, status_errors;
+  const Benchmark decoded = DecodeBenchmark(EncodeBenchmark(b), &errors, &status_errors);
+  EXPECT_TRUE(status_errors.empty()) << status_errors.ToString();
+  EXPECT_EQ(decoded.status.results->mlperf, folded.mlperf);
+  EXPECT_EQ(decoded.status.results->repeats, folded.repeats);
+}
+
+TEST(Repeats, RepeatsWithoutAGoalHaveNoMlperfScore) {
+  const BenchmarkSpec spec = SpecWithSeed(42);
+  const BenchmarkResults folded =
+      FoldRepeats(spec, Measured(110, 31, 20), {RepeatOf(0, spec, Measured(100, 29, 10)), RepeatOf(1, spec, Measured(110, 31, 20))});
+  EXPECT_FALSE(folded.mlperf.has_value());
+}
+
 TEST(Repeats, OneRunIsItsOwnResult) {
   const BenchmarkResults one = Measured(100, 30, 900);
-  const BenchmarkResults folded = FoldRepeats(one, {RepeatOf(0, SpecWithSeed(1), one)});
+  const BenchmarkResults folded = FoldRepeats(SpecWithSeed(1), one, {RepeatOf(0, SpecWithSeed(1), one)});
   EXPECT_TRUE(folded.summary.empty());
   EXPECT_TRUE(folded.repeats.empty());
 }
@@ -86,7 +150,7 @@ TEST(Repeats, RepeatsAndTheirSummaryRoundTripThroughStatus) {
   const BenchmarkSpec spec = SpecWithSeed(42);
   BenchmarkStatus status;
   status.repeats = {RepeatOf(0, spec, Measured(100, 29, 10))};
-  status.results = FoldRepeats(Measured(110, 31, 20), {RepeatOf(0, spec, Measured(100, 29, 10)), RepeatOf(1, spec, Measured(110, 31, 20))});
+  status.results = FoldRepeats(spec, Measured(110, 31, 20), {RepeatOf(0, spec, Measured(100, 29, 10)), RepeatOf(1, spec, Measured(110, 31, 20))});
   const nlohmann::json encoded = EncodeStatus(status);
   EXPECT_EQ(encoded["repeats"][0]["figures"]["samplesPerSecond"], 100);
   EXPECT_EQ(encoded["results"]["summary"]["samplesPerSecond"]["median"], 105);

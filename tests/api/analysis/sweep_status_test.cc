@@ -86,5 +86,23 @@ TEST(SweepStatus, RepeatsGiveTheirStatisticsAndAFailedPointItsReason) {
   EXPECT_EQ(sweep.best, "s-0 (110 samples/s)");
 }
 
+TEST(SweepStatus, APointsMlperfScoreStaysOnceItsChildIsGone) {
+  const std::vector<SweepPoint> points = {PointOf(0, 2)};
+  Benchmark child = Succeeded(100, 600);
+  MlperfScore score;
+  score.benchmark = "resnet";
+  score.required_runs = 5;
+  score.runs = 5;
+  score.converged = 5;
+  score.time_to_train_minutes = 10.5;
+  score.complete = true;
+  child.status.results->mlperf = score;
+  const std::vector<SweepPointStatus> live = AggregatePoints(points, {{"s-0", child}});
+  EXPECT_EQ(live[0].mlperf, score);
+  const std::vector<SweepPointStatus> recorded = AggregatePoints(points, {}, live);
+  EXPECT_EQ(recorded[0].phase, "Succeeded");
+  EXPECT_EQ(recorded[0].mlperf, score);
+}
+
 }  // namespace
 }  // namespace ergobench

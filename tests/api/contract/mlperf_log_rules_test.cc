@@ -7,51 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/testing/mlperf_log_fixture.h"
+
 namespace ergobench {
 namespace {
 
 using nlohmann::json;
-
-struct Line {
-  std::string key;
-  json value = nullptr;
-  json metadata = json::object();
-  double time_ms = 0;
-};
-
-std::string Log(const std::vector<Line>& lines) {
-  std::string text;
-  for (const Line& l : lines) {
-    text += ":::MLLOG " + json{{"namespace", ""}, {"time_ms", l.time_ms}, {"event_type", "POINT_IN_TIME"},
-                               {"key", l.key}, {"value", l.value}, {"metadata", l.metadata}}.dump() + "\n";
-  }
-  return text;
-}
-
-// A closed-division ResNet log with the SGD optimizer as the rules of MLPerf Training 4.0.0 ask
-// for it: the submission, cache_clear, init and run in order, two blocks of one epoch each with
-// an evaluation after each, the second reaching 75.9 % top-1.
-std::vector<Line> ClosedResnet() {
-  return {
-      {"submission_org", "ergobench"}, {"submission_platform", "1xc5.4xlarge"}, {"submission_division", "closed"},
-      {"submission_status", "research"}, {"submission_benchmark", "resnet"}, {"cache_clear", true},
-      {"init_start", nullptr, {}, 1000}, {"global_batch_size", 256}, {"gradient_accumulation_steps", 1},
-      {"opt_name", "sgd"}, {"sgd_opt_base_learning_rate", 0.256}, {"sgd_opt_end_learning_rate", 0.0001},
-      {"sgd_opt_learning_rate_decay_poly_power", 2}, {"sgd_opt_learning_rate_decay_steps", 5000},
-      {"sgd_opt_weight_decay", 0.0001 * 0.5}, {"sgd_opt_momentum", 0.9}, {"model_bn_span", 32},
-      {"opt_learning_rate_warmup_epochs", 2}, {"train_samples", 1281167}, {"eval_samples", 50000},
-      {"init_stop", nullptr, {}, 60000}, {"run_start", nullptr, {}, 60001},
-      {"block_start", nullptr, {{"first_epoch_num", 1}, {"epoch_count", 1}}},
-      {"epoch_start", nullptr, {{"epoch_num", 1}}}, {"epoch_stop", nullptr, {{"epoch_num", 1}}},
-      {"block_stop", nullptr, {{"first_epoch_num", 1}}}, {"eval_start", nullptr, {{"epoch_num", 1}}},
-      {"eval_accuracy", 0.41, {{"epoch_num", 1}}}, {"eval_stop", nullptr, {{"epoch_num", 1}}},
-      {"block_start", nullptr, {{"first_epoch_num", 2}, {"epoch_count", 1}}},
-      {"epoch_start", nullptr, {{"epoch_num", 2}}}, {"epoch_stop", nullptr, {{"epoch_num", 2}}},
-      {"block_stop", nullptr, {{"first_epoch_num", 2}}}, {"eval_start", nullptr, {{"epoch_num", 2}}},
-      {"eval_accuracy", 0.7593, {{"epoch_num", 2}}}, {"eval_stop", nullptr, {{"epoch_num", 2}}},
-      {"run_stop", nullptr, {{"status", "success"}}},
-  };
-}
+using namespace mllog_fixture;  // NOLINT: Line, Log, ClosedResnet
 
 std::vector<Line> Without(std::vector<Line> lines, const std::string& key) {
   std::erase_if(lines, [&](const Line& l) { return l.key == key; });
@@ -72,6 +34,24 @@ TEST(MlperfLogRulesTest, AClosedResnetLogPassesEveryRuleFile) {
   EXPECT_TRUE(check.findings.empty()) << Messages(check);
   EXPECT_EQ(check.division, "closed");
   EXPECT_EQ(check.benchmark, "resnet");
+}
+
+// What the result summarizer reads: the first run_start and run_stop, run_stop's status, the
+// seed, and the epoch of the last evaluation before run_stop.
+TEST(MlperfLogRulesTest, TheCheckReadsWhatTheSummarizerScores) {
+  std::vector<Line> lines = ClosedResnet();
+  lines.back().time_ms = 660001;  // ten minutes after run_start
+  lines.insert(lines.begin() + 8, Line{"seed", 42});
+  lines.push_back({"eval_accuracy", 0.8, {{"epoch_num", 3}}, 660002});  // after run_stop: not counted
+  const MlperfLogCheck check = CheckMlperfTrainingLog(Log(lines));
+  EXPECT_EQ(check.run_start_ms, 60001);
+  EXPECT_EQ(check.run_stop_ms, 660001);
+  EXPECT_EQ(check.run_stop_status, "success");
+  EXPECT_EQ(check.seed, 42);
+  EXPECT_EQ(check.last_eval_epoch, 2);
+  const MlperfLogCheck without = CheckMlperfTrainingLog(Log(Without(ClosedResnet(), "run_stop")));
+  EXPECT_FALSE(without.run_stop_ms.has_value());
+  EXPECT_EQ(without.run_stop_status, "");
 }
 
 // Each required key, left out, fails the log, naming the key and the rule file that needs it.

@@ -68,6 +68,21 @@ TEST(LoadTest, MissingFileNamesThePath) {
   EXPECT_NE(benchmarks.status().message().find("/nonexistent/task.yaml: cannot open"), std::string::npos);
 }
 
+TEST(LoadTest, AFileLargerThanTheLimitIsRefusedNamingItAndTheLimit) {
+  const std::string path = testing::TempDir() + "ten-bytes";
+  std::ofstream(path) << "0123456789";
+  EXPECT_EQ(*ReadFile(path, 10), "0123456789");
+  const StatusOr<std::string> over = ReadFile(path, 9);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(over.status().message(), path + ": larger than 9 bytes");
+  std::remove(path.c_str());
+  // A device that never ends stops at the limit.
+  const StatusOr<std::string> endless = ReadFile("/dev/zero", 1 << 20);
+  ASSERT_FALSE(endless.ok());
+  EXPECT_EQ(endless.status().message(), "/dev/zero: larger than 1048576 bytes");
+}
+
 TEST(LoadTest, ResolvedJsonLoadsToo) {
   std::string path = ::testing::TempDir() + "/resolved.json";
   std::ofstream(path) << R"({"apiVersion":"ergobench.io/v1alpha1","kind":"Benchmark",)"

@@ -256,7 +256,8 @@ TEST(Sweep, StatusRoundTripsThroughJson) {
   point.efficiency = 1;
   point.baseline = "s-0";
   point.spec_digest = "0123456789abcdef";
-  status.points = {point, SweepPointStatus{1, "s-1", {2, "gloo", "", {{"batchSize", 32}}}, "Running", "", {}, {}, {}, "", ""}};
+  point.mlperf = MlperfScore{"resnet", 5, 5, 4, 10.5, 47500, 9.5, true, ""};
+  status.points = {point, SweepPointStatus{1, "s-1", {2, "gloo", "", {{"batchSize", 32}}}, "Running", "", {}, {}, {}, "", "", std::nullopt}};
   FieldErrors errors;
   const BenchmarkSweep decoded = DecodeSweep({{"kind", kSweepKind}, {"spec", {{"template", nlohmann::json::object()}}},
                                               {"status", EncodeSweepStatus(status)}},
@@ -264,6 +265,8 @@ TEST(Sweep, StatusRoundTripsThroughJson) {
   ASSERT_TRUE(errors.empty()) << errors.ToString();
   EXPECT_EQ(EncodeSweepStatus(decoded.status), EncodeSweepStatus(status));
   EXPECT_EQ(decoded.status.points[0].figures.at("samplesPerSecond").ci95_high, 150);
+  EXPECT_EQ(decoded.status.points[0].mlperf, point.mlperf);
+  EXPECT_EQ(EncodeSweepStatus(status)["points"][0]["mlperf"]["timeToTrainMinutes"], 10.5);
 }
 
 }  // namespace

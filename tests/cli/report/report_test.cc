@@ -75,8 +75,8 @@ TEST(Report, RepeatsShowTheirRangeAndErrorBars) {
   BenchmarkResults last;
   last.figures.samples_per_second = 990;
   std::vector<RepeatResult> repeats;
-  for (int64_t r = 0; r < 3; ++r) repeats.push_back({r, 42 + r, {{"samplesPerSecond", 900.0 + 100 * r}}});
-  b.status.results = FoldRepeats(last, repeats);
+  for (int64_t r = 0; r < 3; ++r) repeats.push_back({r, 42 + r, {{"samplesPerSecond", 900.0 + 100 * r}}, {}, {}, {}});
+  b.status.results = FoldRepeats(b.spec, last, repeats);
 
   const auto rows = BuildReport({b});
   EXPECT_EQ(rows[0].repeats, 3);
@@ -93,6 +93,31 @@ TEST(Report, RepeatsShowTheirRangeAndErrorBars) {
   EXPECT_NE(svg.find("data-x=\"2\" data-y=\"1000\""), std::string::npos);
 }
 
+// Repeats with a goal: MLPerf's score, the runs it took and how many MLPerf requires.
+TEST(Report, RepeatsWithAGoalShowMlperfsScore) {
+  Benchmark b;
+  b.metadata.name = "r50";
+  b.spec.task = "resnet50";
+  b.spec.backend = "gloo";
+  b.status.phase = "Succeeded";
+  std::vector<RepeatResult> repeats;
+  for (int64_t r = 0; r < 3; ++r) {
+    const RepeatResult one{r, 42 + r, {{"runSeconds", 60.0 * (10 + r)}}, true, 1000 * (10 + r), {}};
+    repeats.push_back(one);
+  }
+  b.status.results = FoldRepeats(b.spec, BenchmarkResults{}, repeats);
+
+  const auto rows = BuildReport({b});
+  const std::string text = *FormatReport(rows, "text");
+  EXPECT_NE(text.find("MLPerf min"), std::string::npos) << text;
+  EXPECT_NE(text.find("11.00 (3 of 5 runs)"), std::string::npos) << text;  // the middle of 10, 11, 12 minutes
+  const nlohmann::json json = nlohmann::json::parse(*FormatReport(rows, "json"));
+  EXPECT_EQ(json[0]["mlperf"]["benchmark"], "resnet");
+  EXPECT_EQ(json[0]["mlperf"]["timeToTrainMinutes"], 11);
+  EXPECT_EQ(json[0]["mlperf"]["samplesToConverge"], 11000);
+  EXPECT_EQ(json[0]["mlperf"]["note"], "3 runs of the 5 MLPerf requires for resnet");
+}
+
 TEST(Report, SpeedupAndEfficiencyChartsAgainstWorkersWithTheRepeatsRange) {
   Benchmark one;
   one.metadata.name = "k1";
@@ -106,8 +131,8 @@ TEST(Report, SpeedupAndEfficiencyChartsAgainstWorkersWithTheRepeatsRange) {
   two.metadata.name = "k2";
   two.spec.workers = 2;
   std::vector<RepeatResult> repeats;
-  for (int64_t r = 0; r < 3; ++r) repeats.push_back({r, 42 + r, {{"samplesPerSecond", 800.0 + 100 * r}}});
-  two.status.results = FoldRepeats(*two.status.results, repeats);  // median 900, range 800..1000
+  for (int64_t r = 0; r < 3; ++r) repeats.push_back({r, 42 + r, {{"samplesPerSecond", 800.0 + 100 * r}}, {}, {}, {}});
+  two.status.results = FoldRepeats(two.spec, *two.status.results, repeats);  // median 900, range 800..1000
 
   const auto charts = BuildReportCharts({one, two});
   const std::string speedup = charts.at("speedup.svg");
