@@ -38,6 +38,18 @@ std::string MlperfScoreLine(const MlperfScore& m) {
   return m.note.empty() ? out : out + "; " + m.note;
 }
 
+// "3.456 MFLOP/sample, 12.35 GFLOP/s, MFU 4.57% of 270.1 GFLOP/s (2 threads x avx512f FMA
+// kernel, measured)"
+std::string ModelFlopsLine(const Figures& f) {
+  std::string out = FormatSignificant(*f.flops_per_sample / 1e6, 4) + " MFLOP/sample";
+  if (f.model_flops_per_second) out += ", " + FormatSignificant(*f.model_flops_per_second / 1e9, 4) + " GFLOP/s";
+  if (f.mfu && f.peak_flops_per_second) {
+    out += ", MFU " + FormatFixed(100 * *f.mfu, 2) + "% of " + FormatSignificant(*f.peak_flops_per_second / 1e9, 4) +
+           " GFLOP/s (" + f.peak_basis + ")";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatProgressLine(const Benchmark& b, const ProgressEvent& e, const ProgressTimes& times) {
@@ -174,6 +186,7 @@ std::string FormatRunReport(const LocalRunReport& report) {
     for (const auto& [figure, s] : r.summary) row("  " + figure, FormatSpread(s));
   }
   if (const auto& m = r.mlperf) row("MLPerf score", MlperfScoreLine(*m));
+  if (f.flops_per_sample) row("model FLOPs", ModelFlopsLine(f));
   if (std::optional<Condition> regressed = RegressionCondition(r)) {
     row("baseline", (regressed->status == "True" ? "REGRESSED " : "") + regressed->message);
   }

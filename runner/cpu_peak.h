@@ -1,23 +1,39 @@
-// The peak FP32 FLOP/s of the CPU cores a rank computes on, what MFU divides by on a CPU:
-// cores x clock x FLOPs per cycle per core, from the widest vector FMA /proc/cpuinfo
-// advertises, assuming two FMA pipes as on current server cores (AVX-512: 64, AVX2 with
-// FMA: 32, AVX: 16, SSE2: 8). The clock is cpuinfo's "cpu MHz". An upper bound, not a
-// measurement: the peakTflops hyperparameter overrides it.
+// The peak FP32 FLOP/s of the CPU cores a rank computes on, what MFU divides by on a CPU,
+// measured rather than read off /proc/cpuinfo (whose arithmetic has to assume the FMA pipes and
+// takes the nominal clock, not the one a loaded vector unit runs at): `threads` threads each run
+// a kernel of kFmaChains independent fused multiply-add chains in the widest vector the CPU has
+// (AVX-512, else AVX2 with FMA, else scalar fmaf) for a fixed time, as peak-FLOPS
+// microbenchmarks do, and the peak is the sum of their rates. A fused multiply-add is 2 FLOPs.
 #pragma once
 
-#include <optional>
+#include <cstdint>
 #include <string>
 
 namespace ergobench {
 
+// Independent chains, enough to cover the FMA latency (4 cycles) on two pipes.
+inline constexpr int kFmaChains = 12;
+
+// "avx512f", "avx2+fma" or "scalar": what this CPU runs.
+std::string WidestFmaIsa();
+
+// One thread's kernel: `iterations` rounds of kFmaChains vector FMAs, each lane doing
+// x = x * a + b from 0. Returns the FLOPs done; `lane_value` is the first lane's final x
+// (`iterations` for a = b = 1, exact below 2^24), which shows the work was done.
+struct FmaRun {
+  int64_t flops = 0;
+  float lane_value = 0;
+};
+FmaRun RunFmaKernel(const std::string& isa, int64_t iterations, float a, float b);
+
 struct CpuPeak {
-  double flops_per_cycle = 0;  // per core
-  double ghz = 0;
-  double tflops = 0;  // for the given cores
-  std::string basis;  // "2 cores x 2.45 GHz x 32 (avx2+fma)"
+  double flops_per_second = 0;
+  std::string isa;
+  int threads = 0;
+  std::string basis;  // "2 threads x avx512f FMA kernel, measured"
 };
 
-// From the text of /proc/cpuinfo; nullopt when it names no clock or no flags.
-std::optional<CpuPeak> EstimateCpuPeak(const std::string& cpuinfo, int cores);
+// `threads` threads, each running the kernel for `seconds`.
+CpuPeak MeasureCpuPeak(int threads, double seconds);
 
 }  // namespace ergobench

@@ -63,6 +63,20 @@ std::optional<MemoryFigures> LargestMemory(const std::vector<RankResult>& ranks)
 double Plus(double a, double b) { return a + b; }
 double Max(double a, double b) { return std::max(a, b); }
 
+// Every rank trains the same model on samples alike: rank 0's FLOPs per sample, and its peak's
+// basis for each. The ranks' model FLOP/s and peaks add up, where every rank measured them; MFU
+// is their ratio.
+void FoldModelFlops(const std::vector<RankResult>& ranks, Figures* f) {
+  f->flops_per_sample = ranks.front().figures.flops_per_sample;
+  const std::string& basis = ranks.front().figures.peak_basis;
+  f->peak_basis = ranks.size() > 1 && !basis.empty() ? std::to_string(ranks.size()) + " ranks x " + basis : basis;
+  f->model_flops_per_second = SumOfAll(ranks, &Figures::model_flops_per_second);
+  f->peak_flops_per_second = SumOfAll(ranks, &Figures::peak_flops_per_second);
+  if (f->model_flops_per_second && f->peak_flops_per_second && *f->peak_flops_per_second > 0) {
+    f->mfu = *f->model_flops_per_second / *f->peak_flops_per_second;
+  }
+}
+
 Figures CombineFigures(const std::vector<RankResult>& ranks) {
   Figures f;
   for (const RankResult& r : ranks) {
@@ -128,6 +142,7 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
     }
     f.translation = t;
   }
+  FoldModelFlops(ranks, &f);
   // Every rank skips alike: the gradient norm is of the averaged gradients.
   f.loss_scale = first.figures.loss_scale;
   f.skipped_updates = first.figures.skipped_updates;

@@ -105,6 +105,11 @@ const JsonFields<Figures>& FigureFields() {
                                           .Add("lossScale", &F::loss_scale)
                                           .Add("skippedUpdates", &F::skipped_updates)
                                           .Object("memory", &F::memory, MemoryFields())
+                                          .Add("flopsPerSample", &F::flops_per_sample)
+                                          .Add("modelFlopsPerSecond", &F::model_flops_per_second)
+                                          .Add("peakFlopsPerSecond", &F::peak_flops_per_second)
+                                          .Add("peakBasis", &F::peak_basis)
+                                          .Add("mfu", &F::mfu)
                                           .Add("parameterDigest", &F::parameter_digest);
   return fields;
 }

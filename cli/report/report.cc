@@ -111,6 +111,9 @@ ReportRow RowOf(const Benchmark& b) {
     row.target_tokens_per_second = t->target_tokens_per_second;
     row.joules_per_token = r.joules_per_token;
   }
+  row.model_flops_per_second = r.figures.model_flops_per_second;
+  row.peak_basis = r.figures.peak_basis;
+  if (!row.mfu) row.mfu = r.figures.mfu;
   row.loss_scale = r.figures.loss_scale;
   row.skipped_updates = r.figures.skipped_updates;
   if (const auto& a = r.figures.allreduce) {
@@ -212,6 +215,13 @@ void AddOptionalColumns(const std::vector<ReportRow>& rows, std::vector<Column>*
     columns->push_back({"tensor peak/rank", [](const ReportRow& r) {
                          return r.peak_tensor_bytes ? FormatBytes(static_cast<double>(*r.peak_tensor_bytes)) : std::string();
                        }});
+  }
+  if (AnyRow(rows, [](const ReportRow& r) { return r.model_flops_per_second.has_value(); })) {
+    columns->push_back({"GFLOP/s", [](const ReportRow& r) { return Number(Ratio(r.model_flops_per_second, 1e9), 3); }});
+    // The language models' columns have MFU already.
+    if (!AnyRow(rows, [](const ReportRow& r) { return r.tokens_per_second.has_value(); })) {
+      columns->push_back({"MFU %", [](const ReportRow& r) { return r.mfu ? Number(100 * *r.mfu, 2) : std::string(); }});
+    }
   }
   if (AnyRow(rows, [](const ReportRow& r) { return r.mlperf.has_value(); })) {
     columns->push_back({"MLPerf min", [](const ReportRow& r) { return r.mlperf ? MlperfCell(*r.mlperf) : std::string(); }});
@@ -326,6 +336,8 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("secondsPerIteration", r.seconds_per_iteration);
   put("tflopsPerDevice", r.tflops_per_device);
   put("mfu", r.mfu);
+  put("modelFlopsPerSecond", r.model_flops_per_second);
+  if (!r.peak_basis.empty()) out["peakBasis"] = r.peak_basis;
   put("joulesPerToken", r.joules_per_token);
   put("bleu", r.bleu);
   put("sourceTokensPerSecond", r.source_tokens_per_second);

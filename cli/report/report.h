@@ -67,7 +67,9 @@ struct ReportRow {
   std::optional<double> tokens_per_second;
   std::optional<double> seconds_per_iteration;
   std::optional<double> tflops_per_device;
-  std::optional<double> mfu;
+  std::optional<double> mfu;  // the language model's, else the counted model FLOPs' (every training task)
+  std::optional<double> model_flops_per_second;  // all ranks'
+  std::string peak_basis;
   std::optional<double> joules_per_token;
   // Translation (4b): BLEU, tokens/s on either side, and mixed precision's loss scaling (the
   // scale at the end, the updates skipped).

@@ -64,6 +64,10 @@ struct RunnerMetrics::Families {
                              .Labels(labels)
                              .Register(*registry)),
         goal_reached(Gauge("ergobench_goal_reached", "1 once an evaluation reached the goal.")),
+        flops_per_sample(Gauge("ergobench_model_flops_per_sample",
+                               "Model FLOPs of one training sample: 3 x its forward's matrix products and convolutions.")),
+        peak_flops(Gauge("ergobench_peak_flops_per_second",
+                         "The peak MFU divides by: the rank's threads' measured FMA rate, or its GPU's datasheet peak.")),
         artifacts_offered(Gauge("ergobench_artifacts_offered",
                                 "1 once the run has ended and its output files are served on /artifacts.")),
         bus_bandwidth_family(prometheus::BuildGauge()
@@ -121,6 +125,8 @@ struct RunnerMetrics::Families {
   prometheus::Family<prometheus::Gauge>& remaining_family;
   prometheus::Gauge* remaining = nullptr;  // the series of the basis the last estimate had
   prometheus::Gauge& goal_reached;
+  prometheus::Gauge& flops_per_sample;
+  prometheus::Gauge& peak_flops;
   prometheus::Gauge& artifacts_offered;
   prometheus::Family<prometheus::Gauge>& bus_bandwidth_family;
   prometheus::Family<prometheus::Counter>& energy_family;
@@ -159,6 +165,8 @@ void RunnerMetrics::SetProgress(const ProgressEstimate& estimate) {
   families_->remaining = remaining;
   if (remaining != nullptr) remaining->Set(*estimate.seconds_left);
 }
+void RunnerMetrics::SetFlopsPerSample(double flops) { families_->flops_per_sample.Set(flops); }
+void RunnerMetrics::SetPeakFlops(double flops_per_second) { families_->peak_flops.Set(flops_per_second); }
 void RunnerMetrics::SetArtifactsOffered() { families_->artifacts_offered.Set(1); }
 void RunnerMetrics::SetBusBandwidth(int64_t bytes, double bytes_per_second) {
   families_->bus_bandwidth_family.Add({{"bytes", std::to_string(bytes)}}).Set(bytes_per_second);

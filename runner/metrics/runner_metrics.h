@@ -54,6 +54,10 @@ class RunnerMetrics {
   void SetPower(const std::string& device, double watts);
   // The run's memory per rank (api/v1alpha1/result.h), by kind.
   void SetMemory(const MemoryFigures& memory);
+  // Model FLOPs (training_loop.h): a sample's, and the peak MFU divides by. The sustained rate
+  // is rate(ergobench_samples_total) times the first; MFU that over the second.
+  void SetFlopsPerSample(double flops);
+  void SetPeakFlops(double flops_per_second);
 
   // The Prometheus text exposition format (0.0.4) of every family.
   std::string Render() const;

@@ -4,11 +4,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "base/units.h"
-#include "runner/cpu_peak.h"
 #include "runner/data/bpe_tokenizer.h"
 #include "runner/data/shard.h"
 #include "runner/data/text_corpus.h"
@@ -17,11 +14,7 @@
 #include "runner/metrics/runner_metrics.h"
 #include "runner/models/gpt.h"
 #include "runner/progress_writer.h"
-#include "runner/device_peaks.h"
 #include "runner/train/training_device.h"
-#if ERGOBENCH_HAS_CUDA
-#include "runner/cuda/cuda_runtime.h"
-#endif
 #include "runner/train/lr_schedule.h"
 #include "runner/train/multi_tensor_adam.h"
 #include "runner/train/recipe_reader.h"
@@ -222,31 +215,6 @@ std::unique_ptr<torch::optim::AdamW> MakeAdamW(const ParameterGroups& groups, co
   return std::make_unique<MultiTensorAdamW>(optimizer_groups, *options(r.weight_decay));
 }
 
-// What MFU divides by: the GPU's datasheet peak in the precision trained, or the CPU cores'.
-struct Peak {
-  double tflops = 0;
-  std::string basis;
-};
-
-std::optional<Peak> PeakOfThisRank(const LmRecipe& recipe) {
-  if (recipe.device.is_cuda()) {
-#if ERGOBENCH_HAS_CUDA
-    const std::string name = CudaDeviceName(recipe.device.index());
-    const std::optional<DevicePeak> peak = FindDevicePeak(name);
-    if (!peak || PeakTflops(*peak, recipe.precision) <= 0) return std::nullopt;
-    return Peak{PeakTflops(*peak, recipe.precision), peak->model + std::string(" ") + recipe.precision + " datasheet"};
-#else
-    return std::nullopt;
-#endif
-  }
-  std::ifstream in("/proc/cpuinfo");
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::optional<CpuPeak> cpu = EstimateCpuPeak(text.str(), at::get_num_threads());
-  if (!cpu) return std::nullopt;
-  return Peak{cpu->tflops, cpu->basis};
-}
-
 // The language model as the training loop's trainee: maxSteps optimizer steps of AdamW with a
 // warm-up + cosine learning rate, gradient accumulation and clipping, evaluating every
 // evalInterval steps until the loss goal.
@@ -262,6 +230,8 @@ class LanguageModelTrainee : public Trainee {
     return recipe_.goal ? std::optional(GoalTrend{*recipe_.goal, false}) : std::nullopt;
   }
   torch::Device device() const override { return recipe_.device; }
+  std::string precision() const override { return recipe_.precision; }
+  double peak_flops_override() const override { return recipe_.peak_tflops * 1e12; }
   std::optional<LossScalerOptions> loss_scaling() const override { return AmpLossScaling(recipe_.precision); }
 
   void LogRecipe(MlLog& mllog) override {
@@ -417,14 +387,12 @@ class LanguageModelTrainee : public Trainee {
       summary.tokens_per_second = static_cast<double>(clock.window_samples() * Length()) / clock.window_seconds();
       summary.seconds_per_iteration = clock.window_seconds() / static_cast<double>(clock.window_steps());
       summary.model_tflops_per_second = summary.flops_per_token * summary.tokens_per_second / 1e12;
-      if (recipe_.peak_tflops > 0) {
-        summary.peak_tflops = recipe_.peak_tflops;
-        peak_basis_ = "peakTflops";
-      } else if (const std::optional<Peak> peak = PeakOfThisRank(recipe_)) {
-        summary.peak_tflops = peak->tflops;
-        peak_basis_ = peak->basis;
+      // The training loop's peak (rank_peak.h, or peakTflops), against this task's formula.
+      if (figures->peak_flops_per_second) {
+        summary.peak_tflops = *figures->peak_flops_per_second / 1e12;
+        peak_basis_ = figures->peak_basis;
+        summary.mfu = summary.model_tflops_per_second / *summary.peak_tflops;
       }
-      if (summary.peak_tflops) summary.mfu = summary.model_tflops_per_second / *summary.peak_tflops;
     }
     figures->language_model = summary;
   }

@@ -141,6 +141,7 @@ class TranslationTrainee : public Trainee {
     return recipe_.goal ? std::optional(GoalTrend{*recipe_.goal, true}) : std::nullopt;
   }
   torch::Device device() const override { return device_; }
+  std::string precision() const override { return precision_; }
   std::optional<LossScalerOptions> loss_scaling() const override {
     return precision_ == "fp16" ? std::optional(recipe_.loss_scaling) : std::nullopt;
   }

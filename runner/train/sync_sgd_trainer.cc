@@ -49,6 +49,7 @@ class SgdTrainee : public Trainee {
     return recipe_.goal ? std::optional(GoalTrend{*recipe_.goal, true}) : std::nullopt;
   }
   torch::Device device() const override { return recipe_.device; }
+  std::string precision() const override { return recipe_.precision; }
   std::optional<LossScalerOptions> loss_scaling() const override { return AmpLossScaling(recipe_.precision); }
 
   void LogRecipe(MlLog& mllog) override {

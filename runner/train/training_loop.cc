@@ -6,9 +6,11 @@
 #include "runner/metrics/tensor_memory.h"
 #include "runner/progress_writer.h"
 #include "runner/train/device_tensor_memory.h"
+#include "runner/train/flop_counter.h"
 #include "runner/train/memory_accounting.h"
 #include "runner/train/parameter_digest.h"
 #include "runner/train/phase_timer.h"
+#include "runner/train/rank_peak.h"
 #include "runner/train/training_device.h"
 
 namespace ergobench {
@@ -35,6 +37,7 @@ class TrainingLoop {
     figures.epochs = epochs;
     phases_.Settle();
     phases_.Report(&figures);
+    ReportModelFlops(&figures);
     trainee_.Finish(clock_, &figures);
     if (scaler_) {
       figures.loss_scale = scaler_->scale();
@@ -52,9 +55,16 @@ class TrainingLoop {
   }
 
  private:
-  // Initialisation, reported apart from time to the goal: the model and the optimizer.
+  // Initialisation, reported apart from time to the goal: the model and the optimizer, and
+  // the peak MFU divides by (on a CPU, measured now, before the ranks' work competes with it).
   Status Initialise() {
     torch::manual_seed(static_cast<uint64_t>(trainee_.seed()));
+    if (trainee_.peak_flops_override() > 0) {
+      peak_ = RankPeak{trainee_.peak_flops_override(), "peakTflops"};
+    } else {
+      peak_ = PeakOfRank(trainee_.device(), trainee_.precision());
+    }
+    if (peak_) context_.metrics.SetPeakFlops(peak_->flops_per_second);
     if (const torch::Device device = trainee_.device(); device.is_cuda()) {
       if (std::unique_ptr<PhaseTimeline> timeline = OpenDeviceTimeline(device)) {
         phases_.set_timeline(std::move(timeline));
@@ -96,7 +106,9 @@ class TrainingLoop {
       for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
       // Counted within the epoch: every epoch begins with a stop check, however short it is.
       const int64_t updates = driver_->updates();
-      ASSIGN_OR_RETURN(const double loss, driver_->Step(in_epoch, trainee_.WorkOf(step)));
+      StepWork work = trainee_.WorkOf(step);
+      if (step == 0) CountFirstForward(&work);
+      ASSIGN_OR_RETURN(const double loss, driver_->Step(in_epoch, work));
       if (scaler_) context_.metrics.SetLossScaling(scaler_->scale(), driver_->updates() == updates);
       const bool evaluate = trainee_.AfterStep(step, loss);
       if (in_epoch + 1 == plan.steps_per_epoch) {
@@ -111,6 +123,34 @@ class TrainingLoop {
       }
     }
     return epoch;
+  }
+
+  // The model's FLOPs a sample, from the first micro-batch's forward (flop_counter.h): every
+  // step's are alike, and counting one costs a few milliseconds of the first, warm-up step.
+  void CountFirstForward(StepWork* work) {
+    const double samples = static_cast<double>(work->samples) / static_cast<double>(std::max<int64_t>(work->micro_batches, 1));
+    work->loss = [this, loss = std::move(work->loss), samples](int64_t micro) {
+      if (micro != 0 || forward_flops_per_sample_) return loss(micro);
+      FlopCounter counter;
+      torch::Tensor out = loss(micro);
+      if (counter.flops() > 0 && samples > 0) forward_flops_per_sample_ = counter.flops() / samples;
+      return out;
+    };
+  }
+
+  // A training sample is its forward and a backward of twice its FLOPs; the rate is at the
+  // throughput window's samples/s, against the rank's peak.
+  void ReportModelFlops(Figures* f) {
+    if (peak_) {
+      f->peak_flops_per_second = peak_->flops_per_second;
+      f->peak_basis = peak_->basis;
+    }
+    if (!forward_flops_per_sample_) return;
+    f->flops_per_sample = 3 * *forward_flops_per_sample_;
+    context_.metrics.SetFlopsPerSample(*f->flops_per_sample);
+    if (!f->samples_per_second) return;
+    f->model_flops_per_second = *f->flops_per_sample * *f->samples_per_second;
+    if (peak_ && peak_->flops_per_second > 0) f->mfu = *f->model_flops_per_second / peak_->flops_per_second;
   }
 
   StatusOr<bool> Evaluate(int64_t step, int64_t epoch) {
@@ -133,6 +173,8 @@ class TrainingLoop {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<StepDriver> driver_;
   std::optional<DynamicLossScaler> scaler_;
+  std::optional<RankPeak> peak_;
+  std::optional<double> forward_flops_per_sample_;
   TaskOutcome outcome_;
 };
 

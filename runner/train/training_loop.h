@@ -6,7 +6,8 @@
 //   epochs of steps, each taken by the StepDriver (step_driver.h) at the rate the task's
 //   schedule gives, followed by progress and, when the task says, an evaluation, until the
 //   goal or the last step;
-//   run_stop; then the figures: epochs, phases, memory, the task's own, the parameter digest.
+//   run_stop; then the figures: epochs, phases, model FLOPs and MFU, memory, the task's own, the
+//   parameter digest.
 //
 // A task says what it trains through a Trainee; the loop owns the order. The SGD tasks
 // (sync_sgd_trainer.h) and the language model (tasks/language_model.cc) are its trainees. Only
@@ -56,6 +57,10 @@ class Trainee {
   virtual std::optional<GoalTrend> goal() const = 0;
   // Where the model trains; on a GPU each phase's time includes the GPU work it queued.
   virtual torch::Device device() const { return torch::kCPU; }
+  // The precision the forward runs in (fp32, bf16, fp16): the GPU's peak is the datasheet's in it.
+  virtual std::string precision() const { return "fp32"; }
+  // A peak FLOP/s the user gave (the peakTflops hyperparameter); 0: rank_peak.h's.
+  virtual double peak_flops_override() const { return 0; }
   // Dynamic loss scaling (mixed precision's, loss_scaler.h); none by default.
   virtual std::optional<LossScalerOptions> loss_scaling() const { return std::nullopt; }
   virtual void LogRecipe(MlLog& mllog) = 0;

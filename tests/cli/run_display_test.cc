@@ -148,6 +148,22 @@ TEST(RunDisplayTest, MlperfScoreRow) {
   EXPECT_NE(FormatRunReport(report).find("  MLPerf score           none; 2 runs of 3 did not converge"), std::string::npos);
 }
 
+TEST(RunDisplayTest, ModelFlopsRow) {
+  LocalRunReport report;
+  report.benchmark = ShownBenchmark();
+  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  Figures& f = report.outcome.results.figures;
+  f.flops_per_sample = 3456000;
+  f.model_flops_per_second = 12.35e9;
+  f.peak_flops_per_second = 270.1e9;
+  f.peak_basis = "2 threads x avx512f FMA kernel, measured";
+  f.mfu = 12.35 / 270.1;
+  EXPECT_NE(FormatRunReport(report).find("  model FLOPs            3.456 MFLOP/sample, 12.35 GFLOP/s, MFU 4.57% of 270.1 "
+                                         "GFLOP/s (2 threads x avx512f FMA kernel, measured)\n"),
+            std::string::npos)
+      << FormatRunReport(report);
+}
+
 // CARAML's figures for ResNet-50: images/Wh and Wh per ImageNet epoch.
 TEST(RunDisplayTest, ImagesPerWhAndEnergyPerReferenceEpoch) {
   LocalRunReport report;

@@ -35,9 +35,11 @@ GOODPUT = 1448 / 1514
 # Measured over 3 s, the receiver's clock starting at the first byte: bench/link_rate.py saw
 # 1.000-1.013 of the goodput at 1 Gbit/s; 3% holds a loaded 2-core machine.
 RATE_TOLERANCE = 0.03
-# 0a's peak over 3 sizes and 5 repetitions of a ring across 3 ranks: 5% (with 3 repetitions,
-# MPI's once came out at 0.948 of the goodput on a loaded machine).
+# 0a's peak over 3 sizes and 5 repetitions of a ring across 3 ranks: 5%. MPI's ranks poll while
+# they wait, and three of them share this host's two cores: 0.971-0.979 of the goodput on one
+# 2-core VM, 0.946-0.948 on an AMD EPYC one (2026-11-28, with 3 and with 5 repetitions): 8%.
 BUSBW_TOLERANCE = 0.05
+MPI_BUSBW_TOLERANCE = 0.08
 
 # A TCP receiver that reports the Mbit/s it got, back to its sender, and a sender that sends for
 # N seconds: perl, which the runner image has (it has no python, nc or iperf). perl-base has no
@@ -530,7 +532,7 @@ class ClusterCommandTest(ClusterSuite):
         print(f"0a k=3 over 1 Gbit/s links: busbw gloo {busbw['gloo']:.1f} Mbit/s, mpi {busbw['mpi']:.1f} Mbit/s "
               f"(TCP goodput {1000 * GOODPUT:.1f})")
         self.assert_rate(busbw["gloo"], 1000, BUSBW_TOLERANCE)
-        self.assert_rate(busbw["mpi"], 1000, BUSBW_TOLERANCE)
+        self.assert_rate(busbw["mpi"], 1000, MPI_BUSBW_TOLERANCE)
 
 
 @unittest.skipUnless(*NEEDS)

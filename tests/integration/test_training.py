@@ -85,6 +85,25 @@ class FmnistTest(ErgobenchTestCase):
                                delta=0.05)
         self.assertAlmostEqual(rank0["runSeconds"], (first["run_stop"] - first["run_start"]) / 1000, delta=0.05)
         self.assertLess(keys.index("run_start"), keys.index("train_samples"))
+        self.check_model_flops(results)
+
+    def check_model_flops(self, results):
+        """Model FLOPs counted from the layers: fmnist's CNN forward is 1,031,744 multiply-adds by
+        hand (conv1 16 x 784 outputs of 9, conv2 32 x 196 of 144, the head 1568 x 10), a training
+        sample 3 forwards. Each rank's rate is that at its samples/s, its peak its thread's
+        measured FMA rate; the run's add up, and MFU is their ratio."""
+        self.assertEqual(results["flopsPerSample"], 3 * 2 * 1031744)
+        self.assertRegex(results["peakBasis"], r"^2 ranks x 1 thread x (avx512f|avx2\+fma|scalar) FMA kernel, measured$")
+        model, peak = 0, 0
+        for rank in (0, 1):
+            figures, _ = self.rank_result("fmnist-k2", rank)
+            self.assertEqual(figures["flopsPerSample"], 6190464)
+            self.assertAlmostEqual(figures["modelFlopsPerSecond"], 6190464 * figures["samplesPerSecond"], delta=1e-3)
+            model += figures["modelFlopsPerSecond"]
+            peak += figures["peakFlopsPerSecond"]
+        self.assertAlmostEqual(results["modelFlopsPerSecond"], model, delta=1e-3)
+        self.assertAlmostEqual(results["peakFlopsPerSecond"], peak, delta=1e-3)
+        self.assertAlmostEqual(results["mfu"], model / peak, places=12)
 
     def test_trains_over_mpi(self):
         path = self.write("m.yaml", training_yaml("fmnist-mpi", backend="mpi", max_epochs=1, trainSamples=8192))

@@ -1,33 +1,42 @@
 #include "runner/cpu_peak.h"
 
+#include <chrono>
+
 #include <gtest/gtest.h>
 
 namespace ergobench {
 namespace {
 
-constexpr char kEpyc[] =
-    "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B12\ncpu MHz\t\t: 2250.000\n"
-    "flags\t\t: fpu sse sse2 avx fma avx2 sha_ni\n\nprocessor\t: 1\ncpu MHz\t\t: 1500.000\nflags\t\t: fpu\n";
+int Lanes(const std::string& isa) { return isa == "avx512f" ? 16 : isa == "avx2+fma" ? 8 : 1; }
 
-TEST(CpuPeakTest, CoresTimesClockTimesTheWidestFma) {
-  const auto peak = EstimateCpuPeak(kEpyc, 2);
-  ASSERT_TRUE(peak.has_value());
-  EXPECT_DOUBLE_EQ(peak->flops_per_cycle, 32);
-  EXPECT_DOUBLE_EQ(peak->ghz, 2.25);
-  EXPECT_DOUBLE_EQ(peak->tflops, 2 * 2.25 * 32 / 1000);  // 0.144 TFLOP/s
-  EXPECT_EQ(peak->basis, "2 cores x 2.25 GHz x 32 FLOP/cycle (avx2+fma)");
+// Every kernel this CPU can run does the FMAs it counts: x = x * a + b from 0, n times, is n for
+// a = b = 1 and 2^n - 1 for a = 2, b = 1, in every lane of every chain.
+TEST(CpuPeakTest, EachKernelDoesTheFlopsItCounts) {
+  std::vector<std::string> isas = {"scalar"};
+  if (WidestFmaIsa() != "scalar") isas.push_back("avx2+fma");
+  if (WidestFmaIsa() == "avx512f") isas.push_back("avx512f");
+  for (const std::string& isa : isas) {
+    const FmaRun ones = RunFmaKernel(isa, 1000, 1, 1);
+    EXPECT_EQ(ones.flops, 1000 * kFmaChains * Lanes(isa) * 2) << isa;
+    EXPECT_EQ(ones.lane_value, 1000) << isa;
+    EXPECT_EQ(RunFmaKernel(isa, 10, 2, 1).lane_value, 1023) << isa;
+  }
 }
 
-TEST(CpuPeakTest, Avx512AndOlderCores) {
-  EXPECT_DOUBLE_EQ(EstimateCpuPeak("cpu MHz : 2000\nflags : avx2 fma avx512f\n", 1)->flops_per_cycle, 64);
-  EXPECT_DOUBLE_EQ(EstimateCpuPeak("cpu MHz : 2000\nflags : sse2 avx\n", 1)->flops_per_cycle, 16);
-  EXPECT_DOUBLE_EQ(EstimateCpuPeak("cpu MHz : 2000\nflags : sse2\n", 4)->tflops, 4 * 2.0 * 8 / 1000);
-}
-
-TEST(CpuPeakTest, NothingToGoOn) {
-  EXPECT_FALSE(EstimateCpuPeak("", 2).has_value());
-  EXPECT_FALSE(EstimateCpuPeak("flags : avx2\n", 2).has_value());  // aarch64 and VMs may hide the clock
-  EXPECT_FALSE(EstimateCpuPeak(kEpyc, 0).has_value());
+// The measured peak runs the widest kernel on every thread asked for. Its rate is a
+// measurement; what is known is that the widest vector does several scalar FMAs' work at once.
+TEST(CpuPeakTest, ThePeakIsTheWidestKernelsMeasuredRate) {
+  const CpuPeak peak = MeasureCpuPeak(1, 0.05);
+  EXPECT_EQ(peak.isa, WidestFmaIsa());
+  EXPECT_EQ(peak.threads, 1);
+  EXPECT_EQ(peak.basis, "1 thread x " + peak.isa + " FMA kernel, measured");
+  const auto start = std::chrono::steady_clock::now();
+  const FmaRun scalar = RunFmaKernel("scalar", 1 << 20, 1, 0);
+  const double scalar_rate =
+      static_cast<double>(scalar.flops) / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (peak.isa != "scalar") {
+    EXPECT_GT(peak.flops_per_second, 2 * scalar_rate);
+  }
 }
 
 }  // namespace

@@ -172,6 +172,25 @@ TEST(AggregateTest, MemoryIsTheLargestRanks) {
   EXPECT_FALSE(AggregateRankResults(ranks, 2).results.figures.memory);
 }
 
+TEST(AggregateTest, ModelFlopsAndPeaksAddUpAndMfuIsTheirRatio) {
+  std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded)};
+  for (RankResult& r : ranks) {
+    r.figures.flops_per_sample = 3e6;
+    r.figures.model_flops_per_second = 3e6 * 100;  // at the rank's 100 samples/s
+    r.figures.peak_basis = "1 thread x avx512f FMA kernel, measured";
+  }
+  ranks[0].figures.peak_flops_per_second = 1e9;
+  ranks[1].figures.peak_flops_per_second = 2e9;
+  const Figures f = AggregateRankResults(ranks, 2).results.figures;
+  EXPECT_EQ(f.flops_per_sample, 3e6);
+  EXPECT_EQ(f.model_flops_per_second, 6e8);
+  EXPECT_EQ(f.peak_flops_per_second, 3e9);
+  EXPECT_DOUBLE_EQ(*f.mfu, 0.2);
+  EXPECT_EQ(f.peak_basis, "2 ranks x 1 thread x avx512f FMA kernel, measured");
+  ranks[1].figures.peak_flops_per_second.reset();  // a GPU not in the table: no MFU for the run
+  EXPECT_FALSE(AggregateRankResults(ranks, 2).results.figures.mfu);
+}
+
 TEST(AggregateTest, FirstFailureInOrderIsQuoted) {
   RunOutcome o = AggregateRankResults(
       {Rank(0, kRankSucceeded), Rank(2, kRankFailed, "out of memory"), Rank(1, kRankFailed, "peer closed")}, 3);

@@ -93,6 +93,28 @@ TEST(Report, RepeatsShowTheirRangeAndErrorBars) {
   EXPECT_NE(svg.find("data-x=\"2\" data-y=\"1000\""), std::string::npos);
 }
 
+// Every training task's counted model FLOPs: the sustained rate and MFU.
+TEST(Report, ModelFlopsAndMfuOfATrainingRun) {
+  Benchmark b;
+  b.metadata.name = "f";
+  b.spec.task = "fmnist";
+  b.spec.backend = "gloo";
+  b.status.phase = "Succeeded";
+  b.status.results = BenchmarkResults{};
+  b.status.results->figures.model_flops_per_second = 12.35e9;
+  b.status.results->figures.mfu = 0.0457;
+  b.status.results->figures.peak_basis = "2 threads x avx512f FMA kernel, measured";
+  const auto rows = BuildReport({b});
+  const std::string text = *FormatReport(rows, "text");
+  EXPECT_NE(text.find("GFLOP/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("12.350"), std::string::npos) << text;
+  EXPECT_NE(text.find("4.57"), std::string::npos) << text;
+  const nlohmann::json json = nlohmann::json::parse(*FormatReport(rows, "json"));
+  EXPECT_EQ(json[0]["modelFlopsPerSecond"], 12.35e9);
+  EXPECT_EQ(json[0]["mfu"], 0.0457);
+  EXPECT_EQ(json[0]["peakBasis"], "2 threads x avx512f FMA kernel, measured");
+}
+
 // Repeats with a goal: MLPerf's score, the runs it took and how many MLPerf requires.
 TEST(Report, RepeatsWithAGoalShowMlperfsScore) {
   Benchmark b;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "runner/train/flop_counter.h"
+
 namespace ergobench {
 namespace {
 
@@ -13,6 +15,29 @@ TEST(ModelsTest, ResNet20HasTheOptionAParameterCount) {
   EXPECT_EQ(ParameterCount(*model), 269722);
   torch::Tensor out = model->forward(torch::zeros({2, 3, 32, 32}));
   EXPECT_EQ(out.sizes(), (std::vector<int64_t>{2, 10}));
+}
+
+// Multiply-adds by hand, layer by layer. ResNet-20 on 32x32: the stem 16 x 1024 outputs of 27;
+// stage 1, six 16 -> 16 convolutions of 16 x 1024 x 144; stage 2, one 16 -> 32 of stride 2 of
+// 32 x 256 x 144 and five 32 -> 32 of 32 x 256 x 288; stage 3 likewise at 64 x 64; the head 640:
+// 40,551,040 (the paper's "41M"). Padding the shortcut and batch norm are not matrix products.
+TEST(ModelsTest, ResNet20sForwardIsItsHandCountOfMultiplyAdds) {
+  ResNet20 model(10);
+  FlopCounter counter;
+  model->forward(torch::zeros({2, 3, 32, 32}));
+  const double macs = 442368 + 6 * 2359296 + 1179648 + 5 * 2359296 + 1179648 + 5 * 2359296 + 640;
+  EXPECT_EQ(macs, 40551040);
+  EXPECT_EQ(counter.flops(), 2 * 2 * macs);  // two samples, two FLOPs a multiply-add
+}
+
+// The fmnist model on 28x28: conv1 16 x 784 outputs of 9, conv2 32 x 196 of 144, the head
+// 1568 x 10: 1,031,744 multiply-adds.
+TEST(ModelsTest, SmallCnnsForwardIsItsHandCountOfMultiplyAdds) {
+  SmallCnn model(10);
+  FlopCounter counter;
+  model->forward(torch::zeros({1, 1, 28, 28}));
+  EXPECT_EQ(counter.flops(), 2 * (16 * 784 * 9 + 32 * 196 * 144 + 1568 * 10));
+  EXPECT_EQ(counter.flops(), 2063488);
 }
 
 TEST(ModelsTest, SmallCnnShapes) {
