@@ -133,7 +133,10 @@ class TrainingLoop {
       if (micro != 0 || forward_flops_per_sample_) return loss(micro);
       FlopCounter counter;
       torch::Tensor out = loss(micro);
-      if (counter.flops() > 0 && samples > 0) forward_flops_per_sample_ = counter.flops() / samples;
+      if (counter.flops() > 0 && samples > 0) {
+        forward_flops_per_sample_ = counter.flops() / samples;
+        context_.metrics.SetFlopsPerSample(3 * *forward_flops_per_sample_);  // from now on, for live MFU
+      }
       return out;
     };
   }
@@ -147,7 +150,6 @@ class TrainingLoop {
     }
     if (!forward_flops_per_sample_) return;
     f->flops_per_sample = 3 * *forward_flops_per_sample_;
-    context_.metrics.SetFlopsPerSample(*f->flops_per_sample);
     if (!f->samples_per_second) return;
     f->model_flops_per_second = *f->flops_per_sample * *f->samples_per_second;
     if (peak_ && peak_->flops_per_second > 0) f->mfu = *f->model_flops_per_second / peak_->flops_per_second;
