@@ -16,6 +16,14 @@ Benchmark ShownBenchmark() {
   return b;
 }
 
+// The report of a run of ShownBenchmark whose two ranks succeeded, its figures left to the test.
+LocalRunReport SucceededReport() {
+  LocalRunReport report;
+  report.benchmark = ShownBenchmark();
+  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  return report;
+}
+
 TEST(RunDisplayTest, ProgressLine) {
   ProgressEvent e;
   EXPECT_EQ(FormatProgressLine(ShownBenchmark(), e, {1.2, ""}),
@@ -104,9 +112,7 @@ TEST(RunDisplayTest, ReportOfAFailure) {
 }
 
 TEST(RunDisplayTest, EnergyAndCostRows) {
-  LocalRunReport report;
-  report.benchmark = ShownBenchmark();
-  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  LocalRunReport report = SucceededReport();
   BenchmarkResults& r = report.outcome.results;
   r.figures.energy_joules = 5400;
   r.joules_per_sample = 0.0125;
@@ -125,9 +131,7 @@ TEST(RunDisplayTest, EnergyAndCostRows) {
 }
 
 TEST(RunDisplayTest, MlperfScoreRow) {
-  LocalRunReport report;
-  report.benchmark = ShownBenchmark();
-  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  LocalRunReport report = SucceededReport();
   MlperfScore m;
   m.benchmark = "resnet";
   m.required_runs = 5;
@@ -149,9 +153,7 @@ TEST(RunDisplayTest, MlperfScoreRow) {
 }
 
 TEST(RunDisplayTest, ModelFlopsRow) {
-  LocalRunReport report;
-  report.benchmark = ShownBenchmark();
-  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  LocalRunReport report = SucceededReport();
   Figures& f = report.outcome.results.figures;
   f.flops_per_sample = 3456000;
   f.model_flops_per_second = 12.35e9;
@@ -181,9 +183,7 @@ TEST(RunDisplayTest, ImagesPerWhAndEnergyPerReferenceEpoch) {
 }
 
 TEST(RunDisplayTest, LanguageModelRows) {
-  LocalRunReport report;
-  report.benchmark = ShownBenchmark();
-  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  LocalRunReport report = SucceededReport();
   BenchmarkResults& r = report.outcome.results;
   r.figures.energy_joules = 72;
   r.joules_per_token = 0.036;
@@ -201,9 +201,7 @@ TEST(RunDisplayTest, LanguageModelRows) {
 }
 
 TEST(RunDisplayTest, MemoryRows) {
-  LocalRunReport report;
-  report.benchmark = ShownBenchmark();
-  report.outcome = {"Succeeded", "Succeeded", "all 2 ranks succeeded", {}};
+  LocalRunReport report = SucceededReport();
   report.outcome.results.figures.memory = MemoryFigures{900 << 20, 300 << 20, 100 << 20, 50 << 20, 100 << 20, 50 << 20, std::nullopt};
   const std::string text = FormatRunReport(report);
   EXPECT_NE(text.find("  peak memory per rank   300.0 MiB of tensors, 900.0 MiB resident\n"), std::string::npos) << text;

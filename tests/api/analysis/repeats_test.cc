@@ -24,6 +24,16 @@ BenchmarkSpec SpecWithSeed(int64_t seed) {
   return spec;
 }
 
+// `status` encoded in a Benchmark and decoded back, with no error on the way.
+Benchmark ThroughTheResource(const BenchmarkStatus& status) {
+  Benchmark b;
+  b.status = status;
+  FieldErrors errors, status_errors;
+  Benchmark decoded = DecodeBenchmark(EncodeBenchmark(b), &errors, &status_errors);
+  EXPECT_TRUE(status_errors.empty()) << status_errors.ToString();
+  return decoded;
+}
+
 TEST(Repeats, EachRepeatTrainsWithItsOwnSeedAndRepeatZeroWithTheRecipes) {
   EXPECT_EQ(RepeatSeed(42, 0), 42);
   EXPECT_EQ(RepeatSeed(42, 2), 44);
@@ -123,11 +133,7 @@ TEST(Repeats, RepeatsWithAGoalAreScoredAsMlperfScoresThem) {
   EXPECT_EQ(encoded["results"]["mlperf"]["timeToTrainMinutes"], 10);
   EXPECT_EQ(encoded["results"]["repeats"][2]["goalReached"], false);
   EXPECT_EQ(encoded["results"]["repeats"][2]["samples"], 80000);
-  Benchmark b;
-  b.status = status;
-  FieldErrors errors, status_errors;
-  const Benchmark decoded = DecodeBenchmark(EncodeBenchmark(b), &errors, &status_errors);
-  EXPECT_TRUE(status_errors.empty()) << status_errors.ToString();
+  const Benchmark decoded = ThroughTheResource(status);
   EXPECT_EQ(decoded.status.results->mlperf, folded.mlperf);
   EXPECT_EQ(decoded.status.results->repeats, folded.repeats);
 }
@@ -155,11 +161,7 @@ TEST(Repeats, RepeatsAndTheirSummaryRoundTripThroughStatus) {
   EXPECT_EQ(encoded["repeats"][0]["figures"]["samplesPerSecond"], 100);
   EXPECT_EQ(encoded["results"]["summary"]["samplesPerSecond"]["median"], 105);
   EXPECT_EQ(encoded["results"]["repeats"][1]["seed"], 43);
-  Benchmark b;
-  b.status = status;
-  FieldErrors errors, status_errors;
-  const Benchmark decoded = DecodeBenchmark(EncodeBenchmark(b), &errors, &status_errors);
-  EXPECT_TRUE(status_errors.empty()) << status_errors.ToString();
+  const Benchmark decoded = ThroughTheResource(status);
   EXPECT_EQ(decoded.status.repeats, status.repeats);
   EXPECT_EQ(decoded.status.results->repeats, status.results->repeats);
   EXPECT_EQ(EncodeStatus(decoded.status), encoded);

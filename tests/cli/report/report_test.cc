@@ -93,13 +93,19 @@ TEST(Report, RepeatsShowTheirRangeAndErrorBars) {
   EXPECT_NE(svg.find("data-x=\"2\" data-y=\"1000\""), std::string::npos);
 }
 
-// Every training task's counted model FLOPs: the sustained rate and MFU.
-TEST(Report, ModelFlopsAndMfuOfATrainingRun) {
+// A succeeded gloo run of `task` at k=1, with no results yet.
+Benchmark SucceededRun(const std::string& name, const std::string& task) {
   Benchmark b;
-  b.metadata.name = "f";
-  b.spec.task = "fmnist";
+  b.metadata.name = name;
+  b.spec.task = task;
   b.spec.backend = "gloo";
   b.status.phase = "Succeeded";
+  return b;
+}
+
+// Every training task's counted model FLOPs: the sustained rate and MFU.
+TEST(Report, ModelFlopsAndMfuOfATrainingRun) {
+  Benchmark b = SucceededRun("f", "fmnist");
   b.status.results = BenchmarkResults{};
   b.status.results->figures.model_flops_per_second = 12.35e9;
   b.status.results->figures.mfu = 0.0457;
@@ -117,11 +123,7 @@ TEST(Report, ModelFlopsAndMfuOfATrainingRun) {
 
 // Repeats with a goal: MLPerf's score, the runs it took and how many MLPerf requires.
 TEST(Report, RepeatsWithAGoalShowMlperfsScore) {
-  Benchmark b;
-  b.metadata.name = "r50";
-  b.spec.task = "resnet50";
-  b.spec.backend = "gloo";
-  b.status.phase = "Succeeded";
+  Benchmark b = SucceededRun("r50", "resnet50");
   std::vector<RepeatResult> repeats;
   for (int64_t r = 0; r < 3; ++r) {
     const RepeatResult one{r, 42 + r, {{"runSeconds", 60.0 * (10 + r)}}, true, 1000 * (10 + r), {}};
