@@ -197,6 +197,11 @@ std::vector<Column> CommonColumns() {
   };
 }
 
+// MFU in percent: the language model's columns and every training run's model FLOPs share it.
+Column MfuColumn() {
+  return {"MFU %", [](const ReportRow& r) { return r.mfu ? Number(100 * *r.mfu, 2) : std::string(); }};
+}
+
 bool AnyRow(const std::vector<ReportRow>& rows, const std::function<bool(const ReportRow&)>& has) {
   return std::any_of(rows.begin(), rows.end(), has);
 }
@@ -220,7 +225,7 @@ void AddOptionalColumns(const std::vector<ReportRow>& rows, std::vector<Column>*
     columns->push_back({"GFLOP/s", [](const ReportRow& r) { return Number(Ratio(r.model_flops_per_second, 1e9), 3); }});
     // The language models' columns have MFU already.
     if (!AnyRow(rows, [](const ReportRow& r) { return r.tokens_per_second.has_value(); })) {
-      columns->push_back({"MFU %", [](const ReportRow& r) { return r.mfu ? Number(100 * *r.mfu, 2) : std::string(); }});
+      columns->push_back(MfuColumn());
     }
   }
   if (AnyRow(rows, [](const ReportRow& r) { return r.mlperf.has_value(); })) {
@@ -247,7 +252,7 @@ void AddTaskColumns(const std::vector<ReportRow>& rows, std::vector<Column>* col
         {"tokens/s", [](const ReportRow& r) { return Number(r.tokens_per_second, 0); }},
         {"s/iteration", [](const ReportRow& r) { return Number(r.seconds_per_iteration, 3); }},
         {"TFLOP/s/device", [](const ReportRow& r) { return Number(r.tflops_per_device, 3); }},
-        {"MFU %", [](const ReportRow& r) { return r.mfu ? Number(100 * *r.mfu, 2) : std::string(); }},
+        MfuColumn(),
         {"J/token", [](const ReportRow& r) { return Number(r.joules_per_token, 6); }},
     };
     columns->insert(columns->end(), language_model.begin(), language_model.end());
