@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "api/analysis/statistics.h"
 #include "api/contract/mlperf_benchmarks.h"
 
 namespace ergobench {
@@ -19,13 +20,15 @@ std::optional<double> OlympicMean(std::vector<double> values, size_t droppable, 
   return std::accumulate(first, last, 0.0) / static_cast<double>(last - first);
 }
 
-// The converged runs' `member`, olympic: the summarizer rejects one a side and needs three.
+// The converged runs' `member`, olympic: the summarizer rejects one a side and needs three, as
+// Summarize's olympic mean does.
 std::optional<double> ConvergedOlympic(const std::vector<MlperfRun>& runs, std::optional<double> MlperfRun::*member) {
   std::vector<double> values;
   for (const MlperfRun& r : runs) {
     if (r.minutes && r.*member) values.push_back(*(r.*member));
   }
-  return OlympicMean(std::move(values), 1, 0);
+  const StatusOr<Summary> summary = Summarize(std::move(values));
+  return summary.ok() ? summary->olympic_mean : std::nullopt;
 }
 
 std::string Runs(int64_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); }
