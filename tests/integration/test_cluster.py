@@ -36,10 +36,12 @@ GOODPUT = 1448 / 1514
 # 1.000-1.013 of the goodput at 1 Gbit/s; 3% holds a loaded 2-core machine.
 RATE_TOLERANCE = 0.03
 # 0a's peak over 3 sizes and 5 repetitions of a ring across 3 ranks: 5%. MPI's ranks poll while
-# they wait, and three of them share this host's two cores: 0.971-0.979 of the goodput on one
-# 2-core VM, 0.946-0.948 on an AMD EPYC one (2026-11-28, with 3 and with 5 repetitions): 8%.
+# they wait (Open MPI 4.1 has no blocking wait; they yield), and three of them share this host's
+# two cores: 0.971-0.979 of the goodput on one 2-core VM; on an AMD EPYC one (2026-11-28) 0.917,
+# 0.917, 0.946, 0.948 and 0.966 in five runs, CI's among them: 10%. (Open MPI's TCP progress
+# thread, btl_tcp_progress_thread, was worse there: 0.780 and 0.862.)
 BUSBW_TOLERANCE = 0.05
-MPI_BUSBW_TOLERANCE = 0.08
+MPI_BUSBW_TOLERANCE = 0.10
 
 # A TCP receiver that reports the Mbit/s it got, back to its sender, and a sender that sends for
 # N seconds: perl, which the runner image has (it has no python, nc or iperf). perl-base has no
