@@ -24,6 +24,9 @@ KUBELET_PORT = 10250
 IMAGE_SOURCE_LABEL = "ergobench.io/source-id"
 PAUSE_IMAGE = "localhost/ergobench/pause:3.4.1"
 CGROUP_ROOT = "/sys/fs/cgroup"
+# Where the kubelet keeps pods' logs (1.20 fixes both paths; KubeletConfiguration.podLogsDir
+# came in 1.29). Each node binds its own folders there, in a mount namespace of its own.
+LOG_DIRS = ("/var/log/pods", "/var/log/containers")
 
 
 def cache_dir():
@@ -115,6 +118,43 @@ class Node:
     def in_netns(self, argv):
         return self.net.in_netns(argv)
 
+    def in_node(self, argv):
+        """`argv` run in this node's network and mount namespaces: its containerd and kubelet,
+        and through them its shims and containers."""
+        return ["nsenter", f"--net=/run/netns/{self.net.netns}", f"--mount={self.mount_ns}", *argv]
+
+    @property
+    def mount_ns(self):
+        return os.path.join(self.dir, "ns", "mnt")
+
+    def log_dir(self, path):
+        """The node's own folder that it sees at `path`, one of LOG_DIRS."""
+        return os.path.join(self.dir, "log", os.path.basename(path))
+
+    def make_mount_namespace(self):
+        """The node's mount namespace: the host's, with LOG_DIRS bound to folders of the node's.
+        Every kubelet's container GC deletes from /var/log/pods the folders of pods it does not
+        run, once a minute: on one shared folder, each would delete the other nodes' pods' logs
+        (`kubectl logs` of a pod that ended on node 1 fails once node 2's kubelet collects).
+        Kept by binding it onto a file in a private mount (`ip netns` makes /run/netns one):
+        under a shared mount the binding would propagate, which the kernel refuses. A slave of
+        the host's mounts: what the host mounts later, the node sees; the node's own mounts (its
+        containers' root filesystems, its pods' volumes) stay its own."""
+        holder = os.path.dirname(self.mount_ns)
+        if os.path.ismount(self.mount_ns):
+            return
+        os.makedirs(holder, exist_ok=True)
+        if not os.path.ismount(holder):
+            subprocess.run(["mount", "--bind", holder, holder], check=True)
+            subprocess.run(["mount", "--make-private", holder], check=True)
+        open(self.mount_ns, "a").close()
+        subprocess.run(["unshare", f"--mount={self.mount_ns}", "--propagation", "slave", "true"], check=True)
+        for path in LOG_DIRS:
+            os.makedirs(path, exist_ok=True)
+            os.makedirs(self.log_dir(path), exist_ok=True)
+            subprocess.run(["nsenter", f"--mount={self.mount_ns}", "mount", "--bind", self.log_dir(path), path],
+                           check=True)
+
     def hang(self):
         """The node stops where it is, as a machine whose kernel locked up: every process in its
         network namespace (its kubelet, containerd, kube-proxy and shims) and every pod under
@@ -184,7 +224,8 @@ state = "{os.path.join(self.dir, 'containerd', 'state')}"
         env = dict(os.environ, ERGOBENCH_NODE_SYSFS=self.node_sysfs) if self.node_sysfs else None
         if env and self.host_sysfs:
             env["ERGOBENCH_HOST_SYSFS"] = self.host_sysfs
-        argv = self.in_netns(["containerd", "--config", config])
+        self.make_mount_namespace()
+        argv = self.in_node(["containerd", "--config", config])
         spawn(f"{self.name}-containerd", argv, env)
         wait_for(lambda: self.ctr("version", check=False).returncode == 0, 30, f"{self.name}'s containerd")
         if self.remove_leftover_containers():
@@ -254,7 +295,7 @@ state = "{os.path.join(self.dir, 'containerd', 'state')}"
                 "imageGCHighThresholdPercent": 100, "imageGCLowThresholdPercent": 99,
                 "serializeImagePulls": False, "volumePluginDir": os.path.join(root, "volume-plugins"),
             }, f, indent=1)
-        spawn(f"{self.name}-kubelet", self.in_netns([
+        spawn(f"{self.name}-kubelet", self.in_node([
             os.path.join(bin_dir, "kubelet"), f"--config={config}", f"--kubeconfig={kubeconfig}",
             f"--root-dir={root}", f"--cert-dir={os.path.join(root, 'pki')}",
             "--container-runtime=remote", f"--container-runtime-endpoint=unix://{self.containerd_socket}",

@@ -69,6 +69,18 @@ def pod(name, node, command, image=PAUSE_IMAGE, labels=None):
             "spec": {"nodeName": node, "containers": [container], "terminationGracePeriodSeconds": 0}}
 
 
+# How often a kubelet collects (1.20's ContainerGCPeriod).
+KUBELET_GC_PERIOD = 60
+
+
+def ended_pod():
+    """A pod on node 1 that prints a line and ends."""
+    manifest = pod("ended", "ergobench-node1", ["sh", "-c", "echo ended on node 1"],
+                   f"ergobench-runner:{ergobench_version()}")
+    manifest["spec"]["restartPolicy"] = "Never"
+    return manifest
+
+
 def sleeper_pod(name):
     """A pod with a hostPort, as the node energy agent has: its rule outlives a killed cluster."""
     manifest = pod(name, None, None)
@@ -220,6 +232,11 @@ class ClusterCommandTest(ClusterSuite):
         nodes = [node.name for node in cls.cluster.nodes]
         cls.cluster.wait_for(lambda: agents_ready() == nodes, 120, "an energy agent Ready on every node",
                              lambda: f"ready on {agents_ready()}")
+        # A pod that ends now, for test_each_node_keeps_its_own_pods_logs_...: the other tests
+        # give the kubelets' collection time to run before that one reads its log.
+        cls.cluster.kubectl("apply", "-f", "-", input=json.dumps(ended_pod()))
+        cls.addClassCleanup(cls.cluster.kubectl, "delete", "pod", "ended", "--wait=false", check=False)
+        cls.ended_pod_applied = time.monotonic()
 
     def kubectl(self, *args, check=True, input=None):
         result = subprocess.run([KUBECTL, f"--kubeconfig={self.kubeconfig}", *args], input=input,
@@ -242,6 +259,23 @@ class ClusterCommandTest(ClusterSuite):
         expected = rate_mbit * GOODPUT
         self.assertAlmostEqual(measured / expected, 1.0, delta=tolerance,
                                msg=f"{measured:.1f} Mbit/s over a {rate_mbit} Mbit/s link, expected {expected:.1f}")
+
+    def test_each_node_keeps_its_own_pods_logs_past_the_other_kubelets_collection(self):
+        """Every kubelet's container GC, once a minute, deletes from /var/log/pods the folders of
+        pods it does not run. The nodes of one machine would share that folder (1.20's kubelet
+        fixes its path; KubeletConfiguration.podLogsDir came in 1.29): each node has its own, in
+        a mount namespace of its own, and a finished pod's log outlives the others' collection."""
+        name = "ended"
+        self.cluster.wait_for(
+            lambda: json.loads(self.kubectl("get", "pod", name, "-o", "json"))["status"].get("phase") == "Succeeded",
+            60, f"{name} to end")
+        time.sleep(max(0.0, self.ended_pod_applied + KUBELET_GC_PERIOD + 15 - time.monotonic()))
+        self.assertEqual("ended on node 1\n", self.kubectl("logs", name))
+        uid = json.loads(self.kubectl("get", "pod", name, "-o", "json"))["metadata"]["uid"]
+        folder = f"default_{name}_{uid}"
+        node1 = self.cluster.nodes[0]
+        self.assertEqual(["main"], os.listdir(os.path.join(node1.log_dir("/var/log/pods"), folder)))
+        self.assertFalse(os.path.exists(os.path.join("/var/log/pods", folder)), "the host's /var/log/pods")
 
     def test_up_starts_three_ready_nodes_labelled_and_is_idempotent(self):
         nodes = json.loads(self.kubectl("get", "nodes", "-o", "json"))["items"]

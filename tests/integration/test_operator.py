@@ -427,9 +427,7 @@ class OperatorTest(NamespacedClusterSuite):
         ip = rank0["status"]["podIP"]
         intruder = f"{self.ns}-intruder"
         self.cp.kubectl("create", "namespace", intruder)
-        # The answers go to the termination message, which the pod's status keeps: a finished
-        # pod's log can be gone, as every node's kubelet collects /var/log/pods, which the nodes
-        # of `ergobench cluster` share.
+        # The answers go to the termination message, which the pod's status keeps.
         probe = " ".join(
             f'exec 3<>/dev/tcp/{ip}/9400; printf "{method} {path} HTTP/1.0\\r\\n\\r\\n" >&3; '
             f'head -n 1 <&3 >>/dev/termination-log; exec 3<&-;'
