@@ -5,6 +5,7 @@
 
 #include "api/analysis/progress_estimate.h"
 #include "api/analysis/regression.h"
+#include "api/analysis/training_phases.h"
 #include "api/v1alpha1/catalog.h"
 #include "base/units.h"
 
@@ -47,6 +48,19 @@ std::string ModelFlopsLine(const Figures& f) {
     out += ", MFU " + FormatFixed(100 * *f.mfu, 2) + "% of " + FormatSignificant(*f.peak_flops_per_second / 1e9, 4) +
            " GFLOP/s (" + f.peak_basis + ")";
   }
+  return out;
+}
+
+// "waited 2.1% of the step time; read 30.6 MB (1.2 MB/s, 0 B from storage), loaded in 0.41 s;
+// prepares 51234 samples/s", "I/O-bound: " first past kIoBoundShare.
+std::string DataLine(const Figures& f) {
+  const IoFigures& io = *f.io;
+  std::string out = IsIoBound(f) ? "I/O-bound: " : "";
+  if (f.data_wait_share) out += "waited " + FormatFixed(100 * *f.data_wait_share, 1) + "% of the step time; ";
+  out += "read " + FormatBytes(static_cast<double>(io.data_bytes)) + " (" + FormatBytesPerSecond(io.data_bytes_per_second);
+  if (io.storage_bytes) out += ", " + FormatBytes(static_cast<double>(*io.storage_bytes)) + " from storage";
+  out += "), loaded in " + FormatSeconds(io.load_seconds);
+  if (io.loading_samples_per_second) out += "; prepares " + FormatFixed(*io.loading_samples_per_second, 0) + " samples/s";
   return out;
 }
 
@@ -187,6 +201,7 @@ std::string FormatRunReport(const LocalRunReport& report) {
   }
   if (const auto& m = r.mlperf) row("MLPerf score", MlperfScoreLine(*m));
   if (f.flops_per_sample) row("model FLOPs", ModelFlopsLine(f));
+  if (f.io) row("data", DataLine(f));
   if (std::optional<Condition> regressed = RegressionCondition(r)) {
     row("baseline", (regressed->status == "True" ? "REGRESSED " : "") + regressed->message);
   }

@@ -1,7 +1,7 @@
 // ergobench-stage: stages a Dataset's url source into a folder, as the operator's staging Job
 // runs it on the Dataset's claim: the runner's fetch code (an interrupted download resumes, the
 // sha256 is checked, the archive is extracted safely), then a one-line JSON result
-// {"path", "bytes", "files"} on stdout and in --result-file (the Job pod's termination message).
+// {"path", "bytes", "files", "seconds"} on stdout and in --result-file (the Job pod's termination message).
 // Exit 2: an error no retry mends (a checksum mismatch, an unsafe or oversized archive); 1: one
 // a retry may get past (the network). See runner/data/dataset_stage.h.
 #include <fstream>

@@ -60,6 +60,27 @@ std::optional<MemoryFigures> LargestMemory(const std::vector<RankResult>& ranks)
   return most;
 }
 
+// Bytes and rates add up, the load takes the slowest rank's time; absent unless every rank
+// measured, and storage bytes unless every rank could read its counter.
+std::optional<IoFigures> CombinedIo(const std::vector<RankResult>& ranks) {
+  IoFigures all;
+  all.storage_bytes = 0;
+  all.loading_samples_per_second = 0;
+  for (const RankResult& r : ranks) {
+    if (!r.figures.io) return std::nullopt;
+    const IoFigures& io = *r.figures.io;
+    all.data_bytes += io.data_bytes;
+    all.data_bytes_per_second += io.data_bytes_per_second;
+    all.load_seconds = std::max(all.load_seconds, io.load_seconds);
+    all.storage_bytes = all.storage_bytes && io.storage_bytes ? std::optional(*all.storage_bytes + *io.storage_bytes)
+                                                              : std::nullopt;
+    all.loading_samples_per_second = all.loading_samples_per_second && io.loading_samples_per_second
+                                         ? std::optional(*all.loading_samples_per_second + *io.loading_samples_per_second)
+                                         : std::nullopt;
+  }
+  return all;
+}
+
 double Plus(double a, double b) { return a + b; }
 double Max(double a, double b) { return std::max(a, b); }
 
@@ -107,6 +128,7 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   f.collective_seconds = SumOfAll(ranks, &Figures::collective_seconds);
   if (f.collective_seconds) *f.collective_seconds /= n;  // mean per rank
   f.memory = LargestMemory(ranks);
+  f.io = CombinedIo(ranks);
   // Task 0a: rank tables already hold the max over ranks per repetition.
   f.allreduce = first.figures.allreduce;
   if (first.figures.language_model) {

@@ -31,9 +31,15 @@ std::optional<TrainingPhase> ParsePhaseName(const std::string& name);
 bool InStepTime(TrainingPhase phase);
 bool IsCompute(TrainingPhase phase);  // forward, backward, optimizer
 
-// Sets compute_seconds, communication_seconds and communication_ratio from phase_seconds.
-// Each is set only where its phases were timed: a task that times communication alone (0a)
-// gets communication seconds but neither compute nor a ratio.
+// Sets compute_seconds, communication_seconds, communication_ratio and data_wait_share from
+// phase_seconds. Each is set only where its phases were timed: a task that times communication
+// alone (0a) gets communication seconds but neither compute nor a ratio. The data wait share is
+// the data phase over the step time, as the communication ratio is communication's.
 void DerivePhaseFigures(Figures* figures);
+
+// A run is I/O-bound when its steps wait for data more than this share of their time: MLPerf
+// Storage's rule, under 90% accelerator utilisation (the time the accelerator computes).
+inline constexpr double kIoBoundShare = 0.10;
+bool IsIoBound(const Figures& figures);
 
 }  // namespace ergobench

@@ -56,6 +56,9 @@ struct DatasetStatus {
   std::string size;              // bytes for kubectl's column: "52.4Mi" (quantity.h)
   std::optional<int64_t> files;
   std::string staged_time;       // RFC 3339
+  // The staging Job's fetch, check and extraction, and the extracted bytes over it.
+  std::optional<double> staging_seconds;
+  std::optional<double> staging_bytes_per_second;
   int64_t observed_generation = 0;  // the spec generation that phase describes
 };
 

@@ -51,6 +51,8 @@ const JsonFields<DatasetStatus>& DatasetStatusFields() {
                                           .Add("size", &S::size)
                                           .Add("files", &S::files)
                                           .Add("stagedTime", &S::staged_time)
+                                          .Add("stagingSeconds", &S::staging_seconds)
+                                          .Add("stagingBytesPerSecond", &S::staging_bytes_per_second)
                                           .Add("observedGeneration", &S::observed_generation);
   return fields;
 }

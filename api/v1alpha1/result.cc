@@ -67,6 +67,17 @@ const JsonFields<MemoryFigures>& MemoryFields() {
   return fields;
 }
 
+const JsonFields<IoFigures>& IoFields() {
+  using I = IoFigures;
+  static const JsonFields<I> fields = JsonFields<I>()
+                                          .Add("dataBytes", &I::data_bytes, kAlways)
+                                          .Add("dataBytesPerSecond", &I::data_bytes_per_second, kAlways)
+                                          .Add("storageBytes", &I::storage_bytes)
+                                          .Add("loadSeconds", &I::load_seconds, kAlways)
+                                          .Add("loadingSamplesPerSecond", &I::loading_samples_per_second);
+  return fields;
+}
+
 // energyShared restates energySharedWith for readers of the JSON: written from it, read and
 // dropped.
 void ReadEnergyShared(ObjectReader* r, const std::string& key, Figures*) {
@@ -92,6 +103,7 @@ const JsonFields<Figures>& FigureFields() {
                                           .Add("computeSeconds", &F::compute_seconds)
                                           .Add("communicationSeconds", &F::communication_seconds)
                                           .Add("communicationRatio", &F::communication_ratio)
+                                          .Add("dataWaitShare", &F::data_wait_share)
                                           .Add("collectiveSeconds", &F::collective_seconds)
                                           .Add("samples", &F::samples)
                                           .Add("energyJoules", &F::energy_joules)
@@ -105,6 +117,7 @@ const JsonFields<Figures>& FigureFields() {
                                           .Add("lossScale", &F::loss_scale)
                                           .Add("skippedUpdates", &F::skipped_updates)
                                           .Object("memory", &F::memory, MemoryFields())
+                                          .Object("io", &F::io, IoFields())
                                           .Add("flopsPerSample", &F::flops_per_sample)
                                           .Add("modelFlopsPerSecond", &F::model_flops_per_second)
                                           .Add("peakFlopsPerSecond", &F::peak_flops_per_second)

@@ -77,6 +77,23 @@ struct MemoryFigures {
   bool operator==(const MemoryFigures&) const = default;
 };
 
+// The data path's I/O, where a training task measures it (io_figures in runner/train). Bytes
+// are of the data set's files as the readers read them (compressed where the files are),
+// between run_start and run_stop: the first read of the data counts, as MLPerf times it.
+// Storage bytes are what the kernel fetched for the process from below the page cache
+// (/proc/self/io read_bytes): zero for data already cached. Loading samples/s is what the data
+// path delivered per second it worked (its read and preparation, not training's wait for it),
+// the rate it could feed training at. Folded over ranks: bytes and rates add up; the load time
+// is the slowest rank's.
+struct IoFigures {
+  int64_t data_bytes = 0;
+  double data_bytes_per_second = 0;  // over runSeconds
+  std::optional<int64_t> storage_bytes;
+  double load_seconds = 0;  // the task's first read of its data, inside the run
+  std::optional<double> loading_samples_per_second;
+  bool operator==(const IoFigures&) const = default;
+};
+
 // Figures every task may report; each is absent when the task does not measure it.
 // Tasks 4a and 4b (MLBench's translation): corpus BLEU, and the tokens each side of the pair
 // went through. Folded over ranks: tokens and tokens/s add up; BLEU is one corpus score that
@@ -106,6 +123,9 @@ struct Figures {
   std::optional<double> compute_seconds;
   std::optional<double> communication_seconds;
   std::optional<double> communication_ratio;
+  // The share of the step time the step waited for its data (training_phases.h's one
+  // definition); a run over kIoBoundShare of it is I/O-bound.
+  std::optional<double> data_wait_share;
   // How long the collectives took, launch to completion, whether the step waited for them or
   // they ran beside backward (gradientSync overlap); communication_seconds is only the time
   // the step waited. Mean per rank, as the phases.
@@ -127,6 +147,7 @@ struct Figures {
   std::optional<double> loss_scale;
   std::optional<int64_t> skipped_updates;
   std::optional<MemoryFigures> memory;
+  std::optional<IoFigures> io;
   // Model FLOPs (runner/train/flop_counter.h), counted from the layers' matrix products and
   // convolutions: a training sample's (3 x its forward's, backward being twice the forward), the
   // rate at the throughput window's samples/s, the peak of what the ranks train on (a measured

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/analysis/scaling.h"
+#include "api/analysis/training_phases.h"
 #include "cli/report/markup.h"
 #include "api/v1alpha1/benchmark_codec.h"
 #include "api/v1alpha1/catalog.h"
@@ -110,6 +111,12 @@ ReportRow RowOf(const Benchmark& b) {
     row.source_tokens_per_second = t->source_tokens_per_second;
     row.target_tokens_per_second = t->target_tokens_per_second;
     row.joules_per_token = r.joules_per_token;
+  }
+  row.data_wait_share = r.figures.data_wait_share;
+  row.io_bound = IsIoBound(r.figures);
+  if (const auto& io = r.figures.io) {
+    row.data_bytes_per_second = io->data_bytes_per_second;
+    row.loading_samples_per_second = io->loading_samples_per_second;
   }
   row.model_flops_per_second = r.figures.model_flops_per_second;
   row.peak_basis = r.figures.peak_basis;
@@ -221,6 +228,14 @@ void AddOptionalColumns(const std::vector<ReportRow>& rows, std::vector<Column>*
                          return r.peak_tensor_bytes ? FormatBytes(static_cast<double>(*r.peak_tensor_bytes)) : std::string();
                        }});
   }
+  if (AnyRow(rows, [](const ReportRow& r) { return r.data_wait_share.has_value(); })) {
+    columns->push_back({"data wait %", [](const ReportRow& r) {
+                         if (!r.data_wait_share) return std::string();
+                         return Number(100 * *r.data_wait_share, 1) + (r.io_bound ? " I/O-bound" : "");
+                       }});
+    columns->push_back({"data MB/s", [](const ReportRow& r) { return Number(Ratio(r.data_bytes_per_second, 1e6), 3); }});
+    columns->push_back({"loading samples/s", [](const ReportRow& r) { return Number(r.loading_samples_per_second, 0); }});
+  }
   if (AnyRow(rows, [](const ReportRow& r) { return r.model_flops_per_second.has_value(); })) {
     columns->push_back({"GFLOP/s", [](const ReportRow& r) { return Number(Ratio(r.model_flops_per_second, 1e9), 3); }});
     // The language models' columns have MFU already.
@@ -316,6 +331,10 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("speedup", r.speedup);
   put("scalingEfficiency", r.efficiency);
   put("communicationRatio", r.communication_ratio);
+  put("dataWaitShare", r.data_wait_share);
+  put("dataBytesPerSecond", r.data_bytes_per_second);
+  put("loadingSamplesPerSecond", r.loading_samples_per_second);
+  if (r.data_wait_share) out["ioBound"] = r.io_bound;
   if (!r.gradient_sync.empty()) out["gradientSync"] = r.gradient_sync;
   if (r.zero_stage) out["zeroStage"] = *r.zero_stage;
   if (r.peak_tensor_bytes) out["peakTensorBytes"] = *r.peak_tensor_bytes;

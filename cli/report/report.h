@@ -35,6 +35,12 @@ struct ReportRow {
   std::optional<double> speedup;     // over the baseline: by time to accuracy when both reached it, else throughput
   std::optional<double> efficiency;  // speedup / (workers / baseline workers)
   std::optional<double> communication_ratio;
+  // The data path (IoFigures): the step's wait for data, what it read per second, the rate it
+  // prepared samples at; I/O-bound past training_phases.h's kIoBoundShare.
+  std::optional<double> data_wait_share;
+  std::optional<double> data_bytes_per_second;
+  std::optional<double> loading_samples_per_second;
+  bool io_bound = false;
   // Training runs: spec.hyperparameters.gradientSync, the collectives' whole time per rank, and
   // the share of it backward hid (1 - waited / whole; 0 for flat).
   std::string gradient_sync;

@@ -18,7 +18,7 @@ BatchPrefetcher::BatchPrefetcher(std::vector<int64_t> order, int64_t batch, int6
     slot.labels.resize(static_cast<size_t>(batch_));
     slot.remaining = BatchSize(b);
   }
-  for (int t = 0; t < std::max(1, threads); ++t) threads_.emplace_back([this] { Work(); });
+  for (int t = 0; t < std::max(1, threads); ++t) threads_.emplace_back([this] { Prepare(); });
 }
 
 BatchPrefetcher::~BatchPrefetcher() {
@@ -30,7 +30,7 @@ BatchPrefetcher::~BatchPrefetcher() {
   for (std::thread& t : threads_) t.join();
 }
 
-void BatchPrefetcher::Work() {
+void BatchPrefetcher::Prepare() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_ && next_position_ < static_cast<int64_t>(order_.size())) {
     const int64_t position = next_position_++;
@@ -41,9 +41,13 @@ void BatchPrefetcher::Work() {
     Slot& slot = slots_[static_cast<size_t>(b % depth_)];
     const int64_t i = position - b * batch_;
     lock.unlock();
+    const auto start = std::chrono::steady_clock::now();
     Status status = fill_(order_[static_cast<size_t>(position)], position, slot.inputs.data() + i * floats_,
                           slot.labels.data() + i);
+    const std::chrono::duration<double> filled = std::chrono::steady_clock::now() - start;
     lock.lock();
+    fill_seconds_ += filled.count();
+    ++filled_;
     if (!status.ok() && slot.status.ok()) slot.status = std::move(status);
     if (--slot.remaining == 0) batch_done_.notify_all();
   }
@@ -65,6 +69,11 @@ StatusOr<BatchPrefetcher::Batch> BatchPrefetcher::Next() {
   batch_done_.wait(lock, [&] { return slot.remaining == 0; });
   if (!slot.status.ok()) return slot.status;
   return Batch{slot.inputs.data(), slot.labels.data(), BatchSize(b)};
+}
+
+LoadingWork BatchPrefetcher::Work() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {filled_, fill_seconds_ / static_cast<double>(threads_.size())};
 }
 
 }  // namespace ergobench

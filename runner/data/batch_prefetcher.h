@@ -6,6 +6,7 @@
 // so a run's data is the same whatever the thread count.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -16,6 +17,17 @@
 #include "base/status.h"
 
 namespace ergobench {
+
+// Samples a data path prepared, and the seconds it worked on them.
+struct LoadingWork {
+  int64_t samples = 0;
+  double seconds = 0;
+  LoadingWork& operator+=(const LoadingWork& other) {
+    samples += other.samples;
+    seconds += other.seconds;
+    return *this;
+  }
+};
 
 class BatchPrefetcher {
  public:
@@ -40,6 +52,10 @@ class BatchPrefetcher {
   // after the last batch.
   StatusOr<Batch> Next();
 
+  // The samples prepared so far and the seconds the threads spent on them over the thread
+  // count: the time the pool worked, were its work spread evenly (IoFigures' loading rate).
+  LoadingWork Work();
+
  private:
   struct Slot {
     std::vector<float> inputs;
@@ -50,7 +66,7 @@ class BatchPrefetcher {
 
   int64_t BatchCount() const { return (static_cast<int64_t>(order_.size()) + batch_ - 1) / batch_; }
   int64_t BatchSize(int64_t b) const { return std::min(batch_, static_cast<int64_t>(order_.size()) - b * batch_); }
-  void Work();
+  void Prepare();
 
   const std::vector<int64_t> order_;
   const int64_t batch_;
@@ -64,6 +80,8 @@ class BatchPrefetcher {
   int64_t next_position_ = 0;
   int64_t delivered_ = 0;  // batches handed out; the last of them is still in use
   bool stop_ = false;
+  int64_t filled_ = 0;
+  double fill_seconds_ = 0;  // summed over threads
   std::vector<std::thread> threads_;
 };
 

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <vector>
 
+#include "runner/data/data_bytes.h"
+
 namespace ergobench {
 namespace {
 
@@ -21,6 +23,7 @@ Status AppendBatch(const std::string& path, ImageDataset* dataset) {
   if (!in.read(reinterpret_cast<char*>(bytes.data()), size)) {
     return Status::Unavailable(path + ": read failed: " + std::strerror(errno));
   }
+  CountDataBytes(size);
   const int64_t records = size / kCifarRecordBytes;
   const int64_t image_bytes = kCifarRecordBytes - 1;
   dataset->pixels.reserve(dataset->pixels.size() + static_cast<size_t>(records * image_bytes));

@@ -23,7 +23,8 @@ struct StageOptions {
 
 struct StageOutcome {
   int exit_code = 0;  // 0, kStagingExitRetry or kStagingExitPermanent (api/v1alpha1/dataset.h)
-  // On success {"path", "bytes", "files"} (path relative to `into`); otherwise the error.
+  // On success {"path", "bytes", "files", "seconds"} (path relative to `into`; the seconds the
+  // fetch, check and extraction took); otherwise the error.
   std::string result;
 };
 

@@ -5,12 +5,24 @@
 #include <cstdint>
 #include <cstring>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "runner/data/data_bytes.h"
+
 namespace ergobench {
 
-GzFile::GzFile(const std::string& path) : file_(gzopen(path.c_str(), "rb")) {}
+GzFile::GzFile(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+  if (fd_ < 0) return;
+  file_ = gzdopen(fd_, "rb");
+  if (file_ == nullptr) ::close(fd_);
+}
 
 GzFile::~GzFile() {
-  if (file_ != nullptr) gzclose(file_);
+  if (file_ == nullptr) return;
+  // What was read from the file (zlib reads ahead in blocks), whatever it inflated to.
+  CountDataBytes(static_cast<int64_t>(::lseek(fd_, 0, SEEK_CUR)));
+  gzclose(file_);  // and with it fd_
 }
 
 size_t GzFile::Read(void* out, size_t size) {

@@ -11,6 +11,7 @@
 
 namespace ergobench {
 
+// Counts the bytes it read from the file as data (data_bytes.h) when it closes.
 class GzFile {
  public:
   explicit GzFile(const std::string& path);
@@ -25,7 +26,8 @@ class GzFile {
   std::string error();
 
  private:
-  gzFile file_;
+  int fd_ = -1;
+  gzFile file_ = nullptr;
 };
 
 // The whole (decompressed) content of `path`.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/v1alpha1/load.h"
+#include "runner/data/data_bytes.h"
 
 namespace ergobench {
 namespace {
@@ -133,6 +134,7 @@ ParallelSide SideOf(const Index& index) {
 StatusOr<std::string> ReadAll(const std::string& path) {
   StatusOr<std::string> bytes = ReadFile(path);
   if (!bytes.ok()) return Status::NotFound(path + ": cannot be read");
+  CountDataBytes(static_cast<int64_t>(bytes->size()));
   return bytes;
 }
 
@@ -171,6 +173,7 @@ StatusOr<ParallelSide> ReadIndexedDataset(const std::string& prefix, const Index
   for (int64_t first = 0; first < elements; first += kChunk) {
     const int64_t count = std::min(kChunk, elements - first);
     if (!data.read(buffer.data(), count * parsed.element_size)) return Status::Unavailable(data_path + ": read failed");
+    CountDataBytes(count * parsed.element_size);
     RETURN_IF_ERROR(AppendIds(buffer.data(), count, parsed, first, data_path, &side.tokens));
   }
   return side;

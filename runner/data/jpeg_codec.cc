@@ -7,6 +7,8 @@
 
 #include <jpeglib.h>
 
+#include "runner/data/data_bytes.h"
+
 namespace ergobench {
 namespace {
 
@@ -90,6 +92,7 @@ StatusOr<RgbImage> DecodeJpegFile(const std::string& path, int min_side) {
   if (!in) return Status::NotFound(path + ": cannot open");
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return Status::Unavailable(path + ": read failed");
+  CountDataBytes(static_cast<int64_t>(bytes.size()));
   return DecodeJpeg(bytes, min_side, path);
 }
 

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "runner/data/data_bytes.h"
+
 
 namespace ergobench {
 namespace {
@@ -95,7 +97,9 @@ StatusOr<SparseDataset> ParseLibsvm(const std::string& text, const std::string& 
 StatusOr<SparseDataset> ReadLibsvm(const std::string& path, int64_t features) {
   std::ifstream in(path);
   if (!in) return Status::NotFound(path + ": cannot open: " + std::strerror(errno));
-  return ParseLibsvm(in, path, features);
+  StatusOr<SparseDataset> dataset = ParseLibsvm(in, path, features);
+  if (dataset.ok()) CountDataFile(path);  // read to its end
+  return dataset;
 }
 
 }  // namespace ergobench

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "base/utf8.h"
+#include "runner/data/data_bytes.h"
 #include "runner/data/subtokens.h"
 #include "runner/metrics/tokenizer_13a.h"
 
@@ -82,6 +83,7 @@ StatusOr<Vocabulary> Vocabulary::FromFile(const std::string& path) {
   if (!in) return Status::NotFound(path + ": cannot be read");
   std::ostringstream text;
   text << in.rdbuf();
+  CountDataBytes(static_cast<int64_t>(text.str().size()));
   return Parse(text.str(), path);
 }
 
@@ -169,6 +171,7 @@ StatusOr<ParallelCorpus> ReadParallelCorpus(const ParallelCorpusOptions& options
                                      " goes on: a parallel corpus has a line on each side for each pair");
     }
     if (!more_source) break;
+    CountDataBytes(static_cast<int64_t>(source_line.size() + target_line.size()) + 2);  // and their newlines
     corpus.Add(vocabulary.Encode(source_line), vocabulary.Encode(target_line), options.max_length);
   }
   return corpus;

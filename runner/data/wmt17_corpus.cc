@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/v1alpha1/load.h"
+#include "runner/data/data_bytes.h"
 
 namespace ergobench {
 namespace {
@@ -66,6 +67,7 @@ StatusOr<Vocabulary> ParseWmt17Dictionary(std::string_view text, const std::stri
 StatusOr<Vocabulary> ReadWmt17Dictionary(const std::string& path) {
   StatusOr<std::string> text = ReadFile(path);
   if (!text.ok()) return Status::NotFound(path + ": cannot be read");
+  CountDataBytes(static_cast<int64_t>(text->size()));
   return ParseWmt17Dictionary(*text, path);
 }
 

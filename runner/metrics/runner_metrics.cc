@@ -26,6 +26,8 @@ struct RunnerMetrics::Families {
                 {"backend", l.backend}}),
         samples(Counter("ergobench_samples_total", "Training samples processed by this rank.")),
         tokens(Counter("ergobench_tokens_total", "Training tokens processed by this rank.")),
+        data_bytes(Counter("ergobench_data_read_bytes_total",
+                           "Bytes of the data set's files this rank's data path read (compressed where they are).")),
         collective_seconds(Counter("ergobench_collective_seconds_total",
                                    "Time the gradient collectives took, launch to completion, including what ran "
                                    "beside backward; the phase communication counts only the wait.")),
@@ -109,6 +111,7 @@ struct RunnerMetrics::Families {
   std::map<std::string, std::string> labels;
   prometheus::Counter& samples;
   prometheus::Counter& tokens;
+  prometheus::Counter& data_bytes;
   prometheus::Counter& collective_seconds;
   prometheus::Family<prometheus::Counter>& phase_family;
   std::array<prometheus::Counter*, kTrainingPhases.size()> phase_seconds{};  // by TrainingPhase
@@ -144,6 +147,7 @@ void RunnerMetrics::AddCollectiveSeconds(double seconds) { families_->collective
 void RunnerMetrics::ObserveStep(double seconds) { families_->step_duration.Observe(seconds); }
 void RunnerMetrics::AddSamples(double samples) { families_->samples.Increment(samples); }
 void RunnerMetrics::AddTokens(double tokens) { families_->tokens.Increment(tokens); }
+void RunnerMetrics::AddDataBytes(double bytes) { families_->data_bytes.Increment(bytes); }
 void RunnerMetrics::SetEpoch(int64_t epoch) { families_->epoch.Set(static_cast<double>(epoch)); }
 void RunnerMetrics::SetTrainLoss(double loss) { families_->train_loss.Set(loss); }
 void RunnerMetrics::SetEvalAccuracy(double accuracy) { families_->eval_accuracy.Set(accuracy); }

@@ -36,6 +36,8 @@ class RunnerMetrics {
   void ObserveStep(double seconds);
   void AddSamples(double samples);
   void AddTokens(double tokens);
+  // Bytes of the data set's files read (data_bytes.h): rate() of it is the data path's read rate.
+  void AddDataBytes(double bytes);
   void SetEpoch(int64_t epoch);
   void SetTrainLoss(double loss);
   void SetEvalAccuracy(double accuracy);

@@ -91,6 +91,7 @@ class ImageNetProblem : public TrainingProblem {
 
   void WillTrain(const std::vector<int64_t>& shard, int64_t batch, uint64_t seed) override {
     if (synthetic()) return;
+    if (train_batches_) earlier_epochs_work_ += train_batches_->Work();
     train_batches_.reset();  // its threads stop before the new ones start
     train_batches_ = Prefetch(shard, batch, [this, seed](int64_t sample, int64_t position, float* out, int64_t* label) {
       return FillTrainSample(sample, SplitMix64(seed ^ (static_cast<uint64_t>(position) * 0x9E3779B97F4A7C15u)), out,
@@ -106,6 +107,12 @@ class ImageNetProblem : public TrainingProblem {
     test_batches_ = Prefetch(order, batch, [this](int64_t sample, int64_t, float* out, int64_t* label) {
       return FillTestSample(sample, out, label);
     });
+  }
+
+  std::optional<LoadingWork> TrainingDataWork() override {
+    if (!train_batches_) return std::nullopt;
+    LoadingWork all = earlier_epochs_work_;
+    return all += train_batches_->Work();
   }
 
   Status TrainBatch(const int64_t* indices, int64_t n, SplitMix64&, torch::Tensor* inputs,
@@ -198,6 +205,7 @@ class ImageNetProblem : public TrainingProblem {
   ImageFolder train_;
   ImageFolder val_;
   std::unique_ptr<BatchPrefetcher> train_batches_;
+  LoadingWork earlier_epochs_work_;  // of the prefetchers before train_batches_
   std::unique_ptr<BatchPrefetcher> test_batches_;
 };
 

@@ -190,6 +190,8 @@ class SgdTrainee : public Trainee {
     return recipe_.goal && accuracy >= *recipe_.goal;
   }
 
+  std::optional<LoadingWork> TrainingDataWork() override { return problem_.TrainingDataWork(); }
+
   std::string Summary(const Figures& figures) const override {
     std::string goal_text;
     if (recipe_.goal) {

@@ -10,6 +10,7 @@
 
 #include <torch/torch.h>
 
+#include "runner/data/batch_prefetcher.h"
 #include "runner/data/shard.h"
 #include "runner/sync/gradient_sync.h"
 #include "runner/tasks/task.h"
@@ -78,6 +79,9 @@ class TrainingProblem {
   // Summed loss and number of correct predictions over a batch.
   virtual torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;
   virtual torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;
+  // What a problem that works ahead (WillTrain) did for training so far; none for one whose
+  // TrainBatch prepares its samples in the step.
+  virtual std::optional<LoadingWork> TrainingDataWork() { return std::nullopt; }
 };
 
 // The whole test set, sharded across ranks (each a contiguous slice) and summed with one

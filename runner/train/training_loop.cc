@@ -1,7 +1,11 @@
 #include "runner/train/training_loop.h"
 
+#include <chrono>
+
+#include "runner/data/data_bytes.h"
 #include "runner/dist/communicator.h"
 #include "runner/metrics/mllog.h"
+#include "runner/metrics/process_io.h"
 #include "runner/metrics/runner_metrics.h"
 #include "runner/metrics/tensor_memory.h"
 #include "runner/progress_writer.h"
@@ -31,13 +35,16 @@ class TrainingLoop {
     RETURN_IF_ERROR(Initialise());
     Figures& figures = outcome_.figures;
     clock_.StartRun(&figures);
+    const IoMark start = MarkIo();
     ASSIGN_OR_RETURN(const TrainingPlan plan, trainee_.Load());
+    load_seconds_ = SecondsSince(start.time);
     ASSIGN_OR_RETURN(const int64_t epochs, Train(plan));
     clock_.StopRun(trainee_.goal().has_value(), &figures);
     figures.epochs = epochs;
     phases_.Settle();
     phases_.Report(&figures);
     ReportModelFlops(&figures);
+    ReportIo(start, &figures);
     trainee_.Finish(clock_, &figures);
     if (scaler_) {
       figures.loss_scale = scaler_->scale();
@@ -109,6 +116,7 @@ class TrainingLoop {
       StepWork work = trainee_.WorkOf(step);
       if (step == 0) CountFirstForward(&work);
       ASSIGN_OR_RETURN(const double loss, driver_->Step(in_epoch, work));
+      PublishDataBytes();
       if (scaler_) context_.metrics.SetLossScaling(scaler_->scale(), driver_->updates() == updates);
       const bool evaluate = trainee_.AfterStep(step, loss);
       if (in_epoch + 1 == plan.steps_per_epoch) {
@@ -155,6 +163,51 @@ class TrainingLoop {
     if (peak_ && peak_->flops_per_second > 0) f->mfu = *f->model_flops_per_second / peak_->flops_per_second;
   }
 
+  // Where the data path's I/O stood at run_start.
+  struct IoMark {
+    std::chrono::steady_clock::time_point time;
+    int64_t data_bytes;
+    std::optional<int64_t> storage_bytes;
+  };
+  IoMark MarkIo() {
+    PublishDataBytes();
+    return {std::chrono::steady_clock::now(), DataBytesRead(), StorageReadBytes()};
+  }
+  static double SecondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  // The data bytes read since the last call, to ergobench_data_read_bytes_total.
+  void PublishDataBytes() {
+    const int64_t now = DataBytesRead();
+    context_.metrics.AddDataBytes(static_cast<double>(now - data_bytes_published_));
+    data_bytes_published_ = now;
+  }
+
+  // The I/O figures of the run (IoFigures): what the readers read since `start`, what the
+  // kernel fetched from storage, and the rate the data path prepared training samples at: from
+  // its own clock where it works beside the steps, else from the steps' data phase.
+  void ReportIo(const IoMark& start, Figures* f) {
+    PublishDataBytes();
+    IoFigures io;
+    io.data_bytes = DataBytesRead() - start.data_bytes;
+    if (f->run_seconds > 0) io.data_bytes_per_second = static_cast<double>(io.data_bytes) / f->run_seconds;
+    if (const std::optional<int64_t> storage = StorageReadBytes(); storage && start.storage_bytes) {
+      io.storage_bytes = *storage - *start.storage_bytes;
+    }
+    io.load_seconds = load_seconds_;
+    LoadingWork work;
+    if (const std::optional<LoadingWork> beside = trainee_.TrainingDataWork()) {
+      work = *beside;
+    } else if (const auto data = f->phase_seconds.find(PhaseName(TrainingPhase::kData)); data != f->phase_seconds.end()) {
+      work = {f->samples.value_or(0), data->second};
+    }
+    if (work.samples > 0 && work.seconds > 0) {
+      io.loading_samples_per_second = static_cast<double>(work.samples) / work.seconds;
+    }
+    f->io = io;
+  }
+
   StatusOr<bool> Evaluate(int64_t step, int64_t epoch) {
     StatusOr<bool> reached = false;
     context_.mllog.Start("eval_start", {{"epoch_num", epoch}});
@@ -177,6 +230,8 @@ class TrainingLoop {
   std::optional<DynamicLossScaler> scaler_;
   std::optional<RankPeak> peak_;
   std::optional<double> forward_flops_per_sample_;
+  double load_seconds_ = 0;
+  int64_t data_bytes_published_ = 0;
   TaskOutcome outcome_;
 };
 

@@ -23,6 +23,7 @@
 #include <torch/torch.h>
 
 #include "api/analysis/progress_estimate.h"
+#include "runner/data/batch_prefetcher.h"
 #include "runner/sync/gradient_sync.h"
 #include "runner/tasks/task.h"
 #include "runner/train/run_clock.h"
@@ -83,6 +84,10 @@ class Trainee {
   virtual void EndEpoch(int64_t epoch) { (void)epoch; }
   // True when it reached the goal. `clock` tells the run's time so far, for the log.
   virtual StatusOr<bool> Evaluate(int64_t step, const RunClock& clock) = 0;
+
+  // What the data path did for training where it works beside the steps (a prefetcher); none
+  // where the step prepares its data, whose data phase is then the loading time.
+  virtual std::optional<LoadingWork> TrainingDataWork() { return std::nullopt; }
 
   // After run_stop, with the phases reported: the task's own figures.
   virtual void Finish(const RunClock& clock, Figures* figures) { (void)clock, (void)figures; }

@@ -166,6 +166,24 @@ TEST(RunDisplayTest, ModelFlopsRow) {
       << FormatRunReport(report);
 }
 
+TEST(RunDisplayTest, DataRowWithTheWaitTheReadsAndTheLoadingRate) {
+  LocalRunReport report = SucceededReport();
+  Figures& f = report.outcome.results.figures;
+  f.data_wait_share = 0.125;
+  f.io = IoFigures{31'876'564, 2'500'000.5, 0, 0.41, 51'234.4};
+  EXPECT_NE(FormatRunReport(report).find("  data                   I/O-bound: waited 12.5% of the step time; read 30.4 MiB "
+                                         "(2.50 MB/s, 0 B from storage), loaded in 410.00 ms; prepares 51234 samples/s\n"),
+            std::string::npos)
+      << FormatRunReport(report);
+  f.data_wait_share = 0.02;
+  f.io->storage_bytes.reset();
+  f.io->loading_samples_per_second.reset();
+  EXPECT_NE(FormatRunReport(report).find("  data                   waited 2.0% of the step time; read 30.4 MiB (2.50 MB/s), "
+                                         "loaded in 410.00 ms\n"),
+            std::string::npos)
+      << FormatRunReport(report);
+}
+
 // CARAML's figures for ResNet-50: images/Wh and Wh per ImageNet epoch.
 TEST(RunDisplayTest, ImagesPerWhAndEnergyPerReferenceEpoch) {
   LocalRunReport report;

@@ -86,6 +86,31 @@ class FmnistTest(ErgobenchTestCase):
         self.assertAlmostEqual(rank0["runSeconds"], (first["run_stop"] - first["run_start"]) / 1000, delta=0.05)
         self.assertLess(keys.index("run_start"), keys.index("train_samples"))
         self.check_model_flops(results)
+        self.check_data_io(results)
+
+    def check_data_io(self, results):
+        """The data path's I/O: each rank reads Fashion-MNIST's four gzip files whole after
+        run_start, 30,878,551 bytes on disk (Debian's dataset-fashion-mnist), and prepares its
+        batches in the step, so its loading rate is its samples over its data phase. The wait
+        share is the data phase over the step time."""
+        on_disk = sum(os.path.getsize(os.path.join(FASHION_MNIST, name)) for name in (
+            "train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+            "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"))
+        self.assertEqual(30878551, on_disk)
+        for rank in (0, 1):
+            figures, _ = self.rank_result("fmnist-k2", rank)
+            io = figures["io"]
+            self.assertEqual(on_disk, io["dataBytes"], rank)
+            self.assertAlmostEqual(io["dataBytesPerSecond"], on_disk / figures["runSeconds"], delta=1e-3)
+            self.assertGreater(io["loadSeconds"], 0)
+            self.assertLess(io["loadSeconds"], figures["runSeconds"])
+            self.assertGreaterEqual(io["storageBytes"], 0)
+            self.assertAlmostEqual(io["loadingSamplesPerSecond"],
+                                   figures["samples"] / figures["phaseSeconds"]["data"], delta=1e-3)
+        phases = results["phaseSeconds"]
+        step = sum(seconds for phase, seconds in phases.items() if phase != "eval")
+        self.assertAlmostEqual(results["dataWaitShare"], phases["data"] / step, places=9)
+        self.assertEqual(2 * on_disk, results["io"]["dataBytes"])
 
     def check_model_flops(self, results):
         """Model FLOPs counted from the layers: fmnist's CNN forward is 1,031,744 multiply-adds by

@@ -1,6 +1,7 @@
 #include "operator/controller/dataset/dataset_plan.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "api/v1alpha1/quantity.h"
 #include "operator/controller/common/conditions.h"
@@ -10,6 +11,9 @@ namespace ergobench::controller {
 namespace {
 
 using nlohmann::json;
+
+// A staging Job's time past this (a week) is not a time but a broken clock or message.
+constexpr double kMaxStagingSeconds = 7 * 24 * 3600;
 
 int64_t GenerationLabel(const json& object) {
   const std::string value = object["metadata"].value("labels", json::object()).value(kGenerationLabel, "");
@@ -28,7 +32,8 @@ DatasetStatus WithPhase(const Dataset& d, DatasetStatus status, const std::strin
   return status;
 }
 
-// ergobench-stage's result: {"path": ..., "bytes": ..., "files": ...}.
+// ergobench-stage's result: {"path": ..., "bytes": ..., "files": ..., "seconds": ...}. A
+// figure that is not what it should be is left out, not trusted.
 void ReadStagedResult(const std::string& message, DatasetStatus* status) {
   const json result = json::parse(message, nullptr, false);
   if (!result.is_object()) return;
@@ -37,6 +42,12 @@ void ReadStagedResult(const std::string& message, DatasetStatus* status) {
     status->size = FormatByteQuantity(*status->bytes);
   }
   if (result.contains("files") && result["files"].is_number_integer()) status->files = result["files"].get<int64_t>();
+  if (result.contains("seconds") && result["seconds"].is_number()) {
+    const double seconds = result["seconds"].get<double>();
+    if (!std::isfinite(seconds) || seconds < 0 || seconds > kMaxStagingSeconds) return;
+    status->staging_seconds = seconds;
+    if (status->bytes && seconds > 0) status->staging_bytes_per_second = static_cast<double>(*status->bytes) / seconds;
+  }
 }
 
 }  // namespace

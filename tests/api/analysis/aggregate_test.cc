@@ -191,6 +191,25 @@ TEST(AggregateTest, ModelFlopsAndPeaksAddUpAndMfuIsTheirRatio) {
   EXPECT_FALSE(AggregateRankResults(ranks, 2).results.figures.mfu);
 }
 
+// Ranks read and prepare their own shards at once: bytes and rates add up; the data is
+// loaded when the slowest rank has it.
+TEST(AggregateTest, DataIoAddsUpAndTheLoadIsTheSlowestRanks) {
+  std::vector<RankResult> ranks = {Rank(0, kRankSucceeded), Rank(1, kRankSucceeded)};
+  ranks[0].figures.io = IoFigures{1000, 100.0, 400, 0.5, 2000.0};
+  ranks[1].figures.io = IoFigures{3000, 300.0, 0, 0.75, 1500.0};
+  Figures f = AggregateRankResults(ranks, 2).results.figures;
+  ASSERT_TRUE(f.io);
+  EXPECT_EQ(*f.io, (IoFigures{4000, 400.0, 400, 0.75, 3500.0}));
+  // From the mean phases: data 1 s of each rank's step of 9.5 s on average.
+  EXPECT_DOUBLE_EQ(*f.data_wait_share, 1.0 / 9.5);
+  ranks[1].figures.io->storage_bytes.reset();  // a kernel without I/O accounting
+  ranks[0].figures.io->loading_samples_per_second.reset();
+  f = AggregateRankResults(ranks, 2).results.figures;
+  EXPECT_EQ(*f.io, (IoFigures{4000, 400.0, std::nullopt, 0.75, std::nullopt}));
+  ranks[0].figures.io.reset();  // a rank that did not measure: no figure for the run
+  EXPECT_FALSE(AggregateRankResults(ranks, 2).results.figures.io);
+}
+
 TEST(AggregateTest, FirstFailureInOrderIsQuoted) {
   RunOutcome o = AggregateRankResults(
       {Rank(0, kRankSucceeded), Rank(2, kRankFailed, "out of memory"), Rank(1, kRankFailed, "peer closed")}, 3);

@@ -104,6 +104,28 @@ TEST(ResultTest, MemoryFiguresRoundTrip) {
   EXPECT_EQ(EncodeRankResult(r)["memory"]["peakReservedBytes"], 400 << 20);
 }
 
+TEST(ResultTest, DataIoFiguresRoundTrip) {
+  RankResult r = Sample();
+  r.figures.data_wait_share = 0.125;
+  r.figures.io = IoFigures{31'876'564, 2'500'000.5, 0, 0.41, 51'234.5};
+  auto parsed = ParseRankResult(SerializeRankResult(r));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(parsed->figures, r.figures);
+  const nlohmann::json encoded = EncodeRankResult(r);
+  EXPECT_EQ(encoded["dataWaitShare"], 0.125);
+  EXPECT_EQ(encoded["io"], nlohmann::json({{"dataBytes", 31'876'564},
+                                            {"dataBytesPerSecond", 2'500'000.5},
+                                            {"storageBytes", 0},
+                                            {"loadSeconds", 0.41},
+                                            {"loadingSamplesPerSecond", 51'234.5}}));
+  r.figures.io->storage_bytes.reset();  // a kernel without I/O accounting
+  EXPECT_FALSE(EncodeRankResult(r)["io"].contains("storageBytes"));
+  EXPECT_FALSE(EncodeRankResult(Sample()).contains("io"));
+  auto wrong = ParseRankResult(R"({"status": "Succeeded", "io": {"dataBytes": "many"}})");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("io.dataBytes"), std::string::npos) << wrong.status().message();
+}
+
 // A node agent's energy says what else ran on the node; energyShared is derived from it.
 TEST(ResultTest, NodeSharingRoundTrips) {
   RankResult r = Sample();

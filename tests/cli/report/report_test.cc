@@ -121,6 +121,29 @@ TEST(Report, ModelFlopsAndMfuOfATrainingRun) {
   EXPECT_EQ(json[0]["peakBasis"], "2 threads x avx512f FMA kernel, measured");
 }
 
+// The data path: the step's wait for data, its read rate and the rate it prepares samples at;
+// a run that waits more than MLPerf Storage allows is marked I/O-bound.
+TEST(Report, DataWaitAndReadRateWithIoBoundRunsMarked) {
+  std::vector<Benchmark> runs = {SucceededRun("fed", "resnet50"), SucceededRun("starved", "resnet50")};
+  for (Benchmark& b : runs) b.status.results = BenchmarkResults{};
+  runs[0].status.results->figures.data_wait_share = 0.021;
+  runs[0].status.results->figures.io = IoFigures{64'000'000, 2'500'000, 0, 0.4, 51'234};
+  runs[1].status.results->figures.data_wait_share = 0.35;
+  runs[1].status.results->figures.io = IoFigures{64'000'000, 1'250'000, 64'000'000, 0.4, 180};
+  const auto rows = BuildReport(runs);
+  const std::string text = *FormatReport(rows, "text");
+  EXPECT_NE(text.find("data wait %  data MB/s  loading samples/s"), std::string::npos) << text;
+  EXPECT_NE(text.find("           2.1      2.500              51234\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("35.0 I/O-bound      1.250                180\n"), std::string::npos) << text;
+  const nlohmann::json json = nlohmann::json::parse(*FormatReport(rows, "json"));
+  EXPECT_EQ(json[0]["dataWaitShare"], 0.021);
+  EXPECT_EQ(json[0]["ioBound"], false);
+  EXPECT_EQ(json[1]["ioBound"], true);
+  EXPECT_EQ(json[1]["dataBytesPerSecond"], 1'250'000);
+  EXPECT_EQ(json[1]["loadingSamplesPerSecond"], 180);
+  EXPECT_FALSE(nlohmann::json::parse(*FormatReport(BuildReport({SucceededRun("0a", "0a")}), "json"))[0].contains("ioBound"));
+}
+
 // Repeats with a goal: MLPerf's score, the runs it took and how many MLPerf requires.
 TEST(Report, RepeatsWithAGoalShowMlperfsScore) {
   Benchmark b = SucceededRun("r50", "resnet50");

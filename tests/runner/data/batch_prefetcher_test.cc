@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -66,6 +67,24 @@ TEST(BatchPrefetcherTest, WorksAtMostDepthBatchesAhead) {
   }
   EXPECT_EQ(violations.load(), 0);
   EXPECT_EQ(furthest.load(), 9);
+}
+
+// Each sample takes an injected 20 ms: two threads that prepared eight of them worked 80 ms
+// each, 80 ms over the pool.
+TEST(BatchPrefetcherTest, WorkCountsTheSamplesAndTheirTimeOverTheThreads) {
+  const std::vector<int64_t> order = {0, 1, 2, 3, 4, 5, 6, 7};
+  BatchPrefetcher prefetcher(order, 4, 2, /*threads=*/2, /*depth=*/2,
+                             [](int64_t sample, int64_t position, float* out, int64_t* label) {
+                               std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                               return Fill(sample, position, out, label);
+                             });
+  std::vector<int64_t> sizes;
+  DrainAll(prefetcher, &sizes);
+  const LoadingWork work = prefetcher.Work();
+  EXPECT_EQ(work.samples, 8);
+  // A sleep ends at its time or a little after, never before: up to 5 ms late each here.
+  EXPECT_GE(work.seconds, 0.080);
+  EXPECT_LE(work.seconds, 0.080 + 4 * 0.005);
 }
 
 TEST(BatchPrefetcherTest, AFailedSampleFailsItsBatch) {

@@ -2,6 +2,7 @@
 // is kept, so that the kubelet's restart of the try does not fetch again.
 #include "runner/data/dataset_stage.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -42,12 +43,18 @@ class DatasetStageTest : public ::testing::Test {
 };
 
 TEST_F(DatasetStageTest, ReportsWhereTheDataIsAndHowMuch) {
+  const auto start = std::chrono::steady_clock::now();
   const StageOutcome outcome = StageDataset(options_, limits_);
+  const std::chrono::duration<double> outside = std::chrono::steady_clock::now() - start;
   ASSERT_EQ(outcome.exit_code, 0) << outcome.result;
   const nlohmann::json result = nlohmann::json::parse(outcome.result);
   EXPECT_EQ(result["path"], options_.sha256 + "/data");
   EXPECT_EQ(result["files"], 2);
   EXPECT_EQ(result["bytes"], 13);  // "batch one" and "test"
+  // The fetch, check and extraction: within the call's own time.
+  ASSERT_TRUE(result["seconds"].is_number()) << outcome.result;
+  EXPECT_GT(result["seconds"].get<double>(), 0.0);
+  EXPECT_LE(result["seconds"].get<double>(), outside.count());
 }
 
 TEST_F(DatasetStageTest, ANetworkErrorMayBeRetried) {

@@ -80,6 +80,33 @@ TEST(DatasetPlanTest, ACompleteJobMakesItReadyWithWhatWasStagedAndGoes) {
   EXPECT_EQ(plan.events[0].reason, "Staged");
 }
 
+// The staging Job's time and its rate: 185 MB extracted in 7.4 s is 25 MB/s.
+TEST(DatasetPlanTest, TheStagingTimeAndRateAreKept) {
+  StagingJob job{"j-1", 1, true, false, ""};
+  const DatasetPlan plan = PlanDataset(
+      UrlDataset(), job, {Ended(true, 0, R"({"path":"x","bytes":185000000,"files":8,"seconds":7.4})", "t2")},
+      kDatasetNow);
+  EXPECT_EQ(plan.status.staging_seconds, 7.4);
+  EXPECT_DOUBLE_EQ(*plan.status.staging_bytes_per_second, 25e6);
+}
+
+// The result is a pod's termination message: a time that is not one is left out, not kept.
+TEST(DatasetPlanTest, AStagingTimeThatIsNotOneIsLeftOut) {
+  StagingJob job{"j-1", 1, true, false, ""};
+  for (const char* seconds : {"-1", "\"7.4\"", "1e300", "null", "[1]"}) {
+    const std::string result = std::string(R"({"path":"x","bytes":185000000,"files":8,"seconds":)") + seconds + "}";
+    const DatasetPlan plan = PlanDataset(UrlDataset(), job, {Ended(true, 0, result, "t2")}, kDatasetNow);
+    EXPECT_EQ(plan.status.phase, kDatasetReady) << seconds;
+    EXPECT_EQ(plan.status.bytes, 185000000) << seconds;
+    EXPECT_FALSE(plan.status.staging_seconds) << seconds;
+    EXPECT_FALSE(plan.status.staging_bytes_per_second) << seconds;
+  }
+  const DatasetPlan instant = PlanDataset(  // already there: no time, no rate to divide by it
+      UrlDataset(), job, {Ended(true, 0, R"({"path":"x","bytes":185000000,"files":8,"seconds":0})", "t2")}, kDatasetNow);
+  EXPECT_EQ(instant.status.staging_seconds, 0.0);
+  EXPECT_FALSE(instant.status.staging_bytes_per_second);
+}
+
 // A checksum mismatch will not pass on a retry: the Dataset fails at once and the Job goes.
 TEST(DatasetPlanTest, APermanentErrorFailsAtOnceAndStopsTheRetries) {
   StagingJob job{"j-1", 1, false, false, ""};
