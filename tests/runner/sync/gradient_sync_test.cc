@@ -185,7 +185,10 @@ TEST(GradientSyncTest, ACollectiveDelayIsCountedWholeAndTheStepWaitsOnlyForWhatI
     ASSERT_TRUE(o.collective_seconds);
     EXPECT_GE(*o.collective_seconds, kSteps * 2 * kD);
     EXPECT_GE(o.phase_seconds.at("communication"), kSteps * kD);
-    EXPECT_LE(o.phase_seconds.at("communication"), *o.collective_seconds + 0.002 * kSteps);
+    // No more than that plus the copy of a bucket's result out after its wait: 2 ms a step
+    // alone, but a rank preempted there waits longer (CI beside a cluster's start: 0.7 ms over
+    // 2 ms a step). A quarter of the delay a step still tells a bucket counted twice.
+    EXPECT_LE(o.phase_seconds.at("communication"), *o.collective_seconds + kD / 4 * kSteps);
     // Flat waits for its one all-reduce a step: waited and whole are the same seconds.
     ASSERT_TRUE(f.collective_seconds);
     EXPECT_GE(*f.collective_seconds, kSteps * kD);
