@@ -51,6 +51,25 @@ std::string ModelFlopsLine(const Figures& f) {
   return out;
 }
 
+// "  name                   value\n": a row of the report, its names in one column.
+void AppendRow(std::string* out, const std::string& name, const std::string& value) {
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-22s %s\n", name.c_str(), value.c_str());
+  *out += line;
+}
+
+void AppendLanguageModelRows(const LanguageModelSummary& m, int64_t workers, std::string* out) {
+  AppendRow(out, "model", m.model + ", " + FormatFixed(static_cast<double>(m.parameters) / 1e6, 1) + " M parameters, " +
+                              std::to_string(m.sequence_length) + " tokens, " + m.precision);
+  const double devices = static_cast<double>(workers);
+  AppendRow(out, "tokens/s", FormatFixed(m.tokens_per_second, 0) + " (" + FormatFixed(m.tokens_per_second / devices, 0) +
+                                 " per device, global batch " + std::to_string(m.global_batch_size) + ", " +
+                                 FormatFixed(m.seconds_per_iteration, 3) + " s/iteration)");
+  AppendRow(out, "model TFLOP/s", FormatFixed(m.model_tflops_per_second, 4) + " per device" +
+                                      (m.mfu ? ", MFU " + FormatFixed(100 * *m.mfu, 2) + " %" : ""));
+  if (m.eval_loss) AppendRow(out, "validation loss", FormatFixed(*m.eval_loss, 4));
+}
+
 // "waited 2.1% of the step time; read 30.6 MB (1.2 MB/s, 0 B from storage), loaded in 0.41 s;
 // prepares 51234 samples/s", "I/O-bound: " first past kIoBoundShare.
 std::string DataLine(const Figures& f) {
@@ -132,11 +151,7 @@ std::string FormatRunReport(const LocalRunReport& report) {
   std::string out = b.metadata.name + ": " + report.outcome.phase;
   if (report.outcome.phase != "Succeeded") out += " (" + report.outcome.reason + ")";
   out += "\n";
-  auto row = [&out](const std::string& name, const std::string& value) {
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-22s %s\n", name.c_str(), value.c_str());
-    out += line;
-  };
+  auto row = [&out](const std::string& name, const std::string& value) { AppendRow(&out, name, value); };
   if (report.outcome.phase != "Succeeded") row("reason", report.outcome.message);
   row("task", b.spec.task + " on " + std::to_string(b.spec.workers) + " " + b.spec.backend + " ranks");
   if (b.status.workers.succeeded + b.status.workers.failed > 0) {
@@ -181,17 +196,7 @@ std::string FormatRunReport(const LocalRunReport& report) {
                                   FormatBytes(static_cast<double>(f.allreduce->peak_bus_bandwidth_bytes)));
     row("small-message latency", FormatSeconds(f.allreduce->min_latency_seconds));
   }
-  if (const auto& m = f.language_model) {
-    row("model", m->model + ", " + FormatFixed(static_cast<double>(m->parameters) / 1e6, 1) + " M parameters, " +
-                     std::to_string(m->sequence_length) + " tokens, " + m->precision);
-    const double devices = static_cast<double>(b.spec.workers);
-    row("tokens/s", FormatFixed(m->tokens_per_second, 0) + " (" + FormatFixed(m->tokens_per_second / devices, 0) +
-                        " per device, global batch " + std::to_string(m->global_batch_size) + ", " +
-                        FormatFixed(m->seconds_per_iteration, 3) + " s/iteration)");
-    row("model TFLOP/s", FormatFixed(m->model_tflops_per_second, 4) + " per device" +
-                             (m->mfu ? ", MFU " + FormatFixed(100 * *m->mfu, 2) + " %" : ""));
-    if (m->eval_loss) row("validation loss", FormatFixed(*m->eval_loss, 4));
-  }
+  if (const auto& m = f.language_model) AppendLanguageModelRows(*m, b.spec.workers, &out);
   if (!r.repeats.empty()) {
     const std::string seeds = b.spec.hyperparameters.contains("seed") ? ", seeds " + std::to_string(r.repeats.front().seed) +
                                                                              ".." + std::to_string(r.repeats.back().seed)

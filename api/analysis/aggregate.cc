@@ -62,21 +62,21 @@ std::optional<MemoryFigures> LargestMemory(const std::vector<RankResult>& ranks)
 
 // Bytes and rates add up, the load takes the slowest rank's time; absent unless every rank
 // measured, and storage bytes unless every rank could read its counter.
+template <typename T>
+std::optional<T> SumIfBoth(const std::optional<T>& a, const std::optional<T>& b) {
+  return a && b ? std::optional<T>(*a + *b) : std::nullopt;
+}
+
 std::optional<IoFigures> CombinedIo(const std::vector<RankResult>& ranks) {
-  IoFigures all;
-  all.storage_bytes = 0;
-  all.loading_samples_per_second = 0;
+  IoFigures all{0, 0, 0, 0, 0};
   for (const RankResult& r : ranks) {
     if (!r.figures.io) return std::nullopt;
     const IoFigures& io = *r.figures.io;
     all.data_bytes += io.data_bytes;
     all.data_bytes_per_second += io.data_bytes_per_second;
     all.load_seconds = std::max(all.load_seconds, io.load_seconds);
-    all.storage_bytes = all.storage_bytes && io.storage_bytes ? std::optional(*all.storage_bytes + *io.storage_bytes)
-                                                              : std::nullopt;
-    all.loading_samples_per_second = all.loading_samples_per_second && io.loading_samples_per_second
-                                         ? std::optional(*all.loading_samples_per_second + *io.loading_samples_per_second)
-                                         : std::nullopt;
+    all.storage_bytes = SumIfBoth(all.storage_bytes, io.storage_bytes);
+    all.loading_samples_per_second = SumIfBoth(all.loading_samples_per_second, io.loading_samples_per_second);
   }
   return all;
 }

@@ -36,13 +36,7 @@ struct RunnerMetrics::Families {
                          .Help("Wall time spent in each phase of a step, by phase.")
                          .Labels(labels)
                          .Register(*registry)),
-        step_duration(prometheus::BuildHistogram()
-                          .Name("ergobench_step_duration_seconds")
-                          .Help("Duration of one training step.")
-                          .Labels(labels)
-                          .Register(*registry)
-                          .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                                                           0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30})),
+        step_duration(StepDuration()),
         build_info(prometheus::BuildGauge()
                        .Name("ergobench_build_info")
                        .Help("Always 1; the runner's version and component as labels.")
@@ -102,6 +96,15 @@ struct RunnerMetrics::Families {
 
   prometheus::Counter& Counter(const std::string& name, const std::string& help) {
     return prometheus::BuildCounter().Name(name).Help(help).Labels(labels).Register(*registry).Add({});
+  }
+  prometheus::Histogram& StepDuration() {
+    return prometheus::BuildHistogram()
+        .Name("ergobench_step_duration_seconds")
+        .Help("Duration of one training step.")
+        .Labels(labels)
+        .Register(*registry)
+        .Add({}, prometheus::Histogram::BucketBoundaries{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                         2.5, 5, 10, 30});
   }
   prometheus::Gauge& Gauge(const std::string& name, const std::string& help) {
     return prometheus::BuildGauge().Name(name).Help(help).Labels(labels).Register(*registry).Add({});
