@@ -400,7 +400,8 @@ class ClusterCommandTest(ClusterSuite):
         """fmnist at k=2, one rank per node. Its link slowed to 10 Mbit/s mid-run, each step's
         all-reduce moves 2(k-1)/k of the gradients each way at the link's goodput: rank 0's
         communication time per step (its phase counters) becomes that plus what it waited at
-        1 Gbit/s, its compute time stays, and the status's recent communication ratio jumps."""
+        1 Gbit/s, and the communication ratio, of its counters and of the status, jumps to that
+        over that plus its compute."""
         name = "links-slowed"
         self.kubectl("apply", "-f", "-", input=json.dumps({
             "apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
@@ -436,9 +437,13 @@ class ClusterCommandTest(ClusterSuite):
         model = ring_bits / (10e6 * GOODPUT)
         # What is not the link's: the wait for the slower rank and the latency, measured at 1 Gbit/s.
         waited = before["communication"] - ring_bits / (1e9 * GOODPUT)
-        ratio = (model + waited) / (model + waited + before["compute"])
+        # The ring model is of the communication; the compute is the one measured over the same
+        # steps (CI's machine, busy with other suites, once made it 12.2 ms a step before the
+        # slowdown and 17.6 ms after: the ratio 0.801 where the compute before said 0.859).
+        ratio = (model + waited) / (model + waited + after["compute"])
         print(f"fmnist k=2, rank 1's link 1 Gbit/s -> 10 Mbit/s: communication per step {before['communication'] * 1e3:.1f} "
               f"-> {after['communication'] * 1e3:.1f} ms (ring model {model * 1e3:.1f} ms, waits {waited * 1e3:.1f} ms); "
+              f"compute {before['compute'] * 1e3:.1f} -> {after['compute'] * 1e3:.1f} ms; "
               f"ratio {before['ratio']:.3f} -> {after['ratio']:.3f}, status {status_ratio} of {status_ratios} "
               f"(expected {ratio:.3f})")
         # The wait for the slower rank is hidden, or not: the rank that comes first sends its
