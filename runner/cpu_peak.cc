@@ -1,11 +1,12 @@
 #include "runner/cpu_peak.h"
 
 #include <immintrin.h>
+#include <time.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 #include <vector>
 
@@ -50,6 +51,12 @@ FmaRun ScalarKernel(int64_t iterations, float a, float b) {
   return {iterations * kFmaChains * 2, sum / kFmaChains};
 }
 
+double ThreadCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
 }  // namespace
 
 std::string WidestFmaIsa() {
@@ -72,22 +79,32 @@ CpuPeak MeasureCpuPeak(int threads, double seconds) {
   // Batches short enough to stop on time (about a millisecond each), x = x * 1 + 0 so that no
   // value grows or turns denormal.
   constexpr int64_t kBatch = 1 << 16;
-  std::atomic<int64_t> flops{0};
-  const auto start = std::chrono::steady_clock::now();
-  const auto end = start + std::chrono::duration<double>(seconds);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::vector<double> rates(peak.threads);
   std::vector<std::thread> workers;
   for (int t = 0; t < peak.threads; ++t) {
-    workers.emplace_back([&] {
+    workers.emplace_back([&, t] {
+      const double cpu_start = ThreadCpuSeconds();
       int64_t done = 0;
-      while (std::chrono::steady_clock::now() < end) done += RunFmaKernel(peak.isa, kBatch, 1.0f, 0.0f).flops;
-      flops += done;
+      do {  // at least one batch: a thread that started late still has a rate
+        done += RunFmaKernel(peak.isa, kBatch, 1.0f, 0.0f).flops;
+      } while (std::chrono::steady_clock::now() < end);
+      rates[t] = static_cast<double>(done) / std::max(ThreadCpuSeconds() - cpu_start, 1e-9);
     });
   }
   for (std::thread& w : workers) w.join();
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  peak.flops_per_second = static_cast<double>(flops.load()) / elapsed;
+  for (double rate : rates) peak.flops_per_second += rate;
   peak.basis = std::to_string(peak.threads) + (peak.threads == 1 ? " thread" : " threads") + " x " + peak.isa +
                " FMA kernel, measured";
+  return peak;
+}
+
+CpuPeak WithinQuota(CpuPeak peak, double quota_cpus) {
+  if (quota_cpus >= peak.threads) return peak;
+  peak.flops_per_second *= quota_cpus / peak.threads;
+  char quota[32];
+  std::snprintf(quota, sizeof quota, "%g", quota_cpus);
+  peak.basis += std::string(", within a quota of ") + quota + " CPU";
   return peak;
 }
 

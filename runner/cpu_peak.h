@@ -3,7 +3,10 @@
 // takes the nominal clock, not the one a loaded vector unit runs at): `threads` threads each run
 // a kernel of kFmaChains independent fused multiply-add chains in the widest vector the CPU has
 // (AVX-512, else AVX2 with FMA, else scalar fmaf) for a fixed time, as peak-FLOPS
-// microbenchmarks do, and the peak is the sum of their rates. A fused multiply-add is 2 FLOPs.
+// microbenchmarks do, and the peak is the sum of their rates, each thread's FLOPs over the CPU
+// time it ran: a core that other work shares (a test suite beside the run, a noisy neighbour)
+// slows the kernel's wall clock, not the core, and a peak from the wall clock once made a run's
+// MFU 1.52. A fused multiply-add is 2 FLOPs.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +36,12 @@ struct CpuPeak {
   std::string basis;  // "2 threads x avx512f FMA kernel, measured"
 };
 
-// `threads` threads, each running the kernel for `seconds`.
+// `threads` threads, each running the kernel for `seconds` of the wall clock.
 CpuPeak MeasureCpuPeak(int threads, double seconds);
+
+// The peak of `threads` threads under a CPU quota of `quota_cpus` CPUs (cpu_budget.h), which
+// lets them run that many CPUs' time a period: min(threads, quota) / threads of it, the basis
+// saying so where the quota is the smaller.
+CpuPeak WithinQuota(CpuPeak peak, double quota_cpus);
 
 }  // namespace ergobench

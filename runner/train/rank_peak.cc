@@ -2,6 +2,7 @@
 
 #include <ATen/Parallel.h>
 
+#include "runner/cpu_budget.h"
 #include "runner/cpu_peak.h"
 #include "runner/device_peaks.h"
 #if ERGOBENCH_HAS_CUDA
@@ -23,7 +24,8 @@ std::optional<RankPeak> PeakOfRank(torch::Device device, const std::string& prec
     return std::nullopt;
 #endif
   }
-  const CpuPeak cpu = MeasureCpuPeak(at::get_num_threads(), kCpuPeakSeconds);
+  CpuPeak cpu = MeasureCpuPeak(at::get_num_threads(), kCpuPeakSeconds);
+  if (const std::optional<double> quota = ReadCpuBudget().quota_cpus) cpu = WithinQuota(cpu, *quota);
   return RankPeak{cpu.flops_per_second, cpu.basis};
 }
 

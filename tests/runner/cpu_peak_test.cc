@@ -1,6 +1,12 @@
 #include "runner/cpu_peak.h"
 
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -37,6 +43,73 @@ TEST(CpuPeakTest, ThePeakIsTheWidestKernelsMeasuredRate) {
   if (peak.isa != "scalar") {
     EXPECT_GT(peak.flops_per_second, 2 * scalar_rate);
   }
+}
+
+// The calling thread, and the threads it starts, on one CPU of those it may use; the old mask
+// back when it goes.
+class OnOneCpu {
+ public:
+  OnOneCpu() {
+    pthread_getaffinity_np(pthread_self(), sizeof old_, &old_);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &old_)) {
+        CPU_SET(cpu, &one);
+        break;
+      }
+    }
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+  }
+  ~OnOneCpu() { pthread_setaffinity_np(pthread_self(), sizeof old_, &old_); }
+
+ private:
+  cpu_set_t old_;
+};
+
+double CpuSecondsOfThisThread() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// A thread spinning on the measuring thread's one CPU takes half its time: the kernel's wall
+// rate halves, the core's does not, and the peak is the core's (measured off the wall clock, a
+// language model beside a test suite once came out at MFU 1.52).
+TEST(CpuPeakTest, AThreadSharingTheCoreLeavesThePeakAsItWas) {
+  OnOneCpu pinned;
+  const double alone = MeasureCpuPeak(1, 0.2).flops_per_second;
+  std::atomic<bool> stop{false};
+  double competitor_cpu = 0;
+  std::thread competitor([&] {
+    const double start = CpuSecondsOfThisThread();
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+    competitor_cpu = CpuSecondsOfThisThread() - start;
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const double shared = MeasureCpuPeak(1, 0.2).flops_per_second;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stop = true;
+  competitor.join();
+  EXPECT_GT(competitor_cpu, 0.25 * wall) << "the competitor got its share of the CPU";
+  EXPECT_NEAR(shared / alone, 1.0, 0.15) << "alone " << alone << " FLOP/s, shared " << shared;
+}
+
+// A quota of q CPUs lets t threads run q CPUs' time: the peak scales by q / t where q < t.
+TEST(CpuPeakTest, AQuotaBelowTheThreadsScalesThePeakAndSaysSo) {
+  CpuPeak peak;
+  peak.flops_per_second = 100e9;
+  peak.threads = 2;
+  peak.isa = "avx512f";
+  peak.basis = "2 threads x avx512f FMA kernel, measured";
+  const CpuPeak quarter = WithinQuota(peak, 0.5);
+  EXPECT_DOUBLE_EQ(quarter.flops_per_second, 25e9);
+  EXPECT_EQ(quarter.basis, "2 threads x avx512f FMA kernel, measured, within a quota of 0.5 CPU");
+  const CpuPeak enough = WithinQuota(peak, 2);
+  EXPECT_DOUBLE_EQ(enough.flops_per_second, 100e9);
+  EXPECT_EQ(enough.basis, peak.basis);
+  EXPECT_DOUBLE_EQ(WithinQuota(peak, 1.5).flops_per_second, 75e9);
 }
 
 }  // namespace
