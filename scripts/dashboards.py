@@ -22,8 +22,8 @@ def target(expr, legend, ref):
     return {"datasource": DATASOURCE, "expr": expr, "legendFormat": legend, "refId": ref}
 
 
-def panel(kind, title, unit, queries, description="", stack=False):
-    """queries: (expr, legend) pairs."""
+def panel(kind, title, unit, queries, description="", stack=False, line_at=None):
+    """queries: (expr, legend) pairs; line_at: a value drawn as a red threshold line."""
     p = {
         "type": kind,
         "title": title,
@@ -38,6 +38,10 @@ def panel(kind, title, unit, queries, description="", stack=False):
         p["fieldConfig"]["defaults"]["custom"] = {"drawStyle": "line", "lineWidth": 1, "fillOpacity": 10,
                                                   "showPoints": "never",
                                                   "stacking": {"mode": "normal" if stack else "none", "group": "A"}}
+    if line_at is not None:
+        p["fieldConfig"]["defaults"]["thresholds"] = {
+            "mode": "absolute", "steps": [{"color": "green", "value": None}, {"color": "red", "value": line_at}]}
+        p["fieldConfig"]["defaults"]["custom"]["thresholdsStyle"] = {"mode": "line"}
     if kind == "bargauge":
         p["options"] = {"displayMode": "basic", "orientation": "horizontal", "showUnfilled": True,
                         "reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False}}
@@ -105,6 +109,7 @@ def run_dashboard():
     samples = rate.format(metric="ergobench_samples_total")
     phases = rate.format(metric="ergobench_phase_seconds_total")
     communication = "rate(ergobench_phase_seconds_total{%s, phase=\"communication\"}[$__rate_interval])" % RUN
+    data_phase = "rate(ergobench_phase_seconds_total{%s, phase=\"data\"}[$__rate_interval])" % RUN
     # The step time of api/analysis/training_phases.h: every phase but evaluation.
     step_phases = "rate(ergobench_phase_seconds_total{%s, phase!=\"eval\"}[$__rate_interval])" % RUN
     steps = rate.format(metric="ergobench_step_duration_seconds_bucket")
@@ -175,6 +180,15 @@ def run_dashboard():
                [(f"max by (benchmark, bytes) (ergobench_allreduce_bus_bandwidth_bytes_per_second{{{RUN}}})",
                  "{{benchmark}} {{bytes}} B")],
                "nccl-tests bus bandwidth by message size.")],
+        [panel("timeseries", "Data read rate", "Bps",
+               [(f"sum by (benchmark) ({rate.format(metric='ergobench_data_read_bytes_total')})", "{{benchmark}}")],
+               "Bytes of the data set's files as the readers read them (compressed where the files are) per second, "
+               "all ranks: what the storage under the data set is asked for."),
+         panel("timeseries", "Data wait share", "percentunit",
+               [(f"sum by (benchmark) ({data_phase}) / sum by (benchmark) ({step_phases})", "{{benchmark}}")],
+               "The step time spent waiting for data (the data phase over data, forward, backward, optimizer and "
+               "communication): over 10% (the red line) the run is I/O-bound, MLPerf Storage's 90% utilisation "
+               "rule, as the report marks it.", line_at=0.1)],
     ]
     return dashboard("ergobench-run", "ergobench / a run",
                      "One Benchmark as it trains: throughput, step time, phases, accuracy, power.", variables, rows)

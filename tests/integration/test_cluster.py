@@ -368,8 +368,8 @@ class ClusterCommandTest(ClusterSuite):
         gradient of the wrong scale, as SMALL's learning rate instead of AT_K2's, is 2% off
         after one), and the status's progress is its BLEU. Not to the bit: here and in a pod
         the losses part after the sixth digit (4a's first epoch, 4b's second: 1.1e-5 at most
-        after three), though pods agree with pods and runs here with runs here, and the BLEU
-        of a model this young with them (0.8% once).
+        after three), though pods agree with pods and runs here with runs here, and so does
+        the BLEU of a model this young (by 0.8% once).
         test_translation runs it here to the BLEU goal; three epochs rather than the twenty-odd
         to it (183 s on CI)."""
         name = f"translate-{task}-k2"

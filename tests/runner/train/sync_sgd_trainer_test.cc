@@ -245,10 +245,10 @@ SgdRecipe OneEpoch(int64_t batch) {
 }
 
 // The communication time is what the step waited in all-reduces, and the ratio divides it by
-// the whole step time, data included (api/analysis/training_phases.h). With equal injected delays in
-// the data and the all-reduce the ratio is injected / (2 injected + compute): one half with next
-// to no compute (a machine busy with other work once made the compute 0.1 s of the 0.9 s, and the
-// ratio 0.444); a ratio over compute + communication only would be close to 1.
+// the whole step time, data included (api/analysis/training_phases.h): with equal injected delays
+// in the data and the all-reduce and next to no compute, about one half, where a ratio over
+// compute + communication only would be close to 1. Exactly, it is the phases' own: on a loaded
+// machine the data's 20 ms a step, with the batch drawn after it, came out 25 ms once (0.439).
 TEST(SyncSgdTrainerTest, CommunicationRatioFromInjectedDelays) {
   constexpr auto kDelay = std::chrono::milliseconds(20);
   constexpr int64_t kSteps = 20;  // 80 samples in batches of 4, one epoch
@@ -272,11 +272,16 @@ TEST(SyncSgdTrainerTest, CommunicationRatioFromInjectedDelays) {
   const double injected = kSteps * std::chrono::duration<double>(kDelay).count();
   ASSERT_TRUE(figures.communication_seconds.has_value());
   EXPECT_GE(*figures.communication_seconds, injected);
-  EXPECT_LE(*figures.communication_seconds, injected * 1.10);
+  // The all-reduces' wait and no more: the data's delay counted in it too would double it (a
+  // loaded machine wakes a sleeper a few ms late, so not 1.1 x).
+  EXPECT_LE(*figures.communication_seconds, injected * 1.5);
   EXPECT_GE(figures.phase_seconds.at("data"), injected);
   ASSERT_TRUE(figures.communication_ratio.has_value() && figures.compute_seconds.has_value());
-  EXPECT_NEAR(*figures.communication_ratio, injected / (2 * injected + *figures.compute_seconds), 0.03);
   EXPECT_LT(*figures.compute_seconds, injected);  // next to no compute: a linear model of 4 inputs
+  double step = 0;
+  for (const auto& [phase, seconds] : figures.phase_seconds) step += phase == "eval" ? 0 : seconds;
+  EXPECT_DOUBLE_EQ(*figures.communication_ratio, *figures.communication_seconds / step);
+  EXPECT_DOUBLE_EQ(step, figures.phase_seconds.at("data") + *figures.compute_seconds + *figures.communication_seconds);
 }
 
 // Sample i is row i of fixed data, whichever rank and micro-batch it falls to; a linear
