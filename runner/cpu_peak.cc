@@ -51,13 +51,13 @@ FmaRun ScalarKernel(int64_t iterations, float a, float b) {
   return {iterations * kFmaChains * 2, sum / kFmaChains};
 }
 
+}  // namespace
+
 double ThreadCpuSeconds() {
   timespec now{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
-
-}  // namespace
 
 std::string WidestFmaIsa() {
   __builtin_cpu_init();

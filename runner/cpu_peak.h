@@ -36,6 +36,9 @@ struct CpuPeak {
   std::string basis;  // "2 threads x avx512f FMA kernel, measured"
 };
 
+// The CPU time the calling thread has run, in seconds (CLOCK_THREAD_CPUTIME_ID).
+double ThreadCpuSeconds();
+
 // `threads` threads, each running the kernel for `seconds` of the wall clock.
 CpuPeak MeasureCpuPeak(int threads, double seconds);
 

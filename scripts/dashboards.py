@@ -114,6 +114,10 @@ def run_dashboard():
     step_phases = "rate(ergobench_phase_seconds_total{%s, phase!=\"eval\"}[$__rate_interval])" % RUN
     steps = rate.format(metric="ergobench_step_duration_seconds_bucket")
     collectives = rate.format(metric="ergobench_collective_seconds_total")
+
+    def share_of_step(seconds):  # a phase's seconds over the step's, as the communication ratio is
+        return f"sum by (benchmark) ({seconds}) / sum by (benchmark) ({step_phases})"
+
     rows = [
         [panel("timeseries", "Throughput per rank", "short",
                [(f"sum by (benchmark, rank) ({samples})", "{{benchmark}} rank {{rank}}")],
@@ -129,9 +133,8 @@ def run_dashboard():
                [(f"sum by (phase) ({phases})", "{{phase}}")],
                "Seconds per second spent in each phase of a step, all selected ranks.", stack=True),
          panel("timeseries", "Communication ratio", "percentunit",
-               [(f"sum by (benchmark) ({communication}) / sum by (benchmark) ({step_phases})", "{{benchmark}} waited"),
-                (f"sum by (benchmark) ({collectives}) / sum by (benchmark) ({step_phases})",
-                 "{{benchmark}} collectives")],
+               [(share_of_step(communication), "{{benchmark}} waited"),
+                (share_of_step(collectives), "{{benchmark}} collectives")],
                "Time waiting in collectives over the step time (data, forward, backward, optimizer and "
                "communication; evaluation is outside it), and the collectives' whole time over the same: with "
                "gradientSync overlap, the gap between them is what backward hid.")],
@@ -185,7 +188,7 @@ def run_dashboard():
                "Bytes of the data set's files as the readers read them (compressed where the files are) per second, "
                "all ranks: what the storage under the data set is asked for."),
          panel("timeseries", "Data wait share", "percentunit",
-               [(f"sum by (benchmark) ({data_phase}) / sum by (benchmark) ({step_phases})", "{{benchmark}}")],
+               [(share_of_step(data_phase), "{{benchmark}}")],
                "The step time spent waiting for data (the data phase over data, forward, backward, optimizer and "
                "communication): over 10% (the red line) the run is I/O-bound, MLPerf Storage's 90% utilisation "
                "rule, as the report marks it.", line_at=0.1)],

@@ -36,6 +36,11 @@ def build_images():
     return build.stdout
 
 
+def mllog_events(text):
+    """The :::MLLOG events of a log's text, in order, each its JSON object."""
+    return [json.loads(line[len(":::MLLOG "):]) for line in text.splitlines() if line.startswith(":::MLLOG ")]
+
+
 RECORDED = {"seconds": 0.0}  # all that record_time was given in this process
 ON_RECORD = []  # callables given each recorded (suite, name, seconds): cluster_trace marks tests' ends
 

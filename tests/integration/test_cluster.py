@@ -23,7 +23,7 @@ from cluster import Cluster, is_ready, process_start_time  # noqa: E402
 from cluster_suite import AGENT_SELECTOR, NODES_WATTS, OPERATOR_NAMESPACE, ClusterSuite, SharedCluster  # noqa: E402
 from control_plane import KUBECTL  # noqa: E402
 import cpu_lock  # noqa: E402
-from harness import ERGOBENCH, ergobench_version, http_get  # noqa: E402
+from harness import ERGOBENCH, ergobench_version, http_get, mllog_events  # noqa: E402
 from node import PAUSE_IMAGE, shims_of  # noqa: E402
 import test_translation  # noqa: E402  (its small models and goal)
 
@@ -207,12 +207,10 @@ class ClusterRecoveryTest(unittest.TestCase):
 
 
 def mllog_values(text):
-    """{key: [value, ...]} of an mllog's :::MLLOG events, in order."""
+    """{key: [value, ...]} of an mllog's events, in order."""
     values = {}
-    for line in text.splitlines():
-        if line.startswith(":::MLLOG "):
-            event = json.loads(line[len(":::MLLOG "):])
-            values.setdefault(event["key"], []).append(event["value"])
+    for event in mllog_events(text):
+        values.setdefault(event["key"], []).append(event["value"])
     return values
 
 

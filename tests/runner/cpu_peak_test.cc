@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -67,12 +66,6 @@ class OnOneCpu {
   cpu_set_t old_;
 };
 
-double CpuSecondsOfThisThread() {
-  timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
-}
-
 // A thread spinning on the measuring thread's one CPU takes half its time: the kernel's wall
 // rate halves, the core's does not, and the peak is the core's (measured off the wall clock, a
 // language model beside a test suite once came out at MFU 1.52).
@@ -82,10 +75,10 @@ TEST(CpuPeakTest, AThreadSharingTheCoreLeavesThePeakAsItWas) {
   std::atomic<bool> stop{false};
   double competitor_cpu = 0;
   std::thread competitor([&] {
-    const double start = CpuSecondsOfThisThread();
+    const double start = ThreadCpuSeconds();
     while (!stop.load(std::memory_order_relaxed)) {
     }
-    competitor_cpu = CpuSecondsOfThisThread() - start;
+    competitor_cpu = ThreadCpuSeconds() - start;
   });
   const auto start = std::chrono::steady_clock::now();
   const double shared = MeasureCpuPeak(1, 0.2).flops_per_second;
