@@ -111,7 +111,7 @@ void ReportSweeps(const std::vector<LoadedSweep>& sweeps, const std::map<std::st
                   const std::string& results_root, const std::string& output) {
   for (const LoadedSweep& loaded : sweeps) {
     BenchmarkSweep sweep = loaded.sweep;
-    TallyPoints(AggregatePoints(loaded.points, finished), &sweep.status);
+    TallyPoints(AggregatePoints(loaded.points, finished), sweep.spec, &sweep.status);
     sweep.status.phase = sweep.status.failed > 0 ? kPhaseFailed
                          : sweep.status.succeeded == sweep.status.total ? kPhaseSucceeded : kPhasePending;
     nlohmann::json json = {{"apiVersion", kApiVersion}, {"kind", kSweepKind}, {"metadata", ObjectMetaFields().Encode(sweep.metadata)},

@@ -226,6 +226,20 @@ std::string MedianAndRange(const std::map<std::string, Summary>& figures, const 
   return text;
 }
 
+// "workers=1 backend=gloo: 3.2 models/min, 4 of 4 instances in 1.25 min (MLPerf HPC ...)".
+std::string WeakScalingLine(const WeakScalingScore& w) {
+  std::string text = DescribeParameters(w.parameters) + ": ";
+  if (w.models_per_minute) {
+    text += FormatFixed(*w.models_per_minute, 3) + " models/min, " + std::to_string(w.converged) + " of " +
+            std::to_string(w.instances) + " instances in " + FormatFixed(*w.time_to_train_all_minutes, 3) + " min";
+  } else {
+    text += "no score";
+  }
+  if (!w.note.empty()) text += " (" + w.note + ")";
+  for (const std::string& pruned : w.pruned) text += "; pruned " + pruned;
+  return text;
+}
+
 }  // namespace
 
 std::string FormatSweepTable(const BenchmarkSweep& sweep) {
@@ -245,6 +259,7 @@ std::string FormatSweepTable(const BenchmarkSweep& sweep) {
                   p.efficiency ? FormatFixed(*p.efficiency, 2).c_str() : "-");
     out += line;
   }
+  for (const WeakScalingScore& w : s.weak_scaling) out += "  weak scaling " + WeakScalingLine(w) + "\n";
   return out;
 }
 

@@ -116,6 +116,8 @@ Figures CombineFigures(const std::vector<RankResult>& ranks) {
   f.goal_reached = first.figures.goal_reached;
   f.epochs = first.figures.epochs;
   f.time_to_accuracy_seconds = FoldPresent(ranks, &Figures::time_to_accuracy_seconds, Max);
+  f.run_start_ms = FoldPresent(ranks, &Figures::run_start_ms, [](int64_t a, int64_t b) { return std::min(a, b); });
+  f.run_stop_ms = FoldPresent(ranks, &Figures::run_stop_ms, [](int64_t a, int64_t b) { return std::max(a, b); });
   f.samples_per_second = FoldPresent(ranks, &Figures::samples_per_second, Plus);
   f.throughput_window_steps = first.figures.throughput_window_steps;
   f.throughput_window_seconds = FoldPresent(ranks, &Figures::throughput_window_seconds, Max);

@@ -4,16 +4,9 @@
 
 #include "api/analysis/mlperf_score.h"
 #include "api/analysis/statistics.h"
+#include "api/v1alpha1/defaults.h"
 
 namespace ergobench {
-namespace {
-
-constexpr int64_t kSeedLimit = 2147483648;  // the seed hyperparameter's range is 0 .. 2^31-1
-
-}  // namespace
-
-int64_t RepeatSeed(int64_t seed, int64_t repeat) { return (seed + repeat) % kSeedLimit; }
-
 namespace {
 
 // The recipe's seed; none for a task without one (0a).
@@ -27,14 +20,14 @@ std::optional<int64_t> RecipeSeed(const BenchmarkSpec& spec) {
 
 void ApplyRepeatSeed(BenchmarkSpec* spec, int64_t repeat) {
   const std::optional<int64_t> seed = RecipeSeed(*spec);
-  if (repeat != 0 && seed) spec->hyperparameters["seed"] = RepeatSeed(*seed, repeat);
+  if (repeat != 0 && seed) spec->hyperparameters["seed"] = DerivedSeed(*seed, repeat);
 }
 
 RepeatResult RepeatOf(int64_t repeat, const BenchmarkSpec& spec, const BenchmarkResults& results) {
   const std::optional<int64_t> seed = RecipeSeed(spec);
   RepeatResult out;
   out.repeat = repeat;
-  out.seed = seed ? RepeatSeed(*seed, repeat) : 0;
+  out.seed = seed ? DerivedSeed(*seed, repeat) : 0;
   for (const HeadlineFigure& figure : HeadlineFigures()) {
     if (const std::optional<double> value = figure.get(results)) out.figures[figure.name] = *value;
   }

@@ -17,11 +17,9 @@
 
 namespace ergobench {
 
-// The seed repeat `repeat` trains with: the recipe's seed plus the repeat, within the
-// hyperparameter's range (0 .. 2^31-1), so repeat 0 is the run without repeats.
-int64_t RepeatSeed(int64_t seed, int64_t repeat);
-// `spec` as repeat `repeat` runs it: hyperparameters.seed derived (defaults applied before);
-// a task without a seed runs as it is.
+// `spec` as repeat `repeat` runs it: hyperparameters.seed derived (DerivedSeed, defaults.h;
+// defaults applied before), so repeat 0 is the run without repeats; a task without a seed runs
+// as it is.
 void ApplyRepeatSeed(BenchmarkSpec* spec, int64_t repeat);
 
 // The headline figures one repeat measured, and whether it reached its goal in how many samples.

@@ -6,6 +6,8 @@
 
 #include "api/analysis/repeats.h"
 #include "api/analysis/scaling.h"
+#include "api/analysis/weak_scaling.h"
+#include "api/contract/mlperf_benchmarks.h"
 #include "api/v1alpha1/benchmark_phase.h"
 
 namespace ergobench {
@@ -123,6 +125,8 @@ std::vector<SweepPointStatus> AggregatePoints(const std::vector<SweepPoint>& poi
       if (s.results && s.phase == kPhaseSucceeded) {
         status.figures = FiguresOf(*s.results);
         status.mlperf = s.results->mlperf;
+        status.run_start_ms = s.results->figures.run_start_ms;
+        status.run_stop_ms = s.results->figures.run_stop_ms;
       }
     } else if (before != recorded_of.end() && IsFinished(before->second->phase) &&
                before->second->spec_digest == status.spec_digest) {
@@ -130,6 +134,8 @@ std::vector<SweepPointStatus> AggregatePoints(const std::vector<SweepPoint>& poi
       status.message = before->second->message;
       status.figures = before->second->figures;
       status.mlperf = before->second->mlperf;
+      status.run_start_ms = before->second->run_start_ms;
+      status.run_stop_ms = before->second->run_stop_ms;
     }
     out.push_back(std::move(status));
   }
@@ -137,7 +143,7 @@ std::vector<SweepPointStatus> AggregatePoints(const std::vector<SweepPoint>& poi
   return out;
 }
 
-void TallyPoints(std::vector<SweepPointStatus> points, BenchmarkSweepStatus* status) {
+void TallyPoints(std::vector<SweepPointStatus> points, const BenchmarkSweepSpec& spec, BenchmarkSweepStatus* status) {
   status->total = static_cast<int64_t>(points.size());
   status->succeeded = status->failed = status->running = 0;
   for (const SweepPointStatus& p : points) {
@@ -147,6 +153,8 @@ void TallyPoints(std::vector<SweepPointStatus> points, BenchmarkSweepStatus* sta
   }
   status->progress = std::to_string(status->succeeded + status->failed) + "/" + std::to_string(status->total);
   status->best = BestPoint(points);
+  const nlohmann::json task = spec.template_spec.is_object() ? spec.template_spec.value("task", nlohmann::json()) : nullptr;
+  status->weak_scaling = ScoreInstances(MlperfBenchmarkName(task.is_string() ? task.get<std::string>() : ""), points);
   status->points = std::move(points);
 }
 

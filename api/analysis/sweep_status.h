@@ -22,9 +22,10 @@ std::vector<SweepPointStatus> AggregatePoints(const std::vector<SweepPoint>& poi
                                               const std::map<std::string, Benchmark>& children,
                                               const std::vector<SweepPointStatus>& recorded = {});
 
-// Fills total, succeeded, failed, running, progress ("ended/total") and best from `points`.
+// Fills total, succeeded, failed, running, progress ("ended/total") and best from `points`,
+// and with spec.instances the weak-scaling score of each point (weak_scaling.h).
 // The best point is the succeeded one with the shortest time to accuracy, else the highest
 // samples/s, tokens/s or peak bus bandwidth, the first figure any succeeded point has.
-void TallyPoints(std::vector<SweepPointStatus> points, BenchmarkSweepStatus* status);
+void TallyPoints(std::vector<SweepPointStatus> points, const BenchmarkSweepSpec& spec, BenchmarkSweepStatus* status);
 
 }  // namespace ergobench

@@ -1,5 +1,7 @@
 #include "api/contract/mlperf_benchmarks.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 
 namespace ergobench {
@@ -17,6 +19,12 @@ int64_t MlperfRequiredRuns(const std::string& benchmark) {
       {"deepcam", 5}, {"cosmoflow", 10}, {"oc20", 5}, {"openfold", 10}};
   const auto found = kRuns.find(benchmark);
   return found == kRuns.end() ? 0 : found->second;
+}
+
+int64_t MlperfWeakScalingInstances(const std::string& benchmark) {
+  static const char* const kHpc[] = {"cosmoflow", "deepcam", "oc20"};
+  const bool hpc = std::find(std::begin(kHpc), std::end(kHpc), benchmark) != std::end(kHpc);
+  return hpc ? MlperfRequiredRuns(benchmark) : 0;
 }
 
 int64_t MlperfDroppableRuns(const std::string& benchmark) { return benchmark == "unet3d" ? 4 : 1; }

@@ -15,6 +15,10 @@ std::string MlperfBenchmarkName(const std::string& task);
 // Training); 10 for cosmoflow, 5 for deepcam (MLPerf HPC). 0 for a name MLPerf does not have.
 int64_t MlperfRequiredRuns(const std::string& benchmark);
 
+// The instances a complete weak-scaling score of `benchmark` takes (MLPerf HPC's benchmarks:
+// as many as its runs, hpc_training_rules); 0 for any other name.
+int64_t MlperfWeakScalingInstances(const std::string& benchmark);
+
 // The runs that did not converge that a score may drop: 4 for unet3d (its 40 runs), else 1.
 int64_t MlperfDroppableRuns(const std::string& benchmark);
 

@@ -7,6 +7,11 @@ namespace ergobench {
 const char* ErgobenchVersion() { return ERGOBENCH_VERSION; }
 std::string DefaultRunnerImage() { return std::string("ergobench-runner:") + ErgobenchVersion(); }
 
+int64_t DerivedSeed(int64_t seed, int64_t n) {
+  constexpr int64_t kSeedLimit = 2147483648;  // the seed hyperparameter's range is 0 .. 2^31-1
+  return (seed + n) % kSeedLimit;
+}
+
 void ApplyDefaults(Benchmark* benchmark) {
   BenchmarkSpec& spec = benchmark->spec;
   if (spec.backend.empty()) spec.backend = "gloo";

@@ -93,6 +93,8 @@ const JsonFields<Figures>& FigureFields() {
   static const JsonFields<F> fields = JsonFields<F>()
                                           .Add("initSeconds", &F::init_seconds, kAlways)
                                           .Add("runSeconds", &F::run_seconds, kAlways)
+                                          .Add("runStartMs", &F::run_start_ms)
+                                          .Add("runStopMs", &F::run_stop_ms)
                                           .Add("goalReached", &F::goal_reached)
                                           .Add("timeToAccuracySeconds", &F::time_to_accuracy_seconds)
                                           .Add("epochs", &F::epochs)

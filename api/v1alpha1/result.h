@@ -112,6 +112,10 @@ struct TranslationSummary {
 struct Figures {
   double init_seconds = 0;  // rendezvous and set-up, before run_start
   double run_seconds = 0;   // run_start .. run_stop
+  // When run_start and run_stop were, in Unix ms as mllog's time_ms: what a weak-scaling
+  // score spans over instances (sweep.h). Folded over ranks: the first start, the last stop.
+  std::optional<int64_t> run_start_ms;
+  std::optional<int64_t> run_stop_ms;
   std::optional<bool> goal_reached;
   std::optional<double> time_to_accuracy_seconds;
   std::optional<int64_t> epochs;

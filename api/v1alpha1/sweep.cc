@@ -27,7 +27,8 @@ std::optional<int64_t> CountPoints(const SweepMatrix& m) {
 }
 
 // The matrix's points in listed order: systems outermost, then backends, hyperparameters (by
-// name) and workers innermost, so that a scaling series is a run of consecutive points.
+// name) and workers, so that a scaling series is a run of consecutive points; a point's
+// instances innermost.
 std::vector<SweepParameters> ListPoints(const BenchmarkSweepSpec& spec) {
   const SweepMatrix& m = spec.matrix;
   std::vector<SweepParameters> points(1);
@@ -45,6 +46,8 @@ std::vector<SweepParameters> ListPoints(const BenchmarkSweepSpec& spec) {
     expand(axis.second.size(), [&](SweepParameters* p, size_t i) { p->hyperparameters[axis.first] = axis.second[i]; });
   }
   expand(m.workers.size(), [&](SweepParameters* p, size_t i) { p->workers = m.workers[i]; });
+  expand(static_cast<size_t>(spec.instances.value_or(0)),
+         [](SweepParameters* p, size_t i) { p->instance = static_cast<int64_t>(i); });
   return points;
 }
 
@@ -108,6 +111,25 @@ void ShareGlobalBatch(SweepPoint* point, FieldErrors* errors) {
   spec.hyperparameters["batchSize"] = point->spec["hyperparameters"]["batchSize"] = global.get<int64_t>() / k;
 }
 
+// An instance trains its own model from its own seed: the point's (as written, else the
+// task's) plus the instance (DerivedSeed, as a repeat's). Instances train once each.
+void SeedInstance(SweepPoint* point, FieldErrors* errors) {
+  if (!point->parameters.instance) return;
+  BenchmarkSpec& spec = point->benchmark.spec;
+  if (!spec.hyperparameters.is_object()) return;  // validation says what it is
+  const nlohmann::json seed = spec.hyperparameters.value("seed", nlohmann::json());
+  if (!seed.is_number_integer()) {
+    if (!seed.is_null()) return;  // validation says what it is
+    return errors->Add("spec.hyperparameters.seed", "instances train a model each from a seed of their own, which task \"" +
+                                                        spec.task + "\" has not");
+  }
+  if (spec.repeats != 1) {
+    errors->Add("spec.repeats", "must be 1 with spec.instances: a weak-scaling sweep's instances train once each");
+  }
+  spec.hyperparameters["seed"] = point->spec["hyperparameters"]["seed"] =
+      DerivedSeed(seed.get<int64_t>(), *point->parameters.instance);
+}
+
 template <typename T>
 void CheckDistinct(const std::vector<T>& values, const std::string& path, FieldErrors* errors) {
   std::set<T> seen;
@@ -134,6 +156,7 @@ FieldErrors ValidateSweepFields(const BenchmarkSweep& sweep) {
   CheckOneOf(spec.order, {kOrderListed, kOrderReversed, kOrderShuffled}, "spec.order", &errors);
   CheckOneOf(spec.failure_policy, {kFailureContinue, kFailureStop}, "spec.failurePolicy", &errors);
   CheckRange("spec.concurrency", static_cast<double>(spec.concurrency), 1, kMaxSweepPoints, &errors);
+  if (spec.instances) CheckRange("spec.instances", static_cast<double>(*spec.instances), 1, kMaxSweepPoints, &errors);
   CheckDistinct(spec.matrix.workers, "spec.matrix.workers", &errors);
   CheckDistinct(spec.matrix.backends, "spec.matrix.backend", &errors);
   for (const auto& [name, values] : spec.matrix.hyperparameters) {
@@ -204,14 +227,21 @@ std::string DescribeParameters(const SweepParameters& p) {
     out += " " + name + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
   }
   if (!p.system.empty()) out += " system=" + p.system;
+  if (p.instance) out += " instance=" + std::to_string(*p.instance);
   return out;
 }
 
 std::vector<SweepPoint> ExpandSweep(const BenchmarkSweep& sweep, FieldErrors* errors) {
   errors->Append(ValidateSweepFields(sweep));
-  if (const std::optional<int64_t> count = CountPoints(sweep.spec.matrix); !count || *count > kMaxSweepPoints) {
+  const std::optional<int64_t> count = CountPoints(sweep.spec.matrix);
+  if (!count || *count > kMaxSweepPoints) {
     errors->Add("spec.matrix", "has " + (count ? std::to_string(*count) : std::string("over 2^63")) +
                                    " points; at most " + std::to_string(kMaxSweepPoints) + " run in one sweep");
+  } else if (const int64_t instances = sweep.spec.instances.value_or(1);
+             errors->empty() && *count * instances > kMaxSweepPoints) {  // both at most 256: no overflow
+    errors->Add("spec.instances", std::to_string(*count) + " points x " + std::to_string(instances) + " instances are " +
+                                      std::to_string(*count * instances) + " runs; at most " +
+                                      std::to_string(kMaxSweepPoints) + " run in one sweep");
   }
   if (!errors->empty()) return {};
   const std::vector<SweepParameters> listed = ListPoints(sweep.spec);
@@ -228,6 +258,7 @@ std::vector<SweepPoint> ExpandSweep(const BenchmarkSweep& sweep, FieldErrors* er
                                        {"spec", point.spec}}, &point_errors);
     ApplyDefaults(&point.benchmark);
     if (sweep.spec.scaling == kScalingStrong) ShareGlobalBatch(&point, &point_errors);
+    SeedInstance(&point, &point_errors);
     point.parameters.workers = point.benchmark.spec.workers;
     point.parameters.backend = point.benchmark.spec.backend;
     point_errors.Append(ValidateBenchmark(point.benchmark));

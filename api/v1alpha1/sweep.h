@@ -67,7 +67,11 @@ struct BenchmarkSweepSpec {
   SweepMatrix matrix;
   std::string scaling = kScalingWeak;
   std::optional<int64_t> repeats;  // each point's spec.repeats
-  int64_t concurrency = 1;         // points running at once (on a cluster)
+  // Weak scaling as MLPerf HPC measures it: each point trains this many model instances at
+  // once, each its own gang with its own seed (the recipe's plus the instance), scored as
+  // models trained per minute (weak_scaling.h).
+  std::optional<int64_t> instances;
+  int64_t concurrency = 1;  // points running at once (on a cluster); written or not, `instances`
   std::string order = kOrderListed;
   std::string failure_policy = kFailureContinue;
 };
@@ -78,6 +82,7 @@ struct SweepParameters {
   std::string backend;
   std::string system;  // the systems axis' name; empty without one
   nlohmann::json hyperparameters = nlohmann::json::object();  // the matrix's, at their point values
+  std::optional<int64_t> instance;  // with spec.instances: which of the point's instances
 
   bool operator==(const SweepParameters&) const = default;
 };
@@ -98,6 +103,26 @@ struct SweepPointStatus {
   // gone, for as long as the sweep renders the point the same.
   std::string spec_digest;
   std::optional<MlperfScore> mlperf;  // the point's repeats with a goal, as MLPerf scores them
+  // Its run_start and run_stop (Unix ms, as mllog's time_ms), which a weak-scaling score spans.
+  std::optional<int64_t> run_start_ms;
+  std::optional<int64_t> run_stop_ms;
+};
+
+// MLPerf HPC's weak-scaling score of one point's instances (hpc_training_rules, "throughput"):
+// the instances that converged (M') over the time to train them all (TTTa: the first
+// run_start to the last run_stop, in minutes). An instance that did not converge is pruned, as
+// the rules allow, and named.
+struct WeakScalingScore {
+  SweepParameters parameters;  // the point's, without an instance
+  int64_t instances = 0;       // M
+  int64_t converged = 0;       // M'
+  std::vector<std::string> pruned;  // "s-3: did not converge"
+  std::optional<double> time_to_train_all_minutes;  // absent: no score, and `note` says why
+  std::optional<double> models_per_minute;
+  int64_t required_instances = 0;  // MLPerf HPC's for the benchmark; 0 where it has none
+  bool complete = false;           // converged instances at least as many as it requires
+  std::string note;
+  bool operator==(const WeakScalingScore&) const = default;
 };
 
 struct BenchmarkSweepStatus {
@@ -113,6 +138,7 @@ struct BenchmarkSweepStatus {
   std::string progress;  // "3/6": ended points of all
   std::string best;      // "name-2 (1234 samples/s)"
   std::vector<SweepPointStatus> points;
+  std::vector<WeakScalingScore> weak_scaling;  // with spec.instances, a score a point
 };
 
 struct BenchmarkSweep {
@@ -148,7 +174,7 @@ std::string SweepPointName(const std::string& sweep, int64_t index);
 // ("point sweep-2 (workers=4) spec.hyperparameters.batchSize: ...").
 std::vector<SweepPoint> ExpandSweep(const BenchmarkSweep& sweep, FieldErrors* errors);
 
-// "workers=4 backend=gloo batchSize=64 system=c5": what the point varies, for messages.
+// "workers=4 backend=gloo batchSize=64 system=c5 instance=2": what the point varies, for messages.
 std::string DescribeParameters(const SweepParameters& parameters);
 
 }  // namespace ergobench

@@ -1,4 +1,6 @@
 // The JSON form of a BenchmarkSweep (sweep.h).
+#include <algorithm>
+
 #include "api/v1alpha1/object_codec.h"
 #include "api/v1alpha1/result.h"
 #include "api/v1alpha1/sweep.h"
@@ -68,6 +70,13 @@ void ReadTemplate(ObjectReader* r, const std::string& key, BenchmarkSweepSpec* s
   }
 }
 
+// Unwritten, as many as the instances (MLPerf HPC's weak scaling trains them at once), else 1;
+// `instances` is read before it, and says itself what is wrong with it.
+void ReadConcurrency(ObjectReader* r, const std::string& key, BenchmarkSweepSpec* spec) {
+  spec->concurrency = std::clamp<int64_t>(spec->instances.value_or(1), 1, kMaxSweepPoints);
+  r->Int(key, &spec->concurrency);
+}
+
 const JsonFields<BenchmarkSweepSpec>& SweepSpecFields() {
   static const JsonFields<SweepSystem> system = JsonFields<SweepSystem>()
                                                     .Add("name", &SweepSystem::name, Written::kAlways)
@@ -92,24 +101,33 @@ const JsonFields<BenchmarkSweepSpec>& SweepSpecFields() {
                                           .Object("matrix", &S::matrix, matrix, Written::kAlways)
                                           .Add("scaling", &S::scaling, Written::kAlways)
                                           .Add("repeats", &S::repeats)
-                                          .Add("concurrency", &S::concurrency, Written::kAlways)
+                                          .Add("instances", &S::instances)
+                                          .Custom("concurrency", ReadConcurrency,
+                                                  [](const S& spec, const std::string& key, nlohmann::json* out) {
+                                                    (*out)[key] = spec.concurrency;
+                                                  })
                                           .Add("order", &S::order, Written::kAlways)
                                           .Add("failurePolicy", &S::failure_policy, Written::kAlways);
   return fields;
 }
 
-const JsonFields<SweepPointStatus>& SweepPointFields() {
+const JsonFields<SweepParameters>& ParameterFields() {
   using P = SweepParameters;
-  static const JsonFields<P> parameters = JsonFields<P>()
+  static const JsonFields<P> fields = JsonFields<P>()
                                               .Add("workers", &P::workers, Written::kAlways)
                                               .Add("backend", &P::backend)
                                               .Add("system", &P::system)
-                                              .Json("hyperparameters", &P::hyperparameters, JsonShape::kObject);
+                                              .Json("hyperparameters", &P::hyperparameters, JsonShape::kObject)
+                                              .Add("instance", &P::instance);
+  return fields;
+}
+
+const JsonFields<SweepPointStatus>& SweepPointFields() {
   using S = SweepPointStatus;
   static const JsonFields<S> fields = JsonFields<S>()
                                           .Add("index", &S::index, Written::kAlways)
                                           .Add("benchmark", &S::benchmark, Written::kAlways)
-                                          .Object("parameters", &S::parameters, parameters, Written::kAlways)
+                                          .Object("parameters", &S::parameters, ParameterFields(), Written::kAlways)
                                           .Add("phase", &S::phase)
                                           .Add("message", &S::message)
                                           .Map("figures", &S::figures, SummaryFields())
@@ -117,7 +135,24 @@ const JsonFields<SweepPointStatus>& SweepPointFields() {
                                           .Add("efficiency", &S::efficiency)
                                           .Add("baseline", &S::baseline)
                                           .Object("mlperf", &S::mlperf, MlperfScoreFields())
-                                          .Add("specDigest", &S::spec_digest);
+                                          .Add("specDigest", &S::spec_digest)
+                                          .Add("runStartMs", &S::run_start_ms)
+                                          .Add("runStopMs", &S::run_stop_ms);
+  return fields;
+}
+
+const JsonFields<WeakScalingScore>& WeakScalingFields() {
+  using W = WeakScalingScore;
+  static const JsonFields<W> fields = JsonFields<W>()
+                                          .Object("parameters", &W::parameters, ParameterFields(), Written::kAlways)
+                                          .Add("instances", &W::instances, Written::kAlways)
+                                          .Add("converged", &W::converged, Written::kAlways)
+                                          .Add("pruned", &W::pruned)
+                                          .Add("timeToTrainAllMinutes", &W::time_to_train_all_minutes)
+                                          .Add("modelsPerMinute", &W::models_per_minute)
+                                          .Add("requiredInstances", &W::required_instances, Written::kAlways)
+                                          .Add("complete", &W::complete, Written::kAlways)
+                                          .Add("note", &W::note);
   return fields;
 }
 
@@ -138,7 +173,8 @@ const JsonFields<BenchmarkSweepStatus>& SweepStatusFields() {
           .Add("running", &S::running, counted)
           .Add("progress", &S::progress, [counted](const S& s) { return counted(s) && !s.progress.empty(); })
           .Add("best", &S::best, [counted](const S& s) { return counted(s) && !s.best.empty(); })
-          .List("points", &S::points, SweepPointFields(), counted);
+          .List("points", &S::points, SweepPointFields(), counted)
+          .List("weakScaling", &S::weak_scaling, WeakScalingFields());
   return fields;
 }
 

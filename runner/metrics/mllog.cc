@@ -24,17 +24,22 @@ std::string MlLog::Line(int64_t time_ms, const std::string& event_type, const st
   return ":::MLLOG " + event.dump();
 }
 
-void MlLog::Write(const std::string& event_type, const std::string& key, const nlohmann::json& value,
-                  const nlohmann::json& metadata) {
+int64_t MlLog::Write(const std::string& event_type, const std::string& key, const nlohmann::json& value,
+                     const nlohmann::json& metadata) {
   if (observer_) observer_(event_type, key);
-  if (!out_.is_open()) return;
-  out_ << Line(clock_(), event_type, key, value, metadata) << std::endl;
+  const int64_t time_ms = clock_();
+  if (out_.is_open()) out_ << Line(time_ms, event_type, key, value, metadata) << std::endl;
+  return time_ms;
 }
 
-void MlLog::Point(const std::string& key, const nlohmann::json& value, nlohmann::json metadata) {
-  Write("POINT_IN_TIME", key, value, metadata);
+int64_t MlLog::Point(const std::string& key, const nlohmann::json& value, nlohmann::json metadata) {
+  return Write("POINT_IN_TIME", key, value, metadata);
 }
-void MlLog::Start(const std::string& key, nlohmann::json metadata) { Write("INTERVAL_START", key, nullptr, metadata); }
-void MlLog::Stop(const std::string& key, nlohmann::json metadata) { Write("INTERVAL_END", key, nullptr, metadata); }
+int64_t MlLog::Start(const std::string& key, nlohmann::json metadata) {
+  return Write("INTERVAL_START", key, nullptr, metadata);
+}
+int64_t MlLog::Stop(const std::string& key, nlohmann::json metadata) {
+  return Write("INTERVAL_END", key, nullptr, metadata);
+}
 
 }  // namespace ergobench

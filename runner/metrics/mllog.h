@@ -26,16 +26,17 @@ class MlLog {
 
   void SetObserver(Observer observer) { observer_ = std::move(observer); }
 
-  void Point(const std::string& key, const nlohmann::json& value, nlohmann::json metadata = nlohmann::json::object());
-  void Start(const std::string& key, nlohmann::json metadata = nlohmann::json::object());
-  void Stop(const std::string& key, nlohmann::json metadata = nlohmann::json::object());
+  // Each returns the event's time_ms, so that a figure can carry the moment the log says.
+  int64_t Point(const std::string& key, const nlohmann::json& value, nlohmann::json metadata = nlohmann::json::object());
+  int64_t Start(const std::string& key, nlohmann::json metadata = nlohmann::json::object());
+  int64_t Stop(const std::string& key, nlohmann::json metadata = nlohmann::json::object());
 
   // The line for one event, without writing it.
   static std::string Line(int64_t time_ms, const std::string& event_type, const std::string& key,
                           const nlohmann::json& value, const nlohmann::json& metadata);
 
  private:
-  void Write(const std::string& event_type, const std::string& key, const nlohmann::json& value,
+  int64_t Write(const std::string& event_type, const std::string& key, const nlohmann::json& value,
              const nlohmann::json& metadata);
 
   std::ofstream out_;

@@ -16,7 +16,7 @@ void RunClock::StartRun(Figures* f) {
   f->init_seconds = SecondsSince(init_start_);
   mllog_.Stop("init_stop");
   run_start_ = time_.Now();
-  mllog_.Start("run_start");
+  f->run_start_ms = mllog_.Start("run_start");
 }
 
 double RunClock::Elapsed() const { return SecondsSince(run_start_); }
@@ -40,7 +40,7 @@ void RunClock::ReachGoal(Figures* f) {
 
 void RunClock::StopRun(bool has_goal, Figures* f) {
   const bool reached = f->goal_reached.value_or(false);
-  mllog_.Stop("run_stop", {{"status", reached ? "success" : "aborted"}});
+  f->run_stop_ms = mllog_.Stop("run_stop", {{"status", reached ? "success" : "aborted"}});
   f->run_seconds = Elapsed();
   if (has_goal && !reached) f->goal_reached = false;
   if (samples_ > 0) f->samples = samples_;

@@ -20,7 +20,7 @@ class RunClock {
   // Starts timing initialisation; the runner has logged init_start.
   RunClock(MlLog& mllog, RunnerMetrics& metrics, int64_t warmup_steps, const TimeSource& time = SteadyTime());
 
-  // init_stop, then run_start; sets init_seconds.
+  // init_stop, then run_start; sets init_seconds and run_start_ms (the log's time_ms).
   void StartRun(Figures* f);
   // Seconds since run_start.
   double Elapsed() const;
@@ -31,7 +31,7 @@ class RunClock {
   void Step(double seconds, int64_t samples);
   // The evaluation that reached the goal: time to accuracy is now.
   void ReachGoal(Figures* f);
-  // run_stop; run_seconds, samples, the window's samples/s, and goal_reached false where a
+  // run_stop; run_stop_ms, run_seconds, samples, the window's samples/s, and goal_reached false where a
   // goal was set and missed.
   void StopRun(bool has_goal, Figures* f);
 

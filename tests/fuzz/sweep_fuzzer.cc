@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::abort();
     }
     ergobench::BenchmarkSweepStatus status;
-    ergobench::TallyPoints(ergobench::AggregatePoints(sweep.points, {}), &status);
+    ergobench::TallyPoints(ergobench::AggregatePoints(sweep.points, {}), sweep.sweep.spec, &status);
     if (status.total != static_cast<int64_t>(sweep.points.size())) std::abort();
   }
   return 0;

@@ -1,15 +1,16 @@
 """BenchmarkSweeps on this machine, end to end: `ergobench run` runs a sweep's points one after
 another as real fmnist runs, and its sweep.json holds each point's figures (its repeats'
 statistics) and the speedup and efficiency that the test recomputes from the points' own
-results; strong scaling gives each worker its share of the global batch; a failed point stops
-the rest only with failurePolicy Stop; an invalid sweep names its field and runs nothing."""
+results; strong scaling gives each worker its share of the global batch; a point's instances (MLPerf
+HPC's weak scaling) train from seeds of their own and score as models per minute from their
+logs' run_start and run_stop; a failed point stops the rest only with failurePolicy Stop; an invalid sweep names its field and runs nothing."""
 
 import json
 import os
 import statistics
 import unittest
 
-from harness import ErgobenchTestCase
+from harness import ErgobenchTestCase, mllog_events
 
 FASHION_MNIST = "/usr/share/datasets/fashion-mnist"
 
@@ -96,6 +97,31 @@ class SweepsTest(ErgobenchTestCase):
         self.assertEqual(run.returncode, 1)
         self.assertEqual([p["phase"] for p in sweep["status"]["points"]], ["Failed", "Failed"])
         self.assertIn("/nonexistent/fashion-mnist", sweep["status"]["points"][1]["message"])
+
+    def test_instances_train_from_their_own_seeds_and_score_as_models_per_minute(self):
+        """MLPerf HPC's weak scaling: a point's instances each train from a seed of their own, and
+        the score is the converged instances over the first run_start to the last run_stop, which
+        the test reads from the instances' own logs."""
+        goal = "    goal: {metric: accuracy, target: 0.5}\n"
+        run, sweep = self.run_sweep("weak", sweep_yaml("weak", [1], extra=goal) + "  instances: 2\n")
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        starts, stops = [], []
+        for i, point in enumerate(sweep["status"]["points"]):
+            self.assertEqual(point["parameters"]["instance"], i)
+            with open(os.path.join(self.results(f"weak-{i}"), "rank-0.mllog")) as log:
+                events = mllog_events(log.read())
+            self.assertEqual([e["value"] for e in events if e["key"] == "seed"], [42 + i])
+            starts.append(next(e["time_ms"] for e in events if e["key"] == "run_start"))
+            stops.append(next(e["time_ms"] for e in events if e["key"] == "run_stop"))
+            self.assertEqual((point["runStartMs"], point["runStopMs"]), (starts[-1], stops[-1]))
+        self.assertLessEqual(stops[0], starts[1], "ergobench run trains the instances one after another")
+        [score] = sweep["status"]["weakScaling"]
+        minutes = (max(stops) - min(starts)) / 60000
+        self.assertEqual((score["instances"], score["converged"], score.get("pruned")), (2, 2, None))
+        self.assertEqual(score["timeToTrainAllMinutes"], minutes)
+        self.assertEqual(score["modelsPerMinute"], 2 / minutes)
+        self.assertEqual(score["note"], "MLPerf HPC has no benchmark fmnist; scored by its rules over 2 instances")
+        self.assertIn("weak scaling workers=1 backend=gloo: ", run.stdout)
 
     def test_an_invalid_sweep_names_its_field_and_runs_nothing(self):
         text = sweep_yaml("bad", [1, 2, 2]).replace("failurePolicy: Continue", "failurePolicy: Maybe")

@@ -3,7 +3,8 @@ of fmnist (light goal) end with one owned child Benchmark per point, each point'
 to its child's (the repeats' interval included), speedup and efficiency recomputed from the
 children's results, the progress and best point in `kubectl get`, and a speedup chart that
 headless Chromium renders; an edit of a running sweep's matrix re-runs only the point it
-changed, and deleting the sweep deletes its children."""
+changed, and deleting the sweep deletes its children; a point's instances (MLPerf HPC's weak
+scaling) train at once and score as models per minute from their logs."""
 
 import json
 import os
@@ -13,7 +14,7 @@ import unittest
 import xml.etree.ElementTree as ET
 
 from cluster_suite import NamespacedClusterSuite, rate_text
-from harness import BIN_DIR, CHROMIUM, png_pixels, screenshot
+from harness import BIN_DIR, CHROMIUM, mllog_events, png_pixels, screenshot
 
 ERGOBENCH = os.path.join(BIN_DIR, "ergobench")
 SVG = "{http://www.w3.org/2000/svg}"
@@ -132,6 +133,28 @@ class SweepsClusterTest(NamespacedClusterSuite):
         png = os.path.join(charts, "speedup.png")
         screenshot(svg, png, os.path.join(charts, "chromium"))
         self.assertGreater(len(set(png_pixels(png))), 20, "the speedup chart rendered blank")
+
+    def test_instances_train_at_once_and_score_as_models_per_minute(self):
+        """MLPerf HPC's weak scaling: a point's two instances, each its own gang with its own seed,
+        train at once (a sweep with instances runs as many at once unless told), and the score is
+        the converged instances over the first run_start to the last run_stop of their logs."""
+        self.apply_sweep("wk", FMNIST, [1], instances=2)
+        sweep = self.wait_sweep("wk")
+        children = self.children("wk")
+        starts, stops = [], []
+        for i, point in enumerate(sweep["status"]["points"]):
+            self.assertEqual(children[f"wk-{i}"]["spec"]["hyperparameters"]["seed"], 42 + i)
+            kept = self.cp.get_json("-n", self.ns, "configmap", f"wk-{i}-results")["data"]
+            events = mllog_events(kept["rank-0.mllog"])
+            starts.append(next(e["time_ms"] for e in events if e["key"] == "run_start"))
+            stops.append(next(e["time_ms"] for e in events if e["key"] == "run_stop"))
+            self.assertEqual((point["runStartMs"], point["runStopMs"]), (starts[-1], stops[-1]))
+        self.assertLess(max(starts), min(stops), "the instances trained at the same time")
+        [score] = sweep["status"]["weakScaling"]
+        minutes = (max(stops) - min(starts)) / 60000
+        self.assertEqual((score["instances"], score["converged"]), (2, 2))
+        self.assertEqual(score["timeToTrainAllMinutes"], minutes)
+        self.assertEqual(score["modelsPerMinute"], 2 / minutes)
 
     def test_an_edit_reruns_only_the_changed_point_and_deleting_the_sweep_deletes_its_children(self):
         self.apply_sweep("ed", FMNIST, [1, 2])

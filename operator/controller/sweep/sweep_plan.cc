@@ -163,7 +163,7 @@ SweepPlan PlanSweep(const BenchmarkSweep& sweep, const std::vector<SweepPoint>& 
   }
 
   // 3. Status and events.
-  TallyPoints(std::move(statuses), &plan.status);
+  TallyPoints(std::move(statuses), sweep.spec, &plan.status);
   DecidePhase(sweep, stopped, !current.empty() || !plan.create.empty() || !held.empty(), now, &plan);
   AddEvents(sweep, &plan);
   return plan;

@@ -13,6 +13,8 @@ RankResult Rank(int64_t rank, const std::string& status, const std::string& erro
   r.error = error;
   r.figures.init_seconds = 1.0 + rank;
   r.figures.run_seconds = 10.0 + rank;
+  r.figures.run_start_ms = 1764000000000 + 100 * rank;  // rank 2 starts last and stops first
+  r.figures.run_stop_ms = 1764000010000 - 100 * rank;
   r.figures.samples_per_second = 100.0;
   r.figures.throughput_window_steps = 50;
   r.figures.throughput_window_seconds = 4.0 + rank;
@@ -33,6 +35,8 @@ TEST(AggregateTest, AllSucceeded) {
   const Figures& f = o.results.figures;
   EXPECT_DOUBLE_EQ(f.init_seconds, 3.0);        // slowest rank
   EXPECT_DOUBLE_EQ(f.run_seconds, 12.0);        // slowest rank
+  EXPECT_EQ(f.run_start_ms, 1764000000000);     // the first rank's run_start
+  EXPECT_EQ(f.run_stop_ms, 1764000010000);      // the last rank's run_stop
   EXPECT_DOUBLE_EQ(*f.samples_per_second, 300.0);  // summed
   EXPECT_EQ(f.throughput_window_steps, 50);
   EXPECT_DOUBLE_EQ(*f.throughput_window_seconds, 6.0);  // the slowest rank's window

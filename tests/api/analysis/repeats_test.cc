@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "api/v1alpha1/benchmark_codec.h"
+#include "api/v1alpha1/defaults.h"
 
 namespace ergobench {
 namespace {
@@ -35,9 +36,9 @@ Benchmark ThroughTheResource(const BenchmarkStatus& status) {
 }
 
 TEST(Repeats, EachRepeatTrainsWithItsOwnSeedAndRepeatZeroWithTheRecipes) {
-  EXPECT_EQ(RepeatSeed(42, 0), 42);
-  EXPECT_EQ(RepeatSeed(42, 2), 44);
-  EXPECT_EQ(RepeatSeed(2147483647, 1), 0);  // stays within the hyperparameter's range
+  EXPECT_EQ(DerivedSeed(42, 0), 42);
+  EXPECT_EQ(DerivedSeed(42, 2), 44);
+  EXPECT_EQ(DerivedSeed(2147483647, 1), 0);  // stays within the hyperparameter's range
   BenchmarkSpec spec = SpecWithSeed(42);
   ApplyRepeatSeed(&spec, 0);
   EXPECT_EQ(spec.hyperparameters["seed"], 42);

@@ -8,7 +8,7 @@ namespace {
 SweepPoint PointOf(int64_t index, int64_t workers, const std::string& system = "") {
   SweepPoint p;
   p.index = index;
-  p.parameters = {workers, "gloo", system, {{"batchSize", 32}}};
+  p.parameters = {workers, "gloo", system, {{"batchSize", 32}}, std::nullopt};
   p.benchmark.metadata.name = "s-" + std::to_string(index);
   return p;
 }
@@ -56,7 +56,7 @@ TEST(SweepStatus, TimeToAccuracyDecidesTheSpeedupWhenBothReachedTheGoal) {
   EXPECT_DOUBLE_EQ(*status[1].speedup, 1.5);
   EXPECT_DOUBLE_EQ(*status[1].efficiency, 0.75);
   BenchmarkSweepStatus sweep;
-  TallyPoints(status, &sweep);
+  TallyPoints(status, BenchmarkSweepSpec(), &sweep);
   EXPECT_EQ(sweep.best, "s-1 (40 s to accuracy)");
 }
 
@@ -71,7 +71,7 @@ TEST(SweepStatus, RepeatsGiveTheirStatisticsAndAFailedPointItsReason) {
   running.status.phase = "Running";
   std::map<std::string, Benchmark> children = {{"s-0", repeated}, {"s-1", failed}, {"s-2", running}};
   BenchmarkSweepStatus sweep;
-  TallyPoints(AggregatePoints(points, children), &sweep);
+  TallyPoints(AggregatePoints(points, children), BenchmarkSweepSpec(), &sweep);
   EXPECT_EQ(sweep.points[0].figures.at("samplesPerSecond").ci95_low, 75.4);
   EXPECT_EQ(sweep.points[0].figures.at("samplesPerSecond").n, 3);
   EXPECT_EQ(sweep.points[1].phase, "Failed");
@@ -102,6 +102,34 @@ TEST(SweepStatus, APointsMlperfScoreStaysOnceItsChildIsGone) {
   const std::vector<SweepPointStatus> recorded = AggregatePoints(points, {}, live);
   EXPECT_EQ(recorded[0].phase, "Succeeded");
   EXPECT_EQ(recorded[0].mlperf, score);
+}
+
+// With spec.instances, each point's instances score as MLPerf HPC's weak scaling from the run
+// times their results carry, and keep them once their children are gone.
+TEST(SweepStatus, InstancesScoreAsModelsPerMinuteFromTheirRunTimes) {
+  std::vector<SweepPoint> points = {PointOf(0, 1), PointOf(1, 1)};
+  points[0].parameters.instance = 0;
+  points[1].parameters.instance = 1;
+  std::map<std::string, Benchmark> children = {{"s-0", Succeeded(100, 50.0)}, {"s-1", Succeeded(100, 80.0)}};
+  children["s-0"].status.results->figures.run_start_ms = 1764000000000;
+  children["s-0"].status.results->figures.run_stop_ms = 1764000050000;
+  children["s-1"].status.results->figures.run_start_ms = 1764000010000;
+  children["s-1"].status.results->figures.run_stop_ms = 1764000090000;
+  BenchmarkSweepSpec spec;
+  spec.template_spec = {{"task", "cosmoflow"}};
+  spec.instances = 2;
+  BenchmarkSweepStatus sweep;
+  TallyPoints(AggregatePoints(points, children), spec, &sweep);
+  ASSERT_EQ(sweep.weak_scaling.size(), 1u);
+  EXPECT_EQ(sweep.weak_scaling[0].converged, 2);
+  EXPECT_DOUBLE_EQ(*sweep.weak_scaling[0].time_to_train_all_minutes, 1.5) << "0 s to 90 s";
+  EXPECT_DOUBLE_EQ(*sweep.weak_scaling[0].models_per_minute, 2 / 1.5);
+  EXPECT_EQ(sweep.weak_scaling[0].required_instances, 10) << "MLPerf HPC's count for cosmoflow";
+
+  BenchmarkSweepStatus later;
+  TallyPoints(AggregatePoints(points, {}, sweep.points), spec, &later);
+  EXPECT_EQ(later.points[1].run_stop_ms, 1764000090000) << "recorded, once the child is gone";
+  EXPECT_EQ(later.weak_scaling, sweep.weak_scaling);
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ TEST(Sweep, ExpandsTheMatrixWithWorkersInnermostIntoValidNamedPoints) {
     EXPECT_EQ(p.benchmark.spec.repeats, 3);
     EXPECT_EQ(p.benchmark.spec.hyperparameters["learningRate"], rates[i]);
     EXPECT_EQ(p.benchmark.spec.hyperparameters["batchSize"], 64) << "weak scaling keeps each worker's batch";
-    EXPECT_EQ(p.parameters, (SweepParameters{workers[i], "gloo", "", {{"learningRate", rates[i]}}}));
+    EXPECT_EQ(p.parameters, (SweepParameters{workers[i], "gloo", "", {{"learningRate", rates[i]}}, std::nullopt}));
     EXPECT_EQ(p.spec["workers"], workers[i]);
     EXPECT_FALSE(p.spec.contains("maxEpochs")) << "the child is created before defaults, as a user would write it";
   }
@@ -115,10 +115,10 @@ spec:
   FieldErrors errors;
   const std::vector<SweepPoint> points = Expand(yaml, &errors);
   ASSERT_EQ(points.size(), 4u) << errors.ToString();
-  EXPECT_EQ(points[1].parameters, (SweepParameters{1, "mpi", "c5", nlohmann::json::object()}));
+  EXPECT_EQ(points[1].parameters, (SweepParameters{1, "mpi", "c5", nlohmann::json::object(), std::nullopt}));
   EXPECT_EQ(points[1].benchmark.spec.scheduling.node_selector.at("node.kubernetes.io/instance-type"), "c5.4xlarge");
   EXPECT_EQ(points[1].benchmark.spec.pricing->label, "c5.4xlarge");
-  EXPECT_EQ(points[2].parameters, (SweepParameters{1, "gloo", "n2", nlohmann::json::object()}));
+  EXPECT_EQ(points[2].parameters, (SweepParameters{1, "gloo", "n2", nlohmann::json::object(), std::nullopt}));
   EXPECT_FALSE(points[2].benchmark.spec.pricing.has_value());
 }
 
@@ -239,6 +239,64 @@ spec:
   EXPECT_EQ(text.find("point "), std::string::npos) << text;
 }
 
+const char kInstances[] = R"(
+kind: BenchmarkSweep
+metadata: {name: weak}
+spec:
+  template: {task: fmnist, workers: 1}
+  matrix: {workers: [1, 2]}
+  instances: 3
+)";
+
+TEST(Sweep, InstancesAreAPointsModelsEachWithItsOwnSeedAndRunAtOnce) {
+  FieldErrors errors;
+  const std::vector<SweepPoint> points = Expand(kInstances, &errors);
+  ASSERT_TRUE(errors.empty()) << errors.ToString();
+  ASSERT_EQ(points.size(), 6u);
+  const int64_t workers[] = {1, 1, 1, 2, 2, 2};
+  for (size_t i = 0; i < points.size(); ++i) {
+    const SweepPoint& p = points[i];
+    const int64_t instance = static_cast<int64_t>(i % 3);
+    EXPECT_EQ(p.benchmark.metadata.name, "weak-" + std::to_string(i));
+    EXPECT_EQ(p.parameters, (SweepParameters{workers[i], "gloo", "", nlohmann::json::object(), instance}));
+    EXPECT_EQ(p.benchmark.spec.hyperparameters["seed"], 42 + instance) << "fmnist's seed 42 plus the instance";
+    EXPECT_EQ(p.spec["hyperparameters"]["seed"], 42 + instance) << "the child is created with its seed";
+  }
+  EXPECT_EQ(DescribeParameters(points[4].parameters), "workers=2 backend=gloo instance=1");
+  BenchmarkSweep sweep = Parse(kInstances, &errors);
+  EXPECT_EQ(sweep.spec.concurrency, 3) << "unwritten, as many as the instances: they train at once";
+  EXPECT_EQ(Parse(std::string(kInstances) + "  concurrency: 2\n", &errors).spec.concurrency, 2);
+  EXPECT_EQ(Parse(kScaling, &errors).spec.concurrency, 1);
+  EXPECT_EQ(EncodeSweepSpec(sweep.spec)["instances"], 3);
+  EXPECT_FALSE(EncodeSweepSpec(Parse(kScaling, &errors).spec).contains("instances"));
+
+  std::string seeded = kInstances;
+  seeded.replace(seeded.find("workers: 1}"), 11, "workers: 1, hyperparameters: {seed: 2147483646}}");
+  const std::vector<SweepPoint> wrapped = Expand(seeded, &errors);
+  ASSERT_EQ(wrapped.size(), 6u) << errors.ToString();
+  EXPECT_EQ(wrapped[2].benchmark.spec.hyperparameters["seed"], 0) << "within the seed's range, as a repeat's";
+}
+
+TEST(Sweep, InstancesTrainOnceEachFromASeedWithinTheLimit) {
+  const auto errors_of = [](const std::string& yaml) {
+    FieldErrors errors;
+    BenchmarkSweep sweep = Parse(yaml, &errors);
+    EXPECT_TRUE(ExpandSweep(sweep, &errors).empty());
+    return errors.ToString();
+  };
+  EXPECT_EQ(errors_of(std::string(kInstances) + "  repeats: 3\n"),
+            "spec.repeats: must be 1 with spec.instances: a weak-scaling sweep's instances train once each");
+  std::string zero = kInstances;
+  zero.replace(zero.find("instances: 3"), 12, "instances: 0");
+  EXPECT_EQ(errors_of(zero), "spec.instances: must be between 1 and 256, got 0");
+  std::string many = kInstances;
+  many.replace(many.find("instances: 3"), 12, "instances: 200");
+  EXPECT_EQ(errors_of(many), "spec.instances: 2 points x 200 instances are 400 runs; at most 256 run in one sweep");
+  EXPECT_EQ(errors_of("kind: BenchmarkSweep\nmetadata: {name: w}\nspec: {template: {task: \"0a\"}, instances: 2}\n"),
+            "spec.template.hyperparameters.seed: instances train a model each from a seed of their own, which task "
+            "\"0a\" has not");
+}
+
 TEST(Sweep, StatusRoundTripsThroughJson) {
   BenchmarkSweepStatus status;
   status.phase = "Running";
@@ -249,7 +307,7 @@ TEST(Sweep, StatusRoundTripsThroughJson) {
   SweepPointStatus point;
   point.index = 0;
   point.benchmark = "s-0";
-  point.parameters = {1, "gloo", "", {{"batchSize", 32}}};
+  point.parameters = {1, "gloo", "", {{"batchSize", 32}}, std::nullopt};
   point.phase = "Succeeded";
   point.figures["samplesPerSecond"] = Summary{3, 120, 100, 130, 116, 15, 120, 80, 150};
   point.speedup = 1;
@@ -257,7 +315,12 @@ TEST(Sweep, StatusRoundTripsThroughJson) {
   point.baseline = "s-0";
   point.spec_digest = "0123456789abcdef";
   point.mlperf = MlperfScore{"resnet", 5, 5, 4, 10.5, 47500, 9.5, true, ""};
-  status.points = {point, SweepPointStatus{1, "s-1", {2, "gloo", "", {{"batchSize", 32}}}, "Running", "", {}, {}, {}, "", "", std::nullopt}};
+  point.parameters.instance = 0;
+  point.run_start_ms = 1764000000000;
+  point.run_stop_ms = 1764000090000;
+  status.weak_scaling = {WeakScalingScore{{1, "gloo", "", {{"batchSize", 32}}, std::nullopt},
+                                          2, 1, {"s-1: Failed"}, 1.5, 0.666, 0, false, "a note"}};
+  status.points = {point, SweepPointStatus{1, "s-1", {2, "gloo", "", {{"batchSize", 32}}, 1}, "Running", "", {}, {}, {}, "", "", std::nullopt, std::nullopt, std::nullopt}};
   FieldErrors errors;
   const BenchmarkSweep decoded = DecodeSweep({{"kind", kSweepKind}, {"spec", {{"template", nlohmann::json::object()}}},
                                               {"status", EncodeSweepStatus(status)}},
@@ -267,6 +330,10 @@ TEST(Sweep, StatusRoundTripsThroughJson) {
   EXPECT_EQ(decoded.status.points[0].figures.at("samplesPerSecond").ci95_high, 150);
   EXPECT_EQ(decoded.status.points[0].mlperf, point.mlperf);
   EXPECT_EQ(EncodeSweepStatus(status)["points"][0]["mlperf"]["timeToTrainMinutes"], 10.5);
+  EXPECT_EQ(decoded.status.points[0].run_stop_ms, 1764000090000);
+  EXPECT_EQ(decoded.status.points[0].parameters.instance, 0) << "instance 0 is written";
+  EXPECT_EQ(decoded.status.weak_scaling, status.weak_scaling);
+  EXPECT_EQ(EncodeSweepStatus(status)["weakScaling"][0]["modelsPerMinute"], 0.666);
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ class RunClockTest : public testing::Test {
   }
 
   FakeTime time_;
-  MlLog mllog_{""};
+  // The log's wall clock is the fake one's, from a Unix time of 1764000000000 ms.
+  MlLog mllog_{"", [this] { return 1764000000000 + ElapsedMs(); }};
   RunnerMetrics metrics_{MetricLabels{"b", "1a", "gloo", 0, 1}};
   std::vector<std::string> events_;
 };
@@ -42,6 +43,7 @@ TEST_F(RunClockTest, InitIsApartAndTheWindowSkipsTheWarmUp) {
   Figures f;
   clock.StartRun(&f);
   EXPECT_DOUBLE_EQ(f.init_seconds, 2.0);
+  EXPECT_EQ(f.run_start_ms, 1764000002000) << "run_start's time_ms, as the log says it";
   for (int i = 0; i < 5; ++i) Step(clock, milliseconds(500), 10);
   time_.Advance(milliseconds(250));  // an evaluation
   clock.ReachGoal(&f);
@@ -54,6 +56,7 @@ TEST_F(RunClockTest, InitIsApartAndTheWindowSkipsTheWarmUp) {
   EXPECT_EQ(f.samples, 50);
   EXPECT_DOUBLE_EQ(*f.time_to_accuracy_seconds, 2.75);
   EXPECT_DOUBLE_EQ(f.run_seconds, 2.75);
+  EXPECT_EQ(f.run_stop_ms, 1764000004750);
   EXPECT_EQ(f.goal_reached, true);
   // init_stop and run_start mark the same moment, before any step; run_stop ends the region.
   EXPECT_EQ(events_, (std::vector<std::string>{"INTERVAL_END init_stop @2000", "INTERVAL_START run_start @2000",

@@ -54,6 +54,20 @@ std::vector<std::string> Created(const SweepPlan& plan) {
   return names;
 }
 
+// MLPerf HPC's weak scaling trains a point's instances at once: the concurrency a sweep with
+// instances has unwritten is theirs, and each child trains from its own seed.
+TEST(SweepPlan, InstancesStartTogetherEachWithItsSeed) {
+  FieldErrors errors;
+  const BenchmarkSweep sweep = DecodeSweep(
+      {{"apiVersion", kApiVersion}, {"kind", kSweepKind}, {"metadata", {{"name", "weak"}, {"namespace", "team"}}},
+       {"spec", {{"template", {{"task", "fmnist"}, {"goal", {{"light", true}}}}}, {"instances", 3}}}},
+      &errors);
+  ASSERT_TRUE(errors.empty()) << errors.ToString();
+  const SweepPlan plan = PlanSweep(sweep, Points(sweep), {}, kSweepNow);
+  EXPECT_EQ(Created(plan), (std::vector<std::string>{"weak-0", "weak-1", "weak-2"}));
+  for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(plan.create[i]["spec"]["hyperparameters"]["seed"], 42 + i);
+}
+
 TEST(SweepPlan, ChildIsTheOwnedPointWithItsLabelsAndDigest) {
   const BenchmarkSweep sweep = Sweep();
   ExpectGolden(BuildSweepChild(sweep, Points(sweep)[1]), "sweep-child.json");
