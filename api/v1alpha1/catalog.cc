@@ -269,6 +269,41 @@ TaskDef ResNet50Task(std::vector<HyperparameterDef> recipe) {
   return task;
 }
 
+// MLPerf HPC's CosmoFlow (runner/tasks/cosmoflow.h): the reference's 3D CNN regressing four
+// cosmological parameters, its SGD recipe (a batch of 4 a worker; learningRate 0.001 for a
+// global batch of 64, scaled linearly to the global batch after a warm-up of 4 epochs, x0.25
+// from epoch 32 and x0.125 from 64) and its goal, a mean absolute error of 0.124, on synthetic
+// universes whose statistics depend on the parameters (runner/data/cosmo_universes.h).
+TaskDef CosmoFlowTask(std::vector<HyperparameterDef> recipe) {
+  TaskDef task = TrainingTask("cosmoflow", "CosmoFlow 3D CNN on dark-matter universes", "MLPerf HPC CosmoFlow", 0.124,
+                              0.35, 128, std::move(recipe));
+  task.goal_metric = "mae";
+  task.goal_minimizes = true;
+  task.goal_max = 10;
+  task.dataset_sources = {"synthetic"};
+  std::erase_if(task.hyperparameters, [](const HyperparameterDef& h) { return h.name.starts_with("plateau"); });
+  for (HyperparameterDef& h : task.hyperparameters) {
+    if (h.name == "learningRate") h.description = "the rate at epoch 0, for a global batch of lrBaseBatch";
+    if (h.name == "trainSamples") h.description = "training universes generated (0: 1024)";
+  }
+  const std::vector<HyperparameterDef> own = {
+      Text("model", "reference", {"reference", "small", "tiny"},
+           "reference: 4 x 128^3 volumes, 5 conv blocks from 32 filters (8,907,556 parameters); small: 64^3, 4 blocks "
+           "from 16; tiny: 32^3, 3 blocks from 8"),
+      Integer("lrBaseBatch", 64, 1, 1e9, "the global batch learningRate is for: the peak is learningRate x global / it"),
+      Integer("lrWarmupEpochs", 4, 0, 100000, "epochs of linear rise from learningRate to the peak"),
+      Integer("lrDecay1Epoch", 32, 0, 1e9, "from this epoch the rate is the peak x lrDecay1Factor (0: no boundary)"),
+      Number("lrDecay1Factor", 0.25, 0, 1, "the first boundary's factor of the peak"),
+      Integer("lrDecay2Epoch", 64, 0, 1e9, "from this epoch the rate is the peak x lrDecay2Factor (0: no boundary)"),
+      Number("lrDecay2Factor", 0.125, 0, 1, "the second boundary's factor of the peak"),
+      Number("dropout", 0.5, 0, 1, "dropout after each hidden dense layer"),
+      Integer("evalSamples", 256, 1, 1e9, "validation universes generated"),
+      Integer("universeSeed", 2019, 0, 2147483647, "the synthetic data set's seed: the same universes for every run"),
+  };
+  task.hyperparameters.insert(task.hyperparameters.end(), own.begin(), own.end());
+  return task;
+}
+
 std::vector<TaskDef> BuildCatalog() {
   std::vector<TaskDef> tasks;
 
@@ -327,6 +362,7 @@ std::vector<TaskDef> BuildCatalog() {
   tasks.push_back(GptTask());
   tasks.push_back(GnmtTranslationTask());
   tasks.push_back(TransformerTranslationTask());
+  tasks.push_back(CosmoFlowTask(sgd_recipe(4, 0.001, 0.9, false, 0)));
 
   return tasks;
 }

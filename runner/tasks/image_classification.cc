@@ -119,7 +119,7 @@ class ImageProblem : public TrainingProblem {
     return F::cross_entropy(outputs, targets, F::CrossEntropyFuncOptions().reduction(torch::kSum));
   }
 
-  torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+  torch::Tensor MetricSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {
     return outputs.argmax(1).eq(targets).sum();
   }
 

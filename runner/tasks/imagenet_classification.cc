@@ -134,7 +134,7 @@ class ImageNetProblem : public TrainingProblem {
         F::CrossEntropyFuncOptions().reduction(torch::kSum).label_smoothing(options_.label_smoothing));
   }
 
-  torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+  torch::Tensor MetricSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {
     return outputs.argmax(1).eq(targets).sum();
   }
 

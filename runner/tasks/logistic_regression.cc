@@ -71,7 +71,7 @@ class LibsvmProblem : public TrainingProblem {
         outputs.squeeze(1), targets, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kSum));
   }
 
-  torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+  torch::Tensor MetricSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {
     return outputs.squeeze(1).gt(0).eq(targets.gt(0.5)).sum();
   }
 

@@ -1,4 +1,5 @@
 #include "runner/tasks/allreduce_sweep.h"
+#include "runner/tasks/cosmoflow.h"
 #include "runner/tasks/image_classification.h"
 #include "runner/tasks/language_model.h"
 #include "runner/tasks/logistic_regression.h"
@@ -14,6 +15,7 @@ StatusOr<std::unique_ptr<Task>> CreateTask(const std::string& id) {
   if (id == "resnet50") return NewImageNetClassificationTask();
   if (id == "2a") return NewLogisticRegressionTask();
   if (id == "gpt") return NewLanguageModelTask();
+  if (id == "cosmoflow") return NewCosmoFlowTask();
   if (id == "4a" || id == "4b") return NewTranslationTask();
   return Status::Unimplemented("this runner has no implementation of task \"" + id + "\"");
 }

@@ -48,6 +48,16 @@ double WarmupPolynomialLr(double epoch_progress, double warmup_epochs, double to
   return (peak - end) * std::pow(1 - (epoch_progress - warmup_epochs) / (total_epochs - warmup_epochs), power) + end;
 }
 
+double WarmupEpochDecayLr(int64_t epoch, double base, double peak, int64_t warmup_epochs,
+                          const std::vector<EpochDecay>& decays) {
+  if (epoch < warmup_epochs) return base + (peak - base) * static_cast<double>(epoch) / static_cast<double>(warmup_epochs);
+  double factor = 1;
+  for (const EpochDecay& d : decays) {
+    if (epoch >= d.epoch) factor = d.factor;
+  }
+  return peak * factor;
+}
+
 double InverseSqrtLr(int64_t update, int64_t warmup, double peak) {
   if (update <= warmup) return warmup > 0 ? peak * static_cast<double>(update) / static_cast<double>(warmup) : peak;
   return peak * std::sqrt(static_cast<double>(warmup) / static_cast<double>(update));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace ergobench {
 
@@ -42,6 +43,17 @@ double WarmupCosineLr(int64_t step, int64_t warmup_steps, int64_t decay_steps, d
 // `epoch_progress` is where the step ends, so the first step does not waste itself at rate 0.
 double WarmupPolynomialLr(double epoch_progress, double warmup_epochs, double total_epochs, double peak, double power,
                           double end = 0);
+
+// MLPerf HPC CosmoFlow's schedule (its reference's lr_schedule, applied at each epoch's start):
+// `base` at epoch 0, rising linearly to `peak` at `warmup_epochs` (peak: base x the global batch
+// over the base batch), then peak x the factor of the last decay boundary the epoch has reached
+// ({32: 0.25, 64: 0.125} in the reference: not cumulative).
+struct EpochDecay {
+  int64_t epoch = 0;
+  double factor = 1;
+};
+double WarmupEpochDecayLr(int64_t epoch, double base, double peak, int64_t warmup_epochs,
+                          const std::vector<EpochDecay>& decays);
 
 // MLBench 4b's schedule (its SQRTTimeDecayLRWithWarmup, fairseq's inverse_sqrt): linear from
 // 0 to `peak` over `warmup` updates, then peak·sqrt(warmup/update). `update` counts applied

@@ -19,15 +19,15 @@ namespace ergobench {
 namespace {
 
 void ReportEpochProgress(ProgressWriter& progress, int64_t epoch, int64_t done, int64_t total, double loss,
-                         std::optional<double> accuracy) {
+                         const std::string& metric, std::optional<double> value) {
   ProgressEvent event;
   event.stage = "run";
   event.epoch = epoch;
   event.done = done;
   event.total = total;
   event.loss = loss;
-  event.metric = "accuracy";
-  event.value = accuracy;
+  event.metric = metric;
+  event.value = value;
   progress.Report(event);
 }
 
@@ -40,13 +40,14 @@ class SgdTrainee : public Trainee {
         comm_(context.communicator),
         problem_(problem),
         recipe_(recipe),
-        schedule_(recipe.lr, comm_.world_size(), recipe.plateau_factor, recipe.plateau_patience) {}
+        schedule_(recipe.lr, comm_.world_size(), recipe.plateau_factor, recipe.plateau_patience),
+        metric_(problem.metric()) {}
 
   int64_t seed() const override { return recipe_.seed; }
   int64_t throughput_warmup_steps() const override { return recipe_.warmup_steps; }
   const GradientSyncOptions& sync_options() const override { return recipe_.sync; }
   std::optional<GoalTrend> goal() const override {
-    return recipe_.goal ? std::optional(GoalTrend{*recipe_.goal, true}) : std::nullopt;
+    return recipe_.goal ? std::optional(GoalTrend{*recipe_.goal, metric_.higher_is_better}) : std::nullopt;
   }
   torch::Device device() const override { return recipe_.device; }
   std::string precision() const override { return recipe_.precision; }
@@ -68,6 +69,17 @@ class SgdTrainee : public Trainee {
       mllog.Point("sgd_opt_momentum", recipe_.momentum);
       mllog.Point("opt_learning_rate_warmup_epochs", poly->warmup_epochs);
       mllog.Point("model_bn_span", recipe_.batch);  // batch norm's statistics are each micro-batch's
+    }
+    if (const std::optional<EpochDecayLr>& decay = recipe_.epoch_decay) {  // MLPerf HPC's keys (cosmoflow)
+      nlohmann::json epochs = nlohmann::json::array(), factors = nlohmann::json::array();
+      for (const EpochDecay& d : decay->decays) epochs.push_back(d.epoch), factors.push_back(d.factor);
+      mllog.Point("opt_name", "sgd");
+      mllog.Point("opt_momentum", recipe_.momentum);
+      mllog.Point("opt_weight_decay", recipe_.weight_decay);
+      mllog.Point("opt_learning_rate_warmup_epochs", decay->warmup_epochs);
+      mllog.Point("opt_learning_rate_warmup_factor", PeakLr() / recipe_.lr);
+      mllog.Point("opt_learning_rate_decay_boundary_epochs", epochs);
+      mllog.Point("opt_learning_rate_decay_factor", factors);
     }
   }
 
@@ -122,6 +134,9 @@ class SgdTrainee : public Trainee {
 
   // The rate of a step, by the recipe's schedule.
   double LearningRate(int64_t update) const override {
+    if (const std::optional<EpochDecayLr>& decay = recipe_.epoch_decay) {
+      return WarmupEpochDecayLr(update / steps_per_epoch_, recipe_.lr, PeakLr(), decay->warmup_epochs, decay->decays);
+    }
     const double progress = static_cast<double>(update) / steps_per_epoch_;
     if (!recipe_.polynomial) return schedule_.At(progress);
     return WarmupPolynomialLr(progress + 1.0 / steps_per_epoch_, recipe_.polynomial->warmup_epochs,
@@ -160,7 +175,7 @@ class SgdTrainee : public Trainee {
     epoch_loss_ += loss;
     if (done % std::max<int64_t>(1, steps_per_epoch_ / 10) == 0) {
       ReportEpochProgress(context_.progress, epoch_, done, steps_per_epoch_, epoch_loss_ / static_cast<double>(done),
-                          accuracy_);
+                          metric_.name, metric_value_);
     }
     return done == steps_per_epoch_;
   }
@@ -170,24 +185,26 @@ class SgdTrainee : public Trainee {
   StatusOr<bool> Evaluate(int64_t step, const RunClock& clock) override {
     const double train_loss = epoch_loss_ / static_cast<double>(steps_per_epoch_);
     context_.metrics.SetTrainLoss(train_loss);
-    double accuracy = 0;
+    double value = 0;
     double eval_loss = 0;
-    RETURN_IF_ERROR(EvaluateSharded(comm_, model_, problem_, &accuracy, &eval_loss));
-    accuracy_ = accuracy;
-    context_.metrics.SetEvalAccuracy(accuracy);
+    RETURN_IF_ERROR(EvaluateSharded(comm_, model_, problem_, &value, &eval_loss));
+    metric_value_ = value;
+    if (metric_.higher_is_better) context_.metrics.SetEvalAccuracy(value);
     // The curves `ergobench report --html` draws (cli/report/training_curves.h).
     context_.mllog.Point("train_loss", train_loss, {{"epoch_num", epoch_}});
     context_.mllog.Point("eval_loss", eval_loss, {{"epoch_num", epoch_}});
-    context_.mllog.Point("eval_accuracy", accuracy, {{"epoch_num", epoch_}});
-    if (!recipe_.polynomial) schedule_.OnValidationLoss(eval_loss);
+    context_.mllog.Point(metric_.mllog_key, value, {{"epoch_num", epoch_}});
+    if (!recipe_.polynomial && !recipe_.epoch_decay) schedule_.OnValidationLoss(eval_loss);
     if (comm_.rank() == 0) {
-      std::printf("[%s] epoch %lld: train loss %.4f, eval loss %.4f, accuracy %.4f, next lr %.4g, %s\n",
-                  context_.benchmark.spec.task.c_str(), static_cast<long long>(epoch_), train_loss, eval_loss, accuracy,
-                  LearningRate(step + 1), FormatSeconds(clock.Elapsed()).c_str());
+      std::printf("[%s] epoch %lld: train loss %.4f, eval loss %.4f, %s %.4f, next lr %.4g, %s\n",
+                  context_.benchmark.spec.task.c_str(), static_cast<long long>(epoch_), train_loss, eval_loss,
+                  metric_.name.c_str(), value, LearningRate(step + 1), FormatSeconds(clock.Elapsed()).c_str());
       std::fflush(stdout);
     }
-    ReportEpochProgress(context_.progress, epoch_, steps_per_epoch_, steps_per_epoch_, train_loss, accuracy_);
-    return recipe_.goal && accuracy >= *recipe_.goal;
+    ReportEpochProgress(context_.progress, epoch_, steps_per_epoch_, steps_per_epoch_, train_loss, metric_.name,
+                        metric_value_);
+    if (!recipe_.goal) return false;
+    return metric_.higher_is_better ? value >= *recipe_.goal : value <= *recipe_.goal;
   }
 
   std::optional<LoadingWork> TrainingDataWork() override { return problem_.TrainingDataWork(); }
@@ -199,8 +216,8 @@ class SgdTrainee : public Trainee {
                                                  : ", goal not reached";
     }
     char summary[256];
-    std::snprintf(summary, sizeof summary,
-                  "accuracy %.4f after %lld epochs%s, %.1f samples/s/rank, communication %.1f%%", accuracy_.value_or(0),
+    std::snprintf(summary, sizeof summary, "%s %.4f after %lld epochs%s, %.1f samples/s/rank, communication %.1f%%",
+                  metric_.name.c_str(), metric_value_.value_or(0),
                   static_cast<long long>(*figures.epochs), goal_text.c_str(), figures.samples_per_second.value_or(0),
                   100 * figures.communication_ratio.value_or(0));
     return summary;
@@ -208,6 +225,11 @@ class SgdTrainee : public Trainee {
 
  private:
   int64_t StepSamples() const { return recipe_.batch * recipe_.accumulation; }
+  // CosmoFlow's peak: learningRate scaled linearly from its base batch to the global batch.
+  double PeakLr() const {
+    return recipe_.lr * static_cast<double>(StepSamples() * comm_.world_size()) /
+           static_cast<double>(recipe_.epoch_decay->base_batch);
+  }
 
   TaskContext& context_;
   Communicator& comm_;
@@ -224,13 +246,14 @@ class SgdTrainee : public Trainee {
   torch::Tensor targets_;
   torch::Tensor device_inputs_;
   torch::Tensor device_targets_;
-  double epoch_loss_ = 0;           // summed over this epoch's steps
-  std::optional<double> accuracy_;  // the last evaluation's
+  EvalMetric metric_;
+  double epoch_loss_ = 0;               // summed over this epoch's steps
+  std::optional<double> metric_value_;  // the last evaluation's
 };
 
 }  // namespace
 
-Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, TrainingProblem& problem, double* accuracy,
+Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, TrainingProblem& problem, double* metric,
                        double* loss) {
   RETURN_IF_ERROR(BroadcastFromRankZero(comm, model.ptr()->buffers()));
   torch::NoGradGuard no_grad;
@@ -242,7 +265,7 @@ Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, Training
   const int64_t begin = count * comm.rank() / k;
   const int64_t end = count * (comm.rank() + 1) / k;
   const int64_t batch = problem.test_batch();
-  double sums[3] = {0, 0, 0};  // correct, loss, samples
+  double sums[3] = {0, 0, 0};  // metric, loss, samples
   torch::Tensor inputs;
   torch::Tensor targets;
   problem.WillTest(begin, end, batch);
@@ -252,12 +275,12 @@ Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, Training
     inputs = inputs.to(device);
     targets = targets.to(device);
     torch::Tensor outputs = model.forward(inputs);
-    sums[0] += problem.Correct(outputs, targets).item<double>();
+    sums[0] += problem.MetricSum(outputs, targets).item<double>();
     sums[1] += problem.LossSum(outputs, targets).item<double>();
     sums[2] += static_cast<double>(n);
   }
   RETURN_IF_ERROR(comm.AllReduce(sums, 3, DType::kFloat64, ReduceOp::kSum));
-  *accuracy = sums[0] / sums[2];
+  *metric = sums[0] / sums[2];
   *loss = sums[1] / sums[2];
   return Status::Ok();
 }
@@ -273,6 +296,15 @@ StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec) {
   recipe.weight_decay = read.Number("weightDecay");
   if (spec.hyperparameters.contains("lrDecayPower")) {
     recipe.polynomial = PolynomialLr{read.Number("lrWarmupEpochs"), read.Number("lrDecayPower"), read.Number("lrEnd")};
+  } else if (spec.hyperparameters.contains("lrDecay1Epoch")) {
+    EpochDecayLr decay{read.Int("lrBaseBatch"), read.Int("lrWarmupEpochs"), {}};
+    for (const char* n : {"1", "2"}) {  // an epoch of 0: no such boundary
+      const int64_t epoch = read.Int(std::string("lrDecay") + n + "Epoch");
+      const double factor = read.Number(std::string("lrDecay") + n + "Factor");
+      if (epoch > 0) decay.decays.push_back({epoch, factor});
+    }
+    std::sort(decay.decays.begin(), decay.decays.end(), [](const auto& a, const auto& b) { return a.epoch < b.epoch; });
+    recipe.epoch_decay = decay;
   } else {
     recipe.plateau_factor = read.Number("plateauFactor");
     recipe.plateau_patience = static_cast<int>(read.Int("plateauPatience"));

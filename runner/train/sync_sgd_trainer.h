@@ -14,6 +14,7 @@
 #include "runner/data/shard.h"
 #include "runner/sync/gradient_sync.h"
 #include "runner/tasks/task.h"
+#include "runner/train/lr_schedule.h"
 
 namespace ergobench {
 
@@ -24,6 +25,14 @@ struct PolynomialLr {
   double warmup_epochs = 0;
   double power = 0;
   double end = 0;  // the rate the decay ends at
+};
+
+// MLPerf HPC CosmoFlow's schedule (lr_schedule.h's WarmupEpochDecayLr): learningRate at epoch
+// 0, the peak learningRate x the global batch / base_batch after the warm-up, then stepped down.
+struct EpochDecayLr {
+  int64_t base_batch = 64;
+  int64_t warmup_epochs = 0;
+  std::vector<EpochDecay> decays;
 };
 
 // The hyperparameters every training task shares, read from spec.hyperparameters.
@@ -39,6 +48,7 @@ struct SgdRecipe {
   double plateau_factor = 0;
   int plateau_patience = 0;
   std::optional<PolynomialLr> polynomial;
+  std::optional<EpochDecayLr> epoch_decay;  // where the catalog entry defines lrDecayEpochs
   int64_t seed = 0;
   int64_t warmup_steps = 0;   // left out of the throughput window
   int64_t train_samples = 0;  // 0: all
@@ -51,9 +61,20 @@ struct SgdRecipe {
 
 StatusOr<SgdRecipe> ReadSgdRecipe(const BenchmarkSpec& spec);
 
+// What an evaluation measures: its mllog key, its name in progress and the summary, and which
+// way is better (a goal is reached at or above it, or at or below).
+struct EvalMetric {
+  std::string mllog_key = "eval_accuracy";
+  std::string name = "accuracy";
+  bool higher_is_better = true;
+};
+
 class TrainingProblem {
  public:
   virtual ~TrainingProblem() = default;
+
+  // Classification's accuracy unless the problem says otherwise.
+  virtual EvalMetric metric() const { return {}; }
 
   // Builds the model before the clock starts (MLPerf counts it as initialisation), after
   // the seed is set, identically on every rank: it must not depend on the data.
@@ -76,18 +97,19 @@ class TrainingProblem {
   virtual Status TestBatch(int64_t begin, int64_t n, torch::Tensor* inputs, torch::Tensor* targets) = 0;
   // Test samples per forward pass: the whole model's activations of this many must fit.
   virtual int64_t test_batch() const { return 500; }
-  // Summed loss and number of correct predictions over a batch.
+  // The loss and the metric summed over a batch's samples (for accuracy, the correct predictions;
+  // their means over the test set are what an evaluation reports).
   virtual torch::Tensor LossSum(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;
-  virtual torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;
+  virtual torch::Tensor MetricSum(const torch::Tensor& outputs, const torch::Tensor& targets) = 0;
   // What a problem that works ahead (WillTrain) did for training so far; none for one whose
   // TrainBatch prepares its samples in the step.
   virtual std::optional<LoadingWork> TrainingDataWork() { return std::nullopt; }
 };
 
 // The whole test set, sharded across ranks (each a contiguous slice) and summed with one
-// all-reduce: accuracy and mean loss of rank 0's model, the same on every rank. Buffers
+// all-reduce: the metric's and the loss's means for rank 0's model, the same on every rank. Buffers
 // (batch-norm statistics) come from rank 0 first, as DDP does.
-Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, TrainingProblem& problem, double* accuracy,
+Status EvaluateSharded(Communicator& comm, torch::nn::AnyModule& model, TrainingProblem& problem, double* metric,
                        double* loss);
 
 StatusOr<TaskOutcome> TrainSyncSgd(TaskContext& context, TrainingProblem& problem, const SgdRecipe& recipe);

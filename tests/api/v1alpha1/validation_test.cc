@@ -74,9 +74,9 @@ TEST(ValidationTest, ANameOfAHundredThousandCharactersIsRefusedByItsLength) {
 TEST(ValidationTest, Task) {
   Benchmark b = Valid();
   b.spec.task = "9z";
-  EXPECT_EQ(OnlyError(b), "spec.task: unknown task \"9z\"; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt, 4a, 4b");
+  EXPECT_EQ(OnlyError(b), "spec.task: unknown task \"9z\"; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt, 4a, 4b, cosmoflow");
   b.spec.task = "";
-  EXPECT_EQ(OnlyError(b), "spec.task: is required; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt, 4a, 4b");
+  EXPECT_EQ(OnlyError(b), "spec.task: is required; known tasks: 0a, 1a, fmnist, resnet50, 2a, gpt, 4a, 4b, cosmoflow");
 }
 
 TEST(ValidationTest, Workers) {

@@ -103,5 +103,19 @@ TEST(StepDecayLrTest, ExponentialWarmupThenHalvedAtMostFourTimes) {
   EXPECT_DOUBLE_EQ(2e-3 * std::pow(0.01, 0.5), short_run.At(50));
 }
 
+// CosmoFlow's reference at a global batch of 256 (base 64): 0.001 rising to 0.004 over 4 epochs
+// a quarter of the way each, then 0.004 x 0.25 from epoch 32 and 0.004 x 0.125 from epoch 64.
+TEST(WarmupEpochDecayLrTest, RisesFromTheBaseThenStepsDownAtEachBoundary) {
+  const std::vector<EpochDecay> decays = {{32, 0.25}, {64, 0.125}};
+  EXPECT_DOUBLE_EQ(WarmupEpochDecayLr(0, 0.001, 0.004, 4, decays), 0.001);
+  EXPECT_DOUBLE_EQ(WarmupEpochDecayLr(1, 0.001, 0.004, 4, decays), 0.00175);
+  EXPECT_DOUBLE_EQ(WarmupEpochDecayLr(3, 0.001, 0.004, 4, decays), 0.00325);
+  EXPECT_DOUBLE_EQ(WarmupEpochDecayLr(4, 0.001, 0.004, 4, decays), 0.004);
+  EXPECT_DOUBLE_EQ(WarmupEpochDecayLr(31, 0.001, 0.004, 4, decays), 0.004);
+  EXPECT_DOUBLE_EQ(WarmupEpochDecayLr(32, 0.001, 0.004, 4, decays), 0.001);
+  EXPECT_DOUBLE_EQ(WarmupEpochDecayLr(64, 0.001, 0.004, 4, decays), 0.0005);
+  EXPECT_DOUBLE_EQ(WarmupEpochDecayLr(0, 0.001, 0.004, 0, {}), 0.004) << "no warm-up";
+}
+
 }  // namespace
 }  // namespace ergobench

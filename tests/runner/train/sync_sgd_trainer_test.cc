@@ -129,7 +129,7 @@ class ClassifierProblem : public TrainingProblem {
     return torch::nn::functional::cross_entropy(outputs, targets,
                                                 torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
   }
-  torch::Tensor Correct(const torch::Tensor& outputs, const torch::Tensor& targets) override {
+  torch::Tensor MetricSum(const torch::Tensor& outputs, const torch::Tensor& targets) override {
     return outputs.argmax(1).eq(targets).sum();
   }
 };
