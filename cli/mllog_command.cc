@@ -23,7 +23,7 @@ nlohmann::json FindingsJson(const std::string& file, const MlperfLogCheck& check
     findings.push_back({{"line", f.line}, {"rules", f.rules}, {"key", f.key}, {"message", f.message},
                         {"warning", f.warning}});
   }
-  return {{"file", file}, {"ruleset", "training 4.0.0"}, {"division", check.division},
+  return {{"file", file}, {"ruleset", check.ruleset}, {"division", check.division},
           {"benchmark", check.benchmark}, {"passed", check.Passed()}, {"findings", findings}};
 }
 
@@ -32,7 +32,9 @@ void PrintText(const std::string& file, const MlperfLogCheck& check) {
     std::cout << file << ":" << (f.line > 0 ? std::to_string(f.line) + ":" : "") << " " << (f.warning ? "warning" : "error")
               << " [" << f.rules << "]" << (f.key.empty() ? "" : " " + f.key) << ": " << f.message << "\n";
   }
-  std::cout << file << ": " << (check.Passed() ? "passes" : "fails") << " MLPerf Training 4.0.0's rules"
+  const bool hpc = check.ruleset.rfind("hpc", 0) == 0;
+  std::cout << file << ": " << (check.Passed() ? "passes" : "fails") << " MLPerf "
+            << (hpc ? "HPC " : "Training ") << check.ruleset.substr(check.ruleset.find(' ') + 1) << "'s rules"
             << (check.division.empty() ? "" : " (" + check.division + (check.benchmark.empty() ? "" : ", " + check.benchmark) + ")")
             << "\n";
 }
@@ -46,7 +48,7 @@ struct ScoredLog {
 };
 
 ScoredLog ScoreLog(const std::string& file, const std::string& text) {
-  ScoredLog scored{file, CheckMlperfTrainingLog(text), {}, ""};
+  ScoredLog scored{file, CheckMlperfLog(text), {}, ""};
   const MlperfLogCheck& c = scored.check;
   const bool passes = MlperfRequiredRuns(c.benchmark) > 0 ? c.Passed() : c.PassedExcept(c.division + "_common");
   if (!passes) {
@@ -140,7 +142,7 @@ int MllogCheckCommand(const std::vector<std::string>& files, const std::string& 
       std::cerr << "ergobench mllog check: " << text.status().message() << "\n";
       return kExitBadInput;
     }
-    const MlperfLogCheck check = CheckMlperfTrainingLog(*text);
+    const MlperfLogCheck check = CheckMlperfLog(*text);
     failed = failed || !check.Passed();
     if (output == "json") {
       all.push_back(FindingsJson(file, check));

@@ -70,22 +70,28 @@ std::string EpochOrStep(const Event& e) {
 std::string EpochNum(const Event& e) { return Unless(Has(e.metadata, "epoch_num"), "metadata needs epoch_num"); }
 std::string Positive(const Event& e) { return Unless(IsNumber(e.value) && Number(e.value) > 0, "value must be above 0"); }
 
+enum class Usage { kTraining, kHpc };
+
 // common.yaml: the submission, the order of init and run, blocks, epochs and evaluations.
-RuleFile CommonRules() {
+// MLPerf HPC 3.0.0's differs from Training 4.0.0's in four places: initialisation has 30
+// minutes in either division (Training: 30 closed, 240 open), blocks and evaluations count
+// epochs only (Training: or steps), staging is optional but its stop follows its start, and
+// eval_accuracy is not required (each HPC benchmark names its own metric).
+RuleFile CommonRules(Usage usage) {
   struct State {
-    bool init_started = false, init_stopped = false, run_started = false;
+    bool init_started = false, init_stopped = false, run_started = false, staging_started = false;
     double first_init_start = 9e99;
-    double compile_minutes = 0;
+    double compile_minutes = 30;
   };
   auto s = std::make_shared<State>();
+  const bool hpc = usage == Usage::kHpc;
   RuleFile rules{"common", {}};
   rules.keys = {
       Exactly("submission_org", NotEmpty),
       Exactly("submission_platform", NotEmpty),
       Exactly("submission_division",
-              [s](const Event& e) {
-                if (IsOneOf(e.value, {"open"})) s->compile_minutes = 240;
-                if (IsOneOf(e.value, {"closed"})) s->compile_minutes = 30;
+              [s, hpc](const Event& e) {
+                if (!hpc && IsOneOf(e.value, {"open"})) s->compile_minutes = 240;
                 return Unless(IsOneOf(e.value, {"closed", "open"}), "value must be closed or open");
               }),
       Exactly("submission_status",
@@ -124,9 +130,10 @@ RuleFile CommonRules() {
                 return Unless(Has(e.metadata, "status"), "metadata needs status");
               }),
       OneOf("block_start", {"epoch_start"},
-            [s](const Event& e) {
+            [s, hpc](const Event& e) {
               const json& m = e.metadata;
               if (!s->run_started) return std::string("block_start before run_start");
+              if (hpc && !Has(m, "epoch_count")) return std::string("metadata needs epoch_count");
               if (!Has(m, "epoch_count") && !Has(m, "step_num")) return std::string("metadata needs epoch_count or step_num");
               if (Has(m, "epoch_count") && !Has(m, "first_epoch_num")) return std::string("metadata needs first_epoch_num");
               if (Has(m, "epoch_count") && !(IsNumber(m["epoch_count"]) && Number(m["epoch_count"]) > 0)) {
@@ -136,29 +143,71 @@ RuleFile CommonRules() {
                             "step_num must not be negative");
             }),
       OneOf("block_stop", {"epoch_stop"},
-            [](const Event& e) {
-              return Unless(Has(e.metadata, "first_epoch_num") || Has(e.metadata, "step_num"),
-                            "metadata needs first_epoch_num or step_num");
+            [hpc](const Event& e) {
+              return Unless(Has(e.metadata, "first_epoch_num") || (!hpc && Has(e.metadata, "step_num")),
+                            hpc ? "metadata needs first_epoch_num" : "metadata needs first_epoch_num or step_num");
             }),
       OneOf("epoch_start", {"block_start"}, EpochNum),
       OneOf("epoch_stop", {"block_stop"}, EpochNum),
-      OneOf("eval_start", {"block_start"}, EpochOrStep),
-      OneOf("eval_stop", {"block_stop"}, EpochOrStep),
+      OneOf("eval_start", {"block_start"}, hpc ? EpochNum : EpochOrStep),
+      OneOf("eval_stop", {"block_stop"}, hpc ? EpochNum : EpochOrStep),
       AtLeastOne("eval_accuracy", EpochOrStep),
       Exactly("train_samples", NotEmpty),
       Exactly("eval_samples", NotEmpty),
   };
+  if (!hpc) return rules;
+  std::erase_if(rules.keys, [](const KeyRule& r) { return r.key == "eval_accuracy"; });
+  rules.keys.push_back({"staging_start", Required::kAny, {},
+                        [s](const Event&) { return s->staging_started = true, std::string(); }, {}, ""});
+  rules.keys.push_back({"staging_stop", Required::kAny, {},
+                        [s](const Event&) { return Unless(s->staging_started, "staging_stop before staging_start"); }, {}, ""});
   return rules;
 }
 
-RuleFile DivisionRules(const std::string& division) {
-  RuleFile rules{division + "_common", {Exactly("submission_benchmark", [](const Event& e) {
-                   const auto& names = MlperfTrainingBenchmarks();
+// {closed,open}_common.yaml: the benchmark's name among the usage's; closed Training needs
+// gradient_accumulation_steps, closed HPC the system's scale (and checks accumulation if given).
+RuleFile DivisionRules(Usage usage, const std::string& division) {
+  const bool hpc = usage == Usage::kHpc;
+  RuleFile rules{division + "_common", {Exactly("submission_benchmark", [hpc](const Event& e) {
+                   const auto& names = hpc ? MlperfHpcBenchmarks() : MlperfTrainingBenchmarks();
                    return Unless(e.value.is_string() && std::count(names.begin(), names.end(), e.value.get<std::string>()),
-                                 "value is not an MLPerf Training 4.0.0 benchmark");
+                                 hpc ? "value is not an MLPerf HPC 3.0.0 benchmark"
+                                     : "value is not an MLPerf Training 4.0.0 benchmark");
                  })}};
-  if (division == "closed") rules.keys.push_back(Exactly("gradient_accumulation_steps", Positive));
+  if (division != "closed") return rules;
+  if (!hpc) {
+    rules.keys.push_back(Exactly("gradient_accumulation_steps", Positive));
+    return rules;
+  }
+  const auto not_negative = [](const Event& e) { return Unless(IsNumber(e.value) && Number(e.value) >= 0, "value must not be negative"); };
+  rules.keys.push_back({"gradient_accumulation_steps", Required::kAny, {}, Positive, {}, ""});
+  rules.keys.push_back({"gradient_accumulation_frequency", Required::kAny, {}, Positive, {}, ""});
+  rules.keys.push_back(Exactly("number_of_nodes", Positive));
+  rules.keys.push_back(Exactly("accelerators_per_node", not_negative));
   return rules;
+}
+
+// {closed,open}_cosmoflow.yaml: at least one eval_error (with epoch_num) at the target, 0.124 or
+// below and above 0; closed, the reference's SGD keys too.
+RuleFile CosmoflowRules(const std::string& division) {
+  KeyRule error = AtLeastOne("eval_error", EpochNum);
+  error.at_least_one = [](const Event& e) { return IsNumber(e.value) && Number(e.value) <= 0.124 && Number(e.value) > 0; };
+  error.at_least_one_text = "no eval_error reached 0.124 (and above 0)";
+  if (division == "open") return {"open_cosmoflow", {error}};
+  const auto at_least = [](double floor) {
+    return [floor](const Event& e) { return Unless(IsNumber(e.value) && Number(e.value) >= floor, "value must be at least " + json(floor).dump()); };
+  };
+  return {"closed_cosmoflow",
+          {Exactly("global_batch_size", Positive),
+           Exactly("opt_name", [](const Event& e) { return Unless(IsOneOf(e.value, {"sgd", "SGD"}), "value must be sgd"); }),
+           Exactly("opt_base_learning_rate", at_least(0)), Exactly("opt_learning_rate_warmup_epochs", at_least(0)),
+           Exactly("opt_learning_rate_warmup_factor", at_least(0)), Exactly("opt_learning_rate_decay_boundary_epochs"),
+           Exactly("opt_learning_rate_decay_factor"),
+           {"dropout", Required::kAny, {},
+            [](const Event& e) { return Unless(IsNumber(e.value) && Number(e.value) >= 0 && Number(e.value) < 1, "value must be in [0, 1)"); },
+            {}, ""},
+           {"opt_weight_decay", Required::kAny, {}, at_least(0), {}, ""},
+           error}};
 }
 
 KeyRule ResnetAccuracy(bool closed) {
@@ -317,16 +366,31 @@ bool MlperfLogCheck::PassedExcept(const std::string& rules) const {
                      [&rules](const MlperfLogFinding& f) { return f.warning || f.rules == rules; });
 }
 
-MlperfLogCheck CheckMlperfTrainingLog(std::string_view log) {
+const std::vector<std::string>& MlperfHpcBenchmarks() {
+  static const std::vector<std::string> names = {"deepcam", "cosmoflow", "oc20", "openfold"};
+  return names;
+}
+
+MlperfLogCheck CheckMlperfLog(std::string_view log) {
   MlperfLogCheck check;
   const std::vector<Event> events = ParseEvents(log, &check.findings);
   ReadRunFigures(events, &check);
-  if (events.empty()) check.findings.push_back({0, "common", "", "No log lines detected", false});
-  Apply(CommonRules(), events, &check.findings);
-  check.division = FirstString(events, "submission_division");
-  if (check.division != "closed" && check.division != "open") return check;
-  Apply(DivisionRules(check.division), events, &check.findings);
   check.benchmark = FirstString(events, "submission_benchmark");
+  const auto& hpc_names = MlperfHpcBenchmarks();
+  const Usage usage = std::count(hpc_names.begin(), hpc_names.end(), check.benchmark) ? Usage::kHpc : Usage::kTraining;
+  check.ruleset = usage == Usage::kHpc ? "hpc 3.0.0" : "training 4.0.0";
+  if (events.empty()) check.findings.push_back({0, "common", "", "No log lines detected", false});
+  Apply(CommonRules(usage), events, &check.findings);
+  check.division = FirstString(events, "submission_division");
+  if (check.division != "closed" && check.division != "open") {
+    check.benchmark.clear();  // the checker reads it only from the division's rules
+    return check;
+  }
+  Apply(DivisionRules(usage, check.division), events, &check.findings);
+  if (check.benchmark == "cosmoflow") {
+    Apply(CosmoflowRules(check.division), events, &check.findings);
+    return check;
+  }
   if (check.benchmark != "resnet") {
     // The checker looks for the benchmark's own rule file, and finds none.
     check.findings.push_back({0, check.division + "_common", "submission_benchmark",

@@ -1,6 +1,7 @@
-// MLPerf Training's log rules, ruleset 4.0.0 (mlcommons/logging's compliance checker: common,
+// MLPerf's log rules: Training's ruleset 4.0.0 (mlcommons/logging's compliance checker: common,
 // closed_common or open_common, and ResNet's closed and open rules with its SGD and LARS
-// optimizer keys), applied to a ":::MLLOG" log as that checker applies them: each key's check on
+// optimizer keys), and HPC's 3.0.0 for a log of an HPC benchmark (its common, division and
+// CosmoFlow rules; --usage hpc --ruleset 3.0.0 there), applied to a ":::MLLOG" log as that checker applies them: each key's check on
 // its lines in order (a submission_* key's on its first), then each key's required count, then
 // the division's and the benchmark's rules over the whole log. Our own implementation, so that
 // every run's log can be checked here, without Python; tests/api/contract pins it to the rules.
@@ -23,6 +24,7 @@ struct MlperfLogFinding {
 };
 
 struct MlperfLogCheck {
+  std::string ruleset;    // "training 4.0.0", or "hpc 3.0.0" for a log of an HPC benchmark
   std::string division;   // as the log said
   std::string benchmark;  // submission_benchmark
   std::vector<MlperfLogFinding> findings;
@@ -40,9 +42,12 @@ struct MlperfLogCheck {
   bool PassedExcept(const std::string& rules) const;
 };
 
-MlperfLogCheck CheckMlperfTrainingLog(std::string_view log);
+// By the log's submission_benchmark: HPC 3.0.0's rules for one of its benchmarks, else
+// Training 4.0.0's.
+MlperfLogCheck CheckMlperfLog(std::string_view log);
 
-// The names MLPerf Training 4.0.0 knows, for submission_benchmark.
+// The names MLPerf Training 4.0.0 and MLPerf HPC 3.0.0 know, for submission_benchmark.
 const std::vector<std::string>& MlperfTrainingBenchmarks();
+const std::vector<std::string>& MlperfHpcBenchmarks();
 
 }  // namespace ergobench

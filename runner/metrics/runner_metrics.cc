@@ -48,6 +48,8 @@ struct RunnerMetrics::Families {
         eval_accuracy(Gauge("ergobench_eval_accuracy_ratio", "Validation accuracy of the last evaluation.")),
         eval_loss(Gauge("ergobench_eval_loss", "Validation loss of the last evaluation (language models: nats per token).")),
         eval_bleu(Gauge("ergobench_eval_bleu", "Corpus BLEU of the last evaluation's translations (sacreBLEU's, 0 to 100).")),
+        eval_mae(Gauge("ergobench_eval_mean_absolute_error",
+                       "Mean absolute error of the last evaluation's regression (cosmoflow: over its four parameters).")),
         loss_scale(Gauge("ergobench_loss_scale", "Dynamic loss scale of mixed precision, after the last step.")),
         skipped_updates(Counter("ergobench_skipped_updates_total",
                                 "Updates skipped for an inf or NaN gradient norm under loss scaling.")),
@@ -125,6 +127,7 @@ struct RunnerMetrics::Families {
   prometheus::Gauge& eval_accuracy;
   prometheus::Gauge& eval_loss;
   prometheus::Gauge& eval_bleu;
+  prometheus::Gauge& eval_mae;
   prometheus::Gauge& loss_scale;
   prometheus::Counter& skipped_updates;
   prometheus::Gauge& progress_ratio;
@@ -156,6 +159,7 @@ void RunnerMetrics::SetTrainLoss(double loss) { families_->train_loss.Set(loss);
 void RunnerMetrics::SetEvalAccuracy(double accuracy) { families_->eval_accuracy.Set(accuracy); }
 void RunnerMetrics::SetEvalLoss(double loss) { families_->eval_loss.Set(loss); }
 void RunnerMetrics::SetEvalBleu(double bleu) { families_->eval_bleu.Set(bleu); }
+void RunnerMetrics::SetEvalMeanAbsoluteError(double mae) { families_->eval_mae.Set(mae); }
 void RunnerMetrics::SetLossScaling(double scale, bool skipped) {
   families_->loss_scale.Set(scale);
   if (skipped) families_->skipped_updates.Increment();

@@ -43,6 +43,7 @@ class RunnerMetrics {
   void SetEvalAccuracy(double accuracy);
   void SetEvalLoss(double loss);
   void SetEvalBleu(double bleu);
+  void SetEvalMeanAbsoluteError(double mae);
   // After a step under dynamic loss scaling: the scale now, and whether the step's update was skipped.
   void SetLossScaling(double scale, bool skipped);
   void SetGoalReached(bool reached);

@@ -189,7 +189,8 @@ class SgdTrainee : public Trainee {
     double eval_loss = 0;
     RETURN_IF_ERROR(EvaluateSharded(comm_, model_, problem_, &value, &eval_loss));
     metric_value_ = value;
-    if (metric_.higher_is_better) context_.metrics.SetEvalAccuracy(value);
+    if (metric_.name == "accuracy") context_.metrics.SetEvalAccuracy(value);
+    if (metric_.name == "mae") context_.metrics.SetEvalMeanAbsoluteError(value);
     // The curves `ergobench report --html` draws (cli/report/training_curves.h).
     context_.mllog.Point("train_loss", train_loss, {{"epoch_num", epoch_}});
     context_.mllog.Point("eval_loss", eval_loss, {{"epoch_num", epoch_}});

@@ -12,7 +12,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view log(reinterpret_cast<const char*>(data), size);
-  const ergobench::MlperfLogCheck check = ergobench::CheckMlperfTrainingLog(log);
+  const ergobench::MlperfLogCheck check = ergobench::CheckMlperfLog(log);
   const int64_t lines = static_cast<int64_t>(std::count(log.begin(), log.end(), '\n')) + 1;
   for (const ergobench::MlperfLogFinding& f : check.findings) {
     if (f.line < 0 || f.line > lines) std::abort();

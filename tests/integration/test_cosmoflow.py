@@ -2,8 +2,10 @@
 synthetic universes to a mean absolute error of 0.40 (a model that predicts the parameters'
 mean scores 0.50) on one rank and on two, timed to the first evaluation that reaches it; its
 FLOPs per sample are the network's hand count; its log holds MLPerf HPC's CosmoFlow keys and
-eval_error; a data set over the generated data's budget fails naming the field."""
+eval_error, and pass MLPerf HPC 3.0.0's log rules but for the reference's target; a data set over
+the generated data's budget fails naming the field."""
 
+import json
 import os
 import unittest
 
@@ -13,11 +15,12 @@ from harness import ErgobenchTestCase, mllog_events
 TINY_FLOPS_PER_SAMPLE = 3 * 99_631_616
 
 
-def cosmoflow_yaml(name, workers, max_epochs, warmup_epochs, **hyperparameters):
+def cosmoflow_yaml(name, workers, max_epochs, warmup_epochs, division="open", **hyperparameters):
     recipe = {"model": "tiny", "trainSamples": 1024, "evalSamples": 128, "batchSize": 8, "learningRate": 0.005,
               "lrBaseBatch": 8, "lrWarmupEpochs": warmup_epochs, **hyperparameters}
     return (f"apiVersion: ergobench.io/v1alpha1\nkind: Benchmark\nmetadata: {{name: {name}}}\nspec:\n"
             f"  task: cosmoflow\n  workers: {workers}\n  maxEpochs: {max_epochs}\n  goal: {{target: 0.4}}\n"
+            f"  submission: {{division: {division}}}\n"
             f"  hyperparameters: {{{', '.join(f'{k}: {v}' for k, v in recipe.items())}}}\n")
 
 
@@ -31,9 +34,9 @@ class CosmoFlowTest(ErgobenchTestCase):
 
     def test_tiny_learns_the_parameters_to_the_goal_on_one_and_two_ranks(self):
         # Two ranks: a global batch of 16, the peak rate twice learningRate, reached over 2 epochs.
-        for name, workers, warmup in (("cf-k1", 1, 0), ("cf-k2", 2, 2)):
+        for name, workers, warmup, division in (("cf-k1", 1, 0, "open"), ("cf-k2", 2, 2, "closed")):
             with self.subTest(workers=workers):
-                run, status, events = self.run_cosmoflow(name, cosmoflow_yaml(name, workers, 8, warmup))
+                run, status, events = self.run_cosmoflow(name, cosmoflow_yaml(name, workers, 8, warmup, division))
                 self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
                 results = status["results"]
                 self.assertTrue(results["goalReached"], results)
@@ -52,6 +55,14 @@ class CosmoFlowTest(ErgobenchTestCase):
                 self.assertEqual((value["dropout"], value["opt_base_learning_rate"]), (0.5, 0.005))
                 self.assertEqual([e["metadata"]["epoch_num"] for e in events if e["key"] == "eval_error"],
                                  list(range(1, len(errors) + 1)))
+                self.assertEqual((value["number_of_nodes"], value["accelerators_per_node"]), (1, 0))
+                # MLPerf HPC 3.0.0's rules, closed or open: all but the reference's target of 0.124,
+                # which a CPU's few epochs do not reach.
+                check = self.ergobench("mllog", "check", "-o", "json", os.path.join(self.results(name), "rank-0.mllog"))
+                (found,) = json.loads(check.stdout)
+                self.assertEqual((found["ruleset"], found["division"], found["benchmark"]), ("hpc 3.0.0", division, "cosmoflow"))
+                self.assertEqual({(f["rules"], f["key"], f["message"]) for f in found["findings"] if not f["warning"]},
+                                 {(f"{division}_cosmoflow", "eval_error", "no eval_error reached 0.124 (and above 0)")})
 
     def test_more_universes_than_the_budget_fail_naming_the_field(self):
         run, status, _ = self.run_cosmoflow("big", cosmoflow_yaml("big", 1, 1, 0, model="reference", trainSamples=300,

@@ -53,4 +53,28 @@ inline std::vector<Line> ClosedResnet() {
   };
 }
 
+// A closed-division CosmoFlow log as MLPerf HPC 3.0.0's rules ask for it: the submission,
+// the system's scale, the reference's SGD keys, staging inside initialisation, two epochs with
+// an evaluation each, the second reaching the target MAE of 0.124.
+inline std::vector<Line> ClosedCosmoflow() {
+  return {
+      {"submission_org", "ergobench"}, {"submission_platform", "2xc5.4xlarge"}, {"submission_division", "closed"},
+      {"submission_status", "research"}, {"submission_benchmark", "cosmoflow"}, {"cache_clear", false},
+      {"number_of_nodes", 2}, {"accelerators_per_node", 0}, {"init_start", nullptr, {}, 1000},
+      {"staging_start", nullptr, {}, 2000}, {"staging_stop", nullptr, {}, 9000}, {"global_batch_size", 8},
+      {"opt_name", "sgd"}, {"opt_base_learning_rate", 0.001}, {"opt_learning_rate_warmup_epochs", 4},
+      {"opt_learning_rate_warmup_factor", 0.125}, {"opt_learning_rate_decay_boundary_epochs", json{32, 64}},
+      {"opt_learning_rate_decay_factor", json{0.25, 0.125}}, {"dropout", 0.5}, {"opt_weight_decay", 0},
+      {"train_samples", 524288}, {"eval_samples", 65536}, {"init_stop", nullptr, {}, 60000},
+      {"run_start", nullptr, {}, 60001},
+      {"epoch_start", nullptr, {{"epoch_num", 1}}}, {"epoch_stop", nullptr, {{"epoch_num", 1}}},
+      {"eval_start", nullptr, {{"epoch_num", 1}}}, {"eval_error", 0.31, {{"epoch_num", 1}}},
+      {"eval_stop", nullptr, {{"epoch_num", 1}}},
+      {"epoch_start", nullptr, {{"epoch_num", 2}}}, {"epoch_stop", nullptr, {{"epoch_num", 2}}},
+      {"eval_start", nullptr, {{"epoch_num", 2}}}, {"eval_error", 0.12, {{"epoch_num", 2}}},
+      {"eval_stop", nullptr, {{"epoch_num", 2}}},
+      {"run_stop", nullptr, {{"status", "success"}}, 600001},
+  };
+}
+
 }  // namespace ergobench::mllog_fixture

@@ -100,6 +100,7 @@ std::optional<Progress> ParseProgress(std::string_view exposition, const std::st
   const char* sample = goal_metric == "accuracy" ? "ergobench_eval_accuracy_ratio"
                        : goal_metric == "loss"   ? "ergobench_eval_loss"
                        : goal_metric == "bleu"   ? "ergobench_eval_bleu"
+                       : goal_metric == "mae"    ? "ergobench_eval_mean_absolute_error"
                                                  : nullptr;
   if (sample != nullptr) {
     progress.metric = goal_metric;

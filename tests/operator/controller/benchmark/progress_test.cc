@@ -48,6 +48,15 @@ TEST(Progress, ATranslationsBleu) {
   EXPECT_DOUBLE_EQ(*progress->value, 37.5);
 }
 
+// CosmoFlow's goal is a mean absolute error, which the status shows as it goes down.
+TEST(Progress, ARegressionsMeanAbsoluteError) {
+  auto progress = ParseProgress("ergobench_epoch 3\nergobench_eval_accuracy_ratio 0\nergobench_eval_mean_absolute_error 0.37\n", "mae");
+  ASSERT_TRUE(progress.has_value());
+  EXPECT_EQ(progress->metric, "mae");
+  ASSERT_TRUE(progress->value.has_value());
+  EXPECT_DOUBLE_EQ(*progress->value, 0.37);
+}
+
 // A pod can serve any number; converting one past int64's range to an integer was undefined.
 // Rank 0's estimate, as the runner exports it (runner_metrics.h): the share done and the time
 // left with what it extrapolates.
