@@ -30,7 +30,7 @@ class UniverseProblem : public TrainingProblem {
   torch::nn::AnyModule BuildModel() override { return torch::nn::AnyModule(CosmoFlow(config_)); }
   int64_t train_count() const override { return train_count_; }
   int64_t test_count() const override { return test_count_; }
-  // Test volumes a forward takes: the reference's 128^3 ones 4 at a time, the tiny preset's 128.
+  // Test volumes a forward takes: the reference's 4 x 128^3 ones 2 at a time, the tiny preset's 128.
   int64_t test_batch() const override { return std::max<int64_t>(1, 512 / std::max<int64_t>(1, VolumeFloats() >> 15)); }
 
   Status Load() override {
