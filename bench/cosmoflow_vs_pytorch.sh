@@ -2,7 +2,11 @@
 # CosmoFlow training samples/s: ergobench-runner (task cosmoflow on its synthetic universes, one
 # rank) against bench/cosmoflow_pytorch.py, the same network, recipe and data path in PyTorch's
 # Python API on the same libtorch, with the same threads. Prints both, their ratio, and
-# ergobench's model GFLOP/s and MFU (its FLOPs a sample are counted from the layers).
+# ergobench's model GFLOP/s and MFU (its FLOPs a sample are counted from the layers). PyTorch runs
+# twice: as a user runs it, and with glibc's malloc set as ergobench-runner sets it
+# (runner/metrics/tensor_memory.cc: mmap threshold 512 MiB, trim threshold 1 GiB, top pad 64 MiB),
+# since a 3D CNN's activations are megabytes each, which glibc's default maps and unmaps (and the
+# kernel zeroes) at every step.
 # Usage: bench/cosmoflow_vs_pytorch.sh [preset] [steps] [build-dir]
 set -euo pipefail
 preset=${1:-tiny}
@@ -30,13 +34,16 @@ YAML
 read -r ours flops mfu < <(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); \
 print(r['samplesPerSecond'], r['modelFlopsPerSecond'], r.get('mfu', 0))" \
   "$work/ergobench-results/cosmoflow-throughput/rank-0.json")
-theirs=$(/usr/bin/python3 "$here/cosmoflow_pytorch.py" --preset "$preset" --threads "$threads" --batch "$batch" \
-  --steps "$steps" --warmup "$warmup")
-python3 - "$ours" "$theirs" "$threads" "$preset" "$flops" "$mfu" <<'PY'
+peer() { /usr/bin/python3 "$here/cosmoflow_pytorch.py" --preset "$preset" --threads "$threads" --batch "$batch" \
+  --steps "$steps" --warmup "$warmup"; }
+theirs=$(peer)
+tuned=$(GLIBC_TUNABLES=glibc.malloc.mmap_threshold=536870912:glibc.malloc.trim_threshold=1073741824:glibc.malloc.top_pad=67108864 peer)
+python3 - "$ours" "$theirs" "$tuned" "$threads" "$preset" "$flops" "$mfu" <<'PY'
 import sys
-ours, theirs, threads, preset, flops, mfu = float(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4], float(sys.argv[5]), float(sys.argv[6])
+ours, theirs, tuned = (float(v) for v in sys.argv[1:4])
+threads, preset, flops, mfu = sys.argv[4], sys.argv[5], float(sys.argv[6]), float(sys.argv[7])
 print(f"CosmoFlow ({preset}) training, batch 8, {threads} threads")
-print(f"  ergobench-runner  {ours:8.1f} samples/s  ({flops / 1e9:.1f} GFLOP/s, MFU {100 * mfu:.1f}%)")
-print(f"  PyTorch (Python)  {theirs:8.1f} samples/s")
-print(f"  ratio             {ours / theirs:8.3f}")
+print(f"  ergobench-runner                    {ours:8.1f} samples/s  ({flops / 1e9:.1f} GFLOP/s, MFU {100 * mfu:.1f}%)")
+print(f"  PyTorch (Python)                    {theirs:8.1f} samples/s  ratio {ours / theirs:.3f}")
+print(f"  PyTorch, glibc malloc as ergobench  {tuned:8.1f} samples/s  ratio {ours / tuned:.3f}")
 PY
