@@ -77,7 +77,7 @@ class SgdTrainee : public Trainee {
       mllog.Point("opt_momentum", recipe_.momentum);
       mllog.Point("opt_weight_decay", recipe_.weight_decay);
       mllog.Point("opt_learning_rate_warmup_epochs", decay->warmup_epochs);
-      mllog.Point("opt_learning_rate_warmup_factor", PeakLr() / recipe_.lr);
+      mllog.Point("opt_learning_rate_warmup_factor", PeakFactor());  // the peak over the base rate
       mllog.Point("opt_learning_rate_decay_boundary_epochs", epochs);
       mllog.Point("opt_learning_rate_decay_factor", factors);
     }
@@ -227,10 +227,10 @@ class SgdTrainee : public Trainee {
  private:
   int64_t StepSamples() const { return recipe_.batch * recipe_.accumulation; }
   // CosmoFlow's peak: learningRate scaled linearly from its base batch to the global batch.
-  double PeakLr() const {
-    return recipe_.lr * static_cast<double>(StepSamples() * comm_.world_size()) /
-           static_cast<double>(recipe_.epoch_decay->base_batch);
+  double PeakFactor() const {
+    return static_cast<double>(StepSamples() * comm_.world_size()) / static_cast<double>(recipe_.epoch_decay->base_batch);
   }
+  double PeakLr() const { return recipe_.lr * PeakFactor(); }
 
   TaskContext& context_;
   Communicator& comm_;
