@@ -1,7 +1,7 @@
 #include "api/analysis/weak_scaling.h"
 
 #include <algorithm>
-#include <map>
+#include <utility>
 
 #include "api/contract/mlperf_benchmarks.h"
 #include "api/v1alpha1/benchmark_phase.h"
@@ -58,18 +58,18 @@ WeakScalingScore Score(const std::string& benchmark, const SweepParameters& grou
 }  // namespace
 
 std::vector<WeakScalingScore> ScoreInstances(const std::string& benchmark, const std::vector<SweepPointStatus>& points) {
-  std::vector<SweepParameters> groups;  // in the order of their first instance
-  std::map<std::string, std::vector<const SweepPointStatus*>> members;
+  // Each point's parameters, without an instance, with its instances: in the order of the first.
+  std::vector<std::pair<SweepParameters, std::vector<const SweepPointStatus*>>> groups;
   for (const SweepPointStatus& p : points) {
     if (!p.parameters.instance) continue;
     SweepParameters group = p.parameters;
     group.instance.reset();
-    const std::string key = DescribeParameters(group);
-    if (members[key].empty()) groups.push_back(group);
-    members[key].push_back(&p);
+    auto found = std::find_if(groups.begin(), groups.end(), [&group](const auto& g) { return g.first == group; });
+    if (found == groups.end()) found = groups.insert(groups.end(), {group, {}});
+    found->second.push_back(&p);
   }
   std::vector<WeakScalingScore> scores;
-  for (const SweepParameters& group : groups) scores.push_back(Score(benchmark, group, members[DescribeParameters(group)]));
+  for (const auto& [group, instances] : groups) scores.push_back(Score(benchmark, group, instances));
   return scores;
 }
 

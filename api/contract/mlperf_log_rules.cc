@@ -59,6 +59,10 @@ KeyRule Exactly(std::string key, std::function<std::string(const Event&)> check 
 KeyRule AtLeastOne(std::string key, std::function<std::string(const Event&)> check = {}) {
   return {std::move(key), Required::kAtLeastOne, {}, std::move(check), {}, ""};
 }
+// A key a rule file names without requiring it: checked where it appears.
+KeyRule Optional(std::string key, std::function<std::string(const Event&)> check) {
+  return {std::move(key), Required::kAny, {}, std::move(check), {}, ""};
+}
 KeyRule OneOf(std::string key, std::vector<std::string> others, std::function<std::string(const Event&)> check) {
   return {std::move(key), Required::kAny, std::move(others), std::move(check), {}, ""};
 }
@@ -72,18 +76,48 @@ std::string Positive(const Event& e) { return Unless(IsNumber(e.value) && Number
 
 enum class Usage { kTraining, kHpc };
 
+// What common.yaml's checks remember from line to line.
+struct CommonState {
+  bool init_started = false, init_stopped = false, run_started = false, staging_started = false;
+  double first_init_start = 9e99;
+  double compile_minutes = 30;
+};
+
+// common.yaml's blocks, epochs and evaluations: HPC's count epochs only, Training's epochs or steps.
+std::vector<KeyRule> EpochRules(std::shared_ptr<CommonState> s, bool hpc) {
+  return {
+      OneOf("block_start", {"epoch_start"},
+            [s, hpc](const Event& e) {
+              const json& m = e.metadata;
+              if (!s->run_started) return std::string("block_start before run_start");
+              if (hpc && !Has(m, "epoch_count")) return std::string("metadata needs epoch_count");
+              if (!Has(m, "epoch_count") && !Has(m, "step_num")) return std::string("metadata needs epoch_count or step_num");
+              if (Has(m, "epoch_count") && !Has(m, "first_epoch_num")) return std::string("metadata needs first_epoch_num");
+              if (Has(m, "epoch_count") && !(IsNumber(m["epoch_count"]) && Number(m["epoch_count"]) > 0)) {
+                return std::string("epoch_count must be above 0");
+              }
+              return Unless(!Has(m, "step_num") || (IsNumber(m["step_num"]) && Number(m["step_num"]) >= 0),
+                            "step_num must not be negative");
+            }),
+      OneOf("block_stop", {"epoch_stop"},
+            [hpc](const Event& e) {
+              return Unless(Has(e.metadata, "first_epoch_num") || (!hpc && Has(e.metadata, "step_num")),
+                            hpc ? "metadata needs first_epoch_num" : "metadata needs first_epoch_num or step_num");
+            }),
+      OneOf("epoch_start", {"block_start"}, EpochNum),
+      OneOf("epoch_stop", {"block_stop"}, EpochNum),
+      OneOf("eval_start", {"block_start"}, hpc ? EpochNum : EpochOrStep),
+      OneOf("eval_stop", {"block_stop"}, hpc ? EpochNum : EpochOrStep),
+  };
+}
+
 // common.yaml: the submission, the order of init and run, blocks, epochs and evaluations.
 // MLPerf HPC 3.0.0's differs from Training 4.0.0's in four places: initialisation has 30
 // minutes in either division (Training: 30 closed, 240 open), blocks and evaluations count
 // epochs only (Training: or steps), staging is optional but its stop follows its start, and
 // eval_accuracy is not required (each HPC benchmark names its own metric).
 RuleFile CommonRules(Usage usage) {
-  struct State {
-    bool init_started = false, init_stopped = false, run_started = false, staging_started = false;
-    double first_init_start = 9e99;
-    double compile_minutes = 30;
-  };
-  auto s = std::make_shared<State>();
+  auto s = std::make_shared<CommonState>();
   const bool hpc = usage == Usage::kHpc;
   RuleFile rules{"common", {}};
   rules.keys = {
@@ -129,38 +163,15 @@ RuleFile CommonRules(Usage usage) {
                 if (!s->run_started) return std::string("run_stop before run_start");
                 return Unless(Has(e.metadata, "status"), "metadata needs status");
               }),
-      OneOf("block_start", {"epoch_start"},
-            [s, hpc](const Event& e) {
-              const json& m = e.metadata;
-              if (!s->run_started) return std::string("block_start before run_start");
-              if (hpc && !Has(m, "epoch_count")) return std::string("metadata needs epoch_count");
-              if (!Has(m, "epoch_count") && !Has(m, "step_num")) return std::string("metadata needs epoch_count or step_num");
-              if (Has(m, "epoch_count") && !Has(m, "first_epoch_num")) return std::string("metadata needs first_epoch_num");
-              if (Has(m, "epoch_count") && !(IsNumber(m["epoch_count"]) && Number(m["epoch_count"]) > 0)) {
-                return std::string("epoch_count must be above 0");
-              }
-              return Unless(!Has(m, "step_num") || (IsNumber(m["step_num"]) && Number(m["step_num"]) >= 0),
-                            "step_num must not be negative");
-            }),
-      OneOf("block_stop", {"epoch_stop"},
-            [hpc](const Event& e) {
-              return Unless(Has(e.metadata, "first_epoch_num") || (!hpc && Has(e.metadata, "step_num")),
-                            hpc ? "metadata needs first_epoch_num" : "metadata needs first_epoch_num or step_num");
-            }),
-      OneOf("epoch_start", {"block_start"}, EpochNum),
-      OneOf("epoch_stop", {"block_stop"}, EpochNum),
-      OneOf("eval_start", {"block_start"}, hpc ? EpochNum : EpochOrStep),
-      OneOf("eval_stop", {"block_stop"}, hpc ? EpochNum : EpochOrStep),
-      AtLeastOne("eval_accuracy", EpochOrStep),
-      Exactly("train_samples", NotEmpty),
-      Exactly("eval_samples", NotEmpty),
   };
+  for (KeyRule& rule : EpochRules(s, hpc)) rules.keys.push_back(std::move(rule));
+  if (!hpc) rules.keys.push_back(AtLeastOne("eval_accuracy", EpochOrStep));
+  rules.keys.push_back(Exactly("train_samples", NotEmpty));
+  rules.keys.push_back(Exactly("eval_samples", NotEmpty));
   if (!hpc) return rules;
-  std::erase_if(rules.keys, [](const KeyRule& r) { return r.key == "eval_accuracy"; });
-  rules.keys.push_back({"staging_start", Required::kAny, {},
-                        [s](const Event&) { return s->staging_started = true, std::string(); }, {}, ""});
-  rules.keys.push_back({"staging_stop", Required::kAny, {},
-                        [s](const Event&) { return Unless(s->staging_started, "staging_stop before staging_start"); }, {}, ""});
+  rules.keys.push_back(Optional("staging_start", [s](const Event&) { return s->staging_started = true, std::string(); }));
+  rules.keys.push_back(
+      Optional("staging_stop", [s](const Event&) { return Unless(s->staging_started, "staging_stop before staging_start"); }));
   return rules;
 }
 
@@ -180,8 +191,8 @@ RuleFile DivisionRules(Usage usage, const std::string& division) {
     return rules;
   }
   const auto not_negative = [](const Event& e) { return Unless(IsNumber(e.value) && Number(e.value) >= 0, "value must not be negative"); };
-  rules.keys.push_back({"gradient_accumulation_steps", Required::kAny, {}, Positive, {}, ""});
-  rules.keys.push_back({"gradient_accumulation_frequency", Required::kAny, {}, Positive, {}, ""});
+  rules.keys.push_back(Optional("gradient_accumulation_steps", Positive));
+  rules.keys.push_back(Optional("gradient_accumulation_frequency", Positive));
   rules.keys.push_back(Exactly("number_of_nodes", Positive));
   rules.keys.push_back(Exactly("accelerators_per_node", not_negative));
   return rules;
@@ -203,10 +214,11 @@ RuleFile CosmoflowRules(const std::string& division) {
            Exactly("opt_base_learning_rate", at_least(0)), Exactly("opt_learning_rate_warmup_epochs", at_least(0)),
            Exactly("opt_learning_rate_warmup_factor", at_least(0)), Exactly("opt_learning_rate_decay_boundary_epochs"),
            Exactly("opt_learning_rate_decay_factor"),
-           {"dropout", Required::kAny, {},
-            [](const Event& e) { return Unless(IsNumber(e.value) && Number(e.value) >= 0 && Number(e.value) < 1, "value must be in [0, 1)"); },
-            {}, ""},
-           {"opt_weight_decay", Required::kAny, {}, at_least(0), {}, ""},
+           Optional("dropout",
+                    [](const Event& e) {
+                      return Unless(IsNumber(e.value) && Number(e.value) >= 0 && Number(e.value) < 1, "value must be in [0, 1)");
+                    }),
+           Optional("opt_weight_decay", at_least(0)),
            error}};
 }
 

@@ -243,16 +243,22 @@ TaskDef TransformerTranslationTask() {
 // MLPerf's ResNet reference (runner/tasks/imagenet_classification.h): learningRate is one
 // worker's batch's share of 0.1 per 256 images, linear warm-up, polynomial decay, label
 // smoothing; the goal is MLPerf's 75.9% top-1.
+// A task whose recipe has a schedule of its own instead of the shared recipe's (MLBench's plateau
+// decay): the plateau's hyperparameters gone, learningRate described as the schedule reads it.
+void ReplaceSchedule(TaskDef* task, const std::string& learning_rate) {
+  std::erase_if(task->hyperparameters, [](const HyperparameterDef& h) { return h.name.starts_with("plateau"); });
+  for (HyperparameterDef& h : task->hyperparameters) {
+    if (h.name == "learningRate") h.description = learning_rate;
+  }
+}
+
 TaskDef ResNet50Task(std::vector<HyperparameterDef> recipe) {
   TaskDef task = TrainingTask("resnet50", "ResNet-50 v1.5 on ImageNet", "CARAML ResNet-50; MLPerf's recipe", 0.759,
                               0.70, 41, std::move(recipe));
   task.dataset_sources = {"synthetic", "path"};
   task.reference_epoch_samples = 1281167;
-  // The plateau schedule is MLBench's; this task follows MLPerf's polynomial one instead.
-  std::erase_if(task.hyperparameters, [](const HyperparameterDef& h) { return h.name.starts_with("plateau"); });
-  for (HyperparameterDef& h : task.hyperparameters) {
-    if (h.name == "learningRate") h.description = "one worker's batch's rate (0.1 per 256 images); the peak is k times it";
-  }
+  // MLPerf's polynomial schedule instead.
+  ReplaceSchedule(&task, "one worker's batch's rate (0.1 per 256 images); the peak is k times it");
   const std::vector<HyperparameterDef> own = {
       {"lrWarmupEpochs", ParamType::kNumber, 5, 0, 1000, {}, "epochs of linear warm-up from 0 to k x learningRate"},
       {"lrDecayPower", ParamType::kNumber, 2, 0, 10, {}, "then (1 - progress)^power down to lrEnd at maxEpochs"},
@@ -281,12 +287,12 @@ TaskDef CosmoFlowTask(std::vector<HyperparameterDef> recipe) {
   task.goal_minimizes = true;
   task.goal_max = 10;
   task.dataset_sources = {"synthetic"};
-  std::erase_if(task.hyperparameters, [](const HyperparameterDef& h) { return h.name.starts_with("plateau"); });
+  ReplaceSchedule(&task, "the rate at epoch 0, for a global batch of lrBaseBatch");  // the reference's step decay
   for (HyperparameterDef& h : task.hyperparameters) {
-    if (h.name == "learningRate") h.description = "the rate at epoch 0, for a global batch of lrBaseBatch";
     if (h.name == "trainSamples") h.description = "training universes generated (0: 1024)";
   }
   const std::vector<HyperparameterDef> own = {
+      // runner/models/cosmoflow.cc defines the presets; cosmoflow_test checks both lists agree.
       Text("model", "reference", {"reference", "small", "tiny"},
            "reference: 4 x 128^3 volumes, 5 conv blocks from 32 filters (8,907,556 parameters); small: 64^3, 4 blocks "
            "from 16; tiny: 32^3, 3 blocks from 8"),

@@ -45,11 +45,18 @@ torch::Tensor RfftWaveNumbers(int64_t side) {
   return torch::sqrt(full.view({side, 1, 1}).pow(2) + full.view({1, side, 1}).pow(2) + half.view({1, 1, -1}).pow(2));
 }
 
-PowerSpectrum::PowerSpectrum(const UniverseSpectrum& spectrum, int64_t side) : spectrum_(spectrum) {
-  // Var(delta) = (1 / side^3) sum over the full cube of P(k): sigma^2.
-  const double sum = (Shape(spectrum, RfftWaveNumbers(side)) * HermitianWeights(side)).sum().item<double>();
-  amplitude_ = spectrum.sigma * spectrum.sigma * static_cast<double>(side * side * side) / sum;
+namespace {
+
+// A: Var(delta) = (1 / side^3) sum over the full cube of P(k) = sigma^2, from P's shape on rfftn's grid.
+double Amplitude(const UniverseSpectrum& spectrum, const torch::Tensor& shape_on_rfft_grid, int64_t side) {
+  const double sum = (shape_on_rfft_grid * HermitianWeights(side)).sum().item<double>();
+  return spectrum.sigma * spectrum.sigma * static_cast<double>(side * side * side) / sum;
 }
+
+}  // namespace
+
+PowerSpectrum::PowerSpectrum(const UniverseSpectrum& spectrum, int64_t side)
+    : spectrum_(spectrum), amplitude_(Amplitude(spectrum, Shape(spectrum, RfftWaveNumbers(side)), side)) {}
 
 double PowerSpectrum::operator()(double k) const {
   if (k <= 0) return 0;
@@ -60,10 +67,10 @@ torch::Tensor PowerSpectrum::operator()(const torch::Tensor& k) const { return S
 
 torch::Tensor GaussianField(const UniverseSpectrum& spectrum, int64_t side, torch::Generator& generator) {
   const torch::Tensor noise = torch::randn({side, side, side}, generator, torch::kFloat64);
-  const PowerSpectrum power(spectrum, side);
   // White noise of unit variance has E|rfftn|^2 = side^3; shaped by sqrt(P), irfftn's 1/side^3
-  // leaves E|fftn(delta)|^2 = side^3 P.
-  const torch::Tensor amplitude = torch::sqrt(power(RfftWaveNumbers(side)));
+  // leaves E|fftn(delta)|^2 = side^3 P (PowerSpectrum's, its shape computed once here).
+  const torch::Tensor shape = Shape(spectrum, RfftWaveNumbers(side));
+  const torch::Tensor amplitude = torch::sqrt(shape * Amplitude(spectrum, shape, side));
   return torch::fft::irfftn(torch::fft::rfftn(noise) * amplitude, torch::IntArrayRef({side, side, side}));
 }
 

@@ -28,23 +28,36 @@ int64_t CosmoFlowConfig::flattened() const {
   return volume * volume * volume * (base_filters << (blocks - 1));
 }
 
+namespace {
+
+struct Preset {
+  const char* name;
+  int64_t side, blocks, base_filters;
+};
+constexpr Preset kPresets[] = {{"reference", 128, 5, 32}, {"small", 64, 4, 16}, {"tiny", 32, 3, 8}};
+
+}  // namespace
+
 const std::vector<std::string>& CosmoFlowPresetNames() {
-  static const std::vector<std::string> names = {"reference", "small", "tiny"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const Preset& p : kPresets) all.push_back(p.name);
+    return all;
+  }();
   return names;
 }
 
 StatusOr<CosmoFlowConfig> CosmoFlowPreset(const std::string& name) {
-  CosmoFlowConfig c;
-  if (name == "reference") return c;
-  if (name == "small") {
-    c.side = 64, c.blocks = 4, c.base_filters = 16;
-    return c;
+  std::string listed;
+  for (const Preset& p : kPresets) {
+    if (name == p.name) {
+      CosmoFlowConfig c;
+      c.side = p.side, c.blocks = p.blocks, c.base_filters = p.base_filters;
+      return c;
+    }
+    listed += std::string(listed.empty() ? "" : ", ") + p.name;
   }
-  if (name == "tiny") {
-    c.side = 32, c.blocks = 3, c.base_filters = 8;
-    return c;
-  }
-  return Status::InvalidArgument("hyperparameters.model: must be one of reference, small, tiny, got \"" + name + "\"");
+  return Status::InvalidArgument("hyperparameters.model: must be one of " + listed + ", got \"" + name + "\"");
 }
 
 CosmoFlowImpl::CosmoFlowImpl(const CosmoFlowConfig& config)

@@ -37,7 +37,8 @@ struct CosmoFlowConfig {
 // "reference" (128^3, 5 blocks of 32..512 filters), "small" (64^3, 4 blocks of 16..128) and
 // "tiny" (32^3, 3 blocks of 8..32); an unknown name is an error naming the choices.
 StatusOr<CosmoFlowConfig> CosmoFlowPreset(const std::string& name);
-// The presets' names, for the catalog's choices.
+// The presets' names: the catalog's choices of hyperparameters.model (cosmoflow_test checks both
+// lists agree; the catalog cannot call the runner).
 const std::vector<std::string>& CosmoFlowPresetNames();
 
 class CosmoFlowImpl : public torch::nn::Module {

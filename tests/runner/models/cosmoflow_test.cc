@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "api/v1alpha1/catalog.h"
 #include "runner/models/models.h"
 #include "runner/train/flop_counter.h"
 
@@ -32,6 +33,7 @@ TEST(CosmoFlowTest, SmallerPresetsKeepItsShape) {
   EXPECT_EQ(ParameterCount(*small), 1744 + 13856 + 55360 + 221312 + 1048704 + 8256 + 260);
   CosmoFlow tiny = Build("tiny");
   EXPECT_EQ(ParameterCount(*tiny), 872 + 3472 + 13856 + 262272 + 8256 + 260);
+  EXPECT_EQ(FindTask("cosmoflow")->FindHyperparameter("model")->choices, CosmoFlowPresetNames());
   EXPECT_EQ(CosmoFlowPreset("huge").status().ToString(),
             "InvalidArgument: hyperparameters.model: must be one of reference, small, tiny, got \"huge\"");
 }
