@@ -108,12 +108,17 @@ void NodeEnergyAgent::Export(const std::vector<ChannelEnergy>& channels) {
 }
 
 NodeEnergyReport NodeEnergyAgent::Report(const std::optional<std::vector<json>>& pods,
-                                         const std::optional<EnergyQuery>& query) const {
+                                         const std::optional<EnergyQuery>& query,
+                                         EnergySampler::Clock::time_point now) const {
   NodeEnergyReport report;
   report.node = node_;
   report.interval_ms = interval_.count();
+  const EnergySampler::LastSample last = sampler_->Last();  // the joules and their time, together
+  if (last.taken && *last.taken < now) {
+    report.sample_age_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - *last.taken).count();
+  }
   report.meters = sampler_->Describe();
-  for (const ChannelEnergy& c : sampler_->Channels()) {
+  for (const ChannelEnergy& c : last.channels) {
     report.channels.push_back({c.channel.device, c.channel.domain, c.channel.in_total, Served(c.joules)});
   }
   report.pods_known = pods.has_value() && query.has_value() && !pod_key_.empty();

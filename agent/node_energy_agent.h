@@ -73,9 +73,10 @@ class NodeEnergyAgent {
   void Stop();
 
   // `pods`: the node's pods as the watch holds them; nothing until it has listed them. Without a
-  // query, the report says nothing of them.
+  // query, the report says nothing of them. `now`: when it answers (its readings' age).
   NodeEnergyReport Report(const std::optional<std::vector<nlohmann::json>>& pods,
-                          const std::optional<EnergyQuery>& query) const;
+                          const std::optional<EnergyQuery>& query,
+                          EnergySampler::Clock::time_point now = EnergySampler::Clock::now()) const;
   std::string RenderMetrics() const;
 
  private:

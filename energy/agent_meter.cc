@@ -1,5 +1,6 @@
 #include "energy/agent_meter.h"
 
+#include <algorithm>
 #include <charconv>
 #include <mutex>
 #include <set>
@@ -21,6 +22,7 @@ class AgentMeter final : public EnergyMeter {
       return;
     }
     for (const NodeEnergyChannel& c : report->channels) info_.channels.push_back({c.device, c.domain, c.in_total});
+    info_.refresh = std::chrono::milliseconds(report->interval_ms);
     info_.available = !info_.channels.empty();
     if (!info_.available) info_.reason = "the node energy agent on " + report->node + " has no meter that reads";
     Note(*report);
@@ -30,9 +32,16 @@ class AgentMeter final : public EnergyMeter {
 
   std::vector<ChannelSample> Sample() override {
     std::vector<ChannelSample> samples(info_.channels.size());
+    const auto asked = std::chrono::steady_clock::now();
     StatusOr<NodeEnergyReport> report = Fetch();
     if (!report.ok()) return samples;  // a failed read: both fields empty
+    // The agent's readings were sampleAgeMs old when it answered, which was within the round
+    // trip after asking.
+    const auto round_trip = std::chrono::steady_clock::now() - asked;
+    const std::chrono::nanoseconds taken_before =
+        std::max<std::chrono::nanoseconds>(std::chrono::milliseconds(report->sample_age_ms) - round_trip, {});
     for (size_t i = 0; i < info_.channels.size(); ++i) {
+      samples[i].taken_before = taken_before;
       for (const NodeEnergyChannel& c : report->channels) {
         if (c.device == info_.channels[i].device && c.domain == info_.channels[i].domain) {
           samples[i].energy_joules = c.joules;

@@ -11,6 +11,7 @@
 // sampler (energy_sampler.h) integrates over time.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,10 @@ struct EnergyChannel {
 struct ChannelSample {
   std::optional<double> energy_joules;  // cumulative, wrap-around undone, from an arbitrary origin
   std::optional<double> power_watts;    // a power reading, where the device gives one
+  // How long before Sample() was called the reading was taken: 0 for a meter that reads the
+  // hardware when asked; the node energy agent serves its last sampling's readings, up to its
+  // interval old, and says how old.
+  std::chrono::nanoseconds taken_before{0};
 };
 
 struct MeterInfo {
@@ -36,6 +41,9 @@ struct MeterInfo {
   bool available = false;
   std::string reason;  // why not, when unavailable
   std::vector<EnergyChannel> channels;
+  // For a meter whose readings are taken_before the asking (the agent): how often it takes new
+  // ones. 0: it reads when asked.
+  std::chrono::milliseconds refresh{0};
 };
 
 class EnergyMeter {

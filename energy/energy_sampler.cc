@@ -1,6 +1,7 @@
 #include "energy/energy_sampler.h"
 
 #include <algorithm>
+#include <thread>
 
 namespace ergobench {
 
@@ -29,12 +30,20 @@ EnergySampler::~EnergySampler() { Stop(); }
 // periodic one: a counter that updates every few milliseconds gives noise there (often 0 W).
 constexpr std::chrono::milliseconds kMinPowerWindow{50};
 
-void EnergySampler::SampleAt(Clock::time_point now) {
+void EnergySampler::SampleAt(Clock::time_point asked) {
   std::map<EnergyMeter*, std::vector<ChannelSample>> samples;
   for (const Channel& c : channels_) {
     if (!samples.contains(c.meter)) samples[c.meter] = c.meter->Sample();
   }
+  // A rank reads either the agent or its own meters (runner.cc), so the readings of one sample
+  // share their lag; the oldest places them all.
+  std::chrono::nanoseconds lag{0};
+  for (const auto& [meter, readings] : samples) {
+    for (const ChannelSample& reading : readings) lag = std::max(lag, reading.taken_before);
+  }
+  const Clock::time_point now = asked - std::chrono::duration_cast<Clock::duration>(lag);
   std::lock_guard<std::mutex> lock(mutex_);
+  if (last_sample_ && now <= *last_sample_) return;  // nothing newer than what the series has
   const double dt = last_sample_ ? std::chrono::duration<double>(now - *last_sample_).count() : 0;
   double total = 0;
   for (Channel& c : channels_) {
@@ -81,6 +90,7 @@ void EnergySampler::Start(std::chrono::milliseconds interval,
 }
 
 void EnergySampler::Stop() {
+  const Clock::time_point called = Clock::now();
   {
     std::lock_guard<std::mutex> lock(wake_mutex_);
     if (stopping_ || !thread_.joinable()) return;
@@ -88,14 +98,26 @@ void EnergySampler::Stop() {
   }
   wake_.notify_all();
   thread_.join();
-  SampleAt(Clock::now());  // the last stretch counts too
+  // The last stretch counts too: sample until a reading was taken after `called`, polling at
+  // most every 10 ms for at most twice the slowest meter's refresh.
+  std::chrono::milliseconds refresh{0};
+  for (const auto& meter : meters_) refresh = std::max(refresh, meter->info().refresh);
+  const Clock::time_point deadline = called + 2 * refresh;
+  for (;;) {
+    const Clock::time_point now = Clock::now();
+    SampleAt(now);
+    if (Last().taken >= called || now >= deadline) return;
+    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(10), deadline - now));
+  }
 }
 
-std::vector<ChannelEnergy> EnergySampler::Channels() const {
+std::vector<ChannelEnergy> EnergySampler::Channels() const { return Last().channels; }
+
+EnergySampler::LastSample EnergySampler::Last() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<ChannelEnergy> out;
-  for (const Channel& c : channels_) out.push_back(c.energy);
-  return out;
+  LastSample last{{}, last_sample_};
+  for (const Channel& c : channels_) last.channels.push_back(c.energy);
+  return last;
 }
 
 std::optional<double> EnergySampler::TotalAt(Clock::time_point t) const {

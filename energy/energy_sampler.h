@@ -45,12 +45,23 @@ class EnergySampler {
 
   // Samples now and then every `interval` on a thread, calling on_sample after each.
   void Start(std::chrono::milliseconds interval, std::function<void(const std::vector<ChannelEnergy>&)> on_sample);
+  // Stops the thread and samples until a reading taken after Stop was called, so that every
+  // time before it lies within the samples (a meter whose readings lag, the agent, may take up
+  // to its refresh interval).
   void Stop();
 
-  // One sample at `now`; what the thread does, and what tests call.
+  // One sample asked at `now`; what the thread does, and what tests call. Its readings count at
+  // the time they were taken (now less the meters' taken_before); one taken no later than the
+  // last sample's (the agent had not sampled since) adds nothing.
   void SampleAt(Clock::time_point now);
 
   std::vector<ChannelEnergy> Channels() const;
+  // The channels as of the last sample, and when its readings were taken.
+  struct LastSample {
+    std::vector<ChannelEnergy> channels;
+    std::optional<Clock::time_point> taken;
+  };
+  LastSample Last() const;
   // The rank's total (channels with in_total) between two times, interpolated between
   // samples. Nothing when not measuring or when the span is outside the samples.
   std::optional<double> JoulesBetween(Clock::time_point from, Clock::time_point to) const;

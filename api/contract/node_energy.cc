@@ -20,6 +20,7 @@ const JsonFields<NodeEnergyReport>& ReportFields() {
       JsonFields<R>()
           .Add("node", &R::node, kAlways)
           .Add("intervalMs", &R::interval_ms, kAlways)
+          .Add("sampleAgeMs", &R::sample_age_ms, kAlways)
           .Json("meters", &R::meters, JsonShape::kList, kAlways)
           .List("channels", &R::channels, channel, [](const R&) { return true; })
           .Add("podsKnown", &R::pods_known, kAlways)
@@ -35,6 +36,10 @@ StatusOr<NodeEnergyReport> DecodeNodeEnergyReport(const nlohmann::json& json) {
   FieldErrors errors;
   NodeEnergyReport report = ReportFields().Decode(&json, "", &errors);
   if (!errors.empty()) return Status::InvalidArgument("node energy report: " + errors.Joined());
+  if (report.sample_age_ms < 0) {
+    return Status::InvalidArgument("node energy report: sampleAgeMs: want 0 or more milliseconds, got " +
+                                   std::to_string(report.sample_age_ms));
+  }
   return report;
 }
 

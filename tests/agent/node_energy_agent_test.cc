@@ -89,6 +89,19 @@ TEST_F(NodeEnergyAgentTest, ReportsItsChannelsAndTheWorkloadPods) {
   EXPECT_TRUE(report.other_pods.empty());
 }
 
+// The agent serves its last sampling's joules, up to an interval old, and says how old: a rank
+// places the reading when it was taken (EnergySampler).
+TEST_F(NodeEnergyAgentTest, SaysHowOldItsReadingsAre) {
+  std::unique_ptr<EnergySampler> owned = Sampler();
+  EnergySampler* sampler = owned.get();
+  NodeEnergyAgent agent("node-1", std::move(owned), std::chrono::milliseconds(100), "agent-key");
+  const auto t0 = EnergySampler::Clock::now();
+  sampler->SampleAt(t0);
+  EXPECT_EQ(agent.Report(std::nullopt, std::nullopt, t0 + std::chrono::milliseconds(70)).sample_age_ms, 70);
+  sampler->SampleAt(t0 + std::chrono::milliseconds(100));
+  EXPECT_EQ(agent.Report(std::nullopt, std::nullopt, t0 + std::chrono::microseconds(100'900)).sample_age_ms, 0);
+}
+
 TEST(EnergyQueryTest, ABenchmarkIsNamedByItsNamespaceAndNameOrNotAtAll) {
   EXPECT_FALSE(ParseEnergyQuery("")->has_value());
   const auto query = ParseEnergyQuery("namespace=team-a&benchmark=fmnist-k2");

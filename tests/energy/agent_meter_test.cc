@@ -56,6 +56,22 @@ TEST_F(AgentMeterTest, TheNodesChannelsAreCountersOfItsJoules) {
   EXPECT_EQ(samples[1].energy_joules, 400.0);
 }
 
+// The agent's reading was sampleAgeMs old when it answered: the meter says it was taken that
+// long before it asked, less the request's round trip (never less than 0).
+TEST_F(AgentMeterTest, AReadingIsAsOldAsTheAgentSaysLessTheRoundTrip) {
+  auto meter = OpenAgentMeter(Address(), "bench", "task1a");
+  EXPECT_EQ(meter->info().refresh, std::chrono::milliseconds(100));  // the agent's intervalMs
+  Update([](NodeEnergyReport& r) { r.sample_age_ms = 80; });
+  const auto asked = std::chrono::steady_clock::now();
+  const std::vector<ChannelSample> samples = meter->Sample();
+  const auto round_trip = std::chrono::steady_clock::now() - asked;
+  EXPECT_LE(samples[0].taken_before, std::chrono::milliseconds(80));
+  EXPECT_GE(samples[0].taken_before, std::chrono::milliseconds(80) - round_trip);
+  EXPECT_EQ(samples[1].taken_before, samples[0].taken_before);  // one reading of the node
+  Update([](NodeEnergyReport& r) { r.sample_age_ms = 0; });
+  EXPECT_EQ(meter->Sample()[0].taken_before, std::chrono::nanoseconds(0));
+}
+
 // The sampler turns the agent's counters into the rank's energy, as it does a RAPL counter's.
 TEST_F(AgentMeterTest, TheEnergyBetweenTwoReadingsIsTheirDifference) {
   std::vector<std::unique_ptr<EnergyMeter>> meters;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "energy/energy_meter.h"
 #include "energy/energy_sampler.h"
@@ -245,6 +246,89 @@ TEST(Nvml, NoLibraryOrNoInitIsUnavailable) {
   unsetenv("FAKE_NVML_INIT_FAILS");
   EXPECT_FALSE(meter->info().available);
   EXPECT_NE(meter->info().reason.find("nvmlInit failed"), std::string::npos);
+}
+
+// A package counter at a constant power whose readings, like the node energy agent's, were
+// taken some time before they are asked for, and which says how long.
+class LaggingCounter final : public EnergyMeter {
+ public:
+  using Clock = EnergySampler::Clock;
+  LaggingCounter(double watts, Clock::time_point origin) : watts_(watts), origin_(origin) {
+    info_ = {"agent", true, "", {{"cpu0", "package", true}}, milliseconds(50)};
+  }
+  const MeterInfo& info() const override { return info_; }
+  // The next Sample() is asked at `asked` and serves the counter as it was `lag` before.
+  void Ask(Clock::time_point asked, std::chrono::nanoseconds lag) { asked_ = asked, lag_ = lag; }
+  std::vector<ChannelSample> Sample() override {
+    const double seconds = std::chrono::duration<double>(asked_ - lag_ - origin_).count();
+    return {{watts_ * seconds, std::nullopt, lag_}};
+  }
+
+ private:
+  MeterInfo info_;
+  double watts_;
+  Clock::time_point origin_, asked_;
+  std::chrono::nanoseconds lag_{0};
+};
+
+// A reading is placed when it was taken, not when it was asked for: the agent's counter read 80
+// ms old at the run's end would otherwise cut 8 J off a 100 W second. A reading served again (the
+// agent had not sampled since) adds nothing.
+TEST(EnergySampler, AReadingCountsWhenItWasTakenNotWhenItWasAsked) {
+  const auto t0 = EnergySampler::Clock::time_point{};
+  auto owned = std::make_unique<LaggingCounter>(100.0, t0);
+  LaggingCounter* meter = owned.get();
+  std::vector<std::unique_ptr<EnergyMeter>> meters;
+  meters.push_back(std::move(owned));
+  EnergySampler sampler(std::move(meters));
+  const auto sample = [&](milliseconds at, milliseconds lag) {
+    meter->Ask(t0 + at, lag);
+    sampler.SampleAt(t0 + at);
+  };
+  sample(milliseconds(0), milliseconds(0));
+  sample(milliseconds(1000), milliseconds(80));  // taken at 920 ms: 92 J
+  sample(milliseconds(1050), milliseconds(130));  // the same reading, served again
+  sample(milliseconds(2000), milliseconds(0));
+  EXPECT_DOUBLE_EQ(*sampler.JoulesBetween(t0, t0 + milliseconds(1000)), 100.0);
+  EXPECT_DOUBLE_EQ(*sampler.JoulesBetween(t0 + milliseconds(1000), t0 + milliseconds(2000)), 100.0);
+}
+
+// Stop takes readings until one was taken after it was called, so that a run's last mark lies
+// within the samples: from a meter whose readings lag, the one at the mark was taken before it.
+TEST(EnergySampler, StopWaitsForAReadingTakenAfterIt) {
+  using Clock = EnergySampler::Clock;
+  // Real time: the meter refreshes every 50 ms and serves its last refresh's counter.
+  class Refreshing final : public EnergyMeter {
+   public:
+    explicit Refreshing(Clock::time_point origin) : origin_(origin) {
+      info_ = {"agent", true, "", {{"cpu0", "package", true}}, milliseconds(50)};
+    }
+    const MeterInfo& info() const override { return info_; }
+    std::vector<ChannelSample> Sample() override {
+      const auto now = Clock::now();
+      const auto refreshed = origin_ + (now - origin_) / milliseconds(50) * milliseconds(50);
+      return {{100.0 * std::chrono::duration<double>(refreshed - origin_).count(), std::nullopt, now - refreshed}};
+    }
+
+   private:
+    MeterInfo info_;
+    Clock::time_point origin_;
+  };
+  std::vector<std::unique_ptr<EnergyMeter>> meters;
+  meters.push_back(std::make_unique<Refreshing>(Clock::now()));
+  EnergySampler sampler(std::move(meters));
+  sampler.Start(std::chrono::seconds(10), nullptr);  // no periodic sample: Start's and Stop's
+  std::this_thread::sleep_for(milliseconds(70));
+  const auto from = Clock::now();
+  sampler.SampleAt(from);
+  std::this_thread::sleep_for(milliseconds(130));
+  const auto to = Clock::now();
+  sampler.SampleAt(to);
+  sampler.Stop();
+  const auto joules = sampler.JoulesBetween(from, to);
+  ASSERT_TRUE(joules.has_value()) << "the last mark is past the samples";
+  // 100 W: exact, but for the microseconds between the clock's reads and the meter's.
+  EXPECT_NEAR(*joules, 100.0 * std::chrono::duration<double>(to - from).count(), 1e-3);
 }
 
 TEST(EnergySampler, DescribesEveryMeter) {

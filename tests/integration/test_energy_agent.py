@@ -38,8 +38,10 @@ class EnergyAgentTest(NamespacedClusterSuite):
         for rank in ranks:
             self.assertEqual(rank["environment"]["energyMeters"],
                              [{"name": "agent", "available": True, "channels": ["cpu0/package"]}])
-            # The node's 100 W over this rank's timed region, shared by the node's two ranks; the
-            # agent's reading may be one interval old at either end.
+            # The node's 100 W over this rank's timed region, shared by the node's two ranks. The
+            # agent says how old its readings are and the rank counts them when they were taken
+            # (its 10 ms fixture and the node's scheduling are what is left); the bound stays the
+            # interval's at either end, which a reading counted when asked exceeded on a busy node.
             node_joules = WATTS * rank["runSeconds"]
             print(f"rank {rank['rank']}: {rank['energyJoules']:.2f} J over {rank['runSeconds']:.3f} s, "
                   f"half the node's {node_joules:.2f} J is {node_joules / 2:.2f} J")

@@ -167,7 +167,8 @@ class ObservabilityTest(ClusterSuite):
         def scraped():
             if prometheus.poll() is not None:
                 raise AssertionError(f"prometheus exited; see {cls.tmp}/prometheus.log")
-            return cls.query("up{job='ergobench-operator'} == 1")
+            # Its API answers 503 until its storage is open (/-/ready): slow on a busy machine.
+            return cls.ready() and cls.query("up{job='ergobench-operator'} == 1")
         cls.cluster.wait_for(scraped, 60, "Prometheus's first scrape of the operator pod")
 
     @classmethod
@@ -204,6 +205,14 @@ class ObservabilityTest(ClusterSuite):
         time.sleep(3)
 
     # --- Prometheus's HTTP API ------------------------------------------------------------
+    @classmethod
+    def ready(cls):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{cls.prometheus_port}/-/ready", timeout=10) as r:
+                return r.status == 200
+        except OSError:  # refused while it starts; HTTPError 503 while its storage opens
+            return False
+
     @classmethod
     def api(cls, path, **params):
         url = f"http://127.0.0.1:{cls.prometheus_port}/api/v1/{path}?" + urllib.parse.urlencode(params, doseq=True)

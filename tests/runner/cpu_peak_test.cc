@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -69,9 +70,17 @@ class OnOneCpu {
 // A thread spinning on the measuring thread's one CPU takes half its time: the kernel's wall
 // rate halves, the core's does not, and the peak is the core's (measured off the wall clock, a
 // language model beside a test suite once came out at MFU 1.52).
+// Each rate is the best of three: another process on the sibling hyperthread (ctest runs two
+// binaries at once on a 2-vCPU machine) slows the core's FLOPs per CPU second, once by 21%.
+double BestCpuPeakOfThree() {
+  double best = 0;
+  for (int i = 0; i < 3; ++i) best = std::max(best, MeasureCpuPeak(1, 0.1).flops_per_second);
+  return best;
+}
+
 TEST(CpuPeakTest, AThreadSharingTheCoreLeavesThePeakAsItWas) {
   OnOneCpu pinned;
-  const double alone = MeasureCpuPeak(1, 0.2).flops_per_second;
+  const double alone = BestCpuPeakOfThree();
   std::atomic<bool> stop{false};
   double competitor_cpu = 0;
   std::thread competitor([&] {
@@ -81,7 +90,7 @@ TEST(CpuPeakTest, AThreadSharingTheCoreLeavesThePeakAsItWas) {
     competitor_cpu = ThreadCpuSeconds() - start;
   });
   const auto start = std::chrono::steady_clock::now();
-  const double shared = MeasureCpuPeak(1, 0.2).flops_per_second;
+  const double shared = BestCpuPeakOfThree();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   stop = true;
   competitor.join();

@@ -9,6 +9,7 @@ TEST(NodeEnergyTest, RoundTrips) {
   NodeEnergyReport report;
   report.node = "node-1";
   report.interval_ms = 100;
+  report.sample_age_ms = 42;
   report.meters = nlohmann::json::parse(R"([{"name": "rapl", "available": true, "channels": ["cpu0/package"]}])");
   report.channels = {{"cpu0", "package", true, 8123.5}, {"cpu0", "core", false, 4000.25}};
   report.pods_known = true;
@@ -16,6 +17,7 @@ TEST(NodeEnergyTest, RoundTrips) {
   const nlohmann::json encoded = EncodeNodeEnergyReport(report);
   EXPECT_EQ(encoded["channels"][0]["joules"], 8123.5);
   EXPECT_EQ(encoded["otherPods"][1], "pod c89e7f5b90b49d56");
+  EXPECT_EQ(encoded["sampleAgeMs"], 42);
   auto decoded = DecodeNodeEnergyReport(encoded);
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(*decoded, report);
@@ -28,6 +30,20 @@ TEST(NodeEnergyTest, AWrongFieldIsNamed) {
   decoded = DecodeNodeEnergyReport(nlohmann::json::parse(R"({"otherPods": [1]})"));
   ASSERT_FALSE(decoded.ok());
   EXPECT_NE(decoded.status().message().find("otherPods"), std::string::npos) << decoded.status().message();
+}
+
+// An agent from before sampleAgeMs served its readings without their age: taken as fresh. An age
+// below 0 is no age.
+TEST(NodeEnergyTest, TheSamplesAgeIsZeroWhenUnsaidAndNeverNegative) {
+  auto decoded = DecodeNodeEnergyReport(nlohmann::json::parse(R"({"node": "n", "intervalMs": 100})"));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->sample_age_ms, 0);
+  decoded = DecodeNodeEnergyReport(nlohmann::json::parse(R"({"node": "n", "sampleAgeMs": -5})"));
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().message(), "node energy report: sampleAgeMs: want 0 or more milliseconds, got -5");
+  decoded = DecodeNodeEnergyReport(nlohmann::json::parse(R"({"node": "n", "sampleAgeMs": 1.5})"));
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("sampleAgeMs"), std::string::npos) << decoded.status().message();
 }
 
 }  // namespace
