@@ -6,6 +6,9 @@ find_package(CURL REQUIRED)
 find_package(OpenSSL REQUIRED)
 find_package(LibArchive REQUIRED)
 find_package(JPEG REQUIRED)  # libjpeg62-turbo-dev: the JPEG folders of task resnet50
+# libprotobuf-dev (libtorch-dev needs it too): the coded streams of tf.train.Example (cosmoflow's TFRecords).
+find_package(Protobuf REQUIRED)
+find_package(Boost 1.74 REQUIRED)  # header-only parts: Beast (base/), CRC (runner's TFRecords)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(prometheus-cpp REQUIRED COMPONENTS core)

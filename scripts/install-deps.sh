@@ -16,7 +16,7 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache mold
   libtorch-dev libgloo-dev libopenblas0-openmp
   libopenmpi-dev openmpi-bin
-  libcpprest-dev libboost-dev libjpeg62-turbo-dev nlohmann-json3-dev libyaml-cpp-dev prometheus-cpp-dev
+  libcpprest-dev libboost-dev libjpeg62-turbo-dev nlohmann-json3-dev libyaml-cpp-dev prometheus-cpp-dev libprotobuf-dev
   libgtest-dev libgmock-dev libcli11-dev zlib1g-dev
   libcurl4-openssl-dev libssl-dev libarchive-dev libicu-dev bzip2
   dataset-fashion-mnist

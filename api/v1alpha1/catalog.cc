@@ -279,17 +279,20 @@ TaskDef ResNet50Task(std::vector<HyperparameterDef> recipe) {
 // cosmological parameters, its SGD recipe (a batch of 4 a worker; learningRate 0.001 for a
 // global batch of 64, scaled linearly to the global batch after a warm-up of 4 epochs, x0.25
 // from epoch 32 and x0.125 from 64) and its goal, a mean absolute error of 0.124, on synthetic
-// universes whose statistics depend on the parameters (runner/data/cosmo_universes.h).
+// universes whose statistics depend on the parameters (runner/data/cosmo_universes.h), or on the
+// reference's preprocessed TFRecords under a data folder (source path; runner/data/cosmo_records.h).
 TaskDef CosmoFlowTask(std::vector<HyperparameterDef> recipe) {
   TaskDef task = TrainingTask("cosmoflow", "CosmoFlow 3D CNN on dark-matter universes", "MLPerf HPC CosmoFlow", 0.124,
                               0.35, 128, std::move(recipe));
   task.goal_metric = "mae";
   task.goal_minimizes = true;
   task.goal_max = 10;
-  task.dataset_sources = {"synthetic"};
+  task.dataset_sources = {"synthetic", "path"};
   ReplaceSchedule(&task, "the rate at epoch 0, for a global batch of lrBaseBatch");  // the reference's step decay
   for (HyperparameterDef& h : task.hyperparameters) {
-    if (h.name == "trainSamples") h.description = "training universes generated (0: 1024)";
+    if (h.name == "trainSamples") {
+      h.description = "training universes: generated (0: 1024), or the first of the data folder's train/ (0: all)";
+    }
   }
   const std::vector<HyperparameterDef> own = {
       // runner/models/cosmoflow.cc defines the presets; cosmoflow_test checks both lists agree.
@@ -303,8 +306,8 @@ TaskDef CosmoFlowTask(std::vector<HyperparameterDef> recipe) {
       Integer("lrDecay2Epoch", 64, 0, 1e9, "from this epoch the rate is the peak x lrDecay2Factor (0: no boundary)"),
       Number("lrDecay2Factor", 0.125, 0, 1, "the second boundary's factor of the peak"),
       Number("dropout", 0.5, 0, 1, "dropout after each hidden dense layer"),
-      Integer("evalSamples", 256, 1, 1e9, "validation universes generated"),
-      Integer("universeSeed", 2019, 0, 2147483647, "the synthetic data set's seed: the same universes for every run"),
+      Integer("evalSamples", 256, 1, 1e9, "validation universes: generated, or the first of the data folder's validation/"),
+      Integer("universeSeed", 2019, 0, 2147483647, "source synthetic: the data set's seed, the same universes for every run"),
   };
   task.hyperparameters.insert(task.hyperparameters.end(), own.begin(), own.end());
   return task;

@@ -23,6 +23,9 @@
 namespace ergobench {
 
 inline constexpr int kUniverseParameters = 4;
+// A data set's validation universes are indexed from here, its training ones from 0: the same
+// source, other universes (the task and ergobench-universes agree on it).
+inline constexpr int64_t kValidationUniverseIndexBase = int64_t{1} << 40;
 inline constexpr double kMeanCount = 8;  // particles a cell
 
 // The field's physics, from the four scaled parameters.

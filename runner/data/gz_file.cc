@@ -39,8 +39,11 @@ size_t GzFile::Read(void* out, size_t size) {
 
 std::string GzFile::error() {
   int code = 0;
-  const char* message = gzerror(file_, &code);
-  return code == Z_OK || code == Z_STREAM_END ? "" : message;
+  const std::string message = gzerror(file_, &code);
+  if (code == Z_OK || code == Z_STREAM_END) return "";
+  // zlib names a gzdopen'd file "<fd:N>"; the caller names the file.
+  const size_t named = message.rfind(">: ");
+  return message.rfind("<fd:", 0) == 0 && named != std::string::npos ? message.substr(named + 3) : message;
 }
 
 StatusOr<std::string> ReadMaybeGzipped(const std::string& path) {

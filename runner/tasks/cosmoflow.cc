@@ -2,7 +2,11 @@
 
 #include <ATen/Parallel.h>
 
+#include <iterator>
+
+#include "runner/data/cosmo_records.h"
 #include "runner/data/cosmo_universes.h"
+#include "runner/data/tfrecord.h"
 #include "runner/metrics/mllog.h"
 #include "runner/models/cosmoflow.h"
 #include "runner/train/recipe_reader.h"
@@ -15,16 +19,18 @@ constexpr int64_t kDefaultTrainUniverses = 1024;
 // The universes a rank generates and keeps, test set included: 4 GiB is 256 of the reference's
 // 4 x 128^3 (16 MiB each).
 constexpr int64_t kUniverseBudgetBytes = int64_t{4} << 30;
-// Validation universes are indexed apart from the training ones: the same source, other universes.
-constexpr int64_t kTestIndexBase = int64_t{1} << 40;
 
+// The universes: generated (synthetic), or read from the reference's TFRecords under a data
+// folder (source path; its train/ and validation/).
 class UniverseProblem : public TrainingProblem {
  public:
-  UniverseProblem(CosmoFlowConfig config, int64_t train, int64_t test, uint64_t universe_seed)
+  // `train` 0 with a data folder: all of train/.
+  UniverseProblem(CosmoFlowConfig config, int64_t train, int64_t test, uint64_t universe_seed, std::string data_folder)
       : config_(std::move(config)),
         source_(config_.side, config_.channels, universe_seed),
         train_count_(train),
-        test_count_(test) {}
+        test_count_(test),
+        data_folder_(std::move(data_folder)) {}
 
   EvalMetric metric() const override { return {"eval_error", "mae", false}; }
   torch::nn::AnyModule BuildModel() override { return torch::nn::AnyModule(CosmoFlow(config_)); }
@@ -34,15 +40,17 @@ class UniverseProblem : public TrainingProblem {
   int64_t test_batch() const override { return std::max<int64_t>(1, 512 / std::max<int64_t>(1, VolumeFloats() >> 15)); }
 
   Status Load() override {
-    const int64_t bytes = (train_count_ + test_count_) * VolumeFloats() * static_cast<int64_t>(sizeof(int16_t));
-    if (bytes > kUniverseBudgetBytes) {
-      return Status::InvalidArgument("spec.hyperparameters.trainSamples: " + std::to_string(train_count_) + " and " +
-                                     std::to_string(test_count_) + " universes of " + std::to_string(config_.side) +
-                                     "^3 are " + std::to_string(bytes >> 20) + " MiB a rank, over the " +
-                                     std::to_string(kUniverseBudgetBytes >> 20) + " MiB of generated data it keeps");
+    RETURN_IF_ERROR(WithinBudget(train_count_, test_count_));
+    if (data_folder_.empty()) {
+      train_ = Generate(0, train_count_);
+      test_ = Generate(kValidationUniverseIndexBase, test_count_);
+      return Status::Ok();
     }
-    train_ = Generate(0, train_count_);
-    test_ = Generate(kTestIndexBase, test_count_);
+    ASSIGN_OR_RETURN(test_, Read(data_folder_ + "/validation", test_count_, "evalSamples",
+                                 kUniverseBudgetBytes - train_count_ * VolumeBytes()));
+    ASSIGN_OR_RETURN(train_, Read(data_folder_ + "/train", train_count_, "trainSamples",
+                                  kUniverseBudgetBytes - test_count_ * VolumeBytes()));
+    train_count_ = train_.counts.size(0);
     return Status::Ok();
   }
 
@@ -73,6 +81,86 @@ class UniverseProblem : public TrainingProblem {
   };
 
   int64_t VolumeFloats() const { return config_.channels * config_.side * config_.side * config_.side; }
+  int64_t VolumeBytes() const { return VolumeFloats() * static_cast<int64_t>(sizeof(int16_t)); }
+
+  Status WithinBudget(int64_t train, int64_t test) const {
+    const int64_t bytes = (train + test) * VolumeBytes();
+    if (bytes <= kUniverseBudgetBytes) return Status::Ok();
+    return Status::InvalidArgument("spec.hyperparameters.trainSamples: " + std::to_string(train) + " and " +
+                                   std::to_string(test) + " universes of " + std::to_string(config_.side) + "^3 are " +
+                                   std::to_string(bytes >> 20) + " MiB a rank, over the " +
+                                   std::to_string(kUniverseBudgetBytes >> 20) + " MiB of data it keeps");
+  }
+
+  struct Sample {
+    std::vector<int16_t> counts;
+    std::array<float, kCosmoParameters> parameters;
+  };
+
+  // A file's samples, or the error naming it.
+  StatusOr<std::vector<Sample>> ReadFile(const std::string& path) const {
+    ASSIGN_OR_RETURN(std::unique_ptr<TfRecordReader> reader, TfRecordReader::Open(path));
+    std::vector<Sample> samples;
+    const CosmoVolume volume{config_.side, config_.channels};
+    for (;;) {
+      ASSIGN_OR_RETURN(std::optional<std::string> record, reader->Next());
+      if (!record) return samples;
+      Sample& sample = samples.emplace_back();
+      sample.counts.resize(static_cast<size_t>(volume.Values()));
+      const Status decoded = DecodeCosmoRecord(*record, volume, sample.counts.data(), sample.parameters.data());
+      if (!decoded.ok()) {
+        return Status::InvalidArgument(path + ": record " + std::to_string(samples.size() - 1) + ": " + decoded.message() +
+                                       " (spec.hyperparameters.model)");
+      }
+    }
+  }
+
+  // The first `want` samples of `folder`'s files in name order (0: all), within `budget` bytes:
+  // files read a thread each, a round at a time of as many files as samples are still wanted.
+  StatusOr<Universes> Read(const std::string& folder, int64_t want, const std::string& field, int64_t budget) const {
+    StatusOr<std::vector<std::string>> listed = ListTfRecordFiles(folder);
+    if (!listed.ok()) {
+      return Status::InvalidArgument("spec.dataset.path: " + listed.status().message() +
+                                     " (a CosmoFlow data folder holds train/ and validation/, of *.tfrecord files)");
+    }
+    const std::vector<std::string>& files = *listed;
+    const auto named = [&](const std::string& what) {
+      return Status::InvalidArgument("spec.hyperparameters." + field + ": " + folder + " (spec.dataset.path): " + what);
+    };
+    std::vector<Sample> samples;
+    const auto short_of_want = [&] { return want == 0 || static_cast<int64_t>(samples.size()) < want; };
+    for (size_t next = 0; next < files.size() && short_of_want();) {
+      const size_t round = want == 0 ? files.size() - next
+                                     : std::min(files.size() - next, static_cast<size_t>(want) - samples.size());
+      std::vector<StatusOr<std::vector<Sample>>> read(round, std::vector<Sample>());
+      at::parallel_for(0, static_cast<int64_t>(round), 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) read[static_cast<size_t>(i)] = ReadFile(files[next + static_cast<size_t>(i)]);
+      });
+      for (auto& file : read) {
+        if (!file.ok()) return file.status();
+        std::move(file->begin(), file->end(), std::back_inserter(samples));
+      }
+      next += round;
+      if (static_cast<int64_t>(samples.size()) * VolumeBytes() > budget) {
+        return named("its samples of " + std::to_string(config_.side) + "^3 (" + std::to_string(samples.size()) +
+                     " read) are over the " + std::to_string(kUniverseBudgetBytes >> 20) +
+                     " MiB of data a rank keeps: ask for fewer");
+      }
+    }
+    if (samples.empty() || static_cast<int64_t>(samples.size()) < want) {
+      return named(std::to_string(samples.size()) + " samples in " + std::to_string(files.size()) +
+                   " *.tfrecord files, " + (want > 0 ? std::to_string(want) + " wanted" : "at least 1 wanted"));
+    }
+    if (want > 0) samples.resize(static_cast<size_t>(want));
+    const int64_t n = static_cast<int64_t>(samples.size()), s = config_.side;
+    Universes u{torch::empty({n, config_.channels, s, s, s}, torch::kInt16), torch::empty({n, kUniverseParameters})};
+    for (int64_t i = 0; i < n; ++i) {  // each sample freed as it is copied: memory stays the data's
+      std::copy(samples[i].counts.begin(), samples[i].counts.end(), u.counts[i].data_ptr<int16_t>());
+      std::copy(samples[i].parameters.begin(), samples[i].parameters.end(), u.parameters[i].data_ptr<float>());
+      samples[i] = Sample();
+    }
+    return u;
+  }
 
   Universes Generate(int64_t first, int64_t n) const {
     const int64_t s = config_.side;
@@ -100,6 +188,7 @@ class UniverseProblem : public TrainingProblem {
   UniverseSource source_;
   int64_t train_count_;
   int64_t test_count_;
+  std::string data_folder_;
   Universes train_;
   Universes test_;
 };
@@ -119,9 +208,11 @@ class CosmoFlowTask : public Task {
     config.dropout = dropout;
     // The universes are learnable, unlike other tasks' synthetic data: the goal stands.
     if (spec.goal) recipe.goal = spec.goal->target;
-    const int64_t train = recipe.train_samples > 0 ? recipe.train_samples : kDefaultTrainUniverses;
+    const bool from_files = spec.dataset.source == "path";
+    const int64_t train = recipe.train_samples > 0 || from_files ? recipe.train_samples : kDefaultTrainUniverses;
     context.mllog.Point("dropout", dropout);
-    UniverseProblem problem(config, train, eval_samples, static_cast<uint64_t>(universe_seed));
+    UniverseProblem problem(config, train, eval_samples, static_cast<uint64_t>(universe_seed),
+                            from_files ? spec.dataset.path : "");
     return TrainSyncSgd(context, problem, recipe);
   }
 };

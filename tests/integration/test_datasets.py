@@ -1,7 +1,8 @@
 """Datasets on the real cluster: a CIFAR-10-format archive served over HTTP from the
 node (the pods' bridge address) is staged once by the operator's Job into a claim of the
 default StorageClass, and task 1a Benchmarks train on it from that claim mounted read-only;
-a second Benchmark reads the same copy, with no second download. The node energy agent runs
+a second Benchmark reads the same copy, with no second download, and a third, of task cosmoflow,
+the CosmoFlow reference's TFRecords (ergobench-universes's) beside it. The node energy agent runs
 (on a fake RAPL counter), so the task1a example of docs/kubernetes/datasets.md is tested end to
 end: applied as written but for its url (this machine has no internet), run locally from the
 same file, and the two compared by `ergobench report`."""
@@ -21,23 +22,38 @@ import yaml
 from cluster_suite import (OPERATOR_NAMESPACE, ROOT, WORKER_CPU, NamespacedClusterSuite, byte_quantity,
                            seconds_text, si)
 from network import HOST_ADDRESS  # noqa: E402 (cluster_suite puts kube/cluster on the path)
-from harness import ERGOBENCH
+from harness import BIN_DIR, ERGOBENCH
 
 ARCHIVE = "cifar-10-binary.tar.gz"
 PER_BATCH = 64  # images per batch file: 320 to train on, 64 to evaluate
 
 
-def cifar10_archive(seed=1):
+def cosmoflow_universes(folder):
+    """The tiny preset's universes as the CosmoFlow reference's TFRecords, 4 to train on and 2 to
+    validate on: {path in the archive: bytes}."""
+    subprocess.run([os.path.join(BIN_DIR, "ergobench-universes"), "--model", "tiny", "--train", "4", "--validation",
+                    "2", "--into", folder], check=True, capture_output=True, timeout=120)
+    files = {}
+    for part in ("train", "validation"):
+        for name in sorted(os.listdir(os.path.join(folder, part))):
+            with open(os.path.join(folder, part, name), "rb") as f:
+                files[f"cosmoflow/{part}/{name}"] = f.read()
+    return files
+
+
+def cifar10_archive(seed=1, extra=None):
     """CIFAR-10's binary version in miniature (1 label byte + 3072 pixel bytes per image, five
     training batches, a test batch, the label names), each class a colour plus noise, so that
-    the network can learn it."""
+    the network can learn it; and the `extra` files ({path: bytes}) beside it."""
     rng = random.Random(seed)
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        def add(name, data):
-            info = tarfile.TarInfo(f"cifar-10-batches-bin/{name}")
+        def add(name, data, folder="cifar-10-batches-bin/"):
+            info = tarfile.TarInfo(folder + name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
+        for name, data in (extra or {}).items():
+            add(name, data, folder="")
         for name in [f"data_batch_{i}.bin" for i in range(1, 6)] + ["test_batch.bin"]:
             records = bytearray()
             for _ in range(PER_BATCH):
@@ -85,6 +101,14 @@ def dataset(name, url, sha256):
             "spec": {"source": {"url": url, "sha256": sha256}, "storage": {"size": "64Mi"}}}
 
 
+def cosmoflow(name, ref):
+    return {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
+            "spec": {"task": "cosmoflow", "workers": 1, "maxEpochs": 1, "goal": {"target": 0.05},
+                     "dataset": {"ref": ref, "path": "cosmoflow"},
+                     "hyperparameters": {"model": "tiny", "trainSamples": 0, "evalSamples": 2, "batchSize": 2},
+                     "resources": {"cpu": WORKER_CPU, "memory": "2Gi"}}}
+
+
 def task1a(name, ref, clean="All"):
     return {"apiVersion": "ergobench.io/v1alpha1", "kind": "Benchmark", "metadata": {"name": name},
             "spec": {"task": "1a", "workers": 1, "maxEpochs": 1, "goal": {"target": 0.05},
@@ -102,7 +126,7 @@ class DatasetTest(NamespacedClusterSuite):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.archive = cifar10_archive()
+        cls.archive = cifar10_archive(extra=cosmoflow_universes(os.path.join(cls.tmp, "universes")))
         cls.sha256 = hashlib.sha256(cls.archive).hexdigest()
         with tarfile.open(fileobj=io.BytesIO(cls.archive)) as tar:
             cls.extracted_bytes = sum(member.size for member in tar.getmembers())
@@ -134,7 +158,7 @@ class DatasetTest(NamespacedClusterSuite):
         self.assertEqual(staged["phase"], "Ready", staged)
         self.assertEqual(staged["claimName"], "cifar10-data")
         self.assertEqual(staged["path"], f"{self.sha256}/data")
-        self.assertEqual(staged["files"], 7)
+        self.assertEqual(staged["files"], 7 + 6)
         self.assertEqual(staged["bytes"], self.extracted_bytes)
         self.assertEqual(self.server.gets - gets_before, 1)
         # The Job is done with once the data is there; the claim stays.
@@ -164,6 +188,13 @@ class DatasetTest(NamespacedClusterSuite):
         self.assertEqual(self.server.gets - gets_before, 1)
         self.assert_printed_columns(done)
 
+        # Another task reads its own files of the same copy: CosmoFlow's TFRecords, all of train/.
+        self.apply(cosmoflow("third", "cifar10"))
+        done = self.wait_phase("third", ("Succeeded", "Failed"), timeout=300)
+        self.assertEqual(done["phase"], "Succeeded", done)
+        self.assertEqual(done["results"]["epochs"], 1)
+        self.assertEqual(self.server.gets - gets_before, 1)
+
     def assert_printed_columns(self, second):
         """`kubectl get bench,ebsw,ebds` prints short strings with units, of the figures in status
         (issue 41): the backend the CRD defaults, the Dataset's size as a quantity."""
@@ -187,7 +218,7 @@ class DatasetTest(NamespacedClusterSuite):
         data = tables["dataset"]["cifar10"]
         self.assertEqual({k: v for k, v in data.items() if k != "AGE"},
                          {"PHASE": "Ready", "CLAIM": "cifar10-data", "SIZE": byte_quantity(self.extracted_bytes),
-                          "FILES": "7"})
+                          "FILES": "13"})
 
     def readme_task1a(self):
         """manifests/examples/task1a.yaml, with this suite's archive for CIFAR-10's url and sized

@@ -82,6 +82,9 @@ class ImagesTest(unittest.TestCase):
         self.assertEqual(result["allreduce"]["sizes"], 80)
         self.assertEqual(result["environment"]["cpus"], os.cpu_count())
 
+        # Its other programs load their libraries too (ergobench-universes once lacked protobuf's).
+        for program in ("ergobench-stage", "ergobench-universes"):
+            self.assertIn(program, podman("run", "--rm", "--network", "none", RUNNER, program, "--help").stdout)
         tasks = podman("run", "--rm", "--network", "none", RUNNER, "ergobench", "tasks").stdout
         for task in ("0a", "1a", "fmnist"):
             self.assertRegex(tasks, rf"(?m)^{task}\s")
