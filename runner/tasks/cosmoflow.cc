@@ -97,26 +97,39 @@ class UniverseProblem : public TrainingProblem {
     std::array<float, kCosmoParameters> parameters;
   };
 
-  // A file's samples, or the error naming it.
-  StatusOr<std::vector<Sample>> ReadFile(const std::string& path) const {
-    ASSIGN_OR_RETURN(std::unique_ptr<TfRecordReader> reader, TfRecordReader::Open(path));
+  struct FileSamples {
     std::vector<Sample> samples;
+    bool complete = false;  // the file's end was reached
+  };
+
+  // A file's samples after its first `skip`, at most `limit` of them, or the error naming it.
+  StatusOr<FileSamples> ReadFile(const std::string& path, int64_t skip, int64_t limit) const {
+    ASSIGN_OR_RETURN(std::unique_ptr<TfRecordReader> reader, TfRecordReader::Open(path));
     const CosmoVolume volume{config_.side, config_.channels};
-    for (;;) {
+    FileSamples out;
+    for (int64_t index = 0; index < skip + limit; ++index) {
       ASSIGN_OR_RETURN(std::optional<std::string> record, reader->Next());
-      if (!record) return samples;
-      Sample& sample = samples.emplace_back();
+      if (!record) {
+        out.complete = true;
+        break;
+      }
+      if (index < skip) continue;
+      Sample& sample = out.samples.emplace_back();
       sample.counts.resize(static_cast<size_t>(volume.Values()));
       const Status decoded = DecodeCosmoRecord(*record, volume, sample.counts.data(), sample.parameters.data());
       if (!decoded.ok()) {
-        return Status::InvalidArgument(path + ": record " + std::to_string(samples.size() - 1) + ": " + decoded.message() +
+        return Status::InvalidArgument(path + ": record " + std::to_string(index) + ": " + decoded.message() +
                                        " (spec.hyperparameters.model)");
       }
     }
+    return out;
   }
 
-  // The first `want` samples of `folder`'s files in name order (0: all), within `budget` bytes:
-  // files read a thread each, a round at a time of as many files as samples are still wanted.
+  // The first `want` samples of `folder`'s files in name order (0: all), within `budget` bytes.
+  // A round reads its first file alone, up to all the samples still wanted (or the budget's and
+  // one more, to tell it is exceeded), then the next files a thread each, each up to the most a
+  // file has held so far, as many as those samples allow: the reference's one sample a file reads
+  // in parallel, and memory stays within the budget however many records a file holds.
   StatusOr<Universes> Read(const std::string& folder, int64_t want, const std::string& field, int64_t budget) const {
     StatusOr<std::vector<std::string>> listed = ListTfRecordFiles(folder);
     if (!listed.ok()) {
@@ -128,19 +141,37 @@ class UniverseProblem : public TrainingProblem {
       return Status::InvalidArgument("spec.hyperparameters." + field + ": " + folder + " (spec.dataset.path): " + what);
     };
     std::vector<Sample> samples;
-    const auto short_of_want = [&] { return want == 0 || static_cast<int64_t>(samples.size()) < want; };
-    for (size_t next = 0; next < files.size() && short_of_want();) {
-      const size_t round = want == 0 ? files.size() - next
-                                     : std::min(files.size() - next, static_cast<size_t>(want) - samples.size());
-      std::vector<StatusOr<std::vector<Sample>>> read(round, std::vector<Sample>());
-      at::parallel_for(0, static_cast<int64_t>(round), 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) read[static_cast<size_t>(i)] = ReadFile(files[next + static_cast<size_t>(i)]);
-      });
-      for (auto& file : read) {
-        if (!file.ok()) return file.status();
-        std::move(file->begin(), file->end(), std::back_inserter(samples));
+    const auto take = [&](FileSamples& file) { std::move(file.samples.begin(), file.samples.end(), std::back_inserter(samples)); };
+    size_t next = 0;       // the file to read on from
+    int64_t skip = 0;      // its samples already taken
+    int64_t per_file = 1;  // the most samples a file has given
+    while (next < files.size() && (want == 0 || static_cast<int64_t>(samples.size()) < want)) {
+      const int64_t room = budget / VolumeBytes() + 1 - static_cast<int64_t>(samples.size());
+      const int64_t still = want == 0 ? room : std::min(room, want - static_cast<int64_t>(samples.size()));
+      ASSIGN_OR_RETURN(FileSamples first, ReadFile(files[next], skip, still));
+      const int64_t got = static_cast<int64_t>(first.samples.size());
+      per_file = std::max(per_file, got);
+      take(first);
+      skip += got;
+      if (first.complete) {
+        ++next;
+        skip = 0;
+        const size_t round = std::min(files.size() - next, static_cast<size_t>((still - got) / per_file));
+        std::vector<StatusOr<FileSamples>> read(round, FileSamples());
+        at::parallel_for(0, static_cast<int64_t>(round), 1, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) read[static_cast<size_t>(i)] = ReadFile(files[next + static_cast<size_t>(i)], 0, per_file);
+        });
+        for (StatusOr<FileSamples>& file : read) {  // in order, up to the first file cut short
+          if (!file.ok()) return file.status();
+          const int64_t taken = static_cast<int64_t>(file->samples.size());
+          take(*file);
+          if (!file->complete) {
+            skip = taken;
+            break;
+          }
+          ++next;
+        }
       }
-      next += round;
       if (static_cast<int64_t>(samples.size()) * VolumeBytes() > budget) {
         return named("its samples of " + std::to_string(config_.side) + "^3 (" + std::to_string(samples.size()) +
                      " read) are over the " + std::to_string(kUniverseBudgetBytes >> 20) +

@@ -156,10 +156,20 @@ class CosmoFlowTest(ErgobenchTestCase):
         (_, y_packed), = protobuf_fields(y_list)
         self.assertEqual((y_case, len(y_packed)), (2, 16))  # float_list, packed
         self.assertTrue(all(-1 <= p <= 1 for p in struct.unpack("<4f", y_packed)))
+        # The same records three a file (framed records concatenate), as the reference's
+        # samples_per_file may make them: read in the same order.
+        packed = os.path.join(self.dir, "packed")
+        for part in ("train", "validation"):
+            os.makedirs(os.path.join(packed, part))
+            names = sorted(os.listdir(os.path.join(data, part)))
+            for at in range(0, len(names), 3):
+                with gzip.open(os.path.join(packed, part, f"three_{at:04d}.tfrecord"), "wb") as out:
+                    for name in names[at:at + 3]:
+                        with gzip.open(os.path.join(data, part, name), "rb") as f:
+                            out.write(f.read())
         # Read (source path) or generated, the same universes: the same evaluations, to the last digit.
         errors = {}
-        for source in ("synthetic", data):
-            name = "cf-read" if source == data else "cf-generated"
+        for source, name in (("synthetic", "cf-generated"), (data, "cf-read"), (packed, "cf-packed")):
             run, status, events = self.run_cosmoflow(name, cosmoflow_yaml(name, 1, 2, 0, goal=0.05, dataset=source,
                                                                           trainSamples=64, evalSamples=16))
             self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
@@ -169,6 +179,7 @@ class CosmoFlowTest(ErgobenchTestCase):
             errors[name] = [e["value"] for e in events if e["key"] == "eval_error"]
         self.assertEqual(len(errors["cf-read"]), 2)
         self.assertEqual(errors["cf-read"], errors["cf-generated"])
+        self.assertEqual(errors["cf-packed"], errors["cf-generated"])
 
     def test_a_data_folder_that_is_not_the_models_or_is_short_fails_naming_the_field(self):
         data = os.path.join(self.dir, "universes")
