@@ -16,14 +16,12 @@ std::string Shape(const CosmoVolume& volume) {
   return std::to_string(volume.channels) + " x " + std::to_string(volume.side) + "^3";
 }
 
-// Channels last ([D][H][W][C]) to channels first ([C][D][H][W]), or back with `to_last`.
-void Transpose(const int16_t* from, int16_t* to, const CosmoVolume& volume, bool to_last) {
+// Calls copy(channels-last index, channels-first index) for every value of the volume.
+template <typename Copy>
+void ForEachValue(const CosmoVolume& volume, Copy&& copy) {
   const int64_t cells = volume.side * volume.side * volume.side, channels = volume.channels;
   for (int64_t cell = 0; cell < cells; ++cell) {
-    for (int64_t c = 0; c < channels; ++c) {
-      const int64_t last = cell * channels + c, first = c * cells + cell;
-      to[to_last ? last : first] = from[to_last ? first : last];
-    }
+    for (int64_t c = 0; c < channels; ++c) copy(cell * channels + c, c * cells + cell);
   }
 }
 
@@ -48,18 +46,17 @@ Status DecodeCosmoRecord(std::string_view record, const CosmoVolume& volume, int
     return Status::InvalidArgument("feature y: want a float list of the " + std::to_string(kCosmoParameters) +
                                    " parameters");
   }
-  std::vector<int16_t> last(static_cast<size_t>(volume.Values()));
-  std::memcpy(last.data(), bytes.data(), bytes.size());
-  Transpose(last.data(), counts, volume, false);
+  // Straight from x's bytes, which hold no alignment for int16.
+  ForEachValue(volume, [&](int64_t last, int64_t first) { std::memcpy(&counts[first], &bytes[2 * last], 2); });
   std::copy(y->second.floats.begin(), y->second.floats.end(), parameters);
   return Status::Ok();
 }
 
 std::string EncodeCosmoRecord(const int16_t* counts, const float* parameters, const CosmoVolume& volume) {
-  std::vector<int16_t> last(static_cast<size_t>(volume.Values()));
-  Transpose(counts, last.data(), volume, true);
+  std::string x(static_cast<size_t>(volume.Values()) * 2, '\0');
+  ForEachValue(volume, [&](int64_t last, int64_t first) { std::memcpy(&x[2 * last], &counts[first], 2); });
   TfFeatures features;
-  features["x"] = {TfFeature::Kind::kBytes, {std::string(reinterpret_cast<const char*>(last.data()), last.size() * 2)}, {}, {}};
+  features["x"] = {TfFeature::Kind::kBytes, {std::move(x)}, {}, {}};
   features["y"] = {TfFeature::Kind::kFloat, {}, std::vector<float>(parameters, parameters + kCosmoParameters), {}};
   return EncodeTfExample(features);
 }

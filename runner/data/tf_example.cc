@@ -55,16 +55,17 @@ Status Skip(Input* in, uint32_t tag, const std::string& where) {
   return Wire::SkipField(in, tag) ? Status::Ok() : Malformed(where, "a malformed unknown field");
 }
 
+// A length-delimited field's bytes into `out`; false when they run past the stream's limit.
+bool ReadBytes(Input* in, std::string* out) {
+  uint32_t length = 0;
+  return in->ReadVarint32(&length) && static_cast<int64_t>(length) <= in->BytesUntilLimit() &&
+         in->ReadString(out, static_cast<int>(length));
+}
+
 Status ReadBytesList(Input* in, const std::string& where, std::vector<std::string>* out) {
   return ForEachField(in, where, [&](int number, Wire::WireType wire, uint32_t tag) -> Status {
     if (number != 1 || wire != kLengthDelimited) return Skip(in, tag, where);
-    uint32_t length = 0;
-    if (!in->ReadVarint32(&length) || static_cast<int64_t>(length) > in->BytesUntilLimit()) {
-      return Malformed(where, "a value longer than its list");
-    }
-    out->emplace_back();
-    if (!in->ReadString(&out->back(), static_cast<int>(length))) return Malformed(where, "a value cut short");
-    return Status::Ok();
+    return ReadBytes(in, &out->emplace_back()) ? Status::Ok() : Malformed(where, "a value longer than its list");
   });
 }
 
@@ -124,14 +125,7 @@ Status ReadFeature(Input* in, const std::string& where, TfFeature* feature) {
 Status ReadEntry(Input* in, const std::string& where, std::string* key, TfFeature* value) {
   return ForEachField(in, where, [&](int number, Wire::WireType wire, uint32_t tag) -> Status {
     if ((number != 1 && number != 2) || wire != kLengthDelimited) return Skip(in, tag, where);
-    if (number == 1) {
-      uint32_t length = 0;
-      if (!in->ReadVarint32(&length) || static_cast<int64_t>(length) > in->BytesUntilLimit() ||
-          !in->ReadString(key, static_cast<int>(length))) {
-        return Malformed(where, "a key longer than its entry");
-      }
-      return Status::Ok();
-    }
+    if (number == 1) return ReadBytes(in, key) ? Status::Ok() : Malformed(where, "a key longer than its entry");
     Nested nested(in);
     if (!nested.ok()) return Malformed(where, "a value longer than its entry");
     return ReadFeature(in, where + ".value", value);

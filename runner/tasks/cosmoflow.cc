@@ -183,8 +183,8 @@ class UniverseProblem : public TrainingProblem {
                    " *.tfrecord files, " + (want > 0 ? std::to_string(want) + " wanted" : "at least 1 wanted"));
     }
     if (want > 0) samples.resize(static_cast<size_t>(want));
-    const int64_t n = static_cast<int64_t>(samples.size()), s = config_.side;
-    Universes u{torch::empty({n, config_.channels, s, s, s}, torch::kInt16), torch::empty({n, kUniverseParameters})};
+    const int64_t n = static_cast<int64_t>(samples.size());
+    Universes u = EmptyUniverses(n);
     for (int64_t i = 0; i < n; ++i) {  // each sample freed as it is copied: memory stays the data's
       std::copy(samples[i].counts.begin(), samples[i].counts.end(), u.counts[i].data_ptr<int16_t>());
       std::copy(samples[i].parameters.begin(), samples[i].parameters.end(), u.parameters[i].data_ptr<float>());
@@ -193,9 +193,13 @@ class UniverseProblem : public TrainingProblem {
     return u;
   }
 
-  Universes Generate(int64_t first, int64_t n) const {
+  Universes EmptyUniverses(int64_t n) const {
     const int64_t s = config_.side;
-    Universes u{torch::empty({n, config_.channels, s, s, s}, torch::kInt16), torch::empty({n, kUniverseParameters})};
+    return {torch::empty({n, config_.channels, s, s, s}, torch::kInt16), torch::empty({n, kUniverseParameters})};
+  }
+
+  Universes Generate(int64_t first, int64_t n) const {
+    Universes u = EmptyUniverses(n);
     // A universe a thread at a time: each is its own generator's, and one small FFT does not
     // spread over threads well.
     at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {

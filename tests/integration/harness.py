@@ -189,16 +189,18 @@ class FakeRapl:
     The counter is as old as its last write: the process runs at a raised priority (nice -10,
     as root), apart from the suites' threads, so that a busy machine does not leave it stale
     (a thread of the suite's process once wrote 0.6 s late); `stalest` says how late it still
-    was."""
+    was. It ends with the process that started it, and holds none of its pipes: ctest waits for
+    its test's output to close."""
 
     STEP_SECONDS = 0.01
     # Counted from the clock, not from the ticks, so that a late tick does not lose energy.
     WRITER = """
 import os, sys, time
-counter, watts, range_uj, step, late_path = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+counter, watts, range_uj, step, late_path, parent = (sys.argv[1], float(sys.argv[2]), int(sys.argv[3]),
+                                                    float(sys.argv[4]), sys.argv[5], int(sys.argv[6]))
 start = last = time.monotonic()
 with open(late_path, "a", buffering=1) as late:
-    while True:
+    while os.getppid() == parent:  # it ends with the suite's process, however that ends
         time.sleep(step)
         now = time.monotonic()
         with open(counter, "r+") as f:
@@ -243,7 +245,8 @@ with open(late_path, "a", buffering=1) as late:
                 pass
         self.process = subprocess.Popen(
             [sys.executable, "-c", self.WRITER, os.path.join(self.zone, "energy_uj"), str(self.watts),
-             str(self.range_uj), str(self.STEP_SECONDS), self.late_path], preexec_fn=raise_priority)
+             str(self.range_uj), str(self.STEP_SECONDS), self.late_path, str(os.getpid())], preexec_fn=raise_priority,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # holds no pipe of ctest's
         return self
 
     def __exit__(self, *exc):
