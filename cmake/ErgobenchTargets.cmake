@@ -91,19 +91,29 @@ function(ergobench_executable name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS})
 endfunction()
 
-# ergobench_test(NAME SOURCES ... DEPS ... [LABELS ...] [PCH header...]): one gtest binary, one
-# ctest entry. Tests also see tests/testing (shared fakes), through ergobench_testing, and share its
-# main. Their own code compiles at -O0 (ERGOBENCH_TESTS_O0); PCH names headers to precompile
-# (ergobench_precompile).
+# ergobench_test(NAME SOURCES ... DEPS ... [LABELS ...] [PCH header...] [MEASURE]): one gtest
+# binary, one ctest entry. Tests also see tests/testing (shared fakes), through ergobench_testing,
+# and share its main. Their own code compiles at -O0 (ERGOBENCH_TESTS_O0); PCH names headers to
+# precompile (ergobench_precompile). MEASURE: the binary has tests that judge a time, a rate or a
+# ratio of times (test suites named *MeasureTest); they get an entry of their own, NAME_measure,
+# labelled `measure`, which scripts/test.sh runs in its quiet phase, alone on the machine.
+set(ERGOBENCH_MEASURE_FILTER "*MeasureTest.*")
 function(ergobench_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS;PCH" ${ARGN})
+  cmake_parse_arguments(ARG "MEASURE" "" "SOURCES;DEPS;LABELS;PCH" ${ARGN})
   ergobench_executable(${name} SOURCES ${ARG_SOURCES}
     DEPS ${ARG_DEPS} ergobench_testing ergobench_gtest_main GTest::gtest GTest::gmock)
   if(ERGOBENCH_TESTS_O0)
     target_compile_options(${name} PRIVATE -O0)
   endif()
   ergobench_precompile(${name} TESTS ${ARG_PCH})
-  add_test(NAME ${name} COMMAND ${name})
+  set(filter "")
+  if(ARG_MEASURE)
+    set(filter "--gtest_filter=-${ERGOBENCH_MEASURE_FILTER}")
+    add_test(NAME ${name}_measure COMMAND ${name} "--gtest_filter=${ERGOBENCH_MEASURE_FILTER}")
+    set_tests_properties(${name}_measure PROPERTIES LABELS "measure;${ARG_LABELS}" TIMEOUT 300 SKIP_RETURN_CODE 77
+                         RUN_SERIAL TRUE)
+  endif()
+  add_test(NAME ${name} COMMAND ${name} ${filter})
   # tests/testing/gtest_main.cc exits 77 when a test skipped and none failed: ctest shows Skipped.
   # It holds the CPUs shared (ERGOBENCH_CPU_LOCK, tests/integration/cpu_lock.py).
   set_tests_properties(${name} PROPERTIES LABELS "unit;${ARG_LABELS}" TIMEOUT 300 SKIP_RETURN_CODE 77
@@ -114,12 +124,16 @@ endfunction()
 # binary of tests/DIR/<unit>_test.cc for each unit, one per library: every test binary links
 # its library (and libtorch, for the runner's), so fewer binaries link less.
 function(ergobench_test_binary name)
-  cmake_parse_arguments(ARG "" "DIR" "DEPS;LABELS;PCH;UNITS" ${ARGN})
+  cmake_parse_arguments(ARG "MEASURE" "DIR" "DEPS;LABELS;PCH;UNITS" ${ARGN})
   set(sources "")
   foreach(unit ${ARG_UNITS})
     list(APPEND sources ${ARG_DIR}/${unit}_test.cc)
   endforeach()
-  ergobench_test(${name} SOURCES ${sources} DEPS ${ARG_DEPS} LABELS ${ARG_LABELS} PCH ${ARG_PCH})
+  set(measure "")
+  if(ARG_MEASURE)
+    set(measure MEASURE)
+  endif()
+  ergobench_test(${name} SOURCES ${sources} DEPS ${ARG_DEPS} LABELS ${ARG_LABELS} PCH ${ARG_PCH} ${measure})
 endfunction()
 
 # ergobench_reuse_torch_pch(TARGET): TARGET includes libtorch's headers; reuse the runner's

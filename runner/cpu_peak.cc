@@ -1,24 +1,33 @@
 #include "runner/cpu_peak.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ergobench {
 namespace {
 
+// The chains stay in registers only if the loop over them is unrolled: left as a loop over an
+// array, GCC keeps the array in memory and every FMA waits for a store and a load (45% of the
+// pipes on an AMD Zen 4).
 __attribute__((target("avx512f"))) FmaRun Avx512Kernel(int64_t iterations, float a, float b) {
   const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
   __m512 x[kFmaChains];
   for (__m512& v : x) v = _mm512_setzero_ps();
   for (int64_t i = 0; i < iterations; ++i) {
-    for (__m512& v : x) v = _mm512_fmadd_ps(v, va, vb);
+#pragma GCC unroll 12
+    for (int c = 0; c < kFmaChains; ++c) x[c] = _mm512_fmadd_ps(x[c], va, vb);
   }
   __m512 sum = x[0];
   for (int c = 1; c < kFmaChains; ++c) sum = _mm512_add_ps(sum, x[c]);  // keeps every chain live
@@ -32,7 +41,8 @@ __attribute__((target("avx2,fma"))) FmaRun Avx2Kernel(int64_t iterations, float 
   __m256 x[kFmaChains];
   for (__m256& v : x) v = _mm256_setzero_ps();
   for (int64_t i = 0; i < iterations; ++i) {
-    for (__m256& v : x) v = _mm256_fmadd_ps(v, va, vb);
+#pragma GCC unroll 12
+    for (int c = 0; c < kFmaChains; ++c) x[c] = _mm256_fmadd_ps(x[c], va, vb);
   }
   __m256 sum = x[0];
   for (int c = 1; c < kFmaChains; ++c) sum = _mm256_add_ps(sum, x[c]);
@@ -44,11 +54,47 @@ __attribute__((target("avx2,fma"))) FmaRun Avx2Kernel(int64_t iterations, float 
 FmaRun ScalarKernel(int64_t iterations, float a, float b) {
   float x[kFmaChains] = {};
   for (int64_t i = 0; i < iterations; ++i) {
-    for (float& v : x) v = std::fma(v, a, b);
+#pragma GCC unroll 12
+    for (int c = 0; c < kFmaChains; ++c) x[c] = std::fma(x[c], a, b);
   }
   float sum = 0;
   for (float v : x) sum += v;
   return {iterations * kFmaChains * 2, sum / kFmaChains};
+}
+
+// Eight dependent additions (or multiplications) an iteration; the loop's own counter runs
+// beside the chain, so an iteration takes the chain's latency.
+int64_t AddChain(int64_t iterations) {
+  uint64_t x = 0;
+  for (int64_t i = 0; i < iterations; ++i) {
+    asm volatile(
+        "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+        "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
+        : "+r"(x));
+  }
+  return static_cast<int64_t>(x);  // cycles: one an addition
+}
+
+int64_t MultiplyChain(int64_t iterations) {
+  uint64_t x = 1;
+  for (int64_t i = 0; i < iterations; ++i) {
+    asm volatile(
+        "imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0\n\t"
+        "imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0"
+        : "+r"(x));
+  }
+  return iterations * 8 * 3;  // cycles: three a 64-bit multiplication
+}
+
+std::string Hex(int value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%Xh", value);
+  return text;
+}
+
+bool ReadInt(const std::string& path, int* value) {
+  std::ifstream in(path);
+  return static_cast<bool>(in >> *value);
 }
 
 }  // namespace
@@ -72,36 +118,118 @@ FmaRun RunFmaKernel(const std::string& isa, int64_t iterations, float a, float b
   return ScalarKernel(iterations, a, b);
 }
 
-CpuPeak MeasureCpuPeak(int threads, double seconds) {
+CpuIdentity ReadCpuIdentity() {
+  CpuIdentity cpu;
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0, &eax, &ebx, &ecx, &edx)) return cpu;
+  char vendor[13] = {};
+  std::copy_n(reinterpret_cast<const char*>(&ebx), 4, vendor);
+  std::copy_n(reinterpret_cast<const char*>(&edx), 4, vendor + 4);
+  std::copy_n(reinterpret_cast<const char*>(&ecx), 4, vendor + 8);
+  cpu.vendor = vendor;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return cpu;
+  const int base_family = static_cast<int>((eax >> 8) & 0xF), base_model = static_cast<int>((eax >> 4) & 0xF);
+  const int extended_family = static_cast<int>((eax >> 20) & 0xFF), extended_model = static_cast<int>((eax >> 16) & 0xF);
+  cpu.family = base_family == 0xF ? base_family + extended_family : base_family;
+  cpu.model = base_family == 0xF || base_family == 0x6 ? (extended_model << 4) + base_model : base_model;
+  return cpu;
+}
+
+// AMD's optimization guides (software optimization guides for families 17h, 19h and 1Ah) give
+// each core's FP pipes; Intel's SKUs of one family differ (Xeon Silver and Gold 5xxx have one
+// 512-bit FMA unit, Gold 6xxx and Platinum two), so Intel gets the upper bound.
+FmaUnits FmaUnitsOf(const CpuIdentity& cpu, const std::string& isa) {
+  FmaUnits units;
+  units.isa = isa;
+  units.lanes = isa == "avx512f" ? 16 : isa == "avx2+fma" ? 8 : 1;
+  units.pipes = 2;
+  units.source = "two FMA pipes, the most any x86 core has (an upper bound)";
+  if (cpu.vendor != "AuthenticAMD" || isa == "scalar") return units;
+  const std::string family = "AMD family " + Hex(cpu.family);
+  if (cpu.family == 0x17 && cpu.model < 0x30) {  // Zen, Zen+: two 128-bit FMA pipes
+    units = {isa, 8, 1, true, family + " (Zen, Zen+): two 128-bit FMA pipes, one 256-bit FMA a cycle"};
+  } else if (cpu.family == 0x17 || (cpu.family == 0x19 && isa == "avx2+fma")) {  // Zen 2, Zen 3
+    units = {isa, 8, 2, true, family + " (Zen 2, Zen 3): two 256-bit FMA pipes"};
+  } else if (cpu.family == 0x19) {  // Zen 4: AVX-512 on the 256-bit pipes, one 512-bit FMA a cycle
+    units = {isa, 16, 1, true, family + " (Zen 4): two 256-bit FMA pipes, one 512-bit FMA a cycle"};
+  } else if (cpu.family == 0x1A) {  // Zen 5: 512-bit pipes on the server and desktop parts
+    units.source = family + " (Zen 5): two FMA pipes of the widest vector (an upper bound for 256-bit parts)";
+  }
+  return units;
+}
+
+double MeasureCoreClockHz(double seconds, bool multiply) {
+  constexpr int64_t kBatch = 1 << 18;  // about a millisecond: short enough to miss most interruptions
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  double best = 0;
+  do {
+    const double start = ThreadCpuSeconds();
+    const int64_t cycles = multiply ? MultiplyChain(kBatch) : AddChain(kBatch);
+    const double elapsed = ThreadCpuSeconds() - start;
+    if (elapsed > 0) best = std::max(best, static_cast<double>(cycles) / elapsed);
+  } while (std::chrono::steady_clock::now() < end);
+  return best;
+}
+
+int CoresAvailable() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof mask, &mask) != 0) return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::set<std::pair<int, int>> cores;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &mask)) continue;
+    const std::string topology = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    int package = 0, core = 0;
+    if (!ReadInt(topology + "physical_package_id", &package) || !ReadInt(topology + "core_id", &core)) {
+      return std::max(1, CPU_COUNT(&mask));
+    }
+    cores.insert({package, core});
+  }
+  return std::max<int>(1, static_cast<int>(cores.size()));
+}
+
+CpuPeak TheoreticalCpuPeak(int threads, int cores, const FmaUnits& units, double clock_hz) {
   CpuPeak peak;
-  peak.isa = WidestFmaIsa();
+  peak.isa = units.isa;
   peak.threads = std::max(threads, 1);
+  peak.cores = std::max(1, std::min(peak.threads, cores));
+  const int used = peak.cores;
+  peak.flops_per_second = used * static_cast<double>(units.flops_per_cycle()) * clock_hz;
+  char ghz[32];
+  std::snprintf(ghz, sizeof ghz, "%.2f", clock_hz / 1e9);
+  peak.basis = std::to_string(used) + (used == 1 ? " core" : " cores") + " x " + std::to_string(units.flops_per_cycle()) +
+               " FP32 FLOP/cycle (" + units.isa + ") x " + ghz + " GHz measured";
+  return peak;
+}
+
+double MeasureFmaKernelRate(int threads, double seconds) {
+  const std::string isa = WidestFmaIsa();
+  threads = std::max(threads, 1);
   // Batches short enough to stop on time (about a millisecond each), x = x * 1 + 0 so that no
   // value grows or turns denormal.
   constexpr int64_t kBatch = 1 << 16;
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  std::vector<double> rates(peak.threads);
+  std::vector<double> rates(static_cast<size_t>(threads));
   std::vector<std::thread> workers;
-  for (int t = 0; t < peak.threads; ++t) {
+  for (int t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
       const double cpu_start = ThreadCpuSeconds();
       int64_t done = 0;
       do {  // at least one batch: a thread that started late still has a rate
-        done += RunFmaKernel(peak.isa, kBatch, 1.0f, 0.0f).flops;
+        done += RunFmaKernel(isa, kBatch, 1.0f, 0.0f).flops;
       } while (std::chrono::steady_clock::now() < end);
-      rates[t] = static_cast<double>(done) / std::max(ThreadCpuSeconds() - cpu_start, 1e-9);
+      rates[static_cast<size_t>(t)] = static_cast<double>(done) / std::max(ThreadCpuSeconds() - cpu_start, 1e-9);
     });
   }
   for (std::thread& w : workers) w.join();
-  for (double rate : rates) peak.flops_per_second += rate;
-  peak.basis = std::to_string(peak.threads) + (peak.threads == 1 ? " thread" : " threads") + " x " + peak.isa +
-               " FMA kernel, measured";
-  return peak;
+  double sum = 0;
+  for (double rate : rates) sum += rate;
+  return sum;
 }
 
 CpuPeak WithinQuota(CpuPeak peak, double quota_cpus) {
-  if (quota_cpus >= peak.threads) return peak;
-  peak.flops_per_second *= quota_cpus / peak.threads;
+  if (quota_cpus >= peak.cores) return peak;
+  peak.flops_per_second *= quota_cpus / peak.cores;
   char quota[32];
   std::snprintf(quota, sizeof quota, "%g", quota_cpus);
   peak.basis += std::string(", within a quota of ") + quota + " CPU";

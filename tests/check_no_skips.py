@@ -2,7 +2,7 @@
 passed. Reads the JUnit file `ctest --output-junit` wrote and names each skipped test with the
 reason its output gave. Prints nothing when none was skipped.
 
-Usage: python3 check_no_skips.py ctest-results.xml
+Usage: python3 check_no_skips.py ctest-results.xml [more.xml ...]
 """
 
 import sys
@@ -25,8 +25,8 @@ def skipped_tests(junit_path):
             if case.get("status") in ("notrun", "disabled") or case.find("skipped") is not None]
 
 
-def main(junit_path):
-    skipped = skipped_tests(junit_path)
+def main(junit_paths):
+    skipped = [skip for path in junit_paths for skip in skipped_tests(path)]
     if not skipped:
         return 0
     print(f"{len(skipped)} test(s) skipped; CI counts a skip as a failure (ERGOBENCH_ALLOW_SKIPS=1 allows them):")
@@ -36,4 +36,4 @@ def main(junit_path):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1:]))

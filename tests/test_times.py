@@ -4,7 +4,7 @@ where an excerpt of the run's tail (CI's) shows it.
 
   --phases FILE   lines "<name> <seconds>" that scripts/test.sh wrote, one per phase
   --junit FILE    ctest's JUnit report (--output-junit): one entry per ctest test (a gtest
-                  binary, a Python suite)
+                  binary, a Python suite); given again for each ctest run (the quiet phase's)
   --tests FILE    JSON lines {"suite", "test", "seconds"[, "failure"]} that every gtest
                   binary (tests/testing/gtest_main.cc) and Python suite (run_suite.py)
                   appended; "failure" is what a failed test said
@@ -101,13 +101,13 @@ def report(phases, suites, tests, slowest, out):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--phases")
-    parser.add_argument("--junit")
+    parser.add_argument("--junit", action="append", default=[])
     parser.add_argument("--tests")
     parser.add_argument("--slowest", type=int, default=10)
     args = parser.parse_args(argv)
     exists = lambda path: path and os.path.exists(path)
     report(read_phases(args.phases) if exists(args.phases) else [],
-           read_junit(args.junit) if exists(args.junit) else [],
+           [entry for path in args.junit if exists(path) for entry in read_junit(path)],
            read_tests(args.tests) if exists(args.tests) else [], args.slowest, sys.stdout)
     return 0
 

@@ -85,14 +85,15 @@ double Plus(double a, double b) { return a + b; }
 double Max(double a, double b) { return std::max(a, b); }
 
 // Every rank trains the same model on samples alike: rank 0's FLOPs per sample, and its peak's
-// basis for each. The ranks' model FLOP/s and peaks add up, where every rank measured them; MFU
-// is their ratio.
+// basis for each. The ranks' model FLOP/s, peaks and achievable rates add up, where every rank
+// measured them; MFU is the model's over the peak.
 void FoldModelFlops(const std::vector<RankResult>& ranks, Figures* f) {
   f->flops_per_sample = ranks.front().figures.flops_per_sample;
   const std::string& basis = ranks.front().figures.peak_basis;
   f->peak_basis = ranks.size() > 1 && !basis.empty() ? std::to_string(ranks.size()) + " ranks x " + basis : basis;
   f->model_flops_per_second = SumOfAll(ranks, &Figures::model_flops_per_second);
   f->peak_flops_per_second = SumOfAll(ranks, &Figures::peak_flops_per_second);
+  f->achievable_flops_per_second = SumOfAll(ranks, &Figures::achievable_flops_per_second);
   if (f->model_flops_per_second && f->peak_flops_per_second && *f->peak_flops_per_second > 0) {
     f->mfu = *f->model_flops_per_second / *f->peak_flops_per_second;
   }

@@ -124,6 +124,7 @@ const JsonFields<Figures>& FigureFields() {
                                           .Add("modelFlopsPerSecond", &F::model_flops_per_second)
                                           .Add("peakFlopsPerSecond", &F::peak_flops_per_second)
                                           .Add("peakBasis", &F::peak_basis)
+                                          .Add("achievableFlopsPerSecond", &F::achievable_flops_per_second)
                                           .Add("mfu", &F::mfu)
                                           .Add("parameterDigest", &F::parameter_digest);
   return fields;

@@ -154,13 +154,15 @@ struct Figures {
   std::optional<IoFigures> io;
   // Model FLOPs (runner/train/flop_counter.h), counted from the layers' matrix products and
   // convolutions: a training sample's (3 x its forward's, backward being twice the forward), the
-  // rate at the throughput window's samples/s, the peak of what the ranks train on (a measured
-  // FMA kernel on CPUs, the datasheet's on GPUs: runner/train/rank_peak.h) and MFU, their
-  // ratio. Folded over ranks: the rates and the peaks add up.
+  // rate at the throughput window's samples/s, the peak of what the ranks train on (the cores'
+  // theoretical peak on CPUs, the datasheet's on GPUs: runner/train/rank_peak.h) and MFU, their
+  // ratio; beside the peak, the best matrix product measured on the same hardware (CPUs). Folded
+  // over ranks: the rates and the peaks add up.
   std::optional<double> flops_per_sample;
   std::optional<double> model_flops_per_second;
   std::optional<double> peak_flops_per_second;
   std::string peak_basis;
+  std::optional<double> achievable_flops_per_second;
   std::optional<double> mfu;
   // Of the final parameters (runner/train/parameter_digest.h), where a task trains a model;
   // empty where none.

@@ -120,6 +120,7 @@ ReportRow RowOf(const Benchmark& b) {
   }
   row.model_flops_per_second = r.figures.model_flops_per_second;
   row.peak_basis = r.figures.peak_basis;
+  row.achievable_flops_per_second = r.figures.achievable_flops_per_second;
   if (!row.mfu) row.mfu = r.figures.mfu;
   row.loss_scale = r.figures.loss_scale;
   row.skipped_updates = r.figures.skipped_updates;
@@ -362,6 +363,7 @@ nlohmann::json JsonRow(const ReportRow& r) {
   put("mfu", r.mfu);
   put("modelFlopsPerSecond", r.model_flops_per_second);
   if (!r.peak_basis.empty()) out["peakBasis"] = r.peak_basis;
+  put("achievableFlopsPerSecond", r.achievable_flops_per_second);
   put("joulesPerToken", r.joules_per_token);
   put("bleu", r.bleu);
   put("sourceTokensPerSecond", r.source_tokens_per_second);

@@ -76,6 +76,7 @@ struct ReportRow {
   std::optional<double> mfu;  // the language model's, else the counted model FLOPs' (every training task)
   std::optional<double> model_flops_per_second;  // all ranks'
   std::string peak_basis;
+  std::optional<double> achievable_flops_per_second;  // all ranks' best GEMM
   std::optional<double> joules_per_token;
   // Translation (4b): BLEU, tokens/s on either side, and mixed precision's loss scaling (the
   // scale at the end, the updates skipped).

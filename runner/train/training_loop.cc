@@ -67,7 +67,7 @@ class TrainingLoop {
   Status Initialise() {
     torch::manual_seed(static_cast<uint64_t>(trainee_.seed()));
     if (trainee_.peak_flops_override() > 0) {
-      peak_ = RankPeak{trainee_.peak_flops_override(), "peakTflops"};
+      peak_ = RankPeak{trainee_.peak_flops_override(), "peakTflops", std::nullopt};
     } else {
       peak_ = PeakOfRank(trainee_.device(), trainee_.precision());
     }
@@ -155,6 +155,7 @@ class TrainingLoop {
     if (peak_) {
       f->peak_flops_per_second = peak_->flops_per_second;
       f->peak_basis = peak_->basis;
+      f->achievable_flops_per_second = peak_->achievable_flops_per_second;
     }
     if (!forward_flops_per_sample_) return;
     f->flops_per_sample = 3 * *forward_flops_per_sample_;

@@ -143,6 +143,29 @@ def write_separable_split(directory, train_count, test_count, seed):
     write_separable(os.path.join(directory, "test.svm"), test_count, weights, rng)
 
 
+def fma_flops_per_cycle():
+    """FP32 FLOPs one core's FMA pipes retire a cycle, from the vendors' optimization guides, read
+    apart from the runner's table (runner/cpu_peak.cc) from /proc/cpuinfo: what MFU's theoretical
+    peak must rest on. AMD Zen 4 (family 25 with AVX-512): one 512-bit FMA a cycle on two 256-bit
+    pipes, 32; Zen 2 and 3: two 256-bit pipes, 32; elsewhere two pipes of the widest vector."""
+    info = {}
+    with open("/proc/cpuinfo") as cpuinfo:
+        for line in cpuinfo:
+            key, _, value = line.partition(":")
+            info.setdefault(key.strip(), value.strip())
+            if not line.strip():
+                break
+    flags = info.get("flags", "").split()
+    lanes = 16 if "avx512f" in flags else 8 if "avx2" in flags and "fma" in flags else 1
+    if info.get("vendor_id") == "AuthenticAMD" and lanes > 1:
+        family, model = int(info["cpu family"]), int(info["model"])
+        if family == 23 and model < 0x30:
+            return 16
+        if family in (23, 25):
+            return 32
+    return lanes * 2 * 2
+
+
 def usable_cpus():
     """This machine's CPUs for ranks, read from the OS rather than from ergobench: the affinity
     mask, capped by a cgroup CPU quota (v2 cpu.max or v1 cfs_quota_us), rounded down."""

@@ -70,9 +70,15 @@ class LanguageModelTest(ErgobenchTestCase):
         self.assertAlmostEqual(lm["modelTflopsPerSecond"], flops_per_token * tokens_per_second / 1e12, delta=1e-12)
         seconds_per_iteration = results["throughputWindowSeconds"] / results["throughputWindowSteps"]
         self.assertAlmostEqual(lm["secondsPerIteration"], seconds_per_iteration, delta=1e-9 * seconds_per_iteration)
-        if "mfu" in lm:  # where the peak is known: measured on a CPU (rank_peak.h)
-            self.assertAlmostEqual(lm["mfu"], lm["modelTflopsPerSecond"] / lm["peakTflops"], delta=1e-12)
-            self.assertLess(lm["mfu"], 1)
+        # MFU is always reported on a CPU: the cores' theoretical peak (runner/cpu_peak.h), which
+        # no kernel passes. The best matrix product measured lies under it and the model under
+        # that (MFU once read 112-124%, against a peak measured by a kernel running at 45%).
+        self.assertRegex(results["peakBasis"], r"^\d+ cores? x \d+ FP32 FLOP/cycle ")
+        peak = lm["peakTflops"] * 1e12
+        self.assertLess(lm["modelTflopsPerSecond"] * 1e12, results["achievableFlopsPerSecond"])
+        self.assertLess(results["achievableFlopsPerSecond"], peak * (1 + 1e-9))
+        self.assertGreater(lm["mfu"], 0)
+        self.assertLess(lm["mfu"], 1)
         self.assertAlmostEqual(lm["evalLoss"], losses[-1], places=9)
 
     def test_each_gradient_sync_holds_exactly_its_share_of_the_model(self):

@@ -3,8 +3,10 @@ goal over gloo, and a fixed seed gives the same accuracy curve twice."""
 
 import json
 import os
+import re
 import unittest
 
+import harness
 from harness import ErgobenchTestCase, logistic_regression_yaml, write_separable_split
 
 FASHION_MNIST = "/usr/share/datasets/fashion-mnist"
@@ -115,20 +117,32 @@ class FmnistTest(ErgobenchTestCase):
     def check_model_flops(self, results):
         """Model FLOPs counted from the layers: fmnist's CNN forward is 1,031,744 multiply-adds by
         hand (conv1 16 x 784 outputs of 9, conv2 32 x 196 of 144, the head 1568 x 10), a training
-        sample 3 forwards. Each rank's rate is that at its samples/s, its peak its thread's
-        measured FMA rate; the run's add up, and MFU is their ratio."""
+        sample 3 forwards. Each rank's rate is that at its samples/s; its peak the theoretical one
+        of its one thread's core: the FMA pipes' FLOPs a cycle (read here from /proc/cpuinfo and
+        the vendors' guides, not from the runner) at the clock the basis states. No real kernel
+        passes it: the best matrix product measured lies under it, the CNN under that, and MFU
+        under 1 (it once read 112-124%, a peak measured by a kernel that ran at 45%)."""
         self.assertEqual(results["flopsPerSample"], 3 * 2 * 1031744)
-        self.assertRegex(results["peakBasis"], r"^2 ranks x 1 thread x (avx512f|avx2\+fma|scalar) FMA kernel, measured$")
-        model, peak = 0, 0
+        basis = re.match(r"^2 ranks x 1 core x (\d+) FP32 FLOP/cycle \((avx512f|avx2\+fma|scalar)\) x ([\d.]+) GHz measured$",
+                         results["peakBasis"])
+        self.assertIsNotNone(basis, results["peakBasis"])
+        self.assertEqual(int(basis.group(1)), harness.fma_flops_per_cycle())
+        model = 0
         for rank in (0, 1):
             figures, _ = self.rank_result("fmnist-k2", rank)
             self.assertEqual(figures["flopsPerSample"], 6190464)
             self.assertAlmostEqual(figures["modelFlopsPerSecond"], 6190464 * figures["samplesPerSecond"], delta=1e-3)
             model += figures["modelFlopsPerSecond"]
-            peak += figures["peakFlopsPerSecond"]
+            # Each rank measured its own clock; rank 0's is the basis's (to its two decimals), and
+            # a core's clock moves by a few percent with its boost.
+            clock = float(basis.group(3)) * 1e9
+            self.assertAlmostEqual(figures["peakFlopsPerSecond"] / (harness.fma_flops_per_cycle() * clock), 1,
+                                   delta=0.005 if rank == 0 else 0.05)
+            self.assertLess(figures["modelFlopsPerSecond"], figures["achievableFlopsPerSecond"])
+            self.assertLess(figures["achievableFlopsPerSecond"], figures["peakFlopsPerSecond"])
         self.assertAlmostEqual(results["modelFlopsPerSecond"], model, delta=1e-3)
-        self.assertAlmostEqual(results["peakFlopsPerSecond"], peak, delta=1e-3)
-        self.assertAlmostEqual(results["mfu"], model / peak, places=12)
+        self.assertGreater(results["mfu"], 0)
+        self.assertLess(results["mfu"], 1)
 
     def test_trains_over_mpi(self):
         path = self.write("m.yaml", training_yaml("fmnist-mpi", backend="mpi", max_epochs=1, trainSamples=8192))
