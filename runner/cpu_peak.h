@@ -51,7 +51,7 @@ struct FmaUnits {
 FmaUnits FmaUnitsOf(const CpuIdentity& cpu, const std::string& isa);
 
 // The calling thread's core clock in Hz: chains of dependent integer additions (one a cycle on
-// every x86 core) over the thread's CPU time, the best of batches over `seconds`. `multiply`
+// every x86 core) over the thread's CPU time, the median of batches over `seconds`. `multiply`
 // times dependent 64-bit multiplications instead (three cycles each), a second way to the same
 // clock.
 double MeasureCoreClockHz(double seconds, bool multiply = false);

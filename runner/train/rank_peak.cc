@@ -44,8 +44,8 @@ std::optional<RankPeak> PeakOfRank(torch::Device device, const std::string& prec
   }
   // Sizes from what fits in a core's L2 to what streams from memory; about 0.15 s in all. The
   // clock, which a host's boost moves by several percent from one moment to the next (3.42 to
-  // 3.69 GHz on an EPYC VM), is the highest measured right after each size, so that no GEMM ran
-  // at a clock above the peak's.
+  // 3.69 GHz on an EPYC VM), is the highest of those measured right after each size, so that no
+  // GEMM ran at a clock above the peak's.
   double gemm = 0, clock = 0;
   for (const int64_t n : {256, 512, 1024}) {
     gemm = std::max(gemm, BestCpuGemmFlopsPerSecond({n}, 3));

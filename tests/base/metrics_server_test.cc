@@ -189,7 +189,7 @@ std::chrono::milliseconds SlowestProbe(int port, int count) {
 // The audit's stall: one client sending a byte every 100 ms held the single-threaded server,
 // and every kubelet probe behind it failed. Probes answer within 100 ms while it trickles, and
 // the request deadline (here 1 s) ends the trickle, whatever the pace.
-TEST(MetricsServerTest, ATricklingClientNeitherDelaysProbesNorHoldsOn) {
+TEST(MetricsServerMeasureTest, ATricklingClientNeitherDelaysProbesNorHoldsOn) {
   HttpServerLimits limits;
   limits.request_timeout = std::chrono::milliseconds(1000);
   auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); }, nullptr, limits);
@@ -216,7 +216,7 @@ TEST(MetricsServerTest, ATricklingClientNeitherDelaysProbesNorHoldsOn) {
   EXPECT_LT(dropped_after_ms.load(), 3000) << "the request deadline, not the pace, ends a slow request";
 }
 
-TEST(MetricsServerTest, AnOversizedHeaderIsRefused) {
+TEST(MetricsServerMeasureTest, AnOversizedHeaderIsRefused) {
   auto server = MetricsServer::Start("127.0.0.1", 0, [] { return std::string("x 1\n"); });
   ASSERT_TRUE(server.ok());
   const std::string response =
@@ -230,7 +230,7 @@ TEST(MetricsServerTest, AnOversizedHeaderIsRefused) {
 
 // A client that asks for a large page and never reads it fills its socket; the server's
 // other connections go on, and the write deadline frees the connection.
-TEST(MetricsServerTest, AClientThatNeverReadsHoldsNothingUp) {
+TEST(MetricsServerMeasureTest, AClientThatNeverReadsHoldsNothingUp) {
   HttpServerLimits limits;
   limits.write_timeout = std::chrono::milliseconds(1000);
   const std::string page(32 << 20, 'm');
@@ -252,7 +252,7 @@ TEST(MetricsServerTest, AClientThatNeverReadsHoldsNothingUp) {
 
 // Prometheus servers, dashboards and probes at once: 200 concurrent scrapes all get the whole
 // page, and a probe among them still answers within 100 ms.
-TEST(MetricsServerTest, TwoHundredConcurrentScrapesAndAProbe) {
+TEST(MetricsServerMeasureTest, TwoHundredConcurrentScrapesAndAProbe) {
   std::string page;
   for (int i = 0; i < 2000; ++i) page += "ergobench_phase_seconds_total{phase=\"data\",rank=\"" + std::to_string(i) + "\"} 1.5\n";
   HttpServerLimits limits;

@@ -295,7 +295,7 @@ TEST(EnergySampler, AReadingCountsWhenItWasTakenNotWhenItWasAsked) {
 
 // Stop takes readings until one was taken after it was called, so that a run's last mark lies
 // within the samples: from a meter whose readings lag, the one at the mark was taken before it.
-TEST(EnergySampler, StopWaitsForAReadingTakenAfterIt) {
+TEST(EnergySamplerMeasureTest, StopWaitsForAReadingTakenAfterIt) {
   using Clock = EnergySampler::Clock;
   // Real time: the meter refreshes every 50 ms and serves its last refresh's counter.
   class Refreshing final : public EnergyMeter {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -84,14 +85,24 @@ TEST(CpuPeakTest, TheTheoreticalPeakByHand) {
 }
 
 // Two ways to the clock, chains of instructions of different known latencies (an addition one
-// cycle, a 64-bit multiplication three), agree: what is measured is cycles, not the loop.
-// Measured over 10 runs on a quiet AMD EPYC (Zen 4) VM: 3.6913 against 3.6934 GHz, 0.06% apart.
+// cycle, a 64-bit multiplication three), agree: what is measured is cycles, not the loop. Each
+// pair of batches runs a millisecond apart, at the same clock, which a host's boost moves by
+// several percent from one tenth of a second to the next (3.39 to 3.65 GHz beside a test run).
+// Measured over 10 runs on a quiet AMD EPYC (Zen 4) VM: the median ratio 0.9999 to 1.0166
+// (0.9996 to 1.0063 beside a test run); an addition loop whose overhead the chain did not hide
+// (a cycle an iteration) would read 9/8.
 TEST(CpuPeakMeasureTest, TheClockOfAdditionsIsTheClockOfMultiplications) {
-  const double add = MeasureCoreClockHz(0.1), multiply = MeasureCoreClockHz(0.1, /*multiply=*/true);
-  EXPECT_NEAR(multiply / add, 1.0, 0.01) << "additions " << add << " Hz, multiplications " << multiply << " Hz";
+  std::vector<double> ratios;
+  double add = 0;
+  for (int i = 0; i < 100; ++i) {
+    add = MeasureCoreClockHz(0);  // a batch
+    ratios.push_back(MeasureCoreClockHz(0, /*multiply=*/true) / add);
+  }
+  std::nth_element(ratios.begin(), ratios.begin() + 50, ratios.end());
+  EXPECT_NEAR(ratios[50], 1.0, 0.03) << "additions " << add << " Hz";
   EXPECT_GT(add, 0.5e9);
   EXPECT_LT(add, 6.5e9);  // no x86 core has run faster
-  std::printf("measured: clock %.4f GHz by additions, %.4f by multiplications\n", add / 1e9, multiply / 1e9);
+  std::printf("measured: the clock of multiplications at %.4f of the additions' (%.4f GHz)\n", ratios[50], add / 1e9);
 }
 
 // The truth the peak rests on: the FMA kernel, chains in registers, retires what the table says
@@ -99,8 +110,8 @@ TEST(CpuPeakMeasureTest, TheClockOfAdditionsIsTheClockOfMultiplications) {
 // its chains in memory (0.45 on Zen 4, what made MFU 112-124%) fails it; a table that claimed
 // twice the pipes would fail it too. Where the table does not know the CPU its pipes are an
 // upper bound, and only the upper side is checked. Measured over 10 runs on a quiet AMD EPYC
-// (Zen 4) VM: 0.973 to 0.993 of 32 FLOP/cycle at 3.691 GHz; bounds 0.9 to 1.03 (a boost clock
-// may move between the kernel's and the clock's measurements).
+// (Zen 4) VM: 0.973 to 1.000 of 32 FLOP/cycle at 3.62-3.69 GHz; bounds 0.9 to 1.03 (a boost
+// clock may move between the kernel's and the clock's measurements).
 TEST(CpuPeakMeasureTest, TheWidestKernelRetiresWhatThePipesRetire) {
   const FmaUnits units = FmaUnitsOf(ReadCpuIdentity(), WidestFmaIsa());
   double best = 0;

@@ -15,7 +15,7 @@ using nlohmann::json;
 json Event(const std::string& reason) { return {{"metadata", {{"generateName", "b."}}}, {"reason", reason}}; }
 
 // Record() returns before the Event is created: a reconcile waits for no Events API.
-TEST(EventRecorder, RecordReturnsAtOnceAndEventsGoOutInOrder) {
+TEST(EventRecorderMeasureTest, RecordReturnsAtOnceAndEventsGoOutInOrder) {
   testing::FakeTransport transport;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();

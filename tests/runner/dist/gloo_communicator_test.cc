@@ -65,7 +65,7 @@ TEST(GlooCommunicatorTest, Broadcast) {
   for (const Status& s : statuses) EXPECT_TRUE(s.ok()) << s.ToString();
 }
 
-TEST(GlooCommunicatorTest, RendezvousTimeoutNamesTheMaster) {
+TEST(GlooCommunicatorMeasureTest, RendezvousTimeoutNamesTheMaster) {
   const int port = *FreePort();  // nobody serves it
   RendezvousOptions options = LoopbackRendezvous(1, 2, port);
   options.timeout = std::chrono::milliseconds(1500);
@@ -84,7 +84,7 @@ TEST(GlooCommunicatorTest, RendezvousTimeoutNamesTheMaster) {
 // On a cluster a restarted rank 0 gets a new address, and its name resolves to nothing (or to
 // the old pod: no route to host) for a few seconds. torch's store gives up on such errors at
 // once; the rendezvous keeps trying them until its deadline.
-TEST(GlooCommunicatorTest, AMasterNotYetReachableIsRetriedUntilTheDeadline) {
+TEST(GlooCommunicatorMeasureTest, AMasterNotYetReachableIsRetriedUntilTheDeadline) {
   RendezvousOptions options = LoopbackRendezvous(1, 2, *FreePort());
   options.master_addr = "rank-zero-not-yet.invalid";
   options.timeout = std::chrono::milliseconds(2500);

@@ -38,7 +38,7 @@ TEST(MpiLaunch, AnotherServerOnThePortIsNotTakenForSshd) {
   EXPECT_NE(waited.message().find("not as an ssh server: HTTP/1.1 400 Bad Request"), std::string::npos) << waited.message();
 }
 
-TEST(MpiLaunch, AWorkerThatNeverAnswersEndsTheWaitNamingItsRank) {
+TEST(MpiLaunchMeasureTest, AWorkerThatNeverAnswersEndsTheWaitNamingItsRank) {
   testing::CannedServer sshd("SSH-2.0-test\r\n");
   int closed_port = 0;
   {

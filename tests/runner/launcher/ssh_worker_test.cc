@@ -27,7 +27,10 @@ class SshWorkerTest : public ::testing::Test {
   SshWorkerOptions options_;
 };
 
-TEST_F(SshWorkerTest, ThePodEndsWithItsRanksExitCodeAndKeepsItsCommandLine) {
+// Its tests that judge a time run in the quiet phase (ctest label measure).
+class SshWorkerMeasureTest : public SshWorkerTest {};
+
+TEST_F(SshWorkerMeasureTest, ThePodEndsWithItsRanksExitCodeAndKeepsItsCommandLine) {
   options_.sshd_argv = {"sleep", "30"};  // an sshd with no session open
   std::thread rank([this] {
     std::this_thread::sleep_for(milliseconds(300));
@@ -44,7 +47,7 @@ TEST_F(SshWorkerTest, ThePodEndsWithItsRanksExitCodeAndKeepsItsCommandLine) {
             handoff->env.end());
 }
 
-TEST_F(SshWorkerTest, ThePodWaitsForMpirunsSessionsToClose) {
+TEST_F(SshWorkerMeasureTest, ThePodWaitsForMpirunsSessionsToClose) {
   // A session (sshd's child) that outlives the rank by about a second.
   options_.sshd_argv = {"sh", "-c", "sleep 1.5 & exec sleep 30"};
   ASSERT_TRUE(WriteHandoff(options_.state_dir, {{"x"}, {}}).ok());
@@ -57,7 +60,7 @@ TEST_F(SshWorkerTest, ThePodWaitsForMpirunsSessionsToClose) {
 // mpirun starts its daemon with --daemonize: it leaves its ssh session at once and lives on as
 // an orphan, which comes to the worker (pid 1 in the pod, a subreaper here). The pod must not
 // end under it.
-TEST_F(SshWorkerTest, ThePodWaitsForMpirunsDaemonThatLeftItsSession) {
+TEST_F(SshWorkerMeasureTest, ThePodWaitsForMpirunsDaemonThatLeftItsSession) {
   options_.sshd_argv = {"sh", "-c", "(sleep 1.5 &); exec sleep 30"};
   ASSERT_TRUE(WriteHandoff(options_.state_dir, {{"x"}, {}}).ok());
   ASSERT_TRUE(WriteExitCode(options_.state_dir, 0).ok());

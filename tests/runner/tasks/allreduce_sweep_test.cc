@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -171,8 +172,10 @@ TEST(SweepTableTest, CsvAndJsonHoldEveryRow) {
 }
 
 // A collective has finished when its slowest rank has: with rank 1 alone slowed by D, rank 0's
-// table must show at least D in every row, and its summary must be that table's.
-TEST(AllreduceSweepTaskTest, TheTableTakesTheSlowestRankAndTheSummaryIsTheTables) {
+// table must show D in every row, and its summary must be that table's. Measured over 10 runs on
+// a quiet AMD EPYC (Zen 4) VM: rows' medians 1.02 to 1.32 D (the largest size's highest); the
+// delay counted twice would read 2 D.
+TEST(AllreduceSweepTaskMeasureTest, TheTableTakesTheSlowestRankAndTheSummaryIsTheTables) {
   constexpr auto kDelay = std::chrono::milliseconds(15);
   Benchmark benchmark;
   benchmark.metadata.name = "slow-rank";
@@ -203,6 +206,8 @@ TEST(AllreduceSweepTaskTest, TheTableTakesTheSlowestRankAndTheSummaryIsTheTables
   ASSERT_EQ(table["rows"].size(), 3u);
   for (const auto& row : table["rows"]) {
     EXPECT_GE(row["medianSeconds"].get<double>(), delay) << row.dump();
+    EXPECT_LE(row["medianSeconds"].get<double>(), 1.5 * delay) << row.dump();
+    std::printf("measured: median %.4f of the injected\n", row["medianSeconds"].get<double>() / delay);
     peak_busbw = std::max(peak_busbw, row["busbwBytesPerSecond"].get<double>());
   }
   const AllreduceSummary& summary = *outcomes[0].figures.allreduce;

@@ -15,8 +15,8 @@ namespace {
 // lies under the core's theoretical peak, and a good BLAS comes close to it. A peak below what a
 // GEMM reaches is what made MFU read 112-124%: the FMA kernel that measured it ran at 45% of its
 // pipes (OpenBLAS's GEMM on one Zen 4 thread: 1.9 times that kernel's rate).
-// Measured over 12 runs on a quiet AMD EPYC (Zen 4) VM: 0.817 to 0.898 of the peak (OpenBLAS
-// 0.3.21's sgemm, one thread). Bounds: under 1, over 0.5.
+// Measured over 22 runs on a quiet AMD EPYC (Zen 4) VM: 0.817 to 0.898 of the peak (OpenBLAS
+// 0.3.21's sgemm, one thread). Bounds: under 1, over 0.7.
 TEST(RankPeakMeasureTest, TheBestMatrixProductLiesUnderTheTheoreticalPeak) {
   const int threads = at::get_num_threads();
   at::set_num_threads(1);
@@ -25,7 +25,7 @@ TEST(RankPeakMeasureTest, TheBestMatrixProductLiesUnderTheTheoreticalPeak) {
   ASSERT_TRUE(peak.has_value() && peak->achievable_flops_per_second.has_value());
   const double ratio = *peak->achievable_flops_per_second / peak->flops_per_second;
   EXPECT_LT(ratio, 1.0) << peak->basis;
-  EXPECT_GT(ratio, 0.5) << peak->basis;
+  EXPECT_GT(ratio, 0.7) << peak->basis;
   std::printf("measured: the best GEMM at %.4f of %s\n", ratio, peak->basis.c_str());
 }
 
@@ -41,8 +41,7 @@ TEST(RankPeakTest, OnTheCpuThePeakIsTheoreticalAndTheGemmIsBesideIt) {
                               0),
             0u)
       << peak->basis;
-  ASSERT_TRUE(peak->achievable_flops_per_second.has_value());
-  EXPECT_GT(*peak->achievable_flops_per_second, 0);
+  EXPECT_TRUE(peak->achievable_flops_per_second.has_value());  // its value: the measure test above
 }
 
 }  // namespace
