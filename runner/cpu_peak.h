@@ -45,7 +45,7 @@ struct FmaUnits {
   int lanes = 1;       // FP32 lanes of one vector: 16, 8, 1
   int pipes = 2;       // such vectors a core's FMA units start a cycle
   bool known = false;  // the table knows this microarchitecture; else `pipes` is an upper bound
-  std::string source;  // "AMD family 19h (Zen 3, Zen 4): two 256-bit FMA pipes"
+  std::string source;  // "AMD family 19h (Zen 4): two 256-bit FMA pipes, one 512-bit FMA a cycle"
   int flops_per_cycle() const { return lanes * pipes * 2; }
 };
 FmaUnits FmaUnitsOf(const CpuIdentity& cpu, const std::string& isa);
@@ -65,7 +65,7 @@ struct CpuPeak {
   std::string isa;
   int threads = 0;
   int cores = 0;      // the cores the threads run on: min(threads, cores available)
-  std::string basis;  // "2 cores x 32 FP32 FLOP/cycle (avx512f, AMD family 19h) x 3.63 GHz measured"
+  std::string basis;  // "2 cores x 32 FP32 FLOP/cycle (avx512f) x 3.63 GHz measured"
 };
 
 // The theoretical peak of `threads` threads on `cores` cores: min(threads, cores) cores x the
