@@ -62,29 +62,23 @@ FmaRun ScalarKernel(int64_t iterations, float a, float b) {
   return {iterations * kFmaChains * 2, sum / kFmaChains};
 }
 
-// Eight dependent additions (or multiplications) an iteration; the loop's own counter runs
-// beside the chain, so an iteration takes the chain's latency.
-int64_t AddChain(int64_t iterations) {
-  uint64_t x = 0;
-  for (int64_t i = 0; i < iterations; ++i) {
-    asm volatile(
-        "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-        "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
-        : "+r"(x));
-  }
-  return static_cast<int64_t>(x);  // cycles: one an addition
-}
-
-int64_t MultiplyChain(int64_t iterations) {
+// Eight dependent additions (or 64-bit multiplications) an iteration; the loop's own counter
+// runs beside the chain, so an iteration takes the chain's latency. Returns the cycles: one an
+// addition, three a multiplication.
+#define ERGOBENCH_EIGHT(op) op "\n\t" op "\n\t" op "\n\t" op "\n\t" op "\n\t" op "\n\t" op "\n\t" op
+template <bool kMultiply>
+int64_t DependentChain(int64_t iterations) {
   uint64_t x = 1;
   for (int64_t i = 0; i < iterations; ++i) {
-    asm volatile(
-        "imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0\n\t"
-        "imul %0, %0\n\timul %0, %0\n\timul %0, %0\n\timul %0, %0"
-        : "+r"(x));
+    if constexpr (kMultiply) {
+      asm volatile(ERGOBENCH_EIGHT("imul %0, %0") : "+r"(x));
+    } else {
+      asm volatile(ERGOBENCH_EIGHT("add $1, %0") : "+r"(x));
+    }
   }
-  return iterations * 8 * 3;  // cycles: three a 64-bit multiplication
+  return iterations * 8 * (kMultiply ? 3 : 1);
 }
+#undef ERGOBENCH_EIGHT
 
 std::string Hex(int value) {
   char text[16];
@@ -166,7 +160,7 @@ double MeasureCoreClockHz(double seconds, bool multiply) {
   std::vector<double> rates;
   do {
     const double start = ThreadCpuSeconds();
-    const int64_t cycles = multiply ? MultiplyChain(batch) : AddChain(batch);
+    const int64_t cycles = multiply ? DependentChain<true>(batch) : DependentChain<false>(batch);
     const double elapsed = ThreadCpuSeconds() - start;
     if (elapsed > 0) rates.push_back(static_cast<double>(cycles) / elapsed);
   } while (std::chrono::steady_clock::now() < end || rates.empty());

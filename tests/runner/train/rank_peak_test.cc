@@ -15,7 +15,7 @@ namespace {
 // lies under the core's theoretical peak, and a good BLAS comes close to it. A peak below what a
 // GEMM reaches is what made MFU read 112-124%: the FMA kernel that measured it ran at 45% of its
 // pipes (OpenBLAS's GEMM on one Zen 4 thread: 1.9 times that kernel's rate).
-// Measured over 22 runs on a quiet AMD EPYC (Zen 4) VM: 0.817 to 0.898 of the peak (OpenBLAS
+// Measured over 23 runs on a quiet AMD EPYC (Zen 4) VM: 0.817 to 0.902 of the peak (OpenBLAS
 // 0.3.21's sgemm, one thread). Bounds: under 1, over 0.7.
 TEST(RankPeakMeasureTest, TheBestMatrixProductLiesUnderTheTheoreticalPeak) {
   const int threads = at::get_num_threads();
