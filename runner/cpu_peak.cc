@@ -190,11 +190,10 @@ CpuPeak TheoreticalCpuPeak(int threads, int cores, const FmaUnits& units, double
   peak.isa = units.isa;
   peak.threads = std::max(threads, 1);
   peak.cores = std::max(1, std::min(peak.threads, cores));
-  const int used = peak.cores;
-  peak.flops_per_second = used * static_cast<double>(units.flops_per_cycle()) * clock_hz;
+  peak.flops_per_second = peak.cores * static_cast<double>(units.flops_per_cycle()) * clock_hz;
   char ghz[32];
   std::snprintf(ghz, sizeof ghz, "%.2f", clock_hz / 1e9);
-  peak.basis = std::to_string(used) + (used == 1 ? " core" : " cores") + " x " + std::to_string(units.flops_per_cycle()) +
+  peak.basis = std::to_string(peak.cores) + (peak.cores == 1 ? " core" : " cores") + " x " + std::to_string(units.flops_per_cycle()) +
                " FP32 FLOP/cycle (" + units.isa + ") x " + ghz + " GHz measured";
   return peak;
 }

@@ -15,18 +15,16 @@
 
 namespace ergobench {
 
-double BestCpuGemmFlopsPerSecond(std::initializer_list<int64_t> sizes, int repeats) {
+double BestCpuGemmFlopsPerSecond(int64_t n, int repeats) {
   torch::NoGradGuard no_grad;
+  const torch::Tensor a = torch::rand({n, n}), b = torch::rand({n, n});
+  torch::Tensor c = torch::mm(a, b);  // warm-up: the BLAS's buffers and threads
   double best = 0;
-  for (const int64_t n : sizes) {
-    const torch::Tensor a = torch::rand({n, n}), b = torch::rand({n, n});
-    torch::Tensor c = torch::mm(a, b);  // warm-up: the BLAS's buffers and threads
-    for (int i = 0; i < repeats; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      torch::mm_out(c, a, b);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (seconds > 0) best = std::max(best, 2.0 * static_cast<double>(n * n * n) / seconds);
-    }
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    torch::mm_out(c, a, b);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (seconds > 0) best = std::max(best, 2.0 * static_cast<double>(n * n * n) / seconds);
   }
   return best;
 }
@@ -48,7 +46,7 @@ std::optional<RankPeak> PeakOfRank(torch::Device device, const std::string& prec
   // GEMM ran at a clock above the peak's.
   double gemm = 0, clock = 0;
   for (const int64_t n : {256, 512, 1024}) {
-    gemm = std::max(gemm, BestCpuGemmFlopsPerSecond({n}, 3));
+    gemm = std::max(gemm, BestCpuGemmFlopsPerSecond(n, 3));
     clock = std::max(clock, MeasureCoreClockHz(0.02));
   }
   const FmaUnits units = FmaUnitsOf(ReadCpuIdentity(), WidestFmaIsa());

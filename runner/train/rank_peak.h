@@ -20,9 +20,8 @@ struct RankPeak {
 // None for a GPU not in the table, or a precision it lacks.
 std::optional<RankPeak> PeakOfRank(torch::Device device, const std::string& precision);
 
-// The best FP32 FLOP/s of square matrix products (n x n by n x n: 2 n^3 FLOPs each) of the sizes
-// given on the CPU, with torch's threads as they are set, over the wall clock: each size's best
-// of `repeats` after a warm-up.
-double BestCpuGemmFlopsPerSecond(std::initializer_list<int64_t> sizes, int repeats);
+// The best FP32 FLOP/s of a square matrix product (n x n by n x n: 2 n^3 FLOPs) on the CPU, with
+// torch's threads as they are set, over the wall clock: the best of `repeats` after a warm-up.
+double BestCpuGemmFlopsPerSecond(int64_t n, int repeats);
 
 }  // namespace ergobench
