@@ -117,6 +117,8 @@ NodeEnergyReport NodeEnergyAgent::Report(const std::optional<std::vector<json>>&
   if (last.taken && *last.taken < now) {
     report.sample_age_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - *last.taken).count();
   }
+  // steady_clock is CLOCK_MONOTONIC, which pods on the node share (AgentMeter checks that).
+  if (last.taken) report.sample_monotonic_ns = std::chrono::nanoseconds(last.taken->time_since_epoch()).count();
   report.meters = sampler_->Describe();
   for (const ChannelEnergy& c : last.channels) {
     report.channels.push_back({c.channel.device, c.channel.domain, c.channel.in_total, Served(c.joules)});

@@ -35,11 +35,8 @@ class AgentMeter final : public EnergyMeter {
     const auto asked = std::chrono::steady_clock::now();
     StatusOr<NodeEnergyReport> report = Fetch();
     if (!report.ok()) return samples;  // a failed read: both fields empty
-    // The agent's readings were sampleAgeMs old when it answered, which was within the round
-    // trip after asking.
-    const auto round_trip = std::chrono::steady_clock::now() - asked;
-    const std::chrono::nanoseconds taken_before =
-        std::max<std::chrono::nanoseconds>(std::chrono::milliseconds(report->sample_age_ms) - round_trip, {});
+    const auto received = std::chrono::steady_clock::now();
+    const std::chrono::nanoseconds taken_before = asked - TakenAt(*report, asked, received);
     for (size_t i = 0; i < info_.channels.size(); ++i) {
       samples[i].taken_before = taken_before;
       for (const NodeEnergyChannel& c : report->channels) {
@@ -59,6 +56,27 @@ class AgentMeter final : public EnergyMeter {
   }
 
  private:
+  // When the agent took the readings it answered with. It answered within the round trip, its
+  // readings sampleAgeMs old: on the node's monotonic clock, which a rank on the same kernel
+  // shares, at sampleMonotonicNs exactly (the answer's time in transit, 300 ms once on a busy
+  // node, does not count); otherwise (a pod in a VM of its own, an older agent) by their age
+  // from the round trip's middle, half of it off at most. sampleAgeMs is whole milliseconds.
+  static std::chrono::steady_clock::time_point TakenAt(const NodeEnergyReport& report,
+                                                       std::chrono::steady_clock::time_point asked,
+                                                       std::chrono::steady_clock::time_point received) {
+    const std::chrono::milliseconds age(report.sample_age_ms);  // a day at most (decoded)
+    if (report.sample_monotonic_ns) {
+      // Answered (taken + age, to the millisecond below) within the round trip; the sums on the
+      // right, where nothing overflows, whatever number the agent sent.
+      const std::chrono::nanoseconds taken(*report.sample_monotonic_ns);
+      if (taken <= received.time_since_epoch() - age &&
+          taken >= asked.time_since_epoch() - age - std::chrono::milliseconds(1)) {
+        return std::chrono::steady_clock::time_point(taken);
+      }
+    }
+    return asked + (received - asked) / 2 - age;
+  }
+
   StatusOr<NodeEnergyReport> Fetch() const {
     const std::string where = "node energy agent at " + address_.host + ":" + std::to_string(address_.port);
     // Names are DNS labels (validated): nothing in them needs escaping in a query.

@@ -30,9 +30,9 @@ struct EnergyChannel {
 struct ChannelSample {
   std::optional<double> energy_joules;  // cumulative, wrap-around undone, from an arbitrary origin
   std::optional<double> power_watts;    // a power reading, where the device gives one
-  // How long before Sample() was called the reading was taken: 0 for a meter that reads the
-  // hardware when asked; the node energy agent serves its last sampling's readings, up to its
-  // interval old, and says how old.
+  // How long before Sample() was called the reading was taken (below 0: after): 0 for a meter
+  // that reads the hardware when asked; the node energy agent serves its last sampling's
+  // readings, up to its interval old, and says when it took them.
   std::chrono::nanoseconds taken_before{0};
 };
 
@@ -58,16 +58,21 @@ class EnergyMeter {
 };
 
 // Undoes the wrap-around of a counter that counts up to `max_range` and restarts at 0. A step
-// back of more than half the range is taken for a reset (the counter started over), not a wrap.
+// back is a wrap or a reset (the counter started over): the one nearer to what the counter's
+// recent rate predicts for the time since; before a rate is known, a step
+// back of more than half the range is a reset.
 class CounterUnwrapper {
  public:
   explicit CounterUnwrapper(double max_range) : max_range_(max_range) {}
-  // The total since the first reading.
-  double Update(double raw);
+  // The total since the first reading; `at`: when `raw` was read.
+  double Update(double raw, std::chrono::steady_clock::time_point at);
 
  private:
   double max_range_;
-  std::optional<double> last_;
+  static constexpr std::chrono::milliseconds kRateWindow{50};
+  std::optional<std::pair<std::chrono::steady_clock::time_point, double>> last_;       // when, raw
+  std::optional<std::pair<std::chrono::steady_clock::time_point, double>> rate_from_;  // when, total
+  std::optional<double> rate_;  // per second, over the last kRateWindow or more
   double total_ = 0;
 };
 

@@ -30,7 +30,7 @@ class HwmonMeter final : public EnergyMeter {
       ChannelSample sample;
       if (sensor.counter) {
         if (auto uj = sysfs::ReadNumber(sensor.dir + "/energy1_input"); uj.ok()) {
-          sample.energy_joules = sensor.unwrap.Update(*uj) * 1e-6;
+          sample.energy_joules = sensor.unwrap.Update(*uj, std::chrono::steady_clock::now()) * 1e-6;
         }
       }
       if (auto uw = sysfs::ReadNumber(sensor.dir + "/power1_average"); uw.ok()) sample.power_watts = *uw * 1e-6;

@@ -3,6 +3,7 @@
 // max_energy_range_uj. AMD processors expose their RAPL counters the same way. Since Linux
 // 5.10 energy_uj is readable by root only (CVE-2020-8694); the meter then says so.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "energy/energy_meter.h"
@@ -29,7 +30,7 @@ class RaplMeter final : public EnergyMeter {
     for (Zone& zone : zones_) {
       ChannelSample sample;
       auto uj = sysfs::ReadNumber(zone.dir + "/energy_uj");
-      if (uj.ok()) sample.energy_joules = zone.counter.Update(*uj) * 1e-6;
+      if (uj.ok()) sample.energy_joules = zone.counter.Update(*uj, std::chrono::steady_clock::now()) * 1e-6;
       out.push_back(sample);
     }
     return out;
@@ -54,14 +55,30 @@ EnergyChannel ChannelFor(const std::string& zone_dir_name, const std::string& na
 
 }  // namespace
 
-double CounterUnwrapper::Update(double raw) {
+double CounterUnwrapper::Update(double raw, std::chrono::steady_clock::time_point at) {
   if (last_) {
-    // A wrap between two samples (100 ms apart) covers a sliver of the range; a step back that
-    // would imply more than half of it is the counter starting over, which counted only `raw`.
-    const double wrapped = (max_range_ - *last_) + raw;
-    total_ += raw >= *last_ ? raw - *last_ : wrapped <= max_range_ / 2 ? wrapped : raw;
+    const auto [last_at, last] = *last_;
+    const double wrapped = (max_range_ - last) + raw;
+    double counted = raw - last;
+    if (raw < last) {
+      // A wrap or a reset (the counter started over, counting only `raw`). With a rate, the one
+      // nearer its prediction: a sampler late by over half the wrap time (a busy node, a counter
+      // that wraps in seconds) still wraps. Without one, a wrap between two samples covers a
+      // sliver of the range, never more than half of it.
+      const double expected = rate_ ? *rate_ * std::chrono::duration<double>(at - last_at).count() : 0;
+      const bool wrap = rate_ ? std::abs(wrapped - expected) <= std::abs(raw - expected) : wrapped <= max_range_ / 2;
+      counted = wrap ? wrapped : raw;
+    }
+    total_ += counted;
   }
-  last_ = raw;
+  last_ = {at, raw};
+  // The rate over at least kRateWindow: readings milliseconds apart (a run's marks) would see a
+  // counter that updates every few milliseconds stand still.
+  if (!rate_from_) rate_from_ = {at, total_};
+  if (at - rate_from_->first >= kRateWindow) {
+    rate_ = (total_ - rate_from_->second) / std::chrono::duration<double>(at - rate_from_->first).count();
+    rate_from_ = {at, total_};
+  }
   return total_;
 }
 
@@ -93,7 +110,7 @@ std::unique_ptr<EnergyMeter> OpenRaplMeter(const std::string& powercap_dir) {
       continue;
     }
     Zone zone{dir, ChannelFor(fs::path(dir).filename().string(), *name), CounterUnwrapper(*max_range)};
-    zone.counter.Update(*probe);
+    zone.counter.Update(*probe, std::chrono::steady_clock::now());
     info.channels.push_back(zone.channel);
     zones.push_back(std::move(zone));
   }

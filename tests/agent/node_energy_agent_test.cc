@@ -89,15 +89,17 @@ TEST_F(NodeEnergyAgentTest, ReportsItsChannelsAndTheWorkloadPods) {
   EXPECT_TRUE(report.other_pods.empty());
 }
 
-// The agent serves its last sampling's joules, up to an interval old, and says how old: a rank
-// places the reading when it was taken (EnergySampler).
-TEST_F(NodeEnergyAgentTest, SaysHowOldItsReadingsAre) {
+// The agent serves its last sampling's joules, up to an interval old, and says how old and when
+// on the node's monotonic clock: a rank places the reading when it was taken (AgentMeter).
+TEST_F(NodeEnergyAgentTest, SaysHowOldItsReadingsAreAndWhenTheyWereTaken) {
   std::unique_ptr<EnergySampler> owned = Sampler();
   EnergySampler* sampler = owned.get();
   NodeEnergyAgent agent("node-1", std::move(owned), std::chrono::milliseconds(100), "agent-key");
   const auto t0 = EnergySampler::Clock::now();
   sampler->SampleAt(t0);
-  EXPECT_EQ(agent.Report(std::nullopt, std::nullopt, t0 + std::chrono::milliseconds(70)).sample_age_ms, 70);
+  const NodeEnergyReport report = agent.Report(std::nullopt, std::nullopt, t0 + std::chrono::milliseconds(70));
+  EXPECT_EQ(report.sample_age_ms, 70);
+  EXPECT_EQ(report.sample_monotonic_ns, std::chrono::nanoseconds(t0.time_since_epoch()).count());
   sampler->SampleAt(t0 + std::chrono::milliseconds(100));
   EXPECT_EQ(agent.Report(std::nullopt, std::nullopt, t0 + std::chrono::microseconds(100'900)).sample_age_ms, 0);
 }

@@ -41,22 +41,40 @@ class FakeSysfs : public ::testing::Test {
   fs::path root_;
 };
 
+// Readings at known times (a counter's Update takes when it was read): seconds from a start.
+std::chrono::steady_clock::time_point At(double seconds) {
+  return std::chrono::steady_clock::time_point{} +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+}
+
 TEST(CounterUnwrapper, UndoesWrapAround) {
   CounterUnwrapper counter(1000);
-  EXPECT_EQ(counter.Update(900), 0);
-  EXPECT_EQ(counter.Update(990), 90);
-  EXPECT_EQ(counter.Update(40), 140);  // wrapped: 10 to the top, then 40
-  EXPECT_EQ(counter.Update(40), 140);
+  EXPECT_EQ(counter.Update(900, At(0)), 0);
+  EXPECT_EQ(counter.Update(990, At(0.1)), 90);
+  EXPECT_EQ(counter.Update(40, At(0.2)), 140);  // wrapped: 10 to the top, then 40
+  EXPECT_EQ(counter.Update(40, At(0.3)), 140);
 }
 
 // A counter that restarts from zero mid-range (a driver reload, a reset) is not a wrap: taking
 // it for one added the whole rest of the range, 950 J here, to a few joules of work.
 TEST(CounterUnwrapper, AResetIsNotAWrap) {
   CounterUnwrapper counter(1000);
-  EXPECT_EQ(counter.Update(100), 0);
-  EXPECT_EQ(counter.Update(400), 300);
-  EXPECT_EQ(counter.Update(50), 350) << "reset: only what it counted since";
-  EXPECT_EQ(counter.Update(60), 360);
+  EXPECT_EQ(counter.Update(100, At(0)), 0);
+  EXPECT_EQ(counter.Update(400, At(0.1)), 300);
+  EXPECT_EQ(counter.Update(50, At(0.2)), 350) << "reset: only what it counted since";
+  EXPECT_EQ(counter.Update(60, At(0.3)), 360);
+}
+
+// A reading late by more than half the counter's wrap time (a sampler starved on a busy node,
+// against a counter that wraps in 0.5 s) stepped back by more than half the range: taken for a
+// reset, it lost the rest of the range (34 J of a node's 676 J in one CI run). At the rate of
+// the interval before, 1,000 a second here, 0.7 s late is 700 counted, a wrap.
+TEST(CounterUnwrapper, AReadingLateByMoreThanHalfTheWrapTimeStillWraps) {
+  CounterUnwrapper counter(1000);
+  EXPECT_EQ(counter.Update(500, At(0)), 0);
+  EXPECT_EQ(counter.Update(600, At(0.1)), 100);
+  EXPECT_EQ(counter.Update(300, At(0.8)), 800) << "400 to the top, then 300";
+  EXPECT_EQ(counter.Update(400, At(0.9)), 900);
 }
 
 // A counter that stops being readable mid-run must not leave its last value standing as the
