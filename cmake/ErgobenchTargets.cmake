@@ -145,3 +145,27 @@ function(ergobench_reuse_torch_pch target)
     target_compile_definitions(${target} PRIVATE ${ERGOBENCH_RUNNER_DEFINITIONS})
   endif()
 endfunction()
+
+# ergobench_entry_timeouts(): every ctest entry this directory added gets a TIMEOUT of twice its
+# measured time (tests/entry_seconds.cmake), 30 s at least, replacing a suite's own. Called last
+# in each CMakeLists.txt that adds tests; an entry with no measured time stops the configure.
+function(ergobench_entry_timeouts)
+  include(${PROJECT_SOURCE_DIR}/tests/entry_seconds.cmake)
+  get_property(entries DIRECTORY PROPERTY TESTS)
+  foreach(entry IN LISTS entries)
+    list(FIND ERGOBENCH_ENTRY_SECONDS ${entry} at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "ctest entry ${entry} has no measured time in tests/entry_seconds.cmake: "
+                          "run it (ctest -R '^${entry}$') and add its seconds there")
+    endif()
+    math(EXPR at "${at} + 1")
+    list(GET ERGOBENCH_ENTRY_SECONDS ${at} seconds)
+    # CMake's math is integers only: twice the seconds, rounded up.
+    string(REGEX REPLACE "\\..*" "" whole "${seconds}")
+    math(EXPR timeout "2 * ${whole} + 2")
+    if(timeout LESS 30)
+      set(timeout 30)
+    endif()
+    set_tests_properties(${entry} PROPERTIES TIMEOUT ${timeout})
+  endforeach()
+endfunction()

@@ -4,8 +4,8 @@ runs (a throttled run regresses, an identical one does not) must have the CPUs t
 
 A reader-writer lock on the file ERGOBENCH_CPU_LOCK names (tests/CMakeLists.txt sets it for every
 test): every suite (run_suite.py) and gtest binary (gtest_main.cc) holds it shared while it runs,
-and a test that times runs holds it alone (@alone), waiting for the others to end and keeping new
-ones from starting. A turnstile (the lock's file with ".turnstile" added) makes the one waiting to
+a suite passing its turn between tests (pass_turn), and a test that times runs holds it alone
+(@alone), waiting for the others' running tests to end and keeping new ones from starting. A turnstile (the lock's file with ".turnstile" added) makes the one waiting to
 be alone go first: a reader passes it on its way in, and the writer holds it while it waits.
 Unset, nothing is locked (a suite run by hand)."""
 
@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import functools
 import os
+import time
 
 PATH = os.environ.get("ERGOBENCH_CPU_LOCK", "")
 _held = {"fd": None}
@@ -38,6 +39,19 @@ def share():
     """Holds the lock shared until the process exits or `alone` takes it over."""
     if PATH and _held["fd"] is None:
         _held["fd"] = _take(fcntl.LOCK_SH)
+
+
+def pass_turn():
+    """Between two tests of a suite: lets a test waiting to be alone go first (it holds the
+    turnstile, so taking the share again waits for it to end), so that it waits for the sharers'
+    running tests, not their whole suites. Returns the seconds this waited."""
+    if not PATH or _held["fd"] is None:
+        return 0.0
+    started = time.monotonic()
+    os.close(_held["fd"])
+    _held["fd"] = None
+    share()
+    return time.monotonic() - started
 
 
 @contextlib.contextmanager

@@ -35,6 +35,9 @@ if how == "alone":
 else:
     cpu_lock.share()
     hold()
+    if how == "turns":  # a suite between two tests
+        cpu_lock.pass_turn()
+        say("next")
 """
 
 
@@ -105,6 +108,22 @@ class CpuLockTest(unittest.TestCase):
     def test_alone_waits_for_the_sharers_and_the_later_ones_wait_for_it(self):
         self.wait_until_alone_waits([("later", lambda: self.start("later", "share"))])
         self.assertEqual(self.lines(), ["first in", "first out", "alone in", "alone out", "later in", "later out"])
+
+    def test_a_suite_between_tests_lets_the_one_waiting_to_be_alone_go_first(self):
+        # run_suite.py passes its turn after each test: a test waiting to be alone waits for the
+        # sharers' running tests, not for their whole suites (a cluster test once waited 440 s).
+        self.start("first", "turns")
+        self.wait_for(lambda: self.lines() == ["first in"], "first to share")
+        self.start("alone", "alone")
+        self.wait_for(self.turnstile_held, "alone to wait at the turnstile")
+        self.let_go("first")
+        self.wait_for(lambda: "alone in" in self.lines(), "alone to go in")
+        time.sleep(0.5)  # time enough for first's next test to slip in, were its turn not passed
+        self.let_go("alone")
+        self.wait_for(lambda: "first next" in self.lines(), "first's next test")
+        for process in self.processes:
+            self.assertEqual(process.wait(timeout=30), 0)
+        self.assertEqual(self.lines(), ["first in", "first out", "alone in", "alone out", "first next"])
 
     def test_a_gtest_binary_shares_it_too(self):
         fixture = os.environ["ERGOBENCH_GTEST_FIXTURE"]
