@@ -6,6 +6,8 @@ same libtorch. Prints samples per second over the steps after the warm-up.
 
 Run with Debian's interpreter, which is where python3-torch lives:
     /usr/bin/python3 bench/cosmoflow_pytorch.py --preset tiny --threads 2 --batch 8 --steps 60 --warmup 10
+With --profile N, it profiles N steps on one fixed batch after the warm-up instead (torch.profiler)
+and prints each op's share of the CPU time, the ops over 2%.
 """
 
 import argparse
@@ -55,6 +57,7 @@ def main():
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--samples", type=int, default=256, help="universes held in memory")
+    parser.add_argument("--profile", type=int, default=0, metavar="STEPS", help="profile STEPS steps instead")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(42)
@@ -64,17 +67,36 @@ def main():
     counts = torch.poisson(torch.full((args.samples, 4, side, side, side), 8.0)).to(torch.int16)
     targets = torch.rand(args.samples, 4) * 2 - 1
     model.train()
-    start = None
-    for step in range(args.steps):
-        if step == args.warmup:
-            start = time.perf_counter()
-        picked = torch.randint(0, args.samples, (args.batch,))
-        x = torch.log1p(counts.index_select(0, picked).float())
-        y = targets.index_select(0, picked)
+
+    def step(x, y):
         optimizer.zero_grad()
         loss = F.mse_loss(model(x), y)
         loss.backward()
         optimizer.step()
+
+    if args.profile:
+        x, y = torch.log1p(counts[:args.batch].float()), targets[:args.batch]
+        for _ in range(args.warmup):
+            step(x, y)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profile:
+            for _ in range(args.profile):
+                step(x, y)
+        # Self time: each op's own, so that the shares add up to the step.
+        ops = profile.key_averages()
+        total = sum(op.self_cpu_time_total for op in ops)
+        print(f"{args.profile} steps of {args.preset}, batch {args.batch}, {args.threads} threads: self CPU time by op")
+        for op in sorted(ops, key=lambda op: -op.self_cpu_time_total):
+            if op.self_cpu_time_total >= 0.02 * total:
+                print(f"  {100 * op.self_cpu_time_total / total:5.1f}%  {op.key}")
+        return
+    start = None
+    for at in range(args.steps):
+        if at == args.warmup:
+            start = time.perf_counter()
+        picked = torch.randint(0, args.samples, (args.batch,))
+        x = torch.log1p(counts.index_select(0, picked).float())
+        y = targets.index_select(0, picked)
+        step(x, y)
     print(f"{(args.steps - args.warmup) * args.batch / (time.perf_counter() - start):.2f}")
 
 
