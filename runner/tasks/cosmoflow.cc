@@ -103,17 +103,20 @@ class UniverseProblem : public TrainingProblem {
   };
 
   // A file's samples after its first `skip`, at most `limit` of them, or the error naming it.
+  // Complete when the file holds no more: one record past the limit is asked for, so that a file
+  // of exactly `limit` records is not taken for one cut short (Read then read every file left
+  // again for each file it took: 1,024 one-record files in 10 minutes, not 4 s).
   StatusOr<FileSamples> ReadFile(const std::string& path, int64_t skip, int64_t limit) const {
     ASSIGN_OR_RETURN(std::unique_ptr<TfRecordReader> reader, TfRecordReader::Open(path));
     const CosmoVolume volume{config_.side, config_.channels};
     FileSamples out;
-    for (int64_t index = 0; index < skip + limit; ++index) {
+    for (int64_t index = 0; index <= skip + limit; ++index) {
       ASSIGN_OR_RETURN(std::optional<std::string> record, reader->Next());
       if (!record) {
         out.complete = true;
         break;
       }
-      if (index < skip) continue;
+      if (index < skip || index == skip + limit) continue;
       Sample& sample = out.samples.emplace_back();
       sample.counts.resize(static_cast<size_t>(volume.Values()));
       const Status decoded = DecodeCosmoRecord(*record, volume, sample.counts.data(), sample.parameters.data());
