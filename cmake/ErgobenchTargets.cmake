@@ -147,8 +147,11 @@ function(ergobench_reuse_torch_pch target)
 endfunction()
 
 # ergobench_entry_timeouts(): every ctest entry this directory added gets a TIMEOUT of twice its
-# measured time (tests/entry_seconds.cmake), 30 s at least, replacing a suite's own. Called last
-# in each CMakeLists.txt that adds tests; an entry with no measured time stops the configure.
+# measured time (tests/entry_seconds.cmake), 30 s at least, replacing a suite's own. A local
+# integration suite, which runs beside integration_kube and passes its turn between its tests
+# to the cluster's tests that hold the CPUs alone, may wait for them all: their seconds
+# (ERGOBENCH_ALONE_SECONDS) are added. Called last in each CMakeLists.txt that adds tests; an
+# entry with no measured time stops the configure.
 function(ergobench_entry_timeouts)
   include(${PROJECT_SOURCE_DIR}/tests/entry_seconds.cmake)
   get_property(entries DIRECTORY PROPERTY TESTS)
@@ -165,6 +168,11 @@ function(ergobench_entry_timeouts)
     math(EXPR timeout "2 * ${whole} + 2")
     if(timeout LESS 30)
       set(timeout 30)
+    endif()
+    get_property(labels TEST ${entry} PROPERTY LABELS)
+    if("integration" IN_LIST labels AND NOT "kube" IN_LIST labels AND NOT "measure" IN_LIST labels
+       AND NOT "deploy" IN_LIST labels)
+      math(EXPR timeout "${timeout} + ${ERGOBENCH_ALONE_SECONDS}")
     endif()
     set_tests_properties(${entry} PROPERTIES TIMEOUT ${timeout})
   endforeach()

@@ -59,8 +59,8 @@ class EnergyMeter {
 
 // Undoes the wrap-around of a counter that counts up to `max_range` and restarts at 0. A step
 // back is a wrap or a reset (the counter started over): the one nearer to what the counter's
-// recent rate predicts for the time since; before a rate is known, a step
-// back of more than half the range is a reset.
+// recent rate predicts for the time since; before a rate is known, a step back of more than
+// half the range is a reset.
 class CounterUnwrapper {
  public:
   explicit CounterUnwrapper(double max_range) : max_range_(max_range) {}

@@ -36,12 +36,14 @@ void EnergySampler::SampleAt(Clock::time_point asked) {
     if (!samples.contains(c.meter)) samples[c.meter] = c.meter->Sample();
   }
   // A rank reads either the agent or its own meters (runner.cc), so the readings of one sample
-  // share their lag; the oldest places them all.
+  // share their lag; the oldest places them all (below 0: the agent took them after `asked`).
   std::optional<std::chrono::nanoseconds> lag;
   for (const auto& [meter, readings] : samples) {
-    for (const ChannelSample& reading : readings) lag = std::max(lag.value_or(reading.taken_before), reading.taken_before);
+    for (const ChannelSample& reading : readings) {
+      if (!lag || reading.taken_before > *lag) lag = reading.taken_before;
+    }
   }
-  const Clock::time_point now = asked - std::chrono::duration_cast<Clock::duration>(lag.value_or(std::chrono::nanoseconds(0)));
+  const Clock::time_point now = asked - std::chrono::duration_cast<Clock::duration>(lag.value_or(Clock::duration{}));
   std::lock_guard<std::mutex> lock(mutex_);
   if (last_sample_ && now <= *last_sample_) return;  // nothing newer than what the series has
   const double dt = last_sample_ ? std::chrono::duration<double>(now - *last_sample_).count() : 0;

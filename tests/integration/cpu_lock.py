@@ -5,8 +5,9 @@ runs (a throttled run regresses, an identical one does not) must have the CPUs t
 A reader-writer lock on the file ERGOBENCH_CPU_LOCK names (tests/CMakeLists.txt sets it for every
 test): every suite (run_suite.py) and gtest binary (gtest_main.cc) holds it shared while it runs,
 a suite passing its turn between tests (pass_turn), and a test that times runs holds it alone
-(@alone), waiting for the others' running tests to end and keeping new ones from starting. A turnstile (the lock's file with ".turnstile" added) makes the one waiting to
-be alone go first: a reader passes it on its way in, and the writer holds it while it waits.
+(@alone), waiting for the others' running tests to end and keeping new ones from starting. A
+turnstile (the lock's file with ".turnstile" added) makes the one waiting to be alone go first:
+a reader passes it on its way in, and the writer holds it while it waits.
 Unset, nothing is locked (a suite run by hand)."""
 
 import contextlib

@@ -180,7 +180,7 @@ class CosmoFlowTest(ErgobenchTestCase):
             if source != "synthetic":
                 # Every file read once, whole: the bytes read are the folder's. (The reader once
                 # read all the files left for every file it took, 1,024 one-record files taking
-                # 10 minutes where once through takes 4 s: 64 of them here read 2,080 times.)
+                # over 10 minutes where once through takes 2 s: 64 of them here read 2,080 times.)
                 on_disk = sum(os.path.getsize(os.path.join(source, part, f))
                               for part in ("train", "validation") for f in os.listdir(os.path.join(source, part)))
                 self.assertEqual(status["results"]["io"]["dataBytes"], on_disk, name)
