@@ -1,4 +1,4 @@
-# Each ctest entry's measured time, in seconds: the longest of six clean-clone runs of
+# Each ctest entry's measured time, in seconds: the longest of seven clean-clone runs of
 # scripts/test.sh on the reference machine (2 cores, AMD EPYC Zen 4, 2026-11-29; the first built
 # the images and Kubernetes cold, the fifth started integration_kube beside translation). Local
 # suites run beside integration_kube, which can double them. ergobench_entry_timeouts() gives
@@ -19,7 +19,7 @@ set(ERGOBENCH_ENTRY_SECONDS
   benchmark_fuzzer_corpus                        0.03
   bleu_fuzzer_corpus                             0.04
   cli_test                                       0.42
-  cpu_lock_orders_the_alone_and_the_sharers      1.91
+  cpu_lock_orders_the_alone_and_the_sharers      1.92
   dataset_archive_fuzzer_corpus                  0.06
   docs_links_check_finds_broken_ones             0.04
   docs_links_resolve                             0.07
@@ -29,19 +29,19 @@ set(ERGOBENCH_ENTRY_SECONDS
   failures_close_the_report                      0.22
   http_request_fuzzer_corpus                     0.04
   integration_chart                              16.58
-  integration_cli                                6.05
-  integration_cluster                            67.75
+  integration_cli                                16.77
+  integration_cluster                            71.25
   integration_cosmoflow                           470  # beside integration_kube, 2026-11-28 (270 s today)
   integration_energy                             13.31
   integration_failures                           27.69
   integration_images                             126.79
   integration_kube                               1620.42
   integration_language_model                     70  # killed at 68 s beside integration_kube, 2026-11-29 (34 s before)
-  integration_local_run                          21.82
+  integration_local_run                          26.8
   integration_metrics                            28.42
-  integration_repeats                            66
-  integration_report                             22.36
-  integration_resnet50                           145.49
+  integration_repeats                            74.02
+  integration_report                             27.91
+  integration_resnet50                           178.59
   integration_sweeps                             131.36
   integration_training                           100.9
   integration_translation                        584.71
