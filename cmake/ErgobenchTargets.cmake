@@ -110,13 +110,13 @@ function(ergobench_test name)
   if(ARG_MEASURE)
     set(filter "--gtest_filter=-${ERGOBENCH_MEASURE_FILTER}")
     add_test(NAME ${name}_measure COMMAND ${name} "--gtest_filter=${ERGOBENCH_MEASURE_FILTER}")
-    set_tests_properties(${name}_measure PROPERTIES LABELS "measure;${ARG_LABELS}" TIMEOUT 300 SKIP_RETURN_CODE 77
+    set_tests_properties(${name}_measure PROPERTIES LABELS "measure;${ARG_LABELS}" SKIP_RETURN_CODE 77
                          RUN_SERIAL TRUE)
   endif()
   add_test(NAME ${name} COMMAND ${name} ${filter})
   # tests/testing/gtest_main.cc exits 77 when a test skipped and none failed: ctest shows Skipped.
   # It holds the CPUs shared (ERGOBENCH_CPU_LOCK, tests/integration/cpu_lock.py).
-  set_tests_properties(${name} PROPERTIES LABELS "unit;${ARG_LABELS}" TIMEOUT 300 SKIP_RETURN_CODE 77
+  set_tests_properties(${name} PROPERTIES LABELS "unit;${ARG_LABELS}" SKIP_RETURN_CODE 77
                        ENVIRONMENT "ERGOBENCH_CPU_LOCK=${ERGOBENCH_CPU_LOCK}")
 endfunction()
 
@@ -146,14 +146,13 @@ function(ergobench_reuse_torch_pch target)
   endif()
 endfunction()
 
-# ergobench_entry_timeouts(): every ctest entry this directory added gets a TIMEOUT of twice its
-# measured time (tests/entry_seconds.cmake), 30 s at least, replacing a suite's own. A local
+# ergobench_entry_timeouts(): every ctest entry this directory added gets its TIMEOUT: twice its
+# measured time (tests/entry_seconds.cmake, included once by tests/CMakeLists.txt), 30 s at least. A local
 # integration suite, which runs beside integration_kube and passes its turn between its tests
 # to the cluster's tests that hold the CPUs alone, may wait for them all: their seconds
 # (ERGOBENCH_ALONE_SECONDS) are added. Called last in each CMakeLists.txt that adds tests; an
 # entry with no measured time stops the configure.
 function(ergobench_entry_timeouts)
-  include(${PROJECT_SOURCE_DIR}/tests/entry_seconds.cmake)
   get_property(entries DIRECTORY PROPERTY TESTS)
   foreach(entry IN LISTS entries)
     list(FIND ERGOBENCH_ENTRY_SECONDS ${entry} at)
